@@ -1,0 +1,77 @@
+// swift-tools-version:6.0
+//
+// The targets follow the data flow (see docs/architecture.md):
+//
+//   capture ─▶ decode ─▶ (sequence pipeline) ─▶ recognizers ─▶ tracking ─▶ events ─▶ socket
+//
+// Each C library sits behind one `Sources/C*` target that exactly one Swift module imports.
+// Stages depend on `ScannerCore` (the shared value types) and on their own C module only;
+// the executables wire stages together.
+import PackageDescription
+
+let package = Package(
+    name: "scannerd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "scannerd", targets: ["scannerd"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // MARK: C libraries (one shim each)
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
+        .systemLibrary(name: "CLeptonica", pkgConfig: "lept", providers: [.apt(["libleptonica-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+        // libphonenumber is C++ only: a small C-ABI shim so Swift sees plain C.
+        .target(
+            name: "CPhoneNumber",
+            cxxSettings: [.unsafeFlags(["-fexceptions"])],
+            linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("stdc++")]
+        ),
+
+        // MARK: Core value types (no C, no I/O)
+        .target(name: "ScannerCore"),
+
+        // MARK: Decode: encoded image → GrayImage
+        .target(name: "ImageDecoding", dependencies: ["ScannerCore", "CTurboJPEG", "CLeptonica"]),
+
+        // MARK: Recognizers: GrayImage → observations
+        .target(name: "BarcodeRecognition", dependencies: ["ScannerCore", "CZBar"]),
+        .target(name: "TextRecognition", dependencies: ["ScannerCore", "CTesseract"]),
+        .target(name: "ContentTypes", dependencies: ["ScannerCore", "CPhoneNumber"]),
+        // One still image through every requested recognizer (Vision's VNImageRequestHandler).
+        .target(
+            name: "Recognition",
+            dependencies: ["ScannerCore", "BarcodeRecognition", "TextRecognition", "ContentTypes"]
+        ),
+
+        // MARK: Executables
+        .executableTarget(
+            name: "scannerd",
+            dependencies: [
+                "ScannerCore", "ImageDecoding", "Recognition",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Tests
+        .testTarget(
+            name: "RecognitionTests",
+            dependencies: [
+                "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextRecognition",
+                "ContentTypes", "Recognition",
+            ],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "ScannerCLITests",
+            dependencies: ["ScannerCore"]
+        ),
+    ],
+    cxxLanguageStandard: .cxx17
+)

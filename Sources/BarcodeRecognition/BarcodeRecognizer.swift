@@ -1,0 +1,129 @@
+import CZBar
+import ScannerCore
+
+/// A barcode found by a recognizer, in the pixel coordinates of the image it was given.
+public struct BarcodeObservation: Sendable, Equatable {
+    public var symbology: Symbology
+    public var payload: String
+    public var corners: Quad
+    /// zbar's relative quality: how many scan lines agreed. Only comparable within one symbol.
+    public var quality: Int
+
+    public init(symbology: Symbology, payload: String, corners: Quad, quality: Int) {
+        self.symbology = symbology
+        self.payload = payload
+        self.corners = corners
+        self.quality = quality
+    }
+}
+
+/// zbar's image scanner configured for exactly the requested symbologies: every decoder left enabled
+/// is work done on every scan line, so fewer symbologies scan faster.
+///
+/// One recognizer owns one `zbar_image_scanner_t`; it is not thread-safe, use one per thread.
+public final class BarcodeRecognizer {
+    private let scanner: OpaquePointer
+    public let symbologies: Set<Symbology>
+
+    /// zbar's decoders by symbology. PDF417 is absent: zbar's PDF417 decoder was never completed
+    /// (github.com/mchehab/zbar/issues/3), so PDF417 is decoded elsewhere.
+    static let zbarTypes: [Symbology: zbar_symbol_type_t] = [
+        .qr: ZBAR_QRCODE, .ean13: ZBAR_EAN13, .ean8: ZBAR_EAN8, .upce: ZBAR_UPCE, .upca: ZBAR_UPCA,
+        .code128: ZBAR_CODE128, .code39: ZBAR_CODE39, .code93: ZBAR_CODE93, .i2of5: ZBAR_I25,
+        .codabar: ZBAR_CODABAR, .gs1DataBar: ZBAR_DATABAR, .gs1DataBarExpanded: ZBAR_DATABAR_EXP,
+    ]
+
+    /// Symbologies this recognizer can decode.
+    public static var supported: Set<Symbology> { Set(zbarTypes.keys) }
+
+    /// - Parameters:
+    ///   - symbologies: what to decode; unsupported ones are ignored (see `supported`).
+    ///   - testInverted: when a scan finds nothing, scan the inverted image too (light-on-dark codes,
+    ///     e.g. a phone in dark mode). It doubles the cost of frames with no code in them.
+    ///   - cacheFrames: zbar's video "uncertainty" cache: report a symbol only once it has been seen in
+    ///     consecutive frames. Off for still images.
+    public init(symbologies: Set<Symbology>, testInverted: Bool = false, cacheFrames: Bool = false) throws(ScannerError) {
+        guard let scanner = zbar_image_scanner_create() else {
+            throw .libraryFailure(library: "zbar", reason: "zbar_image_scanner_create failed")
+        }
+        self.scanner = scanner
+        self.symbologies = symbologies.intersection(Self.supported)
+        // Symbology 0 (ZBAR_NONE) addresses every decoder: start from nothing enabled.
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        for symbology in self.symbologies {
+            zbar_image_scanner_set_config(scanner, Self.zbarTypes[symbology]!, ZBAR_CFG_ENABLE, 1)
+        }
+        if self.symbologies.contains(.upca) && !self.symbologies.contains(.ean13) {
+            // zbar decodes UPC-A inside its EAN-13 decoder: it must run for UPC-A to be found at all;
+            // with UPC-A enabled it reports those symbols as UPC-A.
+            zbar_image_scanner_set_config(scanner, ZBAR_EAN13, ZBAR_CFG_ENABLE, 1)
+        }
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, testInverted ? 1 : 0)
+        zbar_image_scanner_enable_cache(scanner, cacheFrames ? 1 : 0)
+    }
+
+    deinit { zbar_image_scanner_destroy(scanner) }
+
+    /// Scans `image` and returns every symbol of the configured symbologies, in zbar's order.
+    public func recognize(_ image: GrayImage) -> [BarcodeObservation] {
+        guard !symbologies.isEmpty else { return [] }
+        // zbar's Y800 input has no stride: repack if the decoder left padding.
+        let packed = image.isPacked ? image : image.packed()
+        guard let zimage = zbar_image_create() else { return [] }
+        defer { zbar_image_destroy(zimage) }
+        zbar_image_set_format(zimage, czbar_fourcc_y800())
+        zbar_image_set_size(zimage, UInt32(packed.width), UInt32(packed.height))
+        return packed.pixels.withUnsafeBytes { bytes -> [BarcodeObservation] in
+            // No cleanup handler: the bytes belong to `packed`, which outlives the scan.
+            zbar_image_set_data(zimage, bytes.baseAddress, UInt(packed.width * packed.height), nil)
+            guard zbar_scan_image(scanner, zimage) > 0 else { return [] }
+            var observations: [BarcodeObservation] = []
+            var symbol = zbar_image_first_symbol(zimage)
+            while let current = symbol {
+                if let observation = Self.observation(from: current) { observations.append(observation) }
+                symbol = zbar_symbol_next(current)
+            }
+            return observations
+        }
+    }
+
+    private static func observation(from symbol: OpaquePointer) -> BarcodeObservation? {
+        let type = zbar_symbol_get_type(symbol)
+        guard let symbology = zbarTypes.first(where: { $0.value == type })?.key else { return nil }
+        let length = Int(zbar_symbol_get_data_length(symbol))
+        guard let data = zbar_symbol_get_data(symbol) else { return nil }
+        let payload = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+        var points: [Point] = []
+        for i in 0..<zbar_symbol_get_loc_size(symbol) {
+            points.append(Point(x: Double(zbar_symbol_get_loc_x(symbol, i)), y: Double(zbar_symbol_get_loc_y(symbol, i))))
+        }
+        guard !points.isEmpty else { return nil }
+        return BarcodeObservation(
+            symbology: symbology, payload: payload,
+            corners: corners(of: points, symbology: symbology, orientation: zbar_symbol_get_orientation(symbol)),
+            quality: Int(zbar_symbol_get_quality(symbol)))
+    }
+
+    /// Four corners from zbar's location polygon.
+    ///
+    /// For QR codes zbar reports exactly the four corners of the code, in the order top-left,
+    /// bottom-left, bottom-right, top-right *of the code* (qrdectxt.c), so a rotated code keeps its
+    /// own corner names. For linear codes the polygon is the end points of every scan line that
+    /// decoded: we take their minimum-area rectangle and name its corners from zbar's orientation.
+    static func corners(of points: [Point], symbology: Symbology, orientation: zbar_orientation_t) -> Quad {
+        if symbology == .qr, points.count == 4 {
+            return Quad(topLeft: points[0], topRight: points[3], bottomRight: points[2], bottomLeft: points[1])
+        }
+        let rectangle = ConvexGeometry.minimumAreaRectangle(points)
+        let quarterTurns: Int
+        switch orientation {
+        case ZBAR_ORIENT_RIGHT: quarterTurns = 1
+        case ZBAR_ORIENT_DOWN: quarterTurns = 2
+        case ZBAR_ORIENT_LEFT: quarterTurns = 3
+        default: quarterTurns = 0
+        }
+        return ConvexGeometry.label(rectangle, quarterTurns: quarterTurns)
+    }
+}

@@ -1,0 +1,141 @@
+import ScannerCore
+
+/// A phone number, URL or e-mail address found in a line of text.
+public struct ContentMatch: Sendable, Equatable {
+    public var contentType: TextContentType
+    /// The normalized value: E.164 phone number, URL with scheme, e-mail address.
+    public var payload: String
+    /// The characters as read.
+    public var transcript: String
+    /// Byte range of `transcript` in the UTF-8 line.
+    public var utf8Range: Range<Int>
+}
+
+/// Finds what a line of recognized text *is*: Vision's `textContentType` for Linux.
+///
+/// Phone numbers come from libphonenumber's matcher after OCR digit repair, then pass the rules a
+/// person applies when reading a flyer: a number labelled as an order, invoice or reference number, a
+/// price, a date, or a bare run of digits with no phone-like grouping is not a phone number.
+public struct ContentDetector: Sendable {
+    public let contentTypes: Set<TextContentType>
+    let phones: PhoneNumberFinder
+
+    public init(contentTypes: Set<TextContentType>, defaultRegion: String = "US") throws(ScannerError) {
+        self.contentTypes = contentTypes
+        self.phones = try PhoneNumberFinder(defaultRegion: defaultRegion)
+    }
+
+    /// Every match in `line`, in order of position.
+    public func matches(in line: String) -> [ContentMatch] {
+        let bytes = Array(line.utf8)
+        var found: [ContentMatch] = []
+        if contentTypes.contains(.emailAddress) || contentTypes.contains(.url) {
+            let emails = WebIdentifiers.emailAddresses(in: bytes)
+            if contentTypes.contains(.emailAddress) { found += emails }
+            if contentTypes.contains(.url) {
+                found += WebIdentifiers.urls(in: bytes).filter { url in
+                    !emails.contains { $0.utf8Range.overlaps(url.utf8Range) }
+                }
+            }
+        }
+        if contentTypes.contains(.telephoneNumber) {
+            let taken = found.map(\.utf8Range)
+            found += phoneNumbers(in: line, bytes: bytes).filter { phone in
+                !taken.contains { $0.overlaps(phone.utf8Range) }
+            }
+        }
+        return found.sorted { $0.utf8Range.lowerBound < $1.utf8Range.lowerBound }
+    }
+
+    func phoneNumbers(in line: String, bytes: [UInt8]) -> [ContentMatch] {
+        let repaired = OCRCorrections.repairingDigits(in: line)
+        let repairedBytes = Array(repaired.utf8)
+        return phones.matches(in: repaired).compactMap { match in
+            guard match.utf8Range.upperBound <= bytes.count,
+                PhoneContext.accepts(match.utf8Range, in: repairedBytes)
+            else { return nil }
+            let transcript = String(decoding: bytes[match.utf8Range], as: UTF8.self)
+            return ContentMatch(
+                contentType: .telephoneNumber, payload: match.e164, transcript: transcript, utf8Range: match.utf8Range)
+        }
+    }
+}
+
+/// The context rules that keep prices, dates, ZIP codes and order numbers from being reported as
+/// phone numbers even when libphonenumber calls the digits valid.
+enum PhoneContext {
+    /// Words that announce a phone number. Checked first: "Tel. No. 415 555 0123" is a phone.
+    static let phoneLabels: Set<String> = ["tel", "phone", "mobile", "mob", "cell", "fax", "call", "ph", "whatsapp", "sms", "hotline", "☎", "📞"]
+    /// Labels that also announce a phone number as the start of a longer word ("telephone", "mobil").
+    static let phoneLabelPrefixes = ["tel", "phone", "mobil", "cell", "fax", "whatsapp", "hotline"]
+    /// Words that announce some other number.
+    static let otherLabels = [
+        "order", "invoice", "inv", "ref", "reference", "acct", "account", "tracking", "sku", "serial", "s/n", "po",
+        "id", "confirmation", "conf", "case", "ticket", "member", "customer", "isbn", "item", "part", "batch",
+        "lot", "receipt", "transaction", "txn", "booking", "policy", "claim", "zip", "postcode", "iban", "card",
+    ]
+
+    static func accepts(_ range: Range<Int>, in bytes: [UInt8]) -> Bool {
+        let raw = Array(bytes[range])
+        let before = String(decoding: bytes[max(0, range.lowerBound - 32)..<range.lowerBound], as: UTF8.self).lowercased()
+        let after = Array(bytes[range.upperBound...])
+
+        let words = before.split(whereSeparator: { !($0.isLetter || $0 == "/" || $0.unicodeScalars.first!.value > 0x2000) })
+        let lastWords = words.suffix(3).map(String.init)
+        let hasPhoneLabel = lastWords.contains { word in
+            phoneLabels.contains(word) || phoneLabelPrefixes.contains { word.hasPrefix($0) }
+        }
+            || before.hasSuffix("t:") || before.hasSuffix("t: ") || before.hasSuffix("m: ") || before.hasSuffix("p: ")
+        if !hasPhoneLabel {
+            if lastWords.contains(where: { otherLabels.contains($0) }) { return false }
+            // "#4155550123", "No. 4155550123": numbered things.
+            let trimmedBefore = before.trimmingTrailingSpaces()
+            if trimmedBefore.hasSuffix("#") || trimmedBefore.hasSuffix("no.") || trimmedBefore.hasSuffix("nr.") { return false }
+        }
+        // Prices: a currency sign before, or decimals after ("$1,234,567.89", "415 555 0123.50").
+        let currency: [String] = ["$", "€", "£", "¥", "usd", "eur", "gbp", "chf"]
+        if currency.contains(where: { before.trimmingTrailingSpaces().hasSuffix($0) }) { return false }
+        if after.count >= 2, (after[0] == UInt8(ascii: ".") || after[0] == UInt8(ascii: ",")), isDigit(after[1]) { return false }
+        // Dates and times: "2024-12-25 10:30", "12/25/2024".
+        if looksLikeDate(raw) { return false }
+        // A bare run of digits is an identifier unless labelled; people write phone numbers grouped.
+        if !hasPhoneLabel && !isGrouped(raw) { return false }
+        return true
+    }
+
+    static func isDigit(_ b: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) }
+
+    /// `+…`, `(…)`, or digits split into groups by spaces, dashes, dots or slashes.
+    static func isGrouped(_ raw: [UInt8]) -> Bool {
+        if raw.first == UInt8(ascii: "+") || raw.first == UInt8(ascii: "(") { return true }
+        var groups = 0, inDigits = false
+        for b in raw {
+            if isDigit(b) {
+                if !inDigits { groups += 1 }
+                inDigits = true
+            } else {
+                inDigits = false
+            }
+        }
+        return groups >= 2
+    }
+
+    /// d{1,4} sep d{1,2} sep d{2,4} with one separator kind throughout, as dates are written.
+    static func looksLikeDate(_ raw: [UInt8]) -> Bool {
+        let groups = raw.split(whereSeparator: { !isDigit($0) }).map(\.count)
+        let separators = Set(raw.filter { !isDigit($0) })
+        guard groups.count == 3, separators.count == 1, let sep = separators.first,
+            [UInt8(ascii: "/"), UInt8(ascii: "."), UInt8(ascii: "-")].contains(sep)
+        else { return false }
+        return (1...4).contains(groups[0]) && (1...2).contains(groups[1]) && (2...4).contains(groups[2])
+            && !(groups[0] == 3 && groups[1] == 3)
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var s = Substring(self)
+        while s.last == " " || s.last == ":" { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,47 @@
+/// Repairs the characters OCR typically confuses with digits, only where digits are expected.
+///
+/// Tesseract reads `0` as `O`/`o`, `1` as `I`/`l`/`|`, `5` as `S` and `8` as `B` when fonts are small
+/// or blurred. Fixing those everywhere would corrupt words, so a token (a run without spaces) is
+/// repaired only when it already holds real digits, no fewer than the letters to replace, and nothing
+/// but digits, those letters and the punctuation of phone numbers. Every replacement is one ASCII byte
+/// for one ASCII byte, so byte offsets into the repaired text are offsets into the original.
+public enum OCRCorrections {
+    static let digitForLetter: [UInt8: UInt8] = [
+        UInt8(ascii: "O"): UInt8(ascii: "0"), UInt8(ascii: "o"): UInt8(ascii: "0"),
+        UInt8(ascii: "D"): UInt8(ascii: "0"),
+        UInt8(ascii: "I"): UInt8(ascii: "1"), UInt8(ascii: "l"): UInt8(ascii: "1"), UInt8(ascii: "|"): UInt8(ascii: "1"),
+        UInt8(ascii: "S"): UInt8(ascii: "5"), UInt8(ascii: "s"): UInt8(ascii: "5"),
+        UInt8(ascii: "B"): UInt8(ascii: "8"),
+        UInt8(ascii: "Z"): UInt8(ascii: "2"),
+    ]
+    static let phonePunctuation: Set<UInt8> = Set("()+-./".utf8)
+
+    /// `text` with confusable letters replaced by digits inside digit-like tokens.
+    public static func repairingDigits(in text: String) -> String {
+        var bytes = Array(text.utf8)
+        var start = 0
+        while start < bytes.count {
+            while start < bytes.count, bytes[start] == UInt8(ascii: " ") { start += 1 }
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: " ") { end += 1 }
+            repairToken(&bytes, start..<end)
+            start = end
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func repairToken(_ bytes: inout [UInt8], _ range: Range<Int>) {
+        var digits = 0, letters = 0
+        for b in bytes[range] {
+            if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) {
+                digits += 1
+            } else if digitForLetter[b] != nil {
+                letters += 1
+            } else if !phonePunctuation.contains(b) {
+                return  // a real word, a price ($), an e-mail address (@): leave it alone
+            }
+        }
+        guard letters > 0, digits >= max(letters, 1) else { return }
+        for i in range { if let digit = digitForLetter[bytes[i]] { bytes[i] = digit } }
+    }
+}

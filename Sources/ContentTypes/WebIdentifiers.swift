@@ -1,0 +1,121 @@
+import ScannerCore
+
+/// URLs and e-mail addresses in a line of text.
+///
+/// A scanner reads these from cards and posters, so the rules are about what people print: a scheme
+/// (`https://`), `www.`, or a bare domain whose top-level domain is real. OCR noise such as `Dr.No`
+/// is not a domain, so bare domains need a known TLD and a second-level label of three characters.
+enum WebIdentifiers {
+    /// Generic top-level domains seen on print, plus every two-letter country code (checked by length).
+    static let genericTLDs: Set<String> = [
+        "com", "org", "net", "edu", "gov", "mil", "int", "info", "biz", "io", "dev", "app", "ai", "co", "me", "tv",
+        "shop", "store", "online", "site", "xyz", "tech", "cloud", "page", "blog", "news", "agency", "design",
+        "studio", "media", "email", "solutions", "services", "company", "global", "health", "travel", "pro", "museum",
+        "aero", "coop", "jobs", "mobi", "name", "tel", "law", "art", "bank", "insurance", "restaurant", "cafe",
+    ]
+
+    static func isKnownTLD(_ tld: String) -> Bool {
+        let lower = tld.lowercased()
+        return genericTLDs.contains(lower) || (lower.count == 2 && lower.allSatisfy { $0.isASCII && $0.isLetter })
+    }
+
+    static func isLabelByte(_ b: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b | 0x20) || PhoneContext.isDigit(b) || b == UInt8(ascii: "-")
+    }
+
+    static let localPartPunctuation: Set<UInt8> = Set("._%+-".utf8)
+    /// Characters that may appear in a URL path (RFC 3986 unreserved, reserved and `%`).
+    static let pathBytes: Set<UInt8> = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:/?#[]@!$&'()*+,;=%".utf8)
+    /// Punctuation that ends a sentence rather than a URL.
+    static let trailingPunctuation: Set<UInt8> = Set(".,;:!?)]'\"".utf8)
+
+    /// A domain starting at `start`: labels separated by single dots, ending in a known TLD.
+    /// Returns the end offset and the label list.
+    static func domain(in bytes: [UInt8], from start: Int) -> (end: Int, labels: [String])? {
+        var labels: [String] = []
+        var i = start
+        while true {
+            let labelStart = i
+            while i < bytes.count, isLabelByte(bytes[i]) { i += 1 }
+            guard i > labelStart, bytes[labelStart] != UInt8(ascii: "-"), bytes[i - 1] != UInt8(ascii: "-") else { break }
+            labels.append(String(decoding: bytes[labelStart..<i], as: UTF8.self))
+            guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "."), isLabelByte(bytes[i + 1]) else { break }
+            i += 1
+        }
+        // Drop trailing labels until the last one is a TLD ("example.com.au" keeps all; "a.com.x" → a.com).
+        while labels.count >= 2, !isKnownTLD(labels.last!) {
+            i -= labels.removeLast().utf8.count + 1
+        }
+        guard labels.count >= 2, isKnownTLD(labels.last!), !labels.last!.allSatisfy(\.isNumber) else { return nil }
+        return (i, labels)
+    }
+
+    static func emailAddresses(in bytes: [UInt8]) -> [ContentMatch] {
+        var found: [ContentMatch] = []
+        for at in bytes.indices where bytes[at] == UInt8(ascii: "@") {
+            var start = at
+            while start > 0, isLabelByte(bytes[start - 1]) || localPartPunctuation.contains(bytes[start - 1]) { start -= 1 }
+            while start < at, localPartPunctuation.contains(bytes[start]) { start += 1 }  // ".bob@" → "bob@"
+            guard start < at, let (end, labels) = domain(in: bytes, from: at + 1) else { continue }
+            let local = String(decoding: bytes[start..<at], as: UTF8.self)
+            let transcript = String(decoding: bytes[start..<end], as: UTF8.self)
+            found.append(ContentMatch(
+                contentType: .emailAddress, payload: local + "@" + labels.joined(separator: ".").lowercased(),
+                transcript: transcript, utf8Range: start..<end))
+        }
+        return found
+    }
+
+    static func urls(in bytes: [UInt8]) -> [ContentMatch] {
+        var found: [ContentMatch] = []
+        var i = 0
+        while i < bytes.count {
+            // A URL starts at a word boundary.
+            guard i == 0 || !(isLabelByte(bytes[i - 1]) || bytes[i - 1] == UInt8(ascii: ".") || bytes[i - 1] == UInt8(ascii: "@")) else {
+                i += 1
+                continue
+            }
+            var hostStart = i
+            var scheme: String? = nil
+            for candidate in ["https://", "http://"] where hasPrefix(bytes, at: i, candidate) {
+                scheme = String(candidate.dropLast(3))
+                hostStart = i + candidate.utf8.count
+                break
+            }
+            guard let (hostEnd, labels) = domain(in: bytes, from: hostStart) else {
+                i += 1
+                continue
+            }
+            let hasWWW = labels.first?.lowercased() == "www"
+            // A bare domain ("example.com") needs a real second-level label, not OCR noise.
+            if scheme == nil && !hasWWW && labels[labels.count - 2].count < 3 {
+                i = hostEnd
+                continue
+            }
+            // Not the domain of an e-mail address.
+            if hostEnd < bytes.count, bytes[hostEnd] == UInt8(ascii: "@") {
+                i = hostEnd
+                continue
+            }
+            var end = hostEnd
+            if end < bytes.count, bytes[end] == UInt8(ascii: ":") || bytes[end] == UInt8(ascii: "/") {
+                while end < bytes.count, pathBytes.contains(bytes[end]) { end += 1 }
+            }
+            while end > hostEnd, trailingPunctuation.contains(bytes[end - 1]) { end -= 1 }
+            let rest = String(decoding: bytes[hostEnd..<end], as: UTF8.self)
+            let host = labels.joined(separator: ".").lowercased()
+            found.append(ContentMatch(
+                contentType: .url, payload: "\(scheme ?? "http")://\(host)\(rest)",
+                transcript: String(decoding: bytes[i..<end], as: UTF8.self), utf8Range: i..<end))
+            i = end
+        }
+        return found
+    }
+
+    static func hasPrefix(_ bytes: [UInt8], at index: Int, _ prefix: String) -> Bool {
+        let p = Array(prefix.utf8)
+        guard index + p.count <= bytes.count else { return false }
+        for k in 0..<p.count where bytes[index + k] | 0x20 != p[k] | 0x20 { return false }
+        return true
+    }
+}

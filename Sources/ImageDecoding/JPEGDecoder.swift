@@ -1,0 +1,86 @@
+import CTurboJPEG
+import ScannerCore
+
+/// Decodes JPEG (and MJPEG frames) straight to 8-bit luma with libjpeg-turbo.
+///
+/// Asking turbojpeg for `TJPF_GRAY` from a YCbCr JPEG makes libjpeg skip the chroma IDCT and the
+/// colour conversion entirely, so gray output is cheaper than RGB, not just smaller. DCT scaling
+/// (1/2, 1/4, 1/8) happens inside the IDCT, so a 1280×720 frame scanned at 640×360 never pays for a
+/// full-size decode.
+///
+/// One decoder owns one `tjhandle`; it is not thread-safe, use one per thread.
+public final class JPEGDecoder {
+    private let handle: tjhandle
+
+    /// The reductions we allow. turbojpeg offers others (e.g. 3/8), but only powers of two are
+    /// cheap in the IDCT and keep pixel edges aligned.
+    static let reductions: [(num: Int32, denom: Int32)] = [(1, 1), (1, 2), (1, 4), (1, 8)]
+
+    public init() throws(ScannerError) {
+        guard let handle = tjInitDecompress() else {
+            throw .libraryFailure(library: "turbojpeg", reason: "tjInitDecompress failed")
+        }
+        self.handle = handle
+    }
+
+    deinit { tjDestroy(handle) }
+
+    /// The size of the image in `data` without decoding it.
+    public func dimensions(of data: UnsafeRawBufferPointer) throws(ScannerError) -> (width: Int, height: Int) {
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        let rc = tjDecompressHeader3(
+            handle, data.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(data.count),
+            &width, &height, &subsampling, &colorspace)
+        guard rc == 0, width > 0, height > 0 else {
+            throw .unreadableImage(path: "", reason: "not a readable JPEG (\(lastError))")
+        }
+        return (Int(width), Int(height))
+    }
+
+    /// Decodes `data` to gray, reduced by the largest power of two that keeps the width at or above
+    /// `targetWidth` (no reduction when nil).
+    ///
+    /// - Parameter strict: treat libjpeg warnings (truncated data, corrupt segments) as errors. Files
+    ///   given by a person are decoded strictly; camera frames may tolerate a warning.
+    public func decodeGray(
+        _ data: UnsafeRawBufferPointer, targetWidth: Int? = nil, strict: Bool = true
+    ) throws(ScannerError) -> DecodedImage {
+        let (width, height) = try dimensions(of: data)
+        let factor = Self.reduction(forWidth: width, targetWidth: targetWidth)
+        let outWidth = Int(ctj_scaled(Int32(width), factor.num, factor.denom))
+        let outHeight = Int(ctj_scaled(Int32(height), factor.num, factor.denom))
+        var pixels = [UInt8](repeating: 0, count: outWidth * outHeight)
+        let flags = TJFLAG_FASTDCT | (strict ? TJFLAG_STOPONWARNING : 0)
+        let rc = pixels.withUnsafeMutableBufferPointer { out in
+            tjDecompress2(
+                handle, data.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(data.count),
+                out.baseAddress, Int32(outWidth), Int32(outWidth), Int32(outHeight),
+                Int32(TJPF_GRAY.rawValue), flags)
+        }
+        if rc != 0 {
+            // Without STOPONWARNING a warning still leaves a full (partly gray) image: keep it.
+            let isWarning = tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
+            if strict || !isWarning {
+                throw .unreadableImage(path: "", reason: "JPEG decode failed: \(lastError)")
+            }
+        }
+        return DecodedImage(
+            image: GrayImage(width: outWidth, height: outHeight, pixels: pixels),
+            sourceWidth: width, sourceHeight: height)
+    }
+
+    /// The largest reduction whose output is still at least `targetWidth` wide.
+    static func reduction(forWidth width: Int, targetWidth: Int?) -> (num: Int32, denom: Int32) {
+        guard let targetWidth, targetWidth > 0 else { return (1, 1) }
+        var chosen = reductions[0]
+        for factor in reductions where Int(ctj_scaled(Int32(width), factor.num, factor.denom)) >= targetWidth {
+            chosen = factor
+        }
+        return chosen
+    }
+
+    private var lastError: String {
+        guard let message = tjGetErrorStr2(handle) else { return "unknown error" }
+        return String(cString: message)
+    }
+}

@@ -1,0 +1,155 @@
+import BarcodeRecognition
+import ContentTypes
+import ScannerCore
+import TextRecognition
+
+/// What to scan for and how: VisionKit's scanner configuration for one image.
+public struct ScanOptions: Sendable, Equatable {
+    public var types: RecognitionTypes
+    public var quality: QualityLevel
+    /// Only this part of the image is scanned; bounds are still reported in whole-image coordinates.
+    public var regionOfInterest: NormalizedRect
+    /// Region for phone numbers written without a country code (ISO 3166, e.g. "US").
+    public var phoneRegion: String
+    /// Tesseract languages.
+    public var languages: [String]
+
+    public init(
+        types: RecognitionTypes = .all, quality: QualityLevel = .balanced, regionOfInterest: NormalizedRect = .full,
+        phoneRegion: String = "US", languages: [String] = ["eng"]
+    ) {
+        self.types = types
+        self.quality = quality
+        self.regionOfInterest = regionOfInterest
+        self.phoneRegion = phoneRegion
+        self.languages = languages
+    }
+}
+
+/// Runs every requested recognizer over one gray image and turns what they find into
+/// `RecognizedItem`s with normalized whole-image bounds: Vision's `VNImageRequestHandler` for Linux,
+/// and what the live pipeline calls per frame.
+///
+/// Owns a zbar scanner and a Tesseract instance (initialised once, reused): not thread-safe, use one
+/// per thread.
+public final class ImageScanner {
+    public let options: ScanOptions
+    public let settings: QualitySettings
+    private let barcodes: BarcodeRecognizer
+    private let text: TextRecognizer?
+    private let content: ContentDetector
+
+    public init(options: ScanOptions, tessdataPath: String? = nil) throws(ScannerError) {
+        if let problem = options.regionOfInterest.validationProblem {
+            throw .invalidArgument(name: "roi", value: options.regionOfInterest.description, reason: problem)
+        }
+        self.options = options
+        self.settings = QualitySettings(options.quality)
+        self.barcodes = try BarcodeRecognizer(
+            symbologies: options.types.symbologies, testInverted: settings.testInvertedBarcodes)
+        self.content = try ContentDetector(contentTypes: options.types.contentTypes, defaultRegion: options.phoneRegion)
+        self.text = options.types.wantsText ? try TextRecognizer(languages: options.languages, dataPath: tessdataPath) : nil
+    }
+
+    /// Every recognized item in `image`, in reading order (top to bottom, then left to right).
+    public func scan(_ image: GrayImage) -> [RecognizedItem] {
+        let roi = options.regionOfInterest.pixelRect(width: image.width, height: image.height)
+        let region = image.cropped(to: roi)
+        // Pixel coordinates in `region` → normalized coordinates in `image`.
+        let toImage = { (p: Point) in
+            Point(x: (p.x + Double(roi.x)) / Double(image.width), y: (p.y + Double(roi.y)) / Double(image.height))
+        }
+
+        var items: [RecognizedItem] = barcodes.recognize(region).map { observation in
+            RecognizedItem(
+                kind: .barcode, symbology: observation.symbology, payload: observation.payload,
+                bounds: observation.corners.map(toImage), confidence: 1)
+        }
+        if let text {
+            let barcodeAreas = items.map(\.bounds)
+            items += readText(in: region, with: text).compactMap { item in
+                var item = item
+                item.bounds = item.bounds.map(toImage)
+                // Digits printed under an EAN/UPC symbol are the barcode, not a phone number.
+                return barcodeAreas.contains { $0.contains(item.bounds.center) } ? nil : item
+            }
+        }
+        return items.sorted(by: Self.readingOrder)
+    }
+
+    /// Text items in `region`'s pixel coordinates.
+    private func readText(in region: GrayImage, with recognizer: TextRecognizer) -> [RecognizedItem] {
+        let upscale = region.width <= settings.upscaleBelowWidth ? settings.ocrUpscale : 1
+        let input = upscale == 1 ? region : region.scaled(by: upscale)
+        let lines = recognizer.recognize(input, segmentation: settings.segmentation)
+        let toRegion = { (p: Point) in Point(x: p.x / upscale, y: p.y / upscale) }
+
+        var items: [RecognizedItem] = []
+        for line in lines {
+            let lineText = line.text
+            if options.types.plainText, line.confidence >= settings.minimumLineConfidence,
+                lineText.contains(where: { $0.isLetter || $0.isNumber })
+            {
+                items.append(RecognizedItem(
+                    kind: .text, payload: lineText, bounds: Self.quad(line.box).map(toRegion),
+                    confidence: line.confidence))
+            }
+            for match in content.matches(in: lineText) {
+                let words = Self.words(of: line, covering: match.utf8Range)
+                guard !words.isEmpty else { continue }
+                items.append(RecognizedItem(
+                    kind: .text, contentType: match.contentType, payload: match.payload, transcript: match.transcript,
+                    bounds: Self.quad(Self.union(words.map(\.box))).map(toRegion),
+                    confidence: words.map(\.confidence).reduce(0, +) / Double(words.count)))
+            }
+        }
+        return items
+    }
+
+    /// The words of `line` whose bytes overlap `range` of `line.text` (words joined by one space).
+    static func words(of line: RecognizedLine, covering range: Range<Int>) -> [RecognizedWord] {
+        var offset = 0
+        var covered: [RecognizedWord] = []
+        for word in line.words {
+            let wordRange = offset..<(offset + word.text.utf8.count)
+            if wordRange.overlaps(range) { covered.append(word) }
+            offset = wordRange.upperBound + 1
+        }
+        return covered
+    }
+
+    static func union(_ boxes: [PixelRect]) -> PixelRect {
+        let x0 = boxes.map(\.x).min()!, y0 = boxes.map(\.y).min()!
+        let x1 = boxes.map { $0.x + $0.width }.max()!, y1 = boxes.map { $0.y + $0.height }.max()!
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    static func quad(_ box: PixelRect) -> Quad {
+        Quad(x: Double(box.x), y: Double(box.y), width: Double(box.width), height: Double(box.height))
+    }
+
+    /// Top to bottom by the items' top edges, left to right when two items start on the same line
+    /// (tops within 1% of the image height).
+    static func readingOrder(_ a: RecognizedItem, _ b: RecognizedItem) -> Bool {
+        let boxA = a.bounds.boundingBox, boxB = b.bounds.boundingBox
+        if abs(boxA.minY - boxB.minY) > 0.01 { return boxA.minY < boxB.minY }
+        return boxA.minX < boxB.minX
+    }
+}
+
+extension Quad {
+    /// Whether `point` lies inside this (convex) quadrilateral.
+    func contains(_ point: Point) -> Bool {
+        let c = corners
+        var sign = 0.0
+        for i in 0..<4 {
+            let a = c[i], b = c[(i + 1) % 4]
+            let cross = (b.x - a.x) * (point.y - a.y) - (b.y - a.y) * (point.x - a.x)
+            if cross != 0 {
+                if sign != 0 && (cross > 0) != (sign > 0) { return false }
+                sign = cross
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,47 @@
+import ScannerCore
+import TextRecognition
+
+/// The concrete settings behind each quality level (documented in docs/recognition.md).
+public struct QualitySettings: Sendable, Equatable {
+    /// JPEG input is DCT-reduced (1/2, 1/4, 1/8) as long as it stays at least this wide; nil = full size.
+    public var processingWidth: Int?
+    /// How Tesseract segments the page.
+    public var segmentation: PageSegmentation
+    /// Enlarge the OCR input by this factor when its width is at most `upscaleBelowWidth`.
+    public var ocrUpscale: Double
+    public var upscaleBelowWidth: Int
+    /// Retry inverted (light-on-dark) when a scan finds no barcode.
+    public var testInvertedBarcodes: Bool
+    /// Plain text lines below this mean word confidence are not reported (content types are validated
+    /// by their own rules instead).
+    public var minimumLineConfidence: Double
+
+    public init(_ level: QualityLevel) {
+        switch level {
+        case .fast:
+            self.init(
+                processingWidth: 960, segmentation: .sparseText, ocrUpscale: 1, upscaleBelowWidth: 0,
+                testInvertedBarcodes: false, minimumLineConfidence: 0.7)
+        case .balanced:
+            self.init(
+                processingWidth: 1280, segmentation: .sparseText, ocrUpscale: 1.5, upscaleBelowWidth: 800,
+                testInvertedBarcodes: true, minimumLineConfidence: 0.6)
+        case .accurate:
+            self.init(
+                processingWidth: nil, segmentation: .sparseText, ocrUpscale: 2, upscaleBelowWidth: 1400,
+                testInvertedBarcodes: true, minimumLineConfidence: 0.5)
+        }
+    }
+
+    public init(
+        processingWidth: Int?, segmentation: PageSegmentation, ocrUpscale: Double, upscaleBelowWidth: Int,
+        testInvertedBarcodes: Bool, minimumLineConfidence: Double
+    ) {
+        self.processingWidth = processingWidth
+        self.segmentation = segmentation
+        self.ocrUpscale = ocrUpscale
+        self.upscaleBelowWidth = upscaleBelowWidth
+        self.testInvertedBarcodes = testInvertedBarcodes
+        self.minimumLineConfidence = minimumLineConfidence
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation  // trimmingCharacters(in:)
+
+/// A point in some 2-D coordinate space (pixels or normalized), top-left origin, y down.
+public struct Point: Sendable, Equatable, Hashable {
+    public var x: Double
+    public var y: Double
+
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+
+    public static func - (a: Point, b: Point) -> Point { Point(x: a.x - b.x, y: a.y - b.y) }
+    public static func + (a: Point, b: Point) -> Point { Point(x: a.x + b.x, y: a.y + b.y) }
+
+    public func distance(to other: Point) -> Double {
+        let d = self - other
+        return (d.x * d.x + d.y * d.y).squareRoot()
+    }
+}
+
+/// The four corners of a recognized item, named as the item itself is oriented: `topLeft` is the
+/// top-left corner of the code or text *as read*, which is not the image's top-left when the item
+/// is rotated. Matches the corner naming of Vision's `VNRectangleObservation`.
+public struct Quad: Sendable, Equatable {
+    public var topLeft: Point
+    public var topRight: Point
+    public var bottomRight: Point
+    public var bottomLeft: Point
+
+    public init(topLeft: Point, topRight: Point, bottomRight: Point, bottomLeft: Point) {
+        self.topLeft = topLeft
+        self.topRight = topRight
+        self.bottomRight = bottomRight
+        self.bottomLeft = bottomLeft
+    }
+
+    /// An axis-aligned box.
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.init(
+            topLeft: Point(x: x, y: y), topRight: Point(x: x + width, y: y),
+            bottomRight: Point(x: x + width, y: y + height), bottomLeft: Point(x: x, y: y + height))
+    }
+
+    public var corners: [Point] { [topLeft, topRight, bottomRight, bottomLeft] }
+
+    public var center: Point {
+        let c = corners
+        return Point(x: c.map(\.x).reduce(0, +) / 4, y: c.map(\.y).reduce(0, +) / 4)
+    }
+
+    /// The smallest axis-aligned box holding all four corners: (minX, minY, maxX, maxY).
+    public var boundingBox: (minX: Double, minY: Double, maxX: Double, maxY: Double) {
+        let c = corners
+        return (c.map(\.x).min()!, c.map(\.y).min()!, c.map(\.x).max()!, c.map(\.y).max()!)
+    }
+
+    /// Applies `transform` to every corner.
+    public func map(_ transform: (Point) -> Point) -> Quad {
+        Quad(
+            topLeft: transform(topLeft), topRight: transform(topRight),
+            bottomRight: transform(bottomRight), bottomLeft: transform(bottomLeft))
+    }
+}
+
+/// A rectangle in normalized image coordinates: 0…1 on both axes, origin top-left.
+/// Used for the region of interest and for every reported bound.
+public struct NormalizedRect: Sendable, Equatable, CustomStringConvertible {
+    public var x: Double
+    public var y: Double
+    public var width: Double
+    public var height: Double
+
+    public static let full = NormalizedRect(x: 0, y: 0, width: 1, height: 1)
+
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    /// Parses `"x,y,w,h"` (normalized, top-left origin) and checks it lies inside the image.
+    public init(parsing text: String) throws(ScannerError) {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let values = parts.compactMap(Double.init)
+        guard parts.count == 4, values.count == 4 else {
+            throw .invalidArgument(name: "roi", value: text, reason: "expected four numbers x,y,w,h")
+        }
+        let rect = NormalizedRect(x: values[0], y: values[1], width: values[2], height: values[3])
+        if let problem = rect.validationProblem {
+            throw .invalidArgument(name: "roi", value: text, reason: problem)
+        }
+        self = rect
+    }
+
+    /// Why this rectangle is not a usable region of interest, or nil.
+    public var validationProblem: String? {
+        guard [x, y, width, height].allSatisfy({ $0.isFinite }) else { return "values must be finite" }
+        guard x >= 0, y >= 0 else { return "x and y must be ≥ 0" }
+        guard width > 0, height > 0 else { return "width and height must be > 0" }
+        let eps = 1e-9
+        guard x + width <= 1 + eps, y + height <= 1 + eps else { return "rectangle must lie within 0…1" }
+        return nil
+    }
+
+    /// The pixel rectangle this covers in a `width`×`height` image (rounded outwards, at least 1×1).
+    public func pixelRect(width w: Int, height h: Int) -> PixelRect {
+        let x0 = Int((x * Double(w)).rounded(.down))
+        let y0 = Int((y * Double(h)).rounded(.down))
+        let x1 = Int(((x + width) * Double(w)).rounded(.up))
+        let y1 = Int(((y + height) * Double(h)).rounded(.up))
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0).clamped(width: w, height: h)
+    }
+
+    public var description: String { "\(x),\(y),\(width),\(height)" }
+}

@@ -1,0 +1,59 @@
+/// What to look for: VisionKit's `recognizedDataTypes`.
+///
+/// Fewer types means less work: zbar is configured for exactly `symbologies`, and Tesseract is not run
+/// at all when no text type is requested.
+public struct RecognitionTypes: Sendable, Equatable {
+    public var symbologies: Set<Symbology>
+    public var contentTypes: Set<TextContentType>
+    /// Report every line of text, not only phone numbers, URLs and e-mail addresses.
+    public var plainText: Bool
+
+    public init(symbologies: Set<Symbology>, contentTypes: Set<TextContentType>, plainText: Bool = false) {
+        self.symbologies = symbologies
+        self.contentTypes = contentTypes
+        self.plainText = plainText
+    }
+
+    /// Every symbology and every content type; plain text lines are not reported by default.
+    public static let all = RecognitionTypes(
+        symbologies: Set(Symbology.allCases), contentTypes: Set(TextContentType.allCases))
+
+    public var wantsText: Bool { plainText || !contentTypes.isEmpty }
+    public var wantsBarcodes: Bool { !symbologies.isEmpty }
+
+    /// Parses a comma-separated list of names: symbologies (`qr`, `ean13`, …), content types
+    /// (`telephoneNumber`, `url`, `emailAddress`), and the groups `barcodes` (every symbology),
+    /// `contentTypes` (every content type) and `text` (every line of text).
+    public init(parsing list: String) throws(ScannerError) {
+        var types = RecognitionTypes(symbologies: [], contentTypes: [])
+        let names = list.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+        guard !names.isEmpty else {
+            throw .invalidArgument(name: "types", value: list, reason: "the list is empty")
+        }
+        for name in names where !name.isEmpty {
+            if let s = Symbology(rawValue: name) {
+                types.symbologies.insert(s)
+            } else if let c = TextContentType(rawValue: name) {
+                types.contentTypes.insert(c)
+            } else if name == "barcodes" {
+                types.symbologies.formUnion(Symbology.allCases)
+            } else if name == "contentTypes" {
+                types.contentTypes.formUnion(TextContentType.allCases)
+            } else if name == "text" {
+                types.plainText = true
+            } else {
+                throw .invalidArgument(
+                    name: "types", value: name,
+                    reason: "unknown type; known: \(Self.knownNames.joined(separator: ", "))")
+            }
+        }
+        self = types
+    }
+
+    public static var knownNames: [String] {
+        Symbology.allCases.map(\.rawValue) + TextContentType.allCases.map(\.rawValue)
+            + ["barcodes", "contentTypes", "text"]
+    }
+}
+
+import Foundation  // trimmingCharacters(in:)

@@ -1,0 +1,60 @@
+/// One thing found in an image: a barcode or a piece of text.
+public struct RecognizedItem: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case barcode
+        case text
+    }
+
+    public var kind: Kind
+    /// Set for barcodes.
+    public var symbology: Symbology?
+    /// Set for text that was recognized as a phone number, URL or e-mail address; nil for plain text.
+    public var contentType: TextContentType?
+    /// The value: a barcode's decoded data; for text the normalized value (E.164 phone number,
+    /// URL with scheme, e-mail address) or the line as read for plain text.
+    public var payload: String
+    /// For text: the characters as read, before normalization.
+    public var transcript: String?
+    /// Corners in normalized whole-image coordinates (0…1, top-left origin).
+    public var bounds: Quad
+    /// 0…1. Barcodes decoded by zbar report 1; text reports the recognizer's mean word confidence.
+    public var confidence: Double
+
+    public init(
+        kind: Kind, symbology: Symbology? = nil, contentType: TextContentType? = nil, payload: String,
+        transcript: String? = nil, bounds: Quad, confidence: Double
+    ) {
+        self.kind = kind
+        self.symbology = symbology
+        self.contentType = contentType
+        self.payload = payload
+        self.transcript = transcript
+        self.bounds = bounds
+        self.confidence = confidence
+    }
+}
+
+extension RecognizedItem {
+    /// The item as the ordered JSON object used by `scannerd scan`, events and the socket protocol.
+    public var json: JSONValue {
+        var fields: [(String, JSONValue)] = [("kind", .string(kind.rawValue))]
+        if let symbology { fields.append(("symbology", .string(symbology.rawValue))) }
+        if let contentType { fields.append(("contentType", .string(contentType.rawValue))) }
+        fields.append(("payload", .string(payload)))
+        if let transcript { fields.append(("transcript", .string(transcript))) }
+        fields.append(("bounds", bounds.json))
+        fields.append(("confidence", .number(confidence, decimals: 3)))
+        return .object(fields)
+    }
+}
+
+extension Quad {
+    /// `{"topLeft":[x,y],…}` with 4 decimals (a tenth of a pixel at 1920 px).
+    public var json: JSONValue {
+        func point(_ p: Point) -> JSONValue { .array([.number(p.x, decimals: 4), .number(p.y, decimals: 4)]) }
+        return .object([
+            ("topLeft", point(topLeft)), ("topRight", point(topRight)),
+            ("bottomRight", point(bottomRight)), ("bottomLeft", point(bottomLeft)),
+        ])
+    }
+}

@@ -1,0 +1,44 @@
+/// Barcode symbologies, named as Vision names them (`VNBarcodeSymbology`), lower camel case.
+public enum Symbology: String, Sendable, CaseIterable, Hashable, Comparable {
+    case qr
+    case ean13
+    case ean8
+    case upce
+    case upca
+    case code128
+    case code39
+    case code93
+    case i2of5
+    case codabar
+    case gs1DataBar
+    case gs1DataBarExpanded
+    case pdf417
+
+    /// Symbologies whose own checks make a single decode trustworthy (error correction or a
+    /// mandatory check digit). The others may need agreeing decodes before they are believed.
+    public var hasStrongCheck: Bool {
+        switch self {
+        case .qr, .pdf417, .ean13, .ean8, .upca, .upce, .code128, .gs1DataBar, .gs1DataBarExpanded: true
+        case .code39, .code93, .i2of5, .codabar: false
+        }
+    }
+
+    public static func < (a: Symbology, b: Symbology) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+/// What a piece of recognized text *is* (Vision's `textContentType`).
+public enum TextContentType: String, Sendable, CaseIterable, Hashable {
+    case telephoneNumber
+    case url
+    case emailAddress
+}
+
+/// The scanning quality level (VisionKit's `QualityLevel`). Each maps to concrete recognizer settings:
+/// see `docs/recognition.md`.
+public enum QualityLevel: String, Sendable, CaseIterable {
+    case fast
+    case balanced
+    case accurate
+}

@@ -1,0 +1,156 @@
+import CTesseract
+import ScannerCore
+
+/// A word read by Tesseract, in the pixel coordinates of the image it was given.
+public struct RecognizedWord: Sendable, Equatable {
+    public var text: String
+    public var box: PixelRect
+    /// 0…1 (Tesseract reports 0…100).
+    public var confidence: Double
+
+    public init(text: String, box: PixelRect, confidence: Double) {
+        self.text = text
+        self.box = box
+        self.confidence = confidence
+    }
+}
+
+/// A line of words. `text` is the words joined by single spaces, so a character range of `text`
+/// maps back to the words (and boxes) it covers.
+public struct RecognizedLine: Sendable, Equatable {
+    public var words: [RecognizedWord]
+    public var box: PixelRect
+
+    public init(words: [RecognizedWord], box: PixelRect) {
+        self.words = words
+        self.box = box
+    }
+
+    public var text: String { words.map(\.text).joined(separator: " ") }
+
+    public var confidence: Double {
+        words.isEmpty ? 0 : words.map(\.confidence).reduce(0, +) / Double(words.count)
+    }
+}
+
+/// Tesseract's page segmentation modes that make sense for a scanner.
+public enum PageSegmentation: Int32, Sendable {
+    /// Find as much text as possible in no particular order: cards, flyers, screens (PSM 11).
+    case sparseText = 11
+    /// Fully automatic layout analysis without orientation detection (PSM 3).
+    case auto = 3
+    /// One uniform block of text (PSM 6).
+    case singleBlock = 6
+}
+
+/// Tesseract's LSTM engine behind its C API, initialised once and reused.
+///
+/// Initialisation loads the language model (~100 ms for `eng`), so one recognizer lives as long as
+/// its thread. A `TessBaseAPI` is not thread-safe: use one recognizer per thread.
+public final class TextRecognizer {
+    private let api: OpaquePointer
+    public let languages: [String]
+
+    /// Tesseract's dictionaries "correct" what it reads towards English words, which turns
+    /// `O` into `0` in words and digits into letters in codes, URLs and e-mail addresses. We read
+    /// codes and identifiers more than prose, so the word lists are not loaded.
+    static let initVariables: [(String, String)] = [
+        ("load_system_dawg", "0"),
+        ("load_freq_dawg", "0"),
+        // Tesseract logs warnings such as "Invalid resolution" to stderr; keep the daemon's output clean.
+        ("debug_file", "/dev/null"),
+    ]
+
+    /// Limit Tesseract to the calling thread, once per process (see the shim for why).
+    private static let singleThreaded: Bool = ctess_limit_openmp_to_one_thread() == 1
+
+    /// - Parameters:
+    ///   - languages: Tesseract language codes, e.g. `["eng"]` or `["eng", "deu"]`.
+    ///   - dataPath: the `tessdata` directory; nil uses `TESSDATA_PREFIX` or the system default.
+    public init(languages: [String] = ["eng"], dataPath: String? = nil) throws(ScannerError) {
+        _ = Self.singleThreaded
+        guard !languages.isEmpty, languages.allSatisfy({ !$0.isEmpty && !$0.contains("+") }) else {
+            throw .invalidArgument(name: "languages", value: languages.joined(separator: "+"), reason: "expected language codes such as eng")
+        }
+        guard let api = TessBaseAPICreate() else {
+            throw .libraryFailure(library: "tesseract", reason: "TessBaseAPICreate failed")
+        }
+        self.api = api
+        self.languages = languages
+        let names = Self.initVariables.map { strdup($0.0) }
+        let values = Self.initVariables.map { strdup($0.1) }
+        defer { (names + values).forEach { free($0) } }
+        var namePointers = names.map { UnsafeMutablePointer<CChar>($0) }
+        var valuePointers = values.map { UnsafeMutablePointer<CChar>($0) }
+        let rc = TessBaseAPIInit4(
+            api, dataPath, languages.joined(separator: "+"), OEM_LSTM_ONLY, nil, 0,
+            &namePointers, &valuePointers, Self.initVariables.count, 0)
+        guard rc == 0 else {
+            TessBaseAPIDelete(api)
+            throw .libraryFailure(
+                library: "tesseract",
+                reason: "cannot load language data '\(languages.joined(separator: "+"))'"
+                    + " (is tesseract-ocr-\(languages[0]) installed? TESSDATA_PREFIX=\(dataPath ?? "default"))")
+        }
+    }
+
+    deinit {
+        TessBaseAPIEnd(api)
+        TessBaseAPIDelete(api)
+    }
+
+    /// Reads the text in `image` and returns its lines in Tesseract's reading order.
+    public func recognize(_ image: GrayImage, segmentation: PageSegmentation = .sparseText) -> [RecognizedLine] {
+        TessBaseAPISetPageSegMode(api, TessPageSegMode(rawValue: UInt32(segmentation.rawValue)))
+        image.pixels.withUnsafeBufferPointer { pixels in
+            TessBaseAPISetImage(api, pixels.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.stride))
+        }
+        // Camera frames carry no resolution; without one Tesseract guesses 70 dpi and warns. 300 dpi is
+        // its reference resolution, which keeps its size heuristics neutral.
+        TessBaseAPISetSourceResolution(api, 300)
+        defer { TessBaseAPIClear(api) }
+        guard TessBaseAPIRecognize(api, nil) == 0, let iterator = TessBaseAPIGetIterator(api) else { return [] }
+        defer { TessResultIteratorDelete(iterator) }
+        let page = TessResultIteratorGetPageIterator(iterator)
+
+        var lines: [RecognizedLine] = []
+        var current: [RecognizedWord] = []
+        func finishLine() {
+            guard !current.isEmpty else { return }
+            let x0 = current.map(\.box.x).min()!, y0 = current.map(\.box.y).min()!
+            let x1 = current.map { $0.box.x + $0.box.width }.max()!, y1 = current.map { $0.box.y + $0.box.height }.max()!
+            lines.append(RecognizedLine(words: current, box: PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)))
+            current = []
+        }
+        repeat {
+            if TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) != 0 { finishLine() }
+            guard let cText = TessResultIteratorGetUTF8Text(iterator, RIL_WORD) else { continue }
+            let text = String(cString: cText)
+            TessDeleteText(cText)
+            let trimmed = text.trimmingWhitespace()
+            guard !trimmed.isEmpty else { continue }
+            var left: Int32 = 0, top: Int32 = 0, right: Int32 = 0, bottom: Int32 = 0
+            guard TessPageIteratorBoundingBox(page, RIL_WORD, &left, &top, &right, &bottom) != 0 else { continue }
+            let confidence = Double(TessResultIteratorConfidence(iterator, RIL_WORD)) / 100
+            current.append(RecognizedWord(
+                text: trimmed,
+                box: PixelRect(x: Int(left), y: Int(top), width: Int(right - left), height: Int(bottom - top)),
+                confidence: min(max(confidence, 0), 1)))
+        } while TessResultIteratorNext(iterator, RIL_WORD) != 0
+        finishLine()
+        return lines
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

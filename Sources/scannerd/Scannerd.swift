@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct Scannerd: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "scannerd",
+        abstract: "Turns a camera into a hands-free scanner for barcodes, phone numbers, URLs and e-mail addresses.",
+        version: version,
+        subcommands: [ScanCommand.self]
+    )
+
+    /// Exit codes are part of the interface (docs/cli.md): 0 found, 1 nothing found, 2 any error,
+    /// including usage errors (ArgumentParser's own default would be 64).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                // --help / --version
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(code == .validationFailure || code == .failure ? 2 : code.rawValue == 64 ? 2 : code.rawValue)
+        }
+    }
+}

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Generates the recognition test fixtures in this directory.
+
+Run by hand after changing it; the outputs are committed (tests never run this script):
+
+    pip install pillow segno treepoem   # treepoem also needs Debian's ghostscript
+    python3 Tests/Fixtures/generate.py
+
+Every image is deterministic (fixed random seeds) and small. Barcodes come from BWIPP (through
+treepoem) and segno, i.e. encoders independent of the zbar decoder under test. Text is rendered with
+DejaVu Sans (Debian's fonts-dejavu-core) and degraded a little like a webcam frame: slight blur,
+sensor noise, JPEG compression.
+"""
+import io
+import os
+import random
+
+import segno
+import treepoem
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+FONT_BOLD = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+
+
+def out(name):
+    return os.path.join(HERE, name)
+
+
+def gray(img):
+    return img.convert("L")
+
+
+def bwipp(kind, data, scale=3, options=None):
+    img = treepoem.generate_barcode(barcode_type=kind, data=data, options=options or {})
+    img = gray(img)
+    return img.resize((img.width * scale, img.height * scale), Image.NEAREST)
+
+
+def on_canvas(symbol, size=(480, 320), at=None, background=255):
+    canvas = Image.new("L", size, background)
+    if at is None:
+        at = ((size[0] - symbol.width) // 2, (size[1] - symbol.height) // 2)
+    canvas.paste(symbol, at)
+    return canvas
+
+
+def camera(img, seed, blur=0.6, noise=6):
+    """A little of what a webcam does to a printed page."""
+    rng = random.Random(seed)
+    img = img.filter(ImageFilter.GaussianBlur(blur)) if blur else img
+    px = img.load()
+    for y in range(img.height):
+        for x in range(img.width):
+            v = px[x, y] + rng.randint(-noise, noise)
+            px[x, y] = 0 if v < 0 else 255 if v > 255 else v
+    return img
+
+
+def save_png(img, name):
+    img.save(out(name), optimize=True)
+
+
+def save_jpeg(img, name, quality=85):
+    img.save(out(name), quality=quality, optimize=True)
+
+
+def qr_image(data, scale=6, border=4):
+    buf = io.BytesIO()
+    segno.make_qr(data, error="m").save(buf, kind="png", scale=scale, border=border)
+    buf.seek(0)
+    return gray(Image.open(buf))
+
+
+# --- one fixture per symbology -------------------------------------------------------------------
+SYMBOLOGIES = [
+    # (file, BWIPP encoder, data given to the encoder, options)
+    ("ean13.png", "ean13", "5901234123457", {"includetext": True}),
+    ("ean8.png", "ean8", "96385074", {"includetext": True}),
+    ("upce.png", "upce", "01234565", {"includetext": True}),
+    ("upca.png", "upca", "036000291452", {"includetext": True}),
+    ("code128.png", "code128", "SCANNERD-128", {}),
+    ("code39.png", "code39", "SCAN-39", {}),
+    ("code93.png", "code93", "SCAN93", {"includecheck": True}),
+    ("i2of5.png", "interleaved2of5", "12345670", {}),
+    ("codabar.png", "rationalizedCodabar", "A40156B", {}),
+    ("gs1databar.png", "databaromni", "(01)09521234543213", {}),
+    ("gs1databar-expanded.png", "databarexpanded", "(01)09521234543213(3103)000123", {}),
+    ("pdf417.png", "pdf417", "SCANNERD PDF417 TEST", {"columns": 3}),
+]
+
+
+def symbologies():
+    for name, kind, data, options in SYMBOLOGIES:
+        symbol = bwipp(kind, data, scale=2 if kind in ("pdf417", "databarexpanded") else 3, options=options)
+        pad = 40
+        save_png(on_canvas(symbol, (symbol.width + 2 * pad, symbol.height + 2 * pad)), name)
+    save_png(on_canvas(qr_image("https://example.com/scannerd"), (360, 360)), "qr.png")
+
+
+# --- QR codes as a camera sees them --------------------------------------------------------------
+def qr_rotated():
+    code = qr_image("ROTATED-QR-30", scale=5)
+    rotated = code.rotate(30, resample=Image.BICUBIC, expand=True, fillcolor=255)
+    save_jpeg(camera(on_canvas(rotated, (640, 480)), seed=1), "qr-rotated.jpg")
+
+
+def perspective_coeffs(src, dst):
+    """Coefficients for PIL's PERSPECTIVE transform mapping output points `dst` to input `src`."""
+    import numpy as np
+
+    rows = []
+    for (x, y), (u, v) in zip(dst, src):
+        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+    a = np.array(rows, dtype=float)
+    b = np.array([c for p in src for c in p], dtype=float)
+    return np.linalg.solve(a, b).tolist()
+
+
+def qr_tilted():
+    code = qr_image("TILTED-QR", scale=8)
+    w, h = code.size
+    canvas = on_canvas(code, (640, 480))
+    x0, y0 = (640 - w) // 2, (480 - h) // 2
+    src = [(x0, y0), (x0 + w, y0), (x0 + w, y0 + h), (x0, y0 + h)]
+    # The top edge leans away from the camera: narrower and shifted, as a card tilted back.
+    # zbar's QR reader gives up on stronger keystone than this (measured: 20 px on a 232 px code decodes,
+    # 30 px does not at 6 px/module).
+    dst = [(x0 + 20, y0 + 10), (x0 + w - 20, y0 + 20), (x0 + w, y0 + h), (x0, y0 + h)]
+    tilted = canvas.transform(canvas.size, Image.PERSPECTIVE, perspective_coeffs(src, dst), Image.BICUBIC, fillcolor=255)
+    save_jpeg(camera(tilted, seed=2), "qr-tilted.jpg")
+
+
+def multiple_codes():
+    canvas = Image.new("L", (960, 540), 255)
+    canvas.paste(qr_image("MULTI-QR-LEFT", scale=5), (40, 60))
+    canvas.paste(qr_image("MULTI-QR-RIGHT", scale=5), (700, 60))
+    canvas.paste(bwipp("ean13", "4006381333931", scale=1, options={"includetext": True, "height": 0.8}), (620, 330))
+    canvas.paste(bwipp("code128", "MULTI-128", scale=1, options={"height": 0.6}), (40, 380))
+    save_jpeg(camera(canvas, seed=3), "multiple.jpg")
+
+
+def inverted_qr():
+    code = qr_image("INVERTED-QR", scale=6).point(lambda v: 255 - v)
+    save_png(on_canvas(code, (360, 360), background=0), "qr-inverted.png")
+
+
+# --- text -----------------------------------------------------------------------------------------
+def text_image(lines, size, seed, font_size=34, start=(60, 50), spacing=1.6, rotate=0.0, noise=5):
+    img = Image.new("L", size, 250)
+    draw = ImageDraw.Draw(img)
+    x, y = start
+    for text in lines:
+        bold = text.startswith("**")
+        text = text.strip("*")
+        font = ImageFont.truetype(FONT_BOLD if bold else FONT, font_size)
+        draw.text((x, y), text, font=font, fill=20)
+        y += int(font_size * spacing)
+    if rotate:
+        img = img.rotate(rotate, resample=Image.BICUBIC, fillcolor=250)
+    return camera(img, seed=seed, blur=0.5, noise=noise)
+
+
+def business_card():
+    lines = [
+        "**Jane Doe",
+        "Head of Scanning, Acme Optics",
+        "Tel: (415) 555-0123",
+        "Mobile +1 650 253 0000",
+        "jane.doe@example.com",
+        "www.acme-optics.com/contact",
+    ]
+    save_jpeg(text_image(lines, (1280, 720), seed=4, font_size=40, start=(80, 60), rotate=1.5), "card-us.jpg")
+
+
+def international_phones():
+    lines = [
+        "London office: +44 20 7946 0958",
+        "Berlin: +49 30 901820",
+        "Paris +33 1 42 68 53 00",
+        "Tokyo +81 3-3224-9999",
+    ]
+    # PNG, so kept noiseless (noise does not compress).
+    save_png(text_image(lines, (1100, 360), seed=5, font_size=36, noise=0), "phones-international.png")
+
+
+def distractors():
+    lines = [
+        "Total: $415.55",
+        "Order #4155550199",
+        "Invoice No. 6505550143",
+        "Date: 12/25/2024",
+        "Delivered 2024-12-25 10:30",
+        "ZIP 94103-1234",
+        "Price $1,234,567.89",
+        "Ref 2125551234",
+    ]
+    save_jpeg(text_image(lines, (900, 620), seed=6, font_size=32, start=(50, 30), spacing=1.5), "distractors.jpg")
+
+
+def phone_with_distractors():
+    """A flyer line with a real number between things that are not phone numbers."""
+    lines = [
+        "Sale price $129.99 until 12/31/2024",
+        "Call 212-555-0187 to order",
+        "Order #9175550123 ships to ZIP 10001",
+    ]
+    save_jpeg(text_image(lines, (1000, 260), seed=7, font_size=32), "flyer.jpg")
+
+
+def empty():
+    save_jpeg(camera(Image.new("L", (640, 480), 200), seed=8, blur=0, noise=10), "empty.jpg", quality=60)
+
+
+def region_of_interest():
+    """A QR code on the left half and an EAN-13 on the right half."""
+    canvas = Image.new("L", (800, 400), 255)
+    canvas.paste(qr_image("ROI-LEFT", scale=5), (60, 80))
+    canvas.paste(bwipp("ean13", "9780201379624", scale=3, options={"includetext": True}), (470, 120))
+    save_png(canvas, "roi.png")
+
+
+def pnm():
+    img = qr_image("PGM-QR", scale=4)
+    img.save(out("qr.pgm"))
+
+
+def broken():
+    with open(out("card-us.jpg"), "rb") as f:
+        data = f.read()
+    with open(out("truncated.jpg"), "wb") as f:
+        f.write(data[: len(data) // 3])
+    rng = random.Random(9)
+    with open(out("garbage.jpg"), "wb") as f:
+        f.write(bytes(rng.randrange(256) for _ in range(2048)))
+    with open(out("not-an-image.txt"), "w") as f:
+        f.write("This is a text file, not an image.\n")
+    open(out("zero-bytes.png"), "wb").close()
+
+
+if __name__ == "__main__":
+    symbologies()
+    qr_rotated()
+    qr_tilted()
+    multiple_codes()
+    inverted_qr()
+    business_card()
+    international_phones()
+    distractors()
+    phone_with_distractors()
+    empty()
+    region_of_interest()
+    pnm()
+    broken()
