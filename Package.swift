@@ -60,18 +60,18 @@ let package = Package(
         ),
 
         // MARK: Tests
+        // Fixture paths and helpers shared by the test targets and the benchmarks.
+        .target(name: "TestSupport", dependencies: ["ScannerCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "ScannerCoreTests", dependencies: ["ScannerCore", "TestSupport"]),
+        .testTarget(name: "ContentTypesTests", dependencies: ["ContentTypes", "ScannerCore"]),
         .testTarget(
             name: "RecognitionTests",
             dependencies: [
                 "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextRecognition",
-                "ContentTypes", "Recognition",
-            ],
-            resources: [.copy("Fixtures")]
+                "ContentTypes", "Recognition", "TestSupport",
+            ]
         ),
-        .testTarget(
-            name: "ScannerCLITests",
-            dependencies: ["ScannerCore"]
-        ),
+        .testTarget(name: "ScannerCLITests", dependencies: ["ScannerCore", "TestSupport"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -4,7 +4,7 @@ import ScannerCore
 ///
 /// A scanner reads these from cards and posters, so the rules are about what people print: a scheme
 /// (`https://`), `www.`, or a bare domain whose top-level domain is real. OCR noise such as `Dr.No`
-/// is not a domain, so bare domains need a known TLD and a second-level label of three characters.
+/// is not a domain, so bare domains need a known TLD and a first label of at least three characters.
 enum WebIdentifiers {
     /// Generic top-level domains seen on print, plus every two-letter country code (checked by length).
     static let genericTLDs: Set<String> = [
@@ -87,8 +87,8 @@ enum WebIdentifiers {
                 continue
             }
             let hasWWW = labels.first?.lowercased() == "www"
-            // A bare domain ("example.com") needs a real second-level label, not OCR noise.
-            if scheme == nil && !hasWWW && labels[labels.count - 2].count < 3 {
+            // A bare domain ("example.com") needs a real name in front, not OCR noise ("Dr.No").
+            if scheme == nil && !hasWWW && labels[0].count < 3 {
                 i = hostEnd
                 continue
             }

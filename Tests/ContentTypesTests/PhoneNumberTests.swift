@@ -1,0 +1,137 @@
+import ContentTypes
+import ScannerCore
+import Testing
+
+/// Content typing on text as OCR delivers it: no images, so every rule is checked directly.
+@Suite struct PhoneNumberTests {
+    let us = try! ContentDetector(contentTypes: [.telephoneNumber], defaultRegion: "US")
+
+    func phones(_ line: String, _ detector: ContentDetector? = nil) -> [String] {
+        (detector ?? us).matches(in: line).filter { $0.contentType == .telephoneNumber }.map(\.payload)
+    }
+
+    @Test(arguments: [
+        ("(415) 555-0123", "+14155550123"),
+        ("415-555-0123", "+14155550123"),
+        ("415.555.0123", "+14155550123"),
+        ("415 555 0123", "+14155550123"),
+        ("+1 415 555 0123", "+14155550123"),
+        ("1-800-555-0199", "+18005550199"),
+        ("Tel: 4155550123", "+14155550123"),  // a bare run of digits is accepted when labelled
+        ("Phone (212) 555-0187 ext", "+12125550187"),
+    ])
+    func usFormats(line: String, e164: String) {
+        #expect(phones(line) == [e164])
+    }
+
+    @Test(arguments: [
+        ("+44 20 7946 0958", "+442079460958"),
+        ("+49 30 901820", "+4930901820"),
+        ("+33 1 42 68 53 00", "+33142685300"),
+        ("+81 3-3224-9999", "+81332249999"),
+        ("+61 2 9374 4000", "+61293744000"),
+    ])
+    func internationalFormats(line: String, e164: String) {
+        #expect(phones(line) == [e164])
+    }
+
+    @Test func defaultRegionAppliesToNationalNumbers() throws {
+        let gb = try ContentDetector(contentTypes: [.telephoneNumber], defaultRegion: "gb")
+        #expect(phones("020 7946 0958", gb) == ["+442079460958"])
+        #expect(phones("020 7946 0958") == [], "not a valid US number")
+    }
+
+    @Test(arguments: [
+        ("(4l5) 555-O123", "+14155550123"),  // l→1, O→0
+        ("415-SS5-0123", "+14155550123"),  // S→5
+        ("Tel 415 555 O1B3", "+14155550183"),  // B→8
+        ("+1 4I5 555 0123", "+14155550123"),  // I→1
+    ])
+    func ocrConfusionsAreRepairedInsidePhoneNumbers(line: String, e164: String) {
+        let matches = us.matches(in: line)
+        #expect(matches.map(\.payload) == [e164])
+        // The transcript keeps what was read.
+        #expect(matches.first.map { line.contains($0.transcript) } == true)
+    }
+
+    @Test func wordsAreNotRepairedIntoDigits() {
+        #expect(OCRCorrections.repairingDigits(in: "BOSS SOLD 5OIL") == "BOSS SOLD 5OIL", "more letters than digits: a word")
+        #expect(OCRCorrections.repairingDigits(in: "Suite 5O1") == "Suite 501")
+        #expect(OCRCorrections.repairingDigits(in: "Oslo Bill") == "Oslo Bill")
+        #expect(OCRCorrections.repairingDigits(in: "$4.SO") == "$4.SO")
+        #expect(OCRCorrections.repairingDigits(in: "555-O123") == "555-0123")
+    }
+
+    @Test(arguments: [
+        "Total: $415.55",
+        "Price $1,234,567.89",
+        "Order #4155550199",
+        "Order No. 4155550199",
+        "Invoice No. 6505550143",
+        "Ref 2125551234",
+        "Tracking 4155550123",
+        "Date: 12/25/2024",
+        "Delivered 2024-12-25 10:30",
+        "ZIP 94103-1234",
+        "94103",
+        "4155550123",  // a bare run of digits with no label: an identifier
+        "415 555 0123.50",  // a price
+        "USD 415 555 0123",
+        "ISBN 978-0-201-37962-4",
+        "Account 212 555 0187",
+    ])
+    func distractorsAreNotPhoneNumbers(line: String) {
+        #expect(phones(line) == [], "\(line)")
+    }
+
+    @Test func phoneLabelWinsOverANumberWord() {
+        #expect(phones("Tel. No. 415 555 0123") == ["+14155550123"])
+        #expect(phones("Call 212-555-0187 to order") == ["+12125550187"])
+    }
+
+    @Test func transcriptAndRangeAreTheTextAsRead() {
+        let line = "Call (415) 555-0123 now"
+        let match = us.matches(in: line).first
+        #expect(match?.transcript == "(415) 555-0123")
+        #expect(match?.utf8Range == 5..<19)
+    }
+
+    @Test func unknownRegionIsRefused() {
+        #expect(throws: ScannerError.self) { try ContentDetector(contentTypes: [.telephoneNumber], defaultRegion: "XX") }
+    }
+}
+
+@Suite struct WebIdentifierTests {
+    let detector = try! ContentDetector(contentTypes: [.url, .emailAddress], defaultRegion: "US")
+
+    func found(_ line: String) -> [String] {
+        detector.matches(in: line).map { "\($0.contentType.rawValue) \($0.payload)" }
+    }
+
+    @Test(arguments: [
+        ("https://example.com/scan?id=7", "url https://example.com/scan?id=7"),
+        ("Visit www.Acme-Optics.com/contact.", "url http://www.acme-optics.com/contact"),
+        ("acme.co.uk", "url http://acme.co.uk"),
+        ("see example.org, or call", "url http://example.org"),
+        ("HTTP://EXAMPLE.COM", "url http://example.com"),
+        ("jane.doe@example.com", "emailAddress jane.doe@example.com"),
+        ("Mail: Jane.Doe+kiosk@Mail.Example.COM", "emailAddress Jane.Doe+kiosk@mail.example.com"),
+    ])
+    func recognizes(line: String, expected: String) {
+        #expect(found(line) == [expected])
+    }
+
+    @Test func anEmailAddressIsNotAlsoAURL() {
+        #expect(found("info@example.com www.example.com") == ["emailAddress info@example.com", "url http://www.example.com"])
+    }
+
+    @Test(arguments: ["Dr.No", "e.g. this", "version 1.2.3", "file.txt", "a@b", "price 4.99", "Mr.Smith", "hello world"])
+    func nonIdentifiersAreIgnored(line: String) {
+        #expect(found(line) == [], "\(line)")
+    }
+
+    @Test func onlyRequestedTypesAreReported() throws {
+        let phonesOnly = try ContentDetector(contentTypes: [.telephoneNumber], defaultRegion: "US")
+        #expect(phonesOnly.matches(in: "www.example.com jane@example.com").isEmpty)
+    }
+}

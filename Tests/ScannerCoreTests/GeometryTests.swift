@@ -1,0 +1,95 @@
+import ScannerCore
+import TestSupport
+import Testing
+
+@Suite struct GeometryTests {
+    @Test func convexHullDropsInteriorPoints() {
+        let points = [Point(x: 0, y: 0), Point(x: 4, y: 0), Point(x: 4, y: 3), Point(x: 0, y: 3), Point(x: 2, y: 1), Point(x: 1, y: 2)]
+        let hull = ConvexGeometry.convexHull(points)
+        #expect(Set(hull) == Set([Point(x: 0, y: 0), Point(x: 4, y: 0), Point(x: 4, y: 3), Point(x: 0, y: 3)]))
+    }
+
+    @Test func minimumAreaRectangleOfRotatedSquareIsTheSquare() {
+        // A square rotated 45°, with extra points along its edges (as zbar's scan-line end points are).
+        let square = [Point(x: 5, y: 0), Point(x: 10, y: 5), Point(x: 5, y: 10), Point(x: 0, y: 5), Point(x: 7.5, y: 2.5), Point(x: 2.5, y: 7.5)]
+        let corners = ConvexGeometry.minimumAreaRectangle(square)
+        for expected in [Point(x: 5, y: 0), Point(x: 10, y: 5), Point(x: 5, y: 10), Point(x: 0, y: 5)] {
+            #expect(corners.contains(where: { $0.isNear(expected, tolerance: 1e-6) }), "missing corner \(expected) in \(corners)")
+        }
+    }
+
+    @Test(arguments: [0, 1, 2, 3])
+    func cornersAreNamedFromTheReadersOrientation(quarterTurns: Int) {
+        let rect = [Point(x: 0, y: 0), Point(x: 10, y: 0), Point(x: 10, y: 4), Point(x: 0, y: 4)]
+        let quad = ConvexGeometry.label(rect, quarterTurns: quarterTurns)
+        // Upright: the image's top-left is the symbol's. Each clockwise quarter turn of the symbol moves
+        // its top-left one corner clockwise around the rectangle.
+        let expectedTopLeft = [Point(x: 0, y: 0), Point(x: 10, y: 0), Point(x: 10, y: 4), Point(x: 0, y: 4)][quarterTurns]
+        #expect(quad.topLeft == expectedTopLeft)
+        #expect(Set(quad.corners) == Set(rect))
+    }
+
+    @Test func regionOfInterestParsesAndValidates() throws {
+        let roi = try NormalizedRect(parsing: "0.1, 0.2,0.5,0.5")
+        #expect(roi == NormalizedRect(x: 0.1, y: 0.2, width: 0.5, height: 0.5))
+        #expect(roi.pixelRect(width: 100, height: 200) == PixelRect(x: 10, y: 40, width: 50, height: 100))
+        for bad in ["", "1,2,3", "a,b,c,d", "0.5,0.5,0.6,0.1", "-0.1,0,0.5,0.5", "0,0,0,1", "0,0,nan,1"] {
+            #expect(throws: ScannerError.self, "'\(bad)' should be refused") { try NormalizedRect(parsing: bad) }
+        }
+    }
+
+    @Test func errorNamesTheArgumentAndWhy() {
+        #expect(throws: ScannerError.invalidArgument(name: "roi", value: "0.5,0.5,0.6,0.1", reason: "rectangle must lie within 0…1")) {
+            try NormalizedRect(parsing: "0.5,0.5,0.6,0.1")
+        }
+    }
+
+    @Test func quadCenterAndBoundingBox() {
+        let quad = Quad(x: 1, y: 2, width: 4, height: 6)
+        #expect(quad.center == Point(x: 3, y: 5))
+        #expect(quad.boundingBox.maxX == 5 && quad.boundingBox.maxY == 8)
+    }
+}
+
+@Suite struct GrayImageTests {
+    static func ramp(width: Int, height: Int, stride: Int) -> GrayImage {
+        var pixels = [UInt8](repeating: 0xEE, count: stride * height)  // padding bytes are 0xEE
+        for y in 0..<height { for x in 0..<width { pixels[y * stride + x] = UInt8(y * 16 + x) } }
+        return GrayImage(width: width, height: height, stride: stride, pixels: pixels)
+    }
+
+    @Test func cropCopiesTheRectangleAndDropsTheStride() {
+        let image = Self.ramp(width: 8, height: 6, stride: 12)
+        let crop = image.cropped(to: PixelRect(x: 2, y: 1, width: 3, height: 2))
+        #expect(crop.width == 3 && crop.height == 2 && crop.isPacked)
+        #expect(crop.pixels == [0x12, 0x13, 0x14, 0x22, 0x23, 0x24])
+    }
+
+    @Test func cropIsClampedToTheImage() {
+        let image = Self.ramp(width: 8, height: 6, stride: 8)
+        let crop = image.cropped(to: PixelRect(x: 6, y: 4, width: 10, height: 10))
+        #expect(crop.width == 2 && crop.height == 2)
+        #expect(crop[1, 1] == 0x57)
+    }
+
+    @Test func packedRemovesPadding() {
+        let image = Self.ramp(width: 4, height: 2, stride: 7)
+        #expect(!image.isPacked)
+        #expect(image.packed().pixels == [0, 1, 2, 3, 16, 17, 18, 19])
+    }
+
+    @Test func scalingKeepsUniformImagesUniformAndResizes() {
+        let image = GrayImage(width: 10, height: 5, filledWith: 77)
+        let big = image.scaled(by: 2)
+        #expect(big.width == 20 && big.height == 10)
+        #expect(big.pixels.allSatisfy { $0 == 77 })
+    }
+
+    @Test func scalingInterpolatesBetweenNeighbours() {
+        let image = GrayImage(width: 2, height: 1, pixels: [0, 200])
+        let big = image.scaled(by: 2)
+        let firstRow = Array(big.pixels[0..<big.width])
+        #expect(firstRow.first == 0 && firstRow.last == 200)
+        #expect(firstRow == firstRow.sorted() && Set(firstRow).count == 4, "a ramp stays a ramp: \(firstRow)")
+    }
+}

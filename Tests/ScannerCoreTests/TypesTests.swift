@@ -1,0 +1,55 @@
+import ScannerCore
+import Testing
+
+@Suite struct RecognitionTypesTests {
+    @Test func parsesNamesAndGroups() throws {
+        let types = try RecognitionTypes(parsing: "qr,ean13, telephoneNumber")
+        #expect(types.symbologies == [.qr, .ean13])
+        #expect(types.contentTypes == [.telephoneNumber])
+        #expect(!types.plainText)
+
+        let groups = try RecognitionTypes(parsing: "barcodes,text")
+        #expect(groups.symbologies == Set(Symbology.allCases))
+        #expect(groups.contentTypes.isEmpty && groups.plainText)
+        #expect(try RecognitionTypes(parsing: "contentTypes").contentTypes == Set(TextContentType.allCases))
+    }
+
+    @Test func unknownNameIsAnErrorNamingIt() {
+        #expect {
+            try RecognitionTypes(parsing: "qr,qrcode")
+        } throws: { error in
+            guard case ScannerError.invalidArgument(name: "types", value: "qrcode", _) = error else { return false }
+            return true
+        }
+        #expect(throws: ScannerError.self) { try RecognitionTypes(parsing: ",") }
+    }
+
+    @Test func defaultTypesDoNotReportPlainText() {
+        #expect(RecognitionTypes.all.wantsText && RecognitionTypes.all.wantsBarcodes)
+        #expect(!RecognitionTypes.all.plainText)
+    }
+}
+
+@Suite struct JSONValueTests {
+    @Test func keepsKeyOrderAndEscapes() {
+        let value = JSONValue.object([
+            ("z", .string("a\"b\\c\nd\u{01}é")), ("a", .integer(-3)), ("m", .array([.bool(true), .null])),
+        ])
+        #expect(value.serialized() == #"{"z":"a\"b\\c\nd\u0001é","a":-3,"m":[true,null]}"#)
+    }
+
+    @Test func numbersAreRoundedAndTrimmed() {
+        #expect(JSONValue.number(0.123456, decimals: 4).serialized() == "0.1235")
+        #expect(JSONValue.number(1.0, decimals: 3).serialized() == "1")
+        #expect(JSONValue.number(0.5, decimals: 3).serialized() == "0.5")
+        #expect(JSONValue.number(-0.00001, decimals: 3).serialized() == "0")
+        #expect(JSONValue.number(.nan).serialized() == "null")
+    }
+
+    @Test func itemJSONHasTheDocumentedShape() {
+        let item = RecognizedItem(
+            kind: .text, contentType: .telephoneNumber, payload: "+14155550123", transcript: "(415) 555-0123",
+            bounds: Quad(x: 0.1, y: 0.2, width: 0.3, height: 0.05), confidence: 0.91)
+        #expect(item.json.serialized() == #"{"kind":"text","contentType":"telephoneNumber","payload":"+14155550123","transcript":"(415) 555-0123","bounds":{"topLeft":[0.1,0.2],"topRight":[0.4,0.2],"bottomRight":[0.4,0.25],"bottomLeft":[0.1,0.25]},"confidence":0.91}"#)
+    }
+}
