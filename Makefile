@@ -13,7 +13,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Build + runtime: the C libraries behind Sources/C*, their pkg-config files, and Tesseract's English model.
 APT_PACKAGES := pkg-config libzbar-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng \
-	libturbojpeg0-dev libv4l-dev libphonenumber-dev
+	libturbojpeg0-dev libv4l-dev libphonenumber-dev libzxing-dev
 
 .PHONY: deps build run test bench clean fixtures
 

@@ -29,8 +29,13 @@ let package = Package(
         // libphonenumber is C++ only: a small C-ABI shim so Swift sees plain C.
         .target(
             name: "CPhoneNumber",
-            cxxSettings: [.unsafeFlags(["-fexceptions"])],
             linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("stdc++")]
+        ),
+
+        // zbar cannot decode PDF417; zxing-cpp (C++) can. Same kind of shim.
+        .target(
+            name: "CZXing",
+            linkerSettings: [.linkedLibrary("ZXing"), .linkedLibrary("stdc++")]
         ),
 
         // MARK: Core value types (no C, no I/O)
@@ -40,7 +45,7 @@ let package = Package(
         .target(name: "ImageDecoding", dependencies: ["ScannerCore", "CTurboJPEG", "CLeptonica"]),
 
         // MARK: Recognizers: GrayImage → observations
-        .target(name: "BarcodeRecognition", dependencies: ["ScannerCore", "CZBar"]),
+        .target(name: "BarcodeRecognition", dependencies: ["ScannerCore", "CZBar", "CZXing"]),
         .target(name: "TextRecognition", dependencies: ["ScannerCore", "CTesseract"]),
         .target(name: "ContentTypes", dependencies: ["ScannerCore", "CPhoneNumber"]),
         // One still image through every requested recognizer (Vision's VNImageRequestHandler).

@@ -1,4 +1,5 @@
 import CZBar
+import CZXing
 import ScannerCore
 
 /// A barcode found by a recognizer, in the pixel coordinates of the image it was given.
@@ -26,7 +27,7 @@ public final class BarcodeRecognizer {
     public let symbologies: Set<Symbology>
 
     /// zbar's decoders by symbology. PDF417 is absent: zbar's PDF417 decoder was never completed
-    /// (github.com/mchehab/zbar/issues/3), so PDF417 is decoded elsewhere.
+    /// (github.com/mchehab/zbar/issues/3), so PDF417 goes to zxing-cpp instead.
     static let zbarTypes: [Symbology: zbar_symbol_type_t] = [
         .qr: ZBAR_QRCODE, .ean13: ZBAR_EAN13, .ean8: ZBAR_EAN8, .upce: ZBAR_UPCE, .upca: ZBAR_UPCA,
         .code128: ZBAR_CODE128, .code39: ZBAR_CODE39, .code93: ZBAR_CODE93, .i2of5: ZBAR_I25,
@@ -34,7 +35,7 @@ public final class BarcodeRecognizer {
     ]
 
     /// Symbologies this recognizer can decode.
-    public static var supported: Set<Symbology> { Set(zbarTypes.keys) }
+    public static var supported: Set<Symbology> { Set(zbarTypes.keys).union([.pdf417]) }
 
     /// - Parameters:
     ///   - symbologies: what to decode; unsupported ones are ignored (see `supported`).
@@ -50,12 +51,13 @@ public final class BarcodeRecognizer {
         self.symbologies = symbologies.intersection(Self.supported)
         // Symbology 0 (ZBAR_NONE) addresses every decoder: start from nothing enabled.
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        for symbology in self.symbologies {
-            zbar_image_scanner_set_config(scanner, Self.zbarTypes[symbology]!, ZBAR_CFG_ENABLE, 1)
+        for type in self.symbologies.compactMap({ Self.zbarTypes[$0] }) {
+            zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_ENABLE, 1)
         }
-        if self.symbologies.contains(.upca) && !self.symbologies.contains(.ean13) {
-            // zbar decodes UPC-A inside its EAN-13 decoder: it must run for UPC-A to be found at all;
-            // with UPC-A enabled it reports those symbols as UPC-A.
+        if self.symbologies.contains(.upca) {
+            // zbar decodes UPC-A inside its EAN-13 decoder, which must run for UPC-A to be found at all
+            // (measured: with UPC-A alone enabled nothing decodes). Real EAN-13 symbols it then finds
+            // are dropped in `observation(from:)` unless EAN-13 was asked for.
             zbar_image_scanner_set_config(scanner, ZBAR_EAN13, ZBAR_CFG_ENABLE, 1)
         }
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, testInverted ? 1 : 0)
@@ -64,9 +66,41 @@ public final class BarcodeRecognizer {
 
     deinit { zbar_image_scanner_destroy(scanner) }
 
-    /// Scans `image` and returns every symbol of the configured symbologies, in zbar's order.
+    /// Scans `image` and returns every symbol of the configured symbologies: zbar's finds in zbar's
+    /// order, then PDF417 symbols.
     public func recognize(_ image: GrayImage) -> [BarcodeObservation] {
-        guard !symbologies.isEmpty else { return [] }
+        var found = symbologies.contains(where: { Self.zbarTypes[$0] != nil }) ? scanWithZBar(image) : []
+        if symbologies.contains(.pdf417) { found += Self.scanPDF417(image) }
+        return found
+    }
+
+    /// PDF417 through zxing-cpp, which reports the symbol's own corners.
+    static func scanPDF417(_ image: GrayImage) -> [BarcodeObservation] {
+        final class Sink { var observations: [BarcodeObservation] = [] }
+        let sink = Sink()
+        let callback: czx_symbol_callback = { context, utf8, length, corners in
+            guard let context, let utf8, let corners else { return }
+            let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+            let payload = utf8.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
+                String(decoding: UnsafeBufferPointer(start: $0, count: Int(length)), as: UTF8.self)
+            }
+            func point(_ i: Int) -> Point { Point(x: Double(corners[2 * i]), y: Double(corners[2 * i + 1])) }
+            sink.observations.append(BarcodeObservation(
+                symbology: .pdf417, payload: payload,
+                corners: Quad(topLeft: point(0), topRight: point(1), bottomRight: point(2), bottomLeft: point(3)),
+                quality: 1))
+        }
+        _ = image.pixels.withUnsafeBufferPointer { pixels in
+            withExtendedLifetime(sink) {
+                czx_read_pdf417(
+                    pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.stride), callback,
+                    Unmanaged.passUnretained(sink).toOpaque())
+            }
+        }
+        return sink.observations
+    }
+
+    private func scanWithZBar(_ image: GrayImage) -> [BarcodeObservation] {
         // zbar's Y800 input has no stride: repack if the decoder left padding.
         let packed = image.isPacked ? image : image.packed()
         guard let zimage = zbar_image_create() else { return [] }
@@ -80,16 +114,19 @@ public final class BarcodeRecognizer {
             var observations: [BarcodeObservation] = []
             var symbol = zbar_image_first_symbol(zimage)
             while let current = symbol {
-                if let observation = Self.observation(from: current) { observations.append(observation) }
+                if let observation = observation(from: current) { observations.append(observation) }
                 symbol = zbar_symbol_next(current)
             }
             return observations
         }
     }
 
-    private static func observation(from symbol: OpaquePointer) -> BarcodeObservation? {
+    private func observation(from symbol: OpaquePointer) -> BarcodeObservation? {
         let type = zbar_symbol_get_type(symbol)
-        guard let symbology = zbarTypes.first(where: { $0.value == type })?.key else { return nil }
+        // zbar may report a related symbology it decodes on the way (EAN-13 for a UPC-A, ISBN): only
+        // what was asked for counts.
+        guard let symbology = Self.zbarTypes.first(where: { $0.value == type })?.key, symbologies.contains(symbology)
+        else { return nil }
         let length = Int(zbar_symbol_get_data_length(symbol))
         guard let data = zbar_symbol_get_data(symbol) else { return nil }
         let payload = data.withMemoryRebound(to: UInt8.self, capacity: length) {
@@ -102,7 +139,7 @@ public final class BarcodeRecognizer {
         guard !points.isEmpty else { return nil }
         return BarcodeObservation(
             symbology: symbology, payload: payload,
-            corners: corners(of: points, symbology: symbology, orientation: zbar_symbol_get_orientation(symbol)),
+            corners: Self.corners(of: points, symbology: symbology, orientation: zbar_symbol_get_orientation(symbol)),
             quality: Int(zbar_symbol_get_quality(symbol)))
     }
 

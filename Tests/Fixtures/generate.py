@@ -218,7 +218,7 @@ def region_of_interest():
     """A QR code on the left half and an EAN-13 on the right half."""
     canvas = Image.new("L", (800, 400), 255)
     canvas.paste(qr_image("ROI-LEFT", scale=5), (60, 80))
-    canvas.paste(bwipp("ean13", "9780201379624", scale=3, options={"includetext": True}), (470, 120))
+    canvas.paste(bwipp("ean13", "9780201379624", scale=1, options={"includetext": True, "height": 0.8}), (520, 140))
     save_png(canvas, "roi.png")
 
 

@@ -1,0 +1,134 @@
+import BarcodeRecognition
+import ImageDecoding
+import Recognition
+import ScannerCore
+import TestSupport
+import Testing
+
+/// Scans a fixture with `ImageScanner` (barcodes only unless told otherwise).
+func scanFixture(_ name: String, options: ScanOptions = ScanOptions(types: RecognitionTypes(symbologies: Set(Symbology.allCases), contentTypes: []))) throws -> [RecognizedItem] {
+    let decoder = try ImageDecoder()
+    let scanner = try ImageScanner(options: options)
+    let decoded = try decoder.decodeFile(atPath: Fixtures.path(name), targetWidth: scanner.settings.processingWidth)
+    return scanner.scan(decoded.image)
+}
+
+@Suite struct BarcodeTests {
+    /// One fixture per symbology; the data is what the encoder (BWIPP or segno) was given, in the form
+    /// the symbology carries it (GS1 DataBar: the element string without parentheses).
+    static let symbologyFixtures: [(String, Symbology, String)] = [
+        ("qr.png", .qr, "https://example.com/scannerd"),
+        ("ean13.png", .ean13, "5901234123457"),
+        ("ean8.png", .ean8, "96385074"),
+        ("upce.png", .upce, "01234565"),
+        ("upca.png", .upca, "036000291452"),
+        ("code128.png", .code128, "SCANNERD-128"),
+        ("code39.png", .code39, "SCAN-39"),
+        ("code93.png", .code93, "SCAN93"),
+        ("i2of5.png", .i2of5, "12345670"),
+        ("codabar.png", .codabar, "A40156B"),
+        ("gs1databar.png", .gs1DataBar, "0109521234543213"),
+        ("gs1databar-expanded.png", .gs1DataBarExpanded, "01095212345432133103000123"),
+        ("pdf417.png", .pdf417, "SCANNERD PDF417 TEST"),
+    ]
+
+    @Test func everySymbologyHasAFixture() {
+        #expect(Set(Self.symbologyFixtures.map(\.1)) == Set(Symbology.allCases))
+    }
+
+    @Test(arguments: symbologyFixtures)
+    func decodesEachSymbology(file: String, symbology: Symbology, payload: String) throws {
+        let items = try scanFixture(file)
+        #expect(items.count == 1)
+        let item = try #require(items.first)
+        #expect(item.kind == .barcode && item.symbology == symbology && item.payload == payload)
+        #expect(item.confidence == 1)
+        // Each fixture is the symbol centred on its canvas with a 40 px margin (EAN/UPC symbols carry
+        // their first digit to the left, so their bars sit a little right of centre).
+        let box = item.bounds.boundingBox
+        #expect(abs(item.bounds.center.x - 0.5) < 0.05, "centred: \(item.bounds)")
+        #expect(box.minX > 0.02 && box.maxX < 0.98 && box.maxX - box.minX > (symbology == .qr ? 0.4 : 0.6), "spans the symbol: \(item.bounds)")
+        #expect(box.minY >= 0 && box.maxY <= 1)
+    }
+
+    @Test(arguments: symbologyFixtures)
+    func onlyRequestedSymbologiesAreReported(file: String, symbology: Symbology, payload: String) throws {
+        // Ask for every symbology except this one (and, for UPC-A, its EAN-13 superset).
+        var others = Set(Symbology.allCases)
+        others.remove(symbology)
+        if symbology == .upca || symbology == .upce { others.subtract([.ean13, .upca, .upce]) }
+        let items = try scanFixture(file, options: ScanOptions(types: RecognitionTypes(symbologies: others, contentTypes: [])))
+        #expect(items.isEmpty, "\(items)")
+    }
+
+    @Test func qrCodeBoundsAreItsCorners() throws {
+        // segno: 37 modules (version 5 would be 37; this payload gives version 3 = 29) + 4 quiet modules a side,
+        // 6 px per module, centred in 360×360: the code spans (360 − 29·6)/2 = 93 … 267 px.
+        let item = try #require(try scanFixture("qr.png").first)
+        let expected = Quad(x: 93.0 / 360, y: 93.0 / 360, width: 174.0 / 360, height: 174.0 / 360)
+        for (corner, want) in zip(item.bounds.corners, expected.corners) {
+            #expect(corner.isNear(want, tolerance: 0.01), "\(corner) vs \(want)")
+        }
+    }
+
+    @Test func rotatedQRKeepsItsOwnCornerNames() throws {
+        let item = try #require(try scanFixture("qr-rotated.jpg").first)
+        #expect(item.payload == "ROTATED-QR-30")
+        // A 21-module code at 5 px (105 px) rotated 30° counter-clockwise about the centre of 640×480.
+        let angle = 30.0 * .pi / 180, half = 52.5
+        func rotated(_ dx: Double, _ dy: Double) -> Point {
+            Point(
+                x: (320 + dx * cos(angle) + dy * sin(angle)) / 640,
+                y: (240 - dx * sin(angle) + dy * cos(angle)) / 480)
+        }
+        let expected = [rotated(-half, -half), rotated(half, -half), rotated(half, half), rotated(-half, half)]
+        for (corner, want) in zip(item.bounds.corners, expected) {
+            #expect(corner.isNear(want, tolerance: 0.015), "\(corner) vs \(want)")
+        }
+    }
+
+    @Test func tiltedQRIsReadWithKeystoneCorners() throws {
+        let item = try #require(try scanFixture("qr-tilted.jpg").first)
+        #expect(item.payload == "TILTED-QR")
+        let top = item.bounds.topLeft.distance(to: item.bounds.topRight)
+        let bottom = item.bounds.bottomLeft.distance(to: item.bounds.bottomRight)
+        #expect(top < bottom * 0.9, "the top edge leans away: top \(top), bottom \(bottom)")
+    }
+
+    @Test func severalCodesInOneImageInReadingOrder() throws {
+        let items = try scanFixture("multiple.jpg")
+        #expect(items.map(\.payload) == ["MULTI-QR-LEFT", "MULTI-QR-RIGHT", "4006381333931", "MULTI-128"])
+        #expect(items.map(\.symbology) == [.qr, .qr, .ean13, .code128])
+    }
+
+    @Test func invertedQRIsReadAtBalancedQualityNotFast() throws {
+        let types = RecognitionTypes(symbologies: [.qr], contentTypes: [])
+        #expect(try scanFixture("qr-inverted.png", options: ScanOptions(types: types, quality: .balanced)).map(\.payload) == ["INVERTED-QR"])
+        #expect(try scanFixture("qr-inverted.png", options: ScanOptions(types: types, quality: .fast)).isEmpty)
+    }
+
+    @Test func pgmInput() throws {
+        #expect(try scanFixture("qr.pgm").map(\.payload) == ["PGM-QR"])
+    }
+
+    @Test func regionOfInterestLimitsTheScanButBoundsStayInImageCoordinates() throws {
+        let all = try scanFixture("roi.png")
+        #expect(Set(all.map(\.payload)) == ["ROI-LEFT", "9780201379624"])
+
+        var options = ScanOptions(types: RecognitionTypes(symbologies: Set(Symbology.allCases), contentTypes: []))
+        options.regionOfInterest = NormalizedRect(x: 0.5, y: 0, width: 0.5, height: 1)
+        let right = try scanFixture("roi.png", options: options)
+        #expect(right.map(\.payload) == ["9780201379624"])
+        let fullBounds = try #require(all.first { $0.payload == "9780201379624" }).bounds
+        for (a, b) in zip(right[0].bounds.corners, fullBounds.corners) {
+            #expect(a.isNear(b, tolerance: 0.005), "same place whether or not the ROI is used")
+        }
+
+        options.regionOfInterest = NormalizedRect(x: 0, y: 0, width: 0.5, height: 1)
+        #expect(try scanFixture("roi.png", options: options).map(\.payload) == ["ROI-LEFT"])
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
