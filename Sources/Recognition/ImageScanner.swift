@@ -65,7 +65,7 @@ public final class ImageScanner {
                 kind: .barcode, symbology: observation.symbology, payload: observation.payload,
                 bounds: observation.corners.map(toImage), confidence: 1)
         }
-        if let text {
+        if let text, region.contrastSpread() >= settings.minimumContrastForText {
             let barcodeAreas = items.map(\.bounds)
             items += readText(in: region, with: text).compactMap { item in
                 var item = item
@@ -87,8 +87,10 @@ public final class ImageScanner {
         var items: [RecognizedItem] = []
         for line in lines {
             let lineText = line.text
+            // Plain text has no validation of its own: demand confidence and a few real characters
+            // (noise and texture come out as one- or two-letter "words").
             if options.types.plainText, line.confidence >= settings.minimumLineConfidence,
-                lineText.contains(where: { $0.isLetter || $0.isNumber })
+                lineText.filter({ $0.isLetter || $0.isNumber }).count >= 3
             {
                 items.append(RecognizedItem(
                     kind: .text, payload: lineText, bounds: Self.quad(line.box).map(toRegion),

@@ -12,6 +12,9 @@ public struct QualitySettings: Sendable, Equatable {
     public var upscaleBelowWidth: Int
     /// Retry inverted (light-on-dark) when a scan finds no barcode.
     public var testInvertedBarcodes: Bool
+    /// OCR is skipped when the region's contrast spread (`GrayImage.contrastSpread`) is below this:
+    /// there is no ink to read, and Tesseract turns noise into short "words".
+    public var minimumContrastForText: Int = 48
     /// Plain text lines below this mean word confidence are not reported (content types are validated
     /// by their own rules instead).
     public var minimumLineConfidence: Double

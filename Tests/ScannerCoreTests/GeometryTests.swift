@@ -93,3 +93,19 @@ import Testing
         #expect(firstRow == firstRow.sorted() && Set(firstRow).count == 4, "a ramp stays a ramp: \(firstRow)")
     }
 }
+
+@Suite struct ContrastTests {
+    @Test func blankAndNoisyImagesHaveLittleSpreadPrintHasMuch() {
+        #expect(GrayImage(width: 64, height: 64, filledWith: 200).contrastSpread() == 0)
+        var noisy = [UInt8](repeating: 0, count: 64 * 64)
+        var seed: UInt32 = 7
+        for i in noisy.indices {
+            seed = seed &* 1_103_515_245 &+ 12345
+            noisy[i] = UInt8(190 + Int(seed >> 16) % 21)  // 190…210
+        }
+        #expect(GrayImage(width: 64, height: 64, pixels: noisy).contrastSpread() <= 20)
+        var page = [UInt8](repeating: 240, count: 64 * 64)
+        for i in stride(from: 0, to: page.count, by: 7) { page[i] = 20 }  // ink
+        #expect(GrayImage(width: 64, height: 64, pixels: page).contrastSpread(step: 1) >= 200)
+    }
+}

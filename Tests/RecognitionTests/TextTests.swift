@@ -1,0 +1,87 @@
+import ImageDecoding
+import Recognition
+import ScannerCore
+import TestSupport
+import Testing
+
+/// Text recognition end to end: Tesseract reads rendered text, content typing says what it is.
+@Suite struct TextTests {
+    static let contentOnly = ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: Set(TextContentType.allCases)))
+
+    func summary(_ items: [RecognizedItem]) -> [String] {
+        items.map { "\($0.contentType?.rawValue ?? $0.kind.rawValue) \($0.payload)" }
+    }
+
+    @Test func businessCard() throws {
+        let items = try scanFixture("card-us.jpg", options: Self.contentOnly)
+        #expect(summary(items) == [
+            "telephoneNumber +14155550123",
+            "telephoneNumber +16502530000",
+            "emailAddress jane.doe@example.com",
+            "url http://www.acme-optics.com/contact",
+        ])
+        #expect(items.first?.transcript == "(415) 555-0123")
+        #expect(items.allSatisfy { $0.kind == .text && $0.confidence > 0.5 && $0.confidence <= 1 })
+        // "Tel: (415) 555-0123" is the third line: 60 + 2·64 px from the top of 720, 40 px type,
+        // the number starting after "Tel: " at about x = 160 of 1280 (the card is turned 1.5°).
+        let phone = try #require(items.first)
+        #expect(phone.bounds.center.isNear(Point(x: 0.245, y: 0.305), tolerance: 0.04), "\(phone.bounds)")
+        let box = phone.bounds.boundingBox
+        #expect(box.maxY - box.minY < 0.1 && box.maxX - box.minX > 0.15, "one line, the number's width")
+    }
+
+    @Test func internationalNumbersInE164() throws {
+        let items = try scanFixture("phones-international.png", options: Self.contentOnly)
+        #expect(items.map(\.payload) == ["+442079460958", "+4930901820", "+33142685300", "+81332249999"])
+        #expect(items.map(\.transcript) == ["+44 20 7946 0958", "+49 30 901820", "+33 1 42 68 53 00", "+81 3-3224-9999"])
+    }
+
+    @Test func distractorsAreReadButNotReported() throws {
+        // Nothing on this page is a phone number, URL or e-mail address…
+        #expect(try scanFixture("distractors.jpg", options: Self.contentOnly).isEmpty)
+        // …although every line is read: it is the content rules that refuse them, not blindness.
+        var plain = Self.contentOnly
+        plain.types = RecognitionTypes(symbologies: [], contentTypes: [], plainText: true)
+        let lines = try scanFixture("distractors.jpg", options: plain).map(\.payload)
+        for expected in ["$415.55", "#4155550199", "6505550143", "12/25/2024", "94103-1234", "2125551234"] {
+            #expect(lines.contains { $0.contains(expected) }, "\(expected) not read: \(lines)")
+        }
+    }
+
+    @Test func flyerYieldsOnlyThePhoneNumber() throws {
+        let items = try scanFixture("flyer.jpg", options: Self.contentOnly)
+        #expect(summary(items) == ["telephoneNumber +12125550187"])
+    }
+
+    @Test func emptyImageYieldsNothing() throws {
+        var everything = ScanOptions()
+        everything.types.plainText = true
+        #expect(try scanFixture("empty.jpg", options: everything).isEmpty)
+    }
+
+    @Test func plainTextLinesWhenAsked() throws {
+        var options = Self.contentOnly
+        options.types.plainText = true
+        let items = try scanFixture("card-us.jpg", options: options)
+        let lines = items.filter { $0.contentType == nil }.map(\.payload)
+        #expect(lines.contains("Jane Doe"))
+        #expect(lines.contains("Head of Scanning, Acme Optics"))
+    }
+
+    @Test func regionOfInterestExcludesText() throws {
+        // The bottom half of the card holds the e-mail address and the URL, not the phone numbers.
+        var options = Self.contentOnly
+        options.regionOfInterest = NormalizedRect(x: 0, y: 0.45, width: 1, height: 0.55)
+        let items = try scanFixture("card-us.jpg", options: options)
+        #expect(summary(items) == ["emailAddress jane.doe@example.com", "url http://www.acme-optics.com/contact"])
+        #expect(items.allSatisfy { $0.bounds.boundingBox.minY >= 0.45 }, "bounds in whole-image coordinates")
+    }
+
+    @Test func digitsUnderABarcodeAreNotText() throws {
+        // EAN-13's human-readable digits are part of the symbol.
+        var options = ScanOptions()
+        options.types.plainText = false
+        let items = try scanFixture("ean13.png", options: options)
+        #expect(items.map(\.kind) == [.barcode])
+    }
+}
