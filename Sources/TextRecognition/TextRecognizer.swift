@@ -69,29 +69,50 @@ public final class TextRecognizer {
     ///   - dataPath: the `tessdata` directory; nil uses `TESSDATA_PREFIX` or the system default.
     public init(languages: [String] = ["eng"], dataPath: String? = nil) throws(ScannerError) {
         _ = Self.singleThreaded
-        guard !languages.isEmpty, languages.allSatisfy({ !$0.isEmpty && !$0.contains("+") }) else {
-            throw .invalidArgument(name: "languages", value: languages.joined(separator: "+"), reason: "expected language codes such as eng")
+        guard !languages.isEmpty, languages.allSatisfy({ !$0.isEmpty && !$0.contains("+") && !$0.contains("/") }) else {
+            throw .invalidArgument(
+                name: "languages", value: languages.joined(separator: "+"), reason: "expected language codes such as eng")
+        }
+        // Check the model files first: Tesseract would print its own complaints to stderr instead.
+        let directory = Self.tessdataDirectory(dataPath)
+        let available = Self.installedLanguages(in: directory)
+        for language in languages where !available.contains(language) {
+            throw .invalidArgument(
+                name: "languages", value: language,
+                reason: "no \(language).traineddata in \(directory) (install tesseract-ocr-\(language); installed: "
+                    + (available.isEmpty ? "none" : available.sorted().joined(separator: ", ")) + ")")
         }
         guard let api = TessBaseAPICreate() else {
             throw .libraryFailure(library: "tesseract", reason: "TessBaseAPICreate failed")
         }
-        self.api = api
-        self.languages = languages
         let names = Self.initVariables.map { strdup($0.0) }
         let values = Self.initVariables.map { strdup($0.1) }
         defer { (names + values).forEach { free($0) } }
         var namePointers = names.map { UnsafeMutablePointer<CChar>($0) }
         var valuePointers = values.map { UnsafeMutablePointer<CChar>($0) }
         let rc = TessBaseAPIInit4(
-            api, dataPath, languages.joined(separator: "+"), OEM_LSTM_ONLY, nil, 0,
+            api, directory, languages.joined(separator: "+"), OEM_LSTM_ONLY, nil, 0,
             &namePointers, &valuePointers, Self.initVariables.count, 0)
         guard rc == 0 else {
+            // Not yet owned by `self`, so deinit will not run for it: free it here.
             TessBaseAPIDelete(api)
             throw .libraryFailure(
-                library: "tesseract",
-                reason: "cannot load language data '\(languages.joined(separator: "+"))'"
-                    + " (is tesseract-ocr-\(languages[0]) installed? TESSDATA_PREFIX=\(dataPath ?? "default"))")
+                library: "tesseract", reason: "cannot load language data '\(languages.joined(separator: "+"))' from \(directory)")
         }
+        self.api = api
+        self.languages = languages
+    }
+
+    /// Where Tesseract looks for `*.traineddata`: the given path, `TESSDATA_PREFIX`, or Debian's default.
+    static func tessdataDirectory(_ explicit: String?) -> String {
+        if let explicit { return explicit }
+        if let prefix = getenv("TESSDATA_PREFIX") { return String(cString: prefix) }
+        return "/usr/share/tesseract-ocr/5/tessdata"
+    }
+
+    static func installedLanguages(in directory: String) -> Set<String> {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        return Set(entries.filter { $0.hasSuffix(".traineddata") }.map { String($0.dropLast(".traineddata".count)) })
     }
 
     deinit {
@@ -151,6 +172,4 @@ extension String {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation  // FileManager, strdup, getenv

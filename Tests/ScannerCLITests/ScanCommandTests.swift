@@ -1,0 +1,101 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `scannerd scan` as a user runs it: arguments in, JSON lines and an exit status out.
+@Suite struct ScanCommandTests {
+    let scannerd = Subprocess.executable("scannerd")
+
+    func scan(_ arguments: [String]) throws -> Subprocess.Result {
+        try Subprocess.run(scannerd, ["scan"] + arguments)
+    }
+
+    func objects(_ result: Subprocess.Result) throws -> [[String: Any]] {
+        try result.stdoutLines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+        }
+    }
+
+    @Test func printsOneJSONObjectPerItemAndExitsZero() throws {
+        let result = try scan(["Tests/Fixtures/qr.png", "Tests/Fixtures/flyer.jpg"])
+        #expect(result.status == 0)
+        let items = try objects(result)
+        #expect(items.count == 2)
+        #expect(items[0]["image"] as? String == "Tests/Fixtures/qr.png")
+        #expect(items[0]["kind"] as? String == "barcode")
+        #expect(items[0]["symbology"] as? String == "qr")
+        #expect(items[0]["payload"] as? String == "https://example.com/scannerd")
+        #expect(items[0]["confidence"] as? Double == 1)
+        let bounds = try #require(items[0]["bounds"] as? [String: [Double]])
+        #expect(Set(bounds.keys) == ["topLeft", "topRight", "bottomRight", "bottomLeft"])
+        #expect(bounds.values.allSatisfy { $0.count == 2 && $0.allSatisfy { (0...1).contains($0) } })
+        #expect(items[1]["kind"] as? String == "text")
+        #expect(items[1]["contentType"] as? String == "telephoneNumber")
+        #expect(items[1]["payload"] as? String == "+12125550187")
+        #expect(items[1]["transcript"] as? String == "212-555-0187")
+        // Keys come in the documented order.
+        #expect(result.stdoutLines[0].hasPrefix(#"{"image":"Tests/Fixtures/qr.png","kind":"barcode","symbology":"qr","payload":"#))
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test func exitsOneWhenNothingIsFound() throws {
+        let result = try scan(["Tests/Fixtures/empty.jpg", "Tests/Fixtures/distractors.jpg"])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty && result.stderr.isEmpty)
+    }
+
+    @Test func brokenFilesAreReportedAndTheOthersStillScanned() throws {
+        let result = try scan([
+            "Tests/Fixtures/truncated.jpg", "Tests/Fixtures/qr.png", "Tests/Fixtures/garbage.jpg",
+            "Tests/Fixtures/not-an-image.txt", "Tests/Fixtures/missing.png", "Tests/Fixtures/zero-bytes.png",
+            "Tests/Fixtures/ean8.png",
+        ])
+        #expect(result.status == 2)
+        #expect(try objects(result).map { $0["payload"] as? String } == ["https://example.com/scannerd", "96385074"])
+        let errors = result.stderrLines
+        #expect(errors.count == 5, "\(errors)")
+        let expected = [
+            ("truncated.jpg", "Premature end of JPEG file"), ("garbage.jpg", "not a readable image"),
+            ("not-an-image.txt", "not a readable image"), ("missing.png", "no such file"), ("zero-bytes.png", "empty file"),
+        ]
+        for ((file, reason), line) in zip(expected, errors) {
+            #expect(line.contains("Tests/Fixtures/\(file)") && line.contains(reason), "\(line)")
+        }
+    }
+
+    @Test func typesRestrictWhatIsReported() throws {
+        let result = try scan(["--types", "ean13,code128", "Tests/Fixtures/multiple.jpg"])
+        #expect(result.status == 0)
+        #expect(try objects(result).map { $0["symbology"] as? String } == ["ean13", "code128"])
+    }
+
+    @Test func regionOfInterestOption() throws {
+        let result = try scan(["--roi", "0.5,0,0.5,1", "Tests/Fixtures/roi.png"])
+        #expect(try objects(result).map { $0["payload"] as? String } == ["9780201379624"])
+    }
+
+    @Test func phoneRegionOption() throws {
+        // The flyer's number is a US number written nationally: with another default region it is not valid.
+        let us = try scan(["--types", "telephoneNumber", "--region", "US", "Tests/Fixtures/flyer.jpg"])
+        #expect(us.status == 0)
+        let gb = try scan(["--types", "telephoneNumber", "--region", "GB", "Tests/Fixtures/flyer.jpg"])
+        #expect(gb.status == 1)
+    }
+
+    @Test(arguments: [
+        (["--types", "qrcode"], "qrcode"),
+        (["--quality", "best"], "best"),
+        (["--roi", "0.5,0.5,0.9,0.9"], "roi"),
+        (["--roi", "1,2"], "x,y,w,h"),
+        (["--region", "XX"], "XX"),
+        (["--languages", "klingon"], "klingon"),
+        ([], "image"),
+    ])
+    func badArgumentsExitTwoNamingTheProblem(arguments: [String], mentions: String) throws {
+        let images = arguments.isEmpty ? [] : ["Tests/Fixtures/qr.png"]
+        let result = try scan(arguments + images)
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains(mentions), "\(result.stderr)")
+    }
+}
