@@ -14,6 +14,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "scannerd", targets: ["scannerd"]),
+        .executable(name: "scannerd-bench", targets: ["scannerd-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -61,6 +62,16 @@ let package = Package(
                 "ScannerCore", "ImageDecoding", "Recognition",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // `make bench`: per-stage costs, each against the naive way of calling the same library.
+        .executableTarget(
+            name: "scannerd-bench",
+            dependencies: [
+                "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextRecognition", "ContentTypes", "Recognition",
+                "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 

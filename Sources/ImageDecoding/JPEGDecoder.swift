@@ -69,6 +69,20 @@ public final class JPEGDecoder {
             sourceWidth: width, sourceHeight: height)
     }
 
+    /// Decodes `data` to interleaved 8-bit RGB at full size: for photos handed to clients, and as the
+    /// naive baseline the benchmarks compare gray decoding against.
+    public func decodeRGB(_ data: UnsafeRawBufferPointer) throws(ScannerError) -> (width: Int, height: Int, rgb: [UInt8]) {
+        let (width, height) = try dimensions(of: data)
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        let rc = rgb.withUnsafeMutableBufferPointer { out in
+            tjDecompress2(
+                handle, data.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(data.count), out.baseAddress,
+                Int32(width), Int32(width * 3), Int32(height), Int32(TJPF_RGB.rawValue), TJFLAG_STOPONWARNING)
+        }
+        guard rc == 0 else { throw .unreadableImage(path: "", reason: "JPEG decode failed: \(lastError)") }
+        return (width, height, rgb)
+    }
+
     /// The largest reduction whose output is still at least `targetWidth` wide.
     static func reduction(forWidth width: Int, targetWidth: Int?) -> (num: Int32, denom: Int32) {
         guard let targetWidth, targetWidth > 0 else { return (1, 1) }

@@ -46,7 +46,8 @@ public final class ImageScanner {
         self.options = options
         self.settings = QualitySettings(options.quality)
         self.barcodes = try BarcodeRecognizer(
-            symbologies: options.types.symbologies, testInverted: settings.testInvertedBarcodes)
+            symbologies: options.types.symbologies, testInverted: settings.testInvertedBarcodes,
+            scanDensity: settings.barcodeScanDensity)
         self.content = try ContentDetector(contentTypes: options.types.contentTypes, defaultRegion: options.phoneRegion)
         self.text = options.types.wantsText ? try TextRecognizer(languages: options.languages, dataPath: tessdataPath) : nil
     }

@@ -12,6 +12,8 @@ public struct QualitySettings: Sendable, Equatable {
     public var upscaleBelowWidth: Int
     /// Retry inverted (light-on-dark) when a scan finds no barcode.
     public var testInvertedBarcodes: Bool
+    /// zbar scans every n-th row and column.
+    public var barcodeScanDensity: Int
     /// OCR is skipped when the region's contrast spread (`GrayImage.contrastSpread`) is below this:
     /// there is no ink to read, and Tesseract turns noise into short "words".
     public var minimumContrastForText: Int = 48
@@ -23,23 +25,24 @@ public struct QualitySettings: Sendable, Equatable {
         switch level {
         case .fast:
             self.init(
-                processingWidth: 960, segmentation: .sparseText, ocrUpscale: 1, upscaleBelowWidth: 0,
-                testInvertedBarcodes: false, minimumLineConfidence: 0.7)
+                processingWidth: 640, segmentation: .sparseText, ocrUpscale: 1, upscaleBelowWidth: 0,
+                testInvertedBarcodes: false, barcodeScanDensity: 2, minimumLineConfidence: 0.7)
         case .balanced:
             self.init(
                 processingWidth: 1280, segmentation: .sparseText, ocrUpscale: 1.5, upscaleBelowWidth: 800,
-                testInvertedBarcodes: true, minimumLineConfidence: 0.6)
+                testInvertedBarcodes: true, barcodeScanDensity: 1, minimumLineConfidence: 0.6)
         case .accurate:
             self.init(
                 processingWidth: nil, segmentation: .sparseText, ocrUpscale: 2, upscaleBelowWidth: 1400,
-                testInvertedBarcodes: true, minimumLineConfidence: 0.5)
+                testInvertedBarcodes: true, barcodeScanDensity: 1, minimumLineConfidence: 0.5)
         }
     }
 
     public init(
         processingWidth: Int?, segmentation: PageSegmentation, ocrUpscale: Double, upscaleBelowWidth: Int,
-        testInvertedBarcodes: Bool, minimumLineConfidence: Double
+        testInvertedBarcodes: Bool, barcodeScanDensity: Int, minimumLineConfidence: Double
     ) {
+        self.barcodeScanDensity = barcodeScanDensity
         self.processingWidth = processingWidth
         self.segmentation = segmentation
         self.ocrUpscale = ocrUpscale

@@ -62,7 +62,7 @@ def save_png(img, name):
     img.save(out(name), optimize=True)
 
 
-def save_jpeg(img, name, quality=85):
+def save_jpeg(img, name, quality=75):
     img.save(out(name), quality=quality, optimize=True)
 
 
@@ -222,6 +222,18 @@ def region_of_interest():
     save_png(canvas, "roi.png")
 
 
+def bench_scenes():
+    """What a kiosk camera sees: a card with a phone number and a QR code, at 640×480 and 1280×720."""
+    for w, h in ((640, 480), (1280, 720)):
+        k = w / 1280
+        img = text_image(
+            ["**Jane Doe", "Tel: (415) 555-0123", "jane.doe@example.com"], (w, h), seed=10,
+            font_size=int(40 * k) + 4, start=(int(60 * k), int(60 * k)))
+        code = qr_image("https://example.com/bench", scale=max(3, int(6 * k)))
+        img.paste(code, (w - code.width - int(40 * k), h - code.height - int(40 * k)))
+        save_jpeg(img, f"bench-{w}x{h}.jpg")
+
+
 def pnm():
     img = qr_image("PGM-QR", scale=4)
     img.save(out("qr.pgm"))
@@ -253,4 +265,5 @@ if __name__ == "__main__":
     empty()
     region_of_interest()
     pnm()
+    bench_scenes()
     broken()

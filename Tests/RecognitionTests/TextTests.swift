@@ -85,3 +85,23 @@ import Testing
         #expect(items.map(\.kind) == [.barcode])
     }
 }
+
+@Suite struct QualityLevelTests {
+    @Test func fastDecodesAtHalfSizeAndStillReadsTheCard() throws {
+        let options = ScanOptions(quality: .fast)
+        let scanner = try ImageScanner(options: options)
+        let decoded = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg"), targetWidth: scanner.settings.processingWidth)
+        #expect(decoded.image.width == 640, "1280 px reduced by DCT scaling")
+        #expect(scanner.scan(decoded.image).map(\.payload) == [
+            "+14155550123", "+16502530000", "jane.doe@example.com", "http://www.acme-optics.com/contact",
+        ])
+    }
+
+    @Test func levelsTradeSpeedForReach() {
+        let fast = QualitySettings(.fast), balanced = QualitySettings(.balanced), accurate = QualitySettings(.accurate)
+        #expect(fast.processingWidth! < balanced.processingWidth! && accurate.processingWidth == nil)
+        #expect(fast.barcodeScanDensity > balanced.barcodeScanDensity)
+        #expect(!fast.testInvertedBarcodes && balanced.testInvertedBarcodes)
+        #expect(accurate.ocrUpscale > balanced.ocrUpscale)
+    }
+}

@@ -1,0 +1,170 @@
+import ArgumentParser
+import BarcodeRecognition
+import ContentTypes
+import Foundation
+import ImageDecoding
+import Recognition
+import ScannerCore
+import TestSupport
+import TextRecognition
+
+/// Measures each recognition stage per image, next to the naive way of calling the same library,
+/// and writes the table into docs/benchmarks.md (between markers, so other sections stay).
+@main
+struct Benchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scannerd-bench", abstract: "Per-stage recognition costs → docs/benchmarks.md")
+
+    @Option(help: "Markdown file to update (the recognition section only).")
+    var output: String?
+
+    @Option(help: "Repetitions of the cheap stages (Tesseract runs a fifth as often).")
+    var iterations: Int = 40
+
+    func run() throws {
+        var rows: [Row] = []
+        for name in ["bench-640x480.jpg", "bench-1280x720.jpg"] {
+            rows += try measure(fixture: name)
+        }
+        let table = render(rows)
+        print(table)
+        if let output { try update(output, with: table) }
+    }
+
+    struct Row {
+        var image: String
+        var stage: String
+        var ours: Stats
+        var naive: Stats?
+        var note: String
+    }
+
+    func measure(fixture: String) throws -> [Row] {
+        let data = try Fixtures.data(fixture)
+        let decoder = try JPEGDecoder()
+        let size = fixture.replacingOccurrences(of: "bench-", with: "").replacingOccurrences(of: ".jpg", with: "")
+        let slow = max(3, iterations / 5)
+        var rows: [Row] = []
+
+        // Decode: gray straight out of the IDCT vs full RGB then a luma conversion in Swift.
+        let gray = try data.withUnsafeBytes { raw in try decoder.decodeGray(raw).image }
+        let decodeGray = try time(iterations) { _ = try data.withUnsafeBytes { try decoder.decodeGray($0) } }
+        let decodeRGB = try time(iterations) {
+            _ = try data.withUnsafeBytes { raw in Self.luma(try decoder.decodeRGB(raw)) }
+        }
+        rows.append(Row(image: size, stage: "decode JPEG → gray", ours: decodeGray, naive: decodeRGB,
+                        note: "TJPF_GRAY vs RGB decode + Swift luma"))
+        if gray.width > 640 {
+            let half = try time(iterations) { _ = try data.withUnsafeBytes { try decoder.decodeGray($0, targetWidth: 640) } }
+            rows.append(Row(image: size, stage: "decode → gray at 640 px", ours: half, naive: decodeRGB,
+                            note: "DCT scaling 1/2 inside the IDCT"))
+        }
+
+        // zbar: only what is asked for (QR) vs every symbology.
+        let qrOnly = try BarcodeRecognizer(symbologies: [.qr])
+        let everything = try BarcodeRecognizer(symbologies: Set(Symbology.allCases).subtracting([.pdf417]))
+        precondition(qrOnly.recognize(gray).count == 1, "the bench scene holds one QR code")
+        let zbarQR = try time(iterations) { _ = qrOnly.recognize(gray) }
+        let zbarAll = try time(iterations) { _ = everything.recognize(gray) }
+        rows.append(Row(image: size, stage: "zbar", ours: zbarQR, naive: zbarAll, note: "QR only vs all zbar symbologies"))
+        let pdf417 = try BarcodeRecognizer(symbologies: [.pdf417])
+        rows.append(Row(image: size, stage: "zxing-cpp PDF417", ours: try time(iterations) { _ = pdf417.recognize(gray) },
+                        naive: nil, note: "paid only when pdf417 is requested"))
+
+        // Tesseract: one instance reused vs a fresh init per image.
+        let tesseract = try TextRecognizer()
+        var lines: [RecognizedLine] = []
+        let ocr = try time(slow) { lines = tesseract.recognize(gray) }
+        let fresh = try time(slow) { _ = try TextRecognizer().recognize(gray) }
+        rows.append(Row(image: size, stage: "Tesseract (sparse text)", ours: ocr, naive: fresh,
+                        note: "reused instance vs init per image"))
+
+        // Content typing over what Tesseract read.
+        let detector = try ContentDetector(contentTypes: Set(TextContentType.allCases))
+        let found = lines.flatMap { detector.matches(in: $0.text) }
+        precondition(found.count >= 2, "the bench scene holds a phone number and an e-mail address: \(lines.map(\.text))")
+        let typing = try time(iterations) { for line in lines { _ = detector.matches(in: line.text) } }
+        rows.append(Row(image: size, stage: "content typing (\(lines.count) lines)", ours: typing, naive: nil,
+                        note: "libphonenumber matcher + URL/e-mail rules"))
+
+        // The whole still-image scan at each quality level.
+        for level in QualityLevel.allCases {
+            let scanner = try ImageScanner(options: ScanOptions(quality: level))
+            let jpeg = try JPEGDecoder()
+            let whole = try time(slow) {
+                let image = try data.withUnsafeBytes { try jpeg.decodeGray($0, targetWidth: scanner.settings.processingWidth).image }
+                _ = scanner.scan(image)
+            }
+            rows.append(Row(image: size, stage: "scan, quality \(level.rawValue)", ours: whole, naive: nil,
+                            note: "decode + zbar + OCR + typing"))
+        }
+        return rows
+    }
+
+    static func luma(_ decoded: (width: Int, height: Int, rgb: [UInt8])) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: decoded.width * decoded.height)
+        for i in 0..<out.count {
+            let r = Int(decoded.rgb[3 * i]), g = Int(decoded.rgb[3 * i + 1]), b = Int(decoded.rgb[3 * i + 2])
+            out[i] = UInt8((299 * r + 587 * g + 114 * b) / 1000)
+        }
+        return out
+    }
+
+    struct Stats {
+        var median: Double
+        var p90: Double
+    }
+
+    /// Milliseconds per call: one warm-up, then `n` timed calls.
+    func time(_ n: Int, _ body: () throws -> Void) throws -> Stats {
+        try body()
+        var samples: [Double] = []
+        let clock = ContinuousClock()
+        for _ in 0..<n {
+            let elapsed = try clock.measure(body)
+            samples.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+        }
+        samples.sort()
+        return Stats(median: samples[samples.count / 2], p90: samples[min(samples.count - 1, samples.count * 9 / 10)])
+    }
+
+    func render(_ rows: [Row]) -> String {
+        func ms(_ v: Double) -> String { v < 1 ? String(format: "%.3f", v) : String(format: "%.1f", v) }
+        var out = "<!-- recognition:begin (written by `make bench`) -->\n"
+        out += "## Recognition, per still image\n\n"
+        out += "Measured \(Self.today()) on \(Self.machine()); release build; median (p90) ms per call.\n\n"
+        out += "| image | stage | scannerd | naive | gain | how |\n|---|---|---:|---:|---:|---|\n"
+        for row in rows {
+            let naive = row.naive.map { "\(ms($0.median)) (\(ms($0.p90)))" } ?? "–"
+            let gain = row.naive.map { String(format: "%.1f×", $0.median / row.ours.median) } ?? "–"
+            out += "| \(row.image) | \(row.stage) | \(ms(row.ours.median)) (\(ms(row.ours.p90))) | \(naive) | \(gain) | \(row.note) |\n"
+        }
+        out += "<!-- recognition:end -->\n"
+        return out
+    }
+
+    func update(_ path: String, with section: String) throws {
+        var text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "# Benchmarks\n\n"
+        if let start = text.range(of: "<!-- recognition:begin"), let end = text.range(of: "<!-- recognition:end -->\n") {
+            text.replaceSubrange(start.lowerBound..<end.upperBound, with: section)
+        } else {
+            text += "\n" + section
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    static func today() -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date())
+    }
+
+    static func machine() -> String {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?
+            .split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+        return "\(model), \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+            + "\(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB"
+    }
+}
