@@ -102,7 +102,7 @@ public final class ImageScanner {
                 guard !words.isEmpty else { continue }
                 items.append(RecognizedItem(
                     kind: .text, contentType: match.contentType, payload: match.payload, transcript: match.transcript,
-                    bounds: Self.quad(Self.union(words.map(\.box))).map(toRegion),
+                    bounds: Self.quad(PixelRect.union(words.map(\.box))!).map(toRegion),
                     confidence: words.map(\.confidence).reduce(0, +) / Double(words.count)))
             }
         }
@@ -119,12 +119,6 @@ public final class ImageScanner {
             offset = wordRange.upperBound + 1
         }
         return covered
-    }
-
-    static func union(_ boxes: [PixelRect]) -> PixelRect {
-        let x0 = boxes.map(\.x).min()!, y0 = boxes.map(\.y).min()!
-        let x1 = boxes.map { $0.x + $0.width }.max()!, y1 = boxes.map { $0.y + $0.height }.max()!
-        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
     static func quad(_ box: PixelRect) -> Quad {

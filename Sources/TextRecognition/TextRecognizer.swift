@@ -137,10 +137,8 @@ public final class TextRecognizer {
         var lines: [RecognizedLine] = []
         var current: [RecognizedWord] = []
         func finishLine() {
-            guard !current.isEmpty else { return }
-            let x0 = current.map(\.box.x).min()!, y0 = current.map(\.box.y).min()!
-            let x1 = current.map { $0.box.x + $0.box.width }.max()!, y1 = current.map { $0.box.y + $0.box.height }.max()!
-            lines.append(RecognizedLine(words: current, box: PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)))
+            guard let box = PixelRect.union(current.map(\.box)) else { return }
+            lines.append(RecognizedLine(words: current, box: box))
             current = []
         }
         repeat {
