@@ -15,10 +15,13 @@ let package = Package(
     products: [
         .executable(name: "scannerd", targets: ["scannerd"]),
         .executable(name: "scannerd-bench", targets: ["scannerd-bench"]),
+        // The emulated camera for tests: LD_PRELOAD=.build/<config>/libFakeCamera.so (see docs/emulated-camera.md).
+        .library(name: "FakeCamera", type: .dynamic, targets: ["CFakeCamera"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     ],
     targets: [
         // MARK: C libraries (one shim each)
@@ -39,11 +42,29 @@ let package = Package(
             linkerSettings: [.linkedLibrary("ZXing"), .linkedLibrary("stdc++")]
         ),
 
+        // Test double: answers V4L2 for a fake /dev/videoN when LD_PRELOADed. Nothing in the daemon knows it.
+        .target(
+            name: "CFakeCamera",
+            linkerSettings: [.linkedLibrary("turbojpeg"), .linkedLibrary("dl"), .linkedLibrary("pthread")]
+        ),
+
         // MARK: Core value types (no C, no I/O)
         .target(name: "ScannerCore"),
 
         // MARK: Decode: encoded image → GrayImage
         .target(name: "ImageDecoding", dependencies: ["ScannerCore", "CTurboJPEG", "CLeptonica"]),
+
+        // MARK: Capture: V4L2 cameras and replay sources → decoded frames
+        .target(
+            name: "Capture",
+            dependencies: [
+                "ScannerCore", "ImageDecoding", "CV4L2",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            // The demo clip (made by Tests/Fixtures/generate.py): `scannerd run --source demo`.
+            resources: [.copy("Resources/demo.mjpeg")]
+        ),
 
         // MARK: Recognizers: GrayImage → observations
         .target(name: "BarcodeRecognition", dependencies: ["ScannerCore", "CZBar", "CZXing"]),
@@ -59,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "scannerd",
             dependencies: [
-                "ScannerCore", "ImageDecoding", "Recognition",
+                "ScannerCore", "ImageDecoding", "Recognition", "Capture",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -15,24 +15,7 @@ struct ScanCommand: ParsableCommand {
             """
     )
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Comma-separated types to recognize: symbologies (qr, ean13, …), telephoneNumber, url, emailAddress, or the groups barcodes, contentTypes, text.",
-            valueName: "list"))
-    var types: String?
-
-    @Option(name: .long, help: "Quality level: fast, balanced or accurate.")
-    var quality: String = QualityLevel.balanced.rawValue
-
-    @Option(name: .long, help: ArgumentHelp("Region of interest as normalized x,y,w,h (top-left origin).", valueName: "x,y,w,h"))
-    var roi: String?
-
-    @Option(name: .long, help: ArgumentHelp("Region for phone numbers without a country code (ISO 3166).", valueName: "CC"))
-    var region: String = "US"
-
-    @Option(name: .long, help: ArgumentHelp("Tesseract languages, joined with +.", valueName: "langs"))
-    var languages: String = "eng"
+    @OptionGroup var recognition: RecognitionOptions
 
     @Argument(help: ArgumentHelp("Image files: JPEG, PNG, PGM/PPM.", valueName: "image"))
     var images: [String]
@@ -44,7 +27,7 @@ struct ScanCommand: ParsableCommand {
     func run() throws {
         let options: ScanOptions
         do {
-            options = try makeOptions()
+            options = try recognition.scanOptions()
         } catch {
             throw ValidationError(error.description)
         }
@@ -74,18 +57,6 @@ struct ScanCommand: ParsableCommand {
         }
         if failed { throw ExitCode(2) }
         if !found { throw ExitCode(1) }
-    }
-
-    func makeOptions() throws(ScannerError) -> ScanOptions {
-        guard let level = QualityLevel(rawValue: quality) else {
-            throw .invalidArgument(name: "quality", value: quality, reason: "expected fast, balanced or accurate")
-        }
-        return ScanOptions(
-            types: try types.map { s throws(ScannerError) in try RecognitionTypes(parsing: s) } ?? .all,
-            quality: level,
-            regionOfInterest: try roi.map { s throws(ScannerError) in try NormalizedRect(parsing: s) } ?? .full,
-            phoneRegion: region,
-            languages: languages.split(separator: "+").map(String.init))
     }
 
     static func report(_ line: String) {

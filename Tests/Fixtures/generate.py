@@ -234,6 +234,33 @@ def bench_scenes():
         save_jpeg(img, f"bench-{w}x{h}.jpg")
 
 
+def demo_clip():
+    """The bundled demo (`scannerd run --source demo`): a QR code and then a business card come into
+    view and go again. 30 frames of 640×480, 1 s at 30 fps (loop it with --loop, slow it with --fps).
+    Flat backgrounds keep it small."""
+    frames = []
+    desk = Image.new("L", (640, 480), 225)
+    code = qr_image("https://example.com/scannerd-demo", scale=5)
+    card = Image.new("L", (420, 200), 250)
+    draw = ImageDraw.Draw(card)
+    draw.text((20, 20), "Jane Doe", font=ImageFont.truetype(FONT_BOLD, 34), fill=20)
+    draw.text((20, 80), "Tel: (415) 555-0123", font=ImageFont.truetype(FONT, 30), fill=20)
+    draw.text((20, 130), "jane.doe@example.com", font=ImageFont.truetype(FONT, 26), fill=20)
+    for i in range(30):
+        img = desk.copy()
+        if 3 <= i < 13:  # the QR code drifts left a few pixels a frame, as if held by a hand
+            img.paste(code, (300 - 4 * (i - 3), 120 + (i % 3)))
+        elif 17 <= i < 27:
+            img.paste(card, (110 + 2 * (i - 17), 140 - (i % 2)))
+        frames.append(img)
+    path = os.path.join(HERE, "..", "..", "Sources", "Capture", "Resources", "demo.mjpeg")
+    with open(path, "wb") as f:
+        for img in frames:
+            buf = io.BytesIO()
+            img.save(buf, format="JPEG", quality=60, optimize=True)
+            f.write(buf.getvalue())
+
+
 def pnm():
     img = qr_image("PGM-QR", scale=4)
     img.save(out("qr.pgm"))
@@ -266,4 +293,5 @@ if __name__ == "__main__":
     region_of_interest()
     pnm()
     bench_scenes()
+    demo_clip()
     broken()

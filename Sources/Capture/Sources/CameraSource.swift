@@ -1,0 +1,163 @@
+import Foundation
+import ImageDecoding
+import Logging
+import ScannerCore
+
+/// A V4L2 camera as a frame source that survives being unplugged.
+///
+/// Streaming: each `next()` takes the newest valid frame (stale and corrupt ones go straight back to
+/// the driver) and decodes it to the processing image inside the buffer's scope.
+/// Loss: ENODEV / EIO, POLLERR, no frame for `frameTimeout`, or the node vanishing → one `.unavailable`
+/// with the reason, every descriptor and mapping released, then reopen attempts with backoff
+/// (0.25 s doubling to 5 s) on the same path — use a /dev/v4l/by-id/… path so that the same camera is
+/// found again whatever /dev/videoN it gets — until it streams again: `.available`.
+public final class CameraSource: FrameSource {
+    public struct Configuration: Sendable {
+        public var path: String
+        public var request: CaptureRequest
+        /// Decode to at least this width (DCT scaling / decimation); nil = full size.
+        public var processingWidth: Int?
+        public var controls: [CameraControlSetting]
+        public var bufferCount: Int
+        /// No frame for this long means the camera is gone.
+        public var frameTimeout: Duration
+        public var maximumBackoff: Duration
+
+        public init(
+            path: String, request: CaptureRequest = CaptureRequest(), processingWidth: Int? = 640,
+            controls: [CameraControlSetting] = [], bufferCount: Int = 4, frameTimeout: Duration = .seconds(3),
+            maximumBackoff: Duration = .seconds(5)
+        ) {
+            self.path = path
+            self.request = request
+            self.processingWidth = processingWidth
+            self.controls = controls
+            self.bufferCount = bufferCount
+            self.frameTimeout = frameTimeout
+            self.maximumBackoff = maximumBackoff
+        }
+    }
+
+    public let configuration: Configuration
+    private let logger: Logger
+    private let decoder: FrameDecoder
+    private let cancellation = CancellationFlag()
+    private var device: V4L2Device?
+    private var reportedUnavailable = false
+    private var everOpened = false
+    private var backoff: Duration = .milliseconds(250)
+    private var openErrors = RepeatFilter()
+    private var lastFrame = ContinuousClock.now
+    private var countedBeforeDevice = CaptureCounters()
+    public private(set) var statistics = SourceStatistics()
+
+    public init(configuration: Configuration, logger: Logger) throws(ScannerError) {
+        self.configuration = configuration
+        self.logger = logger
+        self.decoder = try FrameDecoder()
+    }
+
+    public func cancel() { cancellation.cancel() }
+
+    public func next() -> SourceEvent {
+        while !cancellation.isCancelled {
+            guard let device else {
+                switch open() {
+                case .success(let opened):
+                    device = opened
+                    lastFrame = .now
+                    backoff = .milliseconds(250)
+                    let repeats = openErrors.clear()
+                    if reportedUnavailable {
+                        reportedUnavailable = false
+                        statistics.reconnects += 1
+                        logger.notice("camera available", metadata: ["device": "\(configuration.path)", "failedAttempts": "\(repeats + 1)"])
+                        return .available
+                    }
+                    if !everOpened {
+                        everOpened = true
+                        return .available
+                    }
+                    continue
+                case .failure(let error):
+                    if case .report(let previous) = openErrors.record(error.description) {
+                        logger.warning("camera not available", metadata: [
+                            "device": "\(configuration.path)", "reason": "\(error)",
+                            "previousErrorRepeated": "\(previous)",
+                        ])
+                    }
+                    let wait = backoff
+                    backoff = min(backoff * 2, configuration.maximumBackoff)
+                    if !reportedUnavailable {
+                        reportedUnavailable = true
+                        return .unavailable(reason: error.description)
+                    }
+                    cancellation.sleep(seconds: wait.seconds)
+                    continue
+                }
+            }
+            do {
+                // Short polls so that cancel() is honoured quickly; the frame time-out is counted here.
+                // Decoded inside the grab: the mmapped buffer never outlives it.
+                let frame = try device.grabNewest(timeout: 200) { raw throws(ScannerError) -> Frame in
+                    let image = try decoder.decode(
+                        raw.bytes, format: raw.format.format, width: raw.format.width, height: raw.format.height,
+                        bytesPerLine: raw.bytesPerLine, targetWidth: configuration.processingWidth)
+                    return Frame(index: 0, image: image, format: raw.format.format)
+                }
+                syncStatistics(device)
+                guard var frame else { continue }
+                // Every dequeued frame counts in the numbering, delivered or not.
+                frame.index = statistics.delivered + statistics.dropped + statistics.corrupt - 1
+                lastFrame = .now
+                return .frame(frame)
+            } catch .timeout {
+                if ContinuousClock.now - lastFrame >= configuration.frameTimeout {
+                    return lose(device, reason: "no frame for \(configuration.frameTimeout.seconds) s")
+                }
+            } catch {
+                return lose(device, reason: error.description)
+            }
+        }
+        return .end
+    }
+
+    private func syncStatistics(_ device: V4L2Device) {
+        let c = device.counters
+        statistics.delivered = countedBeforeDevice.delivered + c.delivered
+        statistics.dropped = countedBeforeDevice.stale + c.stale
+        statistics.corrupt = countedBeforeDevice.corrupt + c.corrupt
+    }
+
+    private func lose(_ lost: V4L2Device, reason: String) -> SourceEvent {
+        syncStatistics(lost)
+        countedBeforeDevice.delivered += lost.counters.delivered
+        countedBeforeDevice.stale += lost.counters.stale
+        countedBeforeDevice.corrupt += lost.counters.corrupt
+        lost.stop()
+        device = nil  // deinit closes the descriptor
+        reportedUnavailable = true
+        logger.warning("camera lost", metadata: ["device": "\(configuration.path)", "reason": "\(reason)"])
+        return .unavailable(reason: reason)
+    }
+
+    private func open() -> Result<V4L2Device, CaptureError> {
+        do throws(CaptureError) {
+            let device = try V4L2Device(path: configuration.path)
+            let format = try device.configure(configuration.request)
+            CameraControls.apply(configuration.controls, to: device, logger: logger)
+            try device.start(bufferCount: configuration.bufferCount)
+            logger.info("camera streaming", metadata: [
+                "device": "\(configuration.path)", "format": "\(format.format.rawValue)",
+                "size": "\(format.width)x\(format.height)", "fps": "\(format.fps)",
+            ])
+            return .success(device)
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,51 @@
+import ImageDecoding
+import ScannerCore
+
+/// One decoded frame from a source.
+public struct Frame: Sendable {
+    /// 0-based index of the frame in the source's own numbering: a camera counts every frame it
+    /// dequeued (stale ones too), a replay counts the frames of the clip (across loops).
+    public var index: Int
+    public var image: DecodedImage
+    /// The camera format the frame arrived in; nil for still images.
+    public var format: PixelFormat?
+
+    public init(index: Int, image: DecodedImage, format: PixelFormat?) {
+        self.index = index
+        self.image = image
+        self.format = format
+    }
+}
+
+/// What a source reports: frames, and changes of its availability.
+public enum SourceEvent: Sendable {
+    case frame(Frame)
+    /// The source (re)opened and streams again.
+    case available
+    /// The source stopped delivering: unplugged, failed, or not there yet. It keeps retrying.
+    case unavailable(reason: String)
+    /// A file source ran out of frames (and does not loop).
+    case end
+}
+
+/// Something that yields frames: a camera or a replay. `next()` blocks, so a source belongs to its
+/// own thread (never the cooperative pool). It always returns the newest frame it has: frames the
+/// consumer was too slow for are dropped, never queued.
+public protocol FrameSource: AnyObject {
+    /// Blocks until the next event. After `cancel()` it returns `.end` promptly.
+    func next() -> SourceEvent
+    /// Asks a blocked or future `next()` to return; callable from any thread.
+    func cancel()
+    /// Counters for stats and logs.
+    var statistics: SourceStatistics { get }
+}
+
+public struct SourceStatistics: Sendable, Equatable {
+    public var delivered = 0
+    /// Frames skipped because a newer one was ready (camera) or due (realtime replay).
+    public var dropped = 0
+    /// Frames rejected as corrupt (short MJPEG, missing markers, undecodable).
+    public var corrupt = 0
+    public var reconnects = 0
+    public init() {}
+}

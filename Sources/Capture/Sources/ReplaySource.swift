@@ -1,0 +1,194 @@
+import Foundation
+import ImageDecoding
+import Logging
+import ScannerCore
+
+/// How a replay hands out frames.
+public enum ReplayPace: String, Sendable, CaseIterable {
+    /// On a clock at the clip's rate; frames the consumer was not ready for are skipped, as a camera does.
+    case realtime
+    /// Every frame, as soon as the consumer asks: deterministic runs, tests and benchmarks.
+    case none
+}
+
+/// Frames from files instead of a camera: a directory of images (sorted by name), a file of
+/// concatenated JPEGs (`.mjpeg`), or the bundled demo clip.
+public final class ReplaySource: FrameSource {
+    public struct Configuration: Sendable {
+        public var fps: Double
+        public var pace: ReplayPace
+        public var loop: Bool
+        public var processingWidth: Int?
+
+        public init(fps: Double = 30, pace: ReplayPace = .realtime, loop: Bool = false, processingWidth: Int? = 640) {
+            self.fps = fps
+            self.pace = pace
+            self.loop = loop
+            self.processingWidth = processingWidth
+        }
+    }
+
+    /// Where the frames come from: each element yields one encoded frame.
+    enum Clip {
+        case files([URL])
+        case concatenated(Data, [Range<Int>])
+
+        var count: Int {
+            switch self {
+            case .files(let urls): urls.count
+            case .concatenated(_, let ranges): ranges.count
+            }
+        }
+    }
+
+    public let name: String
+    public let configuration: Configuration
+    private let clip: Clip
+    private let decoder: ImageDecoder
+    private let logger: Logger
+    private let cancellation = CancellationFlag()
+    private var nextIndex = 0
+    private var started: ContinuousClock.Instant?
+    private var announced = false
+    public private(set) var statistics = SourceStatistics()
+
+    /// The number of frames in one pass of the clip.
+    public var frameCount: Int { clip.count }
+
+    /// `path` is a directory of images or an `.mjpeg` file; `demo` is the bundled clip.
+    public init(path: String, configuration: Configuration, logger: Logger) throws(CaptureError) {
+        self.configuration = configuration
+        self.logger = logger
+        self.name = path
+        guard configuration.fps > 0, configuration.fps.isFinite else {
+            throw .badSource(path: path, reason: "fps must be positive")
+        }
+        if path == "demo" {
+            guard let url = Bundle.module.url(forResource: "demo", withExtension: "mjpeg") else {
+                throw .badSource(path: path, reason: "the demo clip is missing from the installation")
+            }
+            clip = try Self.concatenated(at: url.path)
+        } else {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw .badSource(path: path, reason: "no such file or directory")
+            }
+            clip = isDirectory.boolValue ? try Self.directory(at: path) : try Self.concatenated(at: path)
+        }
+        do {
+            decoder = try ImageDecoder()
+        } catch {
+            throw .badSource(path: path, reason: error.description)
+        }
+    }
+
+    static func directory(at path: String) throws(CaptureError) -> Clip {
+        let extensions: Set<String> = ["jpg", "jpeg", "png", "pgm", "ppm", "pnm"]
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw .badSource(path: path, reason: "cannot list the directory")
+        }
+        let urls = names.filter { extensions.contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
+            .map { URL(fileURLWithPath: path).appendingPathComponent($0) }
+        guard !urls.isEmpty else { throw .badSource(path: path, reason: "holds no .jpg, .png or .pgm images") }
+        return .files(urls)
+    }
+
+    static func concatenated(at path: String) throws(CaptureError) -> Clip {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+        } catch {
+            throw .badSource(path: path, reason: "cannot read the file")
+        }
+        let ranges = MJPEGStream.frames(in: data)
+        guard !ranges.isEmpty else { throw .badSource(path: path, reason: "holds no JPEG frames (FF D8 … FF D9)") }
+        return .concatenated(data, ranges)
+    }
+
+    public func cancel() { cancellation.cancel() }
+
+    public func next() -> SourceEvent {
+        if !announced {
+            announced = true
+            return .available
+        }
+        while !cancellation.isCancelled {
+            guard let index = nextDueIndex() else { return .end }
+            nextIndex = index + 1
+            let position = index % clip.count
+            do {
+                let image = try decode(position)
+                statistics.delivered += 1
+                return .frame(Frame(index: index, image: image, format: nil))
+            } catch {
+                statistics.corrupt += 1
+                logger.warning("replay frame skipped", metadata: ["source": "\(name)", "frame": "\(index)", "reason": "\(error)"])
+            }
+        }
+        return .end
+    }
+
+    /// The index to deliver now, waiting for it under realtime pacing; nil at the end of the clip.
+    private func nextDueIndex() -> Int? {
+        let last = configuration.loop ? Int.max : clip.count - 1
+        guard nextIndex <= last else { return nil }
+        guard configuration.pace == .realtime else { return nextIndex }
+        let now = ContinuousClock.now
+        let start = started ?? now
+        started = start
+        let due = Int(((now - start).seconds * configuration.fps).rounded(.down))
+        if due >= nextIndex {
+            // The consumer was slow: skip to the newest due frame, as a camera would.
+            let index = min(due, last)
+            statistics.dropped += index - nextIndex
+            return index
+        }
+        let wait = Double(nextIndex) / configuration.fps - (now - start).seconds
+        guard cancellation.sleep(seconds: max(0, wait)) else { return nil }
+        return nextIndex
+    }
+
+    private func decode(_ position: Int) throws(ScannerError) -> DecodedImage {
+        switch clip {
+        case .files(let urls):
+            return try decoder.decodeFile(atPath: urls[position].path, targetWidth: configuration.processingWidth)
+        case .concatenated(let data, let ranges):
+            return try decoder.decode(data.subdata(in: ranges[position]), targetWidth: configuration.processingWidth)
+        }
+    }
+}
+
+/// Splitting a stream of concatenated JPEGs (an `.mjpeg` file, or a camera's MJPEG recording).
+public enum MJPEGStream {
+    /// The byte range of every JPEG: from an SOI marker (FF D8 FF) to the first EOI (FF D9) that is
+    /// followed by the next SOI or by the end of the data. Requiring the next SOI keeps an EOI inside
+    /// an embedded thumbnail from ending the frame early. Bytes before the first SOI are ignored; a
+    /// truncated last frame is dropped.
+    public static func frames(in data: Data) -> [Range<Int>] {
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var ranges: [Range<Int>] = []
+            var i = 0
+            let n = bytes.count
+            func isSOI(_ at: Int) -> Bool { at + 2 < n && bytes[at] == 0xFF && bytes[at + 1] == 0xD8 && bytes[at + 2] == 0xFF }
+            while i < n {
+                guard isSOI(i) else { i += 1; continue }
+                var j = i + 2
+                var end: Int? = nil
+                while j + 1 < n {
+                    if bytes[j] == 0xFF && bytes[j + 1] == 0xD9 && (j + 2 == n || isSOI(j + 2)) {
+                        end = j + 2
+                        break
+                    }
+                    j += 1
+                }
+                guard let frameEnd = end else { break }
+                ranges.append(i..<frameEnd)
+                i = frameEnd
+            }
+            return ranges
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import ScannerCore
+
+/// Turns a raw camera frame (MJPEG, YUYV or GREY bytes) into the gray processing image.
+///
+/// - MJPEG: turbojpeg straight to gray with DCT scaling to the processing width, so a 1280×720 frame
+///   scanned at 640×360 never pays for a full-size decode. Decoding is lenient: a camera frame with a
+///   libjpeg warning (a corrupt segment) still yields an image.
+/// - YUYV: the luma bytes, taking every n-th sample when the processing width asks for a reduction.
+///   That copy is unavoidable (zbar and Tesseract read one byte per pixel), but it is a copy, not a
+///   colour conversion.
+/// - GREY: the rows as they are (or decimated likewise).
+///
+/// Not thread-safe (owns a turbojpeg handle): one per thread.
+public final class FrameDecoder {
+    private let jpeg: JPEGDecoder
+
+    public init() throws(ScannerError) {
+        jpeg = try JPEGDecoder()
+    }
+
+    public func decode(
+        _ bytes: UnsafeRawBufferPointer, format: PixelFormat, width: Int, height: Int, bytesPerLine: Int,
+        targetWidth: Int?
+    ) throws(ScannerError) -> DecodedImage {
+        switch format {
+        case .mjpeg:
+            return try jpeg.decodeGray(bytes, targetWidth: targetWidth, strict: false)
+        case .yuyv:
+            return try Self.luma(bytes, width: width, height: height, bytesPerLine: max(bytesPerLine, width * 2), pixelStep: 2, targetWidth: targetWidth)
+        case .grey:
+            return try Self.luma(bytes, width: width, height: height, bytesPerLine: max(bytesPerLine, width), pixelStep: 1, targetWidth: targetWidth)
+        }
+    }
+
+    /// Every `factor`-th luma sample of every `factor`-th row, `factor` a power of two chosen like the
+    /// JPEG reduction (largest that keeps at least `targetWidth`).
+    static func luma(
+        _ bytes: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerLine: Int, pixelStep: Int, targetWidth: Int?
+    ) throws(ScannerError) -> DecodedImage {
+        guard width > 0, height > 0, bytes.count >= (height - 1) * bytesPerLine + width * pixelStep else {
+            throw .unreadableImage(path: "", reason: "frame of \(bytes.count) bytes is too short for \(width)x\(height)")
+        }
+        var factor = 1
+        if let targetWidth, targetWidth > 0 {
+            while factor < 8 && width / (factor * 2) >= targetWidth { factor *= 2 }
+        }
+        let outWidth = width / factor, outHeight = height / factor
+        var pixels = [UInt8](repeating: 0, count: outWidth * outHeight)
+        pixels.withUnsafeMutableBufferPointer { out in
+            let step = pixelStep * factor
+            for y in 0..<outHeight {
+                let row = y * factor * bytesPerLine
+                var source = row
+                for x in 0..<outWidth {
+                    out[y * outWidth + x] = bytes[source]
+                    source += step
+                }
+            }
+        }
+        return DecodedImage(image: GrayImage(width: outWidth, height: outHeight, pixels: pixels), sourceWidth: width, sourceHeight: height)
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Recognition
+import ScannerCore
+
+/// The recognition options shared by `scan` and `run`.
+struct RecognitionOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Comma-separated types to recognize: symbologies (qr, ean13, …), telephoneNumber, url, emailAddress, or the groups barcodes, contentTypes, text.",
+            valueName: "list"))
+    var types: String?
+
+    @Option(name: .long, help: "Quality level: fast, balanced or accurate.")
+    var quality: String = QualityLevel.balanced.rawValue
+
+    @Option(name: .long, help: ArgumentHelp("Region of interest as normalized x,y,w,h (top-left origin).", valueName: "x,y,w,h"))
+    var roi: String?
+
+    @Option(name: .long, help: ArgumentHelp("Region for phone numbers without a country code (ISO 3166).", valueName: "CC"))
+    var region: String = "US"
+
+    @Option(name: .long, help: ArgumentHelp("Tesseract languages, joined with +.", valueName: "langs"))
+    var languages: String = "eng"
+
+    func scanOptions() throws(ScannerError) -> ScanOptions {
+        guard let level = QualityLevel(rawValue: quality) else {
+            throw .invalidArgument(name: "quality", value: quality, reason: "expected fast, balanced or accurate")
+        }
+        return ScanOptions(
+            types: try types.map { s throws(ScannerError) in try RecognitionTypes(parsing: s) } ?? .all,
+            quality: level,
+            regionOfInterest: try roi.map { s throws(ScannerError) in try NormalizedRect(parsing: s) } ?? .full,
+            phoneRegion: region,
+            languages: languages.split(separator: "+").map(String.init))
+    }
+}
