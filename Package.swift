@@ -108,6 +108,7 @@ let package = Package(
                 "ContentTypes", "Recognition", "TestSupport",
             ]
         ),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "ScannerCore", "ImageDecoding", "TestSupport"]),
         .testTarget(name: "ScannerCLITests", dependencies: ["ScannerCore", "TestSupport"]),
     ],
     cxxLanguageStandard: .cxx17

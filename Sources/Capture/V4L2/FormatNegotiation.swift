@@ -50,6 +50,13 @@ public struct NegotiatedFormat: Sendable, Equatable {
     public var width: Int
     public var height: Int
     public var fps: Double
+
+    public init(format: PixelFormat, width: Int, height: Int, fps: Double) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.fps = fps
+    }
 }
 
 /// Chooses what to ask a camera for, from what it offers. Pure, so every rule is a unit test.

@@ -25,6 +25,13 @@ public struct GrabDecision: Equatable, Sendable {
     /// How many valid frames were skipped because a newer one was there.
     public var stale: Int
 
+    public init(keep: Int?, requeue: [Int], corrupt: Int, stale: Int) {
+        self.keep = keep
+        self.requeue = requeue
+        self.corrupt = corrupt
+        self.stale = stale
+    }
+
     /// `valid[i]` says whether the i-th dequeued buffer (oldest first) holds a usable frame.
     public static func decide(valid: [Bool]) -> GrabDecision {
         let keep = valid.lastIndex(of: true)
