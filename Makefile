@@ -1,6 +1,6 @@
 # scannerd — build, test and run on Debian 12.
 #
-#   make run     install what is missing, build, and scan the bundled demo images (DEVICE= comes with live capture)
+#   make run     install what is missing, build, and run on the bundled demo clip (DEVICE=/dev/video0 for a camera)
 #   make test    install what is missing and run every test
 #   make bench   per-stage recognition costs → docs/benchmarks.md
 #
@@ -30,9 +30,14 @@ deps:
 build: deps
 	$(SWIFT) build -c $(CONFIG)
 
+# Until the sequence pipeline reports added/updated/removed, --frame-events shows what each frame holds.
+RUN_FLAGS ?= --events-stdout --frame-events
 run: build
-	@echo "# scannerd scan on the bundled demo images (live capture arrives with the capture issue)"
-	-$(SWIFT) run -c $(CONFIG) scannerd scan Tests/Fixtures/card-us.jpg Tests/Fixtures/multiple.jpg Tests/Fixtures/flyer.jpg
+ifdef DEVICE
+	$(SWIFT) run -c $(CONFIG) scannerd run --device $(DEVICE) $(RUN_FLAGS)
+else
+	$(SWIFT) run -c $(CONFIG) scannerd run --source demo $(RUN_FLAGS)
+endif
 
 test: deps
 	$(SWIFT) build --build-tests

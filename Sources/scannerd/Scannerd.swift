@@ -9,7 +9,7 @@ struct Scannerd: ParsableCommand {
         commandName: "scannerd",
         abstract: "Turns a camera into a hands-free scanner for barcodes, phone numbers, URLs and e-mail addresses.",
         version: version,
-        subcommands: [RunCommand.self, ScanCommand.self]
+        subcommands: [RunCommand.self, ScanCommand.self, DevicesCommand.self]
     )
 
     /// Exit codes are part of the interface (docs/cli.md): 0 found, 1 nothing found, 2 any error,
