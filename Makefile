@@ -43,8 +43,10 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# Builds every release product (scannerd, scannerd-bench, libFakeCamera.so): the capture figures run
+# the daemon on the emulated camera.
 bench: deps
-	$(SWIFT) build -c release --product scannerd-bench
+	$(SWIFT) build -c release
 	.build/release/scannerd-bench --output docs/benchmarks.md
 
 # Regenerates the committed fixtures (needs: pip install pillow segno treepoem numpy; apt ghostscript).

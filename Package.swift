@@ -91,8 +91,9 @@ let package = Package(
             name: "scannerd-bench",
             dependencies: [
                 "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextRecognition", "ContentTypes", "Recognition",
-                "TestSupport",
+                "Capture", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 

@@ -28,6 +28,9 @@
 #include <sys/types.h>
 #include <time.h>
 
+// Internal to the library: only the interposed libc functions (interpose.c) are exported.
+#pragma GCC visibility push(hidden)
+
 // MARK: - Real libc functions (interpose.c)
 
 struct fc_real_functions {
@@ -128,7 +131,7 @@ void fc_warn(const char *format, ...) __attribute__((format(printf, 1, 2))); // 
 enum fc_buffer_state { FC_BUF_DEQUEUED, FC_BUF_QUEUED, FC_BUF_DONE };
 
 struct fc_buffer {
-    uint8_t *memory; // our shared anonymous mapping, `stride` bytes; clients get a second mapping
+    uint8_t *memory; // inside the handle's `memory` mapping, `stride` bytes
     enum fc_buffer_state state;
     uint64_t order;  // when it was queued (QUEUED) or filled (DONE): the oldest goes first
     uint32_t bytesused;
@@ -159,6 +162,8 @@ struct fc_handle {
     unsigned buffer_count;
     uint32_t buffer_length; // sizeimage when the buffers were requested
     size_t stride;          // buffer_length rounded up to pages: buffer i has offset i*stride
+    int memfd;              // holds all buffers (valid while buffer_count > 0); see stream.c
+    uint8_t *memory;        // our mapping of the whole memfd
     uint64_t order_counter;
     unsigned done_count;    // == eventfd counter while not dead
 
@@ -177,6 +182,7 @@ int fc_device_open(int flags);
 /// The handle behind `fd` with a reference taken, or NULL if `fd` is not a fake descriptor.
 struct fc_handle *fc_handle_get(int fd);
 void fc_handle_put(struct fc_handle *handle);
+bool fc_handle_is_dead(struct fc_handle *handle);
 /// close() of a fake descriptor; consumes the caller's reference.
 int fc_handle_close(struct fc_handle *handle);
 /// Unplugs the device: every open handle dies, open() fails until the replug delay is over.
@@ -197,9 +203,9 @@ int fc_stream_on(struct fc_handle *handle, void *arg);
 int fc_stream_off(struct fc_handle *handle, void *arg);
 /// Stops the producer (if any) and returns every buffer to the application; handle locked.
 void fc_stream_stop(struct fc_handle *handle);
-/// Unmaps our side of the buffers; handle locked and not streaming.
+/// Unmaps our side of the buffers and closes their memfd; handle locked and not streaming.
 void fc_stream_free_buffers(struct fc_handle *handle);
-/// mmap() of a fake descriptor: a second mapping of buffer memory, or MAP_FAILED with errno.
+/// mmap() of a fake descriptor: a mapping of one buffer's pages, or MAP_FAILED with errno.
 void *fc_stream_mmap(struct fc_handle *handle, void *addr, size_t length, int prot, int flags,
                      off_t offset);
 
@@ -224,5 +230,19 @@ static inline struct timespec fc_now(void) {
 static inline int64_t fc_ns(struct timespec t) {
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
+
+/// eventfd counter +1 / -1 (EFD_SEMAPHORE), through the real write/read: our own wrappers
+/// refuse I/O on a fake descriptor.
+static inline void fc_eventfd_add(int fd) {
+    uint64_t one = 1;
+    (void)fc_real()->write(fd, &one, sizeof one);
+}
+
+static inline void fc_eventfd_take(int fd) {
+    uint64_t value;
+    (void)fc_real()->read(fd, &value, sizeof value);
+}
+
+#pragma GCC visibility pop
 
 #endif

@@ -25,8 +25,9 @@ public enum DeviceList {
                 let caps = try? device.capabilities(),
                 let formats = try? device.formats()
             else { continue }
-            // The same camera reached by its by-id link and by /dev/videoN is listed once.
-            let node = realPath(path) ?? path
+            // The same camera reached by its by-id link and by /dev/videoN is listed once: same node
+            // after resolving links, or (where the node cannot be resolved) the same USB bus position.
+            let node = realPath(path) ?? "bus:\(caps.driver):\(caps.busInfo)"
             guard seen.insert(node).inserted else { continue }
             let byID = path.hasPrefix(byIDDirectory) ? path : links[node]
             found.append(CameraDescription(path: path, byID: byID, capabilities: caps, formats: formats))

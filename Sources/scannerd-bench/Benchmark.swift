@@ -21,14 +21,66 @@ struct Benchmark: ParsableCommand {
     @Option(help: "Repetitions of the cheap stages (Tesseract runs a fifth as often).")
     var iterations: Int = 40
 
+    @Option(help: ArgumentHelp("Internal: measure capture on this (emulated) device in this process.", visibility: .hidden))
+    var probeDevice: String?
+
+    @Option(help: ArgumentHelp("Internal: processing width for --probe-device (0 = full size).", visibility: .hidden))
+    var probeWidth: Int = 0
+
     func run() throws {
+        if let probeDevice {
+            try CaptureBenchmark.probe(device: probeDevice, frames: 60, processingWidth: probeWidth == 0 ? nil : probeWidth)
+            return
+        }
         var rows: [Row] = []
         for name in ["bench-640x480.jpg", "bench-1280x720.jpg"] {
             rows += try measure(fixture: name)
         }
         let table = render(rows)
         print(table)
-        if let output { try update(output, with: table) }
+        let capture = try measureCapture()
+        print(capture)
+        if let output {
+            try update(output, with: table, section: "recognition")
+            if !capture.isEmpty { try update(output, with: capture, section: "capture") }
+        }
+    }
+
+    /// Capture and decode on the emulated camera, and the daemon's idle CPU.
+    func measureCapture() throws -> String {
+        guard FileManager.default.fileExists(atPath: CaptureBenchmark.library) else {
+            print("(no libFakeCamera.so next to the benchmark: capture figures skipped)")
+            return ""
+        }
+        let scene = try CaptureBenchmark.clip(of: "bench-1280x720.jpg")
+        var out = "<!-- capture:begin (written by `make bench`) -->\n## Capture, 1280×720 from the emulated camera\n\n"
+        out += "Measured \(Self.today()) on \(Self.machine()); release build.\n\n"
+        out += "CPU time of the capture thread per delivered frame (poll, dequeue all, validate, decode, requeue), median (p90):\n\n"
+        out += "| format | decoded to | ms per frame |\n|---|---|---:|\n"
+        for (format, width) in [("MJPG", 0), ("MJPG", 640), ("YUYV", 0), ("YUYV", 640)] {
+            let result = try Subprocess.run(
+                Subprocess.executable("scannerd-bench"), ["--probe-device", "/dev/video0", "--probe-width", "\(width)"],
+                environment: CaptureBenchmark.environment(frames: scene, format: format))
+            let parts = result.stdout.split(separator: " ")
+            guard parts.count == 3, let median = Double(parts[0]), let p90 = Double(parts[1]) else {
+                out += "| \(format) | – | failed: \(result.stderr.prefix(120)) |\n"
+                continue
+            }
+            out += "| \(format) | \(parts[2].trimmingCharacters(in: .whitespacesAndNewlines)) | \(String(format: "%.2f (%.2f)", median, p90)) |\n"
+        }
+        let empty = try CaptureBenchmark.clip(of: "bench-empty-1280x720.jpg")
+        out += "\nWhole daemon at 30 fps on frames with nothing to recognise (`scannerd run --device … --width 1280 --height 720`, default types, 10 s window):\n\n"
+        out += "| quality | CPU (% of one core) | frames scanned |\n|---|---:|---:|\n"
+        for level in ["fast", "balanced"] {
+            let (percent, frames) = try CaptureBenchmark.daemonCPU(
+                environment: CaptureBenchmark.environment(frames: empty),
+                arguments: ["run", "--device", "/dev/video0", "--width", "1280", "--height", "720", "--quality", level,
+                            "--events-stdout", "--frame-events", "--log-level", "error"],
+                seconds: 10)
+            out += "| \(level) | \(String(format: "%.0f", percent)) | \(frames) |\n"
+        }
+        out += "<!-- capture:end -->\n"
+        return out
     }
 
     struct Row {
@@ -143,9 +195,9 @@ struct Benchmark: ParsableCommand {
         return out
     }
 
-    func update(_ path: String, with section: String) throws {
+    func update(_ path: String, with section: String, section name: String) throws {
         var text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "# Benchmarks\n\n"
-        if let start = text.range(of: "<!-- recognition:begin"), let end = text.range(of: "<!-- recognition:end -->\n") {
+        if let start = text.range(of: "<!-- \(name):begin"), let end = text.range(of: "<!-- \(name):end -->\n") {
             text.replaceSubrange(start.lowerBound..<end.upperBound, with: section)
         } else {
             text += "\n" + section

@@ -234,6 +234,12 @@ def bench_scenes():
         save_jpeg(img, f"bench-{w}x{h}.jpg")
 
 
+def bench_empty():
+    """A 1280×720 frame with nothing to recognise (a wall with a little texture): the idle cost."""
+    img = Image.linear_gradient("L").resize((1280, 720)).point(lambda v: 150 + v // 6)
+    save_jpeg(camera(img, seed=11, blur=0, noise=4), "bench-empty-1280x720.jpg", quality=60)
+
+
 def demo_clip():
     """The bundled demo (`scannerd run --source demo`): a QR code and then a business card come into
     view and go again. 30 frames of 640×480, 1 s at 30 fps (loop it with --loop, slow it with --fps).
@@ -293,5 +299,6 @@ if __name__ == "__main__":
     region_of_interest()
     pnm()
     bench_scenes()
+    bench_empty()
     demo_clip()
     broken()

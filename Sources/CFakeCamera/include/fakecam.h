@@ -1,6 +1,7 @@
 // libFakeCamera: an emulated USB (UVC-like) V4L2 capture device for tests.
 //
-//     LD_PRELOAD=.build/debug/libFakeCamera.so FAKECAM_FRAMES=Tests/Fixtures/clip program
+//     export FAKECAM_FRAMES=Sources/Capture/Resources/demo.mjpeg
+//     LD_PRELOAD=.build/debug/libFakeCamera.so .build/debug/scannerd run --device /dev/video0
 //
 // Loaded with LD_PRELOAD into an unmodified program, the library makes a V4L2 capture device
 // exist for that process only. It replaces open/open64/openat/openat64 (and the fortify
@@ -46,6 +47,29 @@
 //                            YUYV and GREY frames are never corrupted. Default 0 = never.
 //   FAKECAM_LOG              1: one-line traces on stderr. Configuration errors (unreadable
 //                            frames, bad values) are always reported on stderr.
+//
+// What an application sees:
+//   - the descriptor is an eventfd, readable exactly while DQBUF has a buffer to return (or the
+//     device is gone), so poll/ppoll/select/epoll need no emulation; poll/ppoll additionally
+//     report POLLERR|POLLHUP once unplugged and never POLLOUT;
+//   - O_NONBLOCK (at open or set later with fcntl) makes DQBUF fail with EAGAIN instead of
+//     blocking; O_CLOEXEC is honoured;
+//   - while buffers are allocated (REQBUFS .. REQBUFS(0)/close) one more descriptor is open, a
+//     memfd named "fakecam-buffers" that holds them; mmap of the camera maps that memfd;
+//   - single-planar capture, MMAP streaming only (read()/write() fail with EINVAL), 2..8 buffers;
+//     as with uvcvideo, S_FMT fails with EBUSY while buffers are allocated and S_PARM while
+//     streaming; REQBUFS(0) is lenient (stops streaming, allowed while buffers are mapped);
+//   - format and frame rate belong to the descriptor (each open() starts from the first format
+//     and FAKECAM_FPS); control values belong to the device and survive close/open.
+//
+// Limitations:
+//   - only the open() family sees the node: stat(), access(), realpath(), listing /dev and
+//     fopen() (which opens inside glibc) do not; /sys/class/video4linux is not emulated;
+//   - dup()/F_DUPFD copies of the descriptor are plain eventfds (their ioctls fail with ENOTTY);
+//     closing it other than with close()/syscall(SYS_close) (dup2 over it, close_range) leaves
+//     its state behind;
+//   - a forked child does not inherit the camera: its copies are plain eventfds;
+//   - select() and epoll see an unplugged device as readable (then DQBUF fails with ENODEV).
 //
 // Nothing needs to include this header; it only documents the library and names the variables.
 #ifndef FAKECAM_H

@@ -1,2 +1,0 @@
-/* Temporary: keeps the target non-empty until fakecam sources land. */
-typedef int scannerd_fakecam_placeholder;

@@ -1,0 +1,125 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The unmodified `scannerd` binary on the emulated camera (LD_PRELOAD=libFakeCamera.so): the real V4L2
+/// code path — open, QUERYCAP, format negotiation, mmap streaming, poll, DQBUF/QBUF — without a kernel
+/// driver. Timeouts here only bound a wait; nothing asserts speed.
+@Suite(.serialized) struct EmulatedCameraTests {
+    let scannerd = Subprocess.executable("scannerd")
+    static let library = Subprocess.productsDirectory.appendingPathComponent("libFakeCamera.so").path
+    static let clip = Fixtures.packageRoot.appendingPathComponent("Sources/Capture/Resources/demo.mjpeg").path
+
+    func camera(_ environment: [String: String], arguments: [String] = []) throws -> Subprocess.Running {
+        try #require(FileManager.default.fileExists(atPath: Self.library), "build the FakeCamera product first")
+        var env = ["LD_PRELOAD": Self.library, "FAKECAM_FRAMES": Self.clip, "FAKECAM_DEVICE": "/dev/video0", "FAKECAM_FPS": "30"]
+        env.merge(environment) { $1 }
+        return try Subprocess.Running(
+            scannerd,
+            ["run", "--device", "/dev/video0", "--width", "640", "--height", "480", "--events-stdout", "--frame-events", "--quality", "fast"]
+                + arguments,
+            environment: env)
+    }
+
+    static func events(_ lines: [String]) -> [[String: Any]] {
+        lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    static func names(_ lines: [String]) -> [String] { events(lines).compactMap { $0["event"] as? String } }
+
+    static func payloads(_ lines: [String]) -> Set<String> {
+        Set(events(lines).flatMap { ($0["items"] as? [[String: Any]] ?? []).compactMap { $0["payload"] as? String } })
+    }
+
+    @Test func mjpegStreamsTheClipThroughV4L2() throws {
+        let daemon = try camera(["FAKECAM_FORMATS": "MJPG,YUYV"])
+        let sawBoth = daemon.waitFor(timeout: 30) { lines in
+            Self.payloads(lines).isSuperset(of: ["https://example.com/scannerd-demo", "+14155550123"])
+        }
+        let status = daemon.stop()
+        #expect(sawBoth, "events: \(daemon.output.suffix(5)) stderr: \(daemon.stderr)")
+        #expect(status == 0, "SIGTERM ends the daemon cleanly")
+        #expect(Self.names(daemon.output).first == "available")
+        #expect(daemon.stderr.contains("format=MJPG"), "MJPEG preferred: \(daemon.stderr)")
+        let frames = Self.events(daemon.output).compactMap { $0["frame"] as? Int }
+        #expect(frames == frames.sorted() && Set(frames).count == frames.count, "frame indices only grow")
+    }
+
+    @Test func yuyvFramesAreScannedFromTheirLumaPlane() throws {
+        let daemon = try camera(["FAKECAM_FORMATS": "YUYV"])
+        let sawQR = daemon.waitFor(timeout: 30) { Self.payloads($0).contains("https://example.com/scannerd-demo") }
+        _ = daemon.stop()
+        #expect(sawQR, "stderr: \(daemon.stderr)")
+        #expect(daemon.stderr.contains("format=YUYV"))
+    }
+
+    @Test func unplugAndReplugAreReportedAndStreamingResumes() throws {
+        let daemon = try camera(["FAKECAM_UNPLUG_AFTER": "15", "FAKECAM_REPLUG_AFTER_MS": "400"])
+        // Three outages, each followed by frames again.
+        let cycled = daemon.waitFor(timeout: 40) { lines in
+            let names = Self.names(lines)
+            return names.filter { $0 == "unavailable" }.count >= 3 && names.last == "frame"
+        }
+        _ = daemon.stop()
+        #expect(cycled, "events: \(Self.names(daemon.output).suffix(20))")
+        let names = Self.names(daemon.output).filter { $0 != "frame" }
+        // Strictly alternating: available, unavailable, available, … — one report per outage.
+        for (i, name) in names.prefix(6).enumerated() {
+            #expect(name == (i % 2 == 0 ? "available" : "unavailable"), "\(names)")
+        }
+        let reasons = Self.events(daemon.output).compactMap { $0["reason"] as? String }
+        #expect(reasons.allSatisfy { $0.contains("/dev/video0") }, "\(reasons)")
+    }
+
+    @Test func corruptFramesAreDroppedAndCounted() throws {
+        let daemon = try camera(["FAKECAM_CORRUPT_EVERY": "4"])
+        let enough = daemon.waitFor(timeout: 30) { Self.events($0).filter { $0["event"] as? String == "frame" }.count >= 40 }
+        let status = daemon.stop(signal: SIGINT)
+        #expect(enough)
+        #expect(status == 0)
+        // The log's closing line counts them.
+        let stats = daemon.stderr.split(separator: "\n").first { $0.contains("stopped") }.map(String.init) ?? ""
+        let corrupt = stats.split(separator: " ").first { $0.hasPrefix("corrupt=") }.flatMap { Int($0.dropFirst(8)) } ?? 0
+        #expect(corrupt > 0, "\(stats)")
+        #expect(!Self.names(daemon.output).contains("unavailable"), "corrupt frames are not an outage")
+    }
+
+    @Test func descriptorsDoNotLeakOverTwentyUnplugCycles() throws {
+        let daemon = try camera(["FAKECAM_UNPLUG_AFTER": "3", "FAKECAM_REPLUG_AFTER_MS": "50"], arguments: ["--types", "qr"])
+        func outages(_ lines: [String]) -> Int { Self.names(lines).filter { $0 == "unavailable" }.count }
+        #expect(daemon.waitFor(timeout: 30) { outages($0) >= 2 && Self.names($0).last == "frame" })
+        let early = daemon.descriptorCount
+        #expect(daemon.waitFor(timeout: 90) { outages($0) >= 20 && Self.names($0).last == "frame" })
+        let late = daemon.descriptorCount
+        _ = daemon.stop()
+        #expect(early > 0 && late == early, "descriptors: \(early) after 2 cycles, \(late) after 20")
+    }
+
+    @Test func missingCameraIsReportedAndWaitedFor() throws {
+        let daemon = try camera(["FAKECAM_DEVICE": "/dev/video5"])
+        let reported = daemon.waitFor(timeout: 10) { Self.names($0).contains("unavailable") }
+        Thread.sleep(forTimeInterval: 1)
+        let stillRunning = daemon.process.isRunning
+        _ = daemon.stop()
+        #expect(reported && stillRunning, "it waits for the camera instead of exiting")
+        #expect(Self.events(daemon.output).first?["reason"] as? String == "/dev/video0: no such device")
+        // The repeated open failure is logged once, not on every retry.
+        #expect(daemon.stderr.components(separatedBy: "camera not available").count - 1 == 1, "\(daemon.stderr)")
+    }
+
+    @Test func devicesListsTheEmulatedCamera() throws {
+        try #require(FileManager.default.fileExists(atPath: Self.library))
+        let env = ["LD_PRELOAD": Self.library, "FAKECAM_FRAMES": Self.clip, "FAKECAM_FORMATS": "MJPG,YUYV", "FAKECAM_BY_ID": "usb-Fake_Camera-video-index0"]
+        let table = try Subprocess.run(scannerd, ["devices"], environment: env)
+        #expect(table.status == 0)
+        #expect(table.stdout.contains("/dev/video0") && table.stdout.contains("MJPG") && table.stdout.contains("640x480 @ 30"))
+        let json = try Subprocess.run(scannerd, ["devices", "--json", "/dev/v4l/by-id/usb-Fake_Camera-video-index0"], environment: env)
+        let cameras = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(cameras.count == 1, "the by-id link and /dev/video0 are one camera")
+        #expect(cameras.first?["byId"] as? String == "/dev/v4l/by-id/usb-Fake_Camera-video-index0")
+        let formats = cameras.first?["formats"] as? [[String: Any]]
+        #expect(formats?.compactMap { $0["fourcc"] as? String } == ["MJPG", "YUYV"])
+        let none = try Subprocess.run(scannerd, ["devices"], environment: ["LD_PRELOAD": Self.library])
+        #expect(none.status == 1 && none.stderr.contains("no cameras found"))
+    }
+}
