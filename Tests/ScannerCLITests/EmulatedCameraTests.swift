@@ -109,6 +109,21 @@ import Testing
         #expect(early > 0 && early < Int.max && late == early, "baseline descriptors: \(early) in cycles 1–4, \(late) in cycles 17–20")
     }
 
+    @Test func cameraControlsAreSetAndBadOnesOnlyWarn() throws {
+        let daemon = try camera([:], arguments: [
+            "--control", "focusAuto=off", "--control", "focus=120", "--control", "powerLineFrequency=50",
+            "--control", "zoom=9999", "--control", "sharpness=3", "--control", "exposureAuto=sometimes",
+        ])
+        let streaming = daemon.waitFor(timeout: 20) { Self.names($0).filter { $0 == "frame" }.count >= 5 }
+        _ = daemon.stop()
+        #expect(streaming, "bad controls do not stop capture")
+        let log = daemon.stderr
+        #expect(log.contains("camera control 'zoom': 9999 is outside 100…500"), "\(log)")
+        #expect(log.contains("unknown camera control 'sharpness'"))
+        #expect(log.contains("camera control 'exposureAuto': 'sometimes' is not a number"))
+        #expect(!log.contains("'focus'") && !log.contains("'focusAuto'") && !log.contains("'powerLineFrequency'"), "valid ones apply silently")
+    }
+
     @Test func missingCameraIsReportedAndWaitedFor() throws {
         let daemon = try camera(["FAKECAM_DEVICE": "/dev/video5"])
         let reported = daemon.waitFor(timeout: 10) { Self.names($0).contains("unavailable") }
