@@ -76,6 +76,9 @@ let package = Package(
             dependencies: ["ScannerCore", "BarcodeRecognition", "TextRecognition", "ContentTypes"]
         ),
 
+        // MARK: Tracking: evidence over frames, ids and lifecycle (pure state machines)
+        .target(name: "Tracking", dependencies: ["ScannerCore"]),
+
         // MARK: Executables
         .executableTarget(
             name: "scannerd",
@@ -109,6 +112,7 @@ let package = Package(
                 "ContentTypes", "Recognition", "TestSupport",
             ]
         ),
+        .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "ScannerCore", "ImageDecoding", "TestSupport"]),
         .testTarget(name: "ScannerCLITests", dependencies: ["ScannerCore", "TestSupport"]),
     ],

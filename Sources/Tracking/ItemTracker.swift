@@ -1,0 +1,213 @@
+import Foundation
+import ScannerCore
+
+/// What the recognizers reported for one frame. A recognizer that did not run on this frame (OCR runs
+/// on some frames only) reports nil, which is not the same as "ran and saw nothing".
+public struct FrameObservations: Sendable {
+    public var frame: Int
+    /// Seconds on the tracker's clock (injected: frame index / fps for deterministic replays).
+    public var time: Double
+    public var barcodes: [RecognizedItem]?
+    public var text: [RecognizedItem]?
+
+    public init(frame: Int, time: Double, barcodes: [RecognizedItem]?, text: [RecognizedItem]?) {
+        self.frame = frame
+        self.time = time
+        self.barcodes = barcodes
+        self.text = text
+    }
+}
+
+/// Gives every real item one id for its whole life and says when it was added, updated and removed.
+/// A pure state machine: observations and time in, actions out; no threads, no clock of its own.
+public struct ItemTracker: Sendable {
+    struct Track: Sendable {
+        var id: UUID
+        var item: RecognizedItem
+        var firstFrame: Int
+        var lastFrame: Int
+        var lastSeen: Double
+        var live: Bool
+        /// Bounds as last reported to clients (movement is measured against these).
+        var reportedBounds: Quad
+        var reportedPayload: String
+        var reportedTranscript: String?
+        /// Barcodes: decodes seen so far. Text: the string tracker.
+        var sightings: Int
+        var evidence: TextEvidence?
+        var matchedThisFrame = false
+
+        var isText: Bool { item.kind == .text }
+    }
+
+    public let configuration: TrackerConfiguration
+    private var tracks: [Track] = []
+    private let makeID: @Sendable () -> UUID
+
+    public init(configuration: TrackerConfiguration, makeID: @escaping @Sendable () -> UUID = { UUID() }) {
+        self.configuration = configuration
+        self.makeID = makeID
+    }
+
+    /// The items clients know about, in reading order.
+    public var liveItems: [TrackedItem] {
+        tracks.filter(\.live).map(Self.tracked).sorted { Self.readingOrder($0.item, $1.item) }
+    }
+
+    /// Feeds one frame's observations; returns what changed, removals first.
+    public mutating func update(_ observations: FrameObservations) -> [TrackerAction] {
+        for i in tracks.indices { tracks[i].matchedThisFrame = false }
+        var actions: [TrackerAction] = []
+        if let barcodes = observations.barcodes {
+            for observation in barcodes { actions += observeBarcode(observation, observations) }
+        }
+        if let text = observations.text {
+            let before = Set(tracks.indices.filter { tracks[$0].isText })
+            var matched = Set<Int>()
+            for observation in text {
+                let (index, result) = observeText(observation, observations)
+                matched.insert(index)
+                actions += result
+            }
+            // An OCR pass that did not see a line is a vote against it.
+            for index in before.subtracting(matched) { tracks[index].evidence?.record(nil) }
+        }
+        actions = expire(at: observations.time) + actions
+        return actions
+    }
+
+    /// Ends every item (the source ended or the daemon stops): `removed` for each live one.
+    public mutating func removeAll() -> [TrackerAction] {
+        let removed = tracks.filter(\.live).map { TrackerAction.removed(Self.tracked($0)) }
+        tracks = []
+        return removed
+    }
+
+    // MARK: Barcodes
+
+    private mutating func observeBarcode(_ observation: RecognizedItem, _ frame: FrameObservations) -> [TrackerAction] {
+        // Same symbology and payload, not yet matched in this frame, nearest within a plausible jump.
+        // Two identical codes side by side are two tracks: each track takes one sighting per frame.
+        let candidates = tracks.indices.filter { i in
+            let t = tracks[i]
+            return !t.matchedThisFrame && t.item.kind == .barcode && t.item.symbology == observation.symbology
+                && t.item.payload == observation.payload
+                && t.item.bounds.center.distance(to: observation.bounds.center) <= configuration.maximumJump
+        }
+        guard let index = candidates.min(by: {
+            tracks[$0].item.bounds.center.distance(to: observation.bounds.center)
+                < tracks[$1].item.bounds.center.distance(to: observation.bounds.center)
+        }) else {
+            tracks.append(newTrack(observation, frame))
+            return promoteIfReady(tracks.count - 1, frame)
+        }
+        tracks[index].item.bounds = observation.bounds
+        tracks[index].sightings += 1
+        touch(index, frame)
+        return promoteIfReady(index, frame)
+    }
+
+    // MARK: Text
+
+    private mutating func observeText(_ observation: RecognizedItem, _ frame: FrameObservations) -> (Int, [TrackerAction]) {
+        // Text is matched by place, not by payload: a misread must land on the same track to be voted out.
+        let candidates = tracks.indices.filter { i in
+            !tracks[i].matchedThisFrame && tracks[i].isText && tracks[i].item.contentType == observation.contentType
+                && Self.overlap(tracks[i].item.bounds, observation.bounds) > 0.3
+        }
+        let read = TextEvidence.Read(payload: observation.payload, transcript: observation.transcript, confidence: observation.confidence)
+        guard let index = candidates.max(by: {
+            Self.overlap(tracks[$0].item.bounds, observation.bounds) < Self.overlap(tracks[$1].item.bounds, observation.bounds)
+        }) else {
+            var track = newTrack(observation, frame)
+            track.evidence?.record(read)
+            tracks.append(track)
+            return (tracks.count - 1, promoteIfReady(tracks.count - 1, frame))
+        }
+        tracks[index].evidence?.record(read)
+        tracks[index].item.bounds = observation.bounds
+        touch(index, frame)
+        return (index, promoteIfReady(index, frame))
+    }
+
+    // MARK: Lifecycle
+
+    private func newTrack(_ observation: RecognizedItem, _ frame: FrameObservations) -> Track {
+        Track(
+            id: makeID(), item: observation, firstFrame: frame.frame, lastFrame: frame.frame, lastSeen: frame.time,
+            live: false, reportedBounds: observation.bounds, reportedPayload: observation.payload,
+            reportedTranscript: observation.transcript, sightings: 1,
+            evidence: observation.kind == .text ? TextEvidence(window: configuration.textWindow) : nil,
+            matchedThisFrame: true)
+    }
+
+    private mutating func touch(_ index: Int, _ frame: FrameObservations) {
+        tracks[index].lastFrame = frame.frame
+        tracks[index].lastSeen = frame.time
+        tracks[index].matchedThisFrame = true
+    }
+
+    /// Adds a pending track once its evidence suffices; for a live one, reports movement or a better reading.
+    private mutating func promoteIfReady(_ index: Int, _ frame: FrameObservations) -> [TrackerAction] {
+        var track = tracks[index]
+        if let evidence = track.evidence {
+            guard let consensus = evidence.consensus(preferring: track.live ? track.reportedPayload : nil) else { return [] }
+            if !track.live && consensus.support < configuration.textAgreement { return [] }
+            track.item.payload = consensus.read.payload
+            track.item.transcript = consensus.read.transcript
+            track.item.confidence = consensus.read.confidence
+        } else if !track.live {
+            let needed = track.item.symbology?.hasStrongCheck == false ? configuration.weakBarcodeConfirmations : 1
+            if track.sightings < needed { return [] }
+        }
+        defer { tracks[index] = track }
+        if !track.live {
+            track.live = true
+            markReported(&track)
+            return [.added(Self.tracked(track))]
+        }
+        let moved = zip(track.item.bounds.corners, track.reportedBounds.corners)
+            .contains { $0.distance(to: $1) > configuration.moveThreshold }
+        let reread = track.item.payload != track.reportedPayload || track.item.transcript != track.reportedTranscript
+        guard moved || reread else { return [] }
+        markReported(&track)
+        return [.updated(Self.tracked(track))]
+    }
+
+    private func markReported(_ track: inout Track) {
+        track.reportedBounds = track.item.bounds
+        track.reportedPayload = track.item.payload
+        track.reportedTranscript = track.item.transcript
+    }
+
+    /// Removes what has not been seen for its grace period; forgets pending tracks likewise.
+    private mutating func expire(at time: Double) -> [TrackerAction] {
+        var removed: [TrackerAction] = []
+        tracks.removeAll { track in
+            let grace = track.isText ? configuration.textGracePeriod : configuration.gracePeriod
+            guard time - track.lastSeen > grace else { return false }
+            if track.live { removed.append(.removed(Self.tracked(track))) }
+            return true
+        }
+        return removed
+    }
+
+    static func tracked(_ track: Track) -> TrackedItem {
+        TrackedItem(id: track.id, item: track.item, firstFrame: track.firstFrame, lastFrame: track.lastFrame)
+    }
+
+    /// Intersection over the smaller box's area, of the quads' bounding boxes: 1 when one contains the other.
+    static func overlap(_ a: Quad, _ b: Quad) -> Double {
+        let p = a.boundingBox, q = b.boundingBox
+        let w = min(p.maxX, q.maxX) - max(p.minX, q.minX), h = min(p.maxY, q.maxY) - max(p.minY, q.minY)
+        guard w > 0, h > 0 else { return 0 }
+        let smaller = min((p.maxX - p.minX) * (p.maxY - p.minY), (q.maxX - q.minX) * (q.maxY - q.minY))
+        return smaller > 0 ? w * h / smaller : 0
+    }
+
+    static func readingOrder(_ a: RecognizedItem, _ b: RecognizedItem) -> Bool {
+        let boxA = a.bounds.boundingBox, boxB = b.bounds.boundingBox
+        if abs(boxA.minY - boxB.minY) > 0.01 { return boxA.minY < boxB.minY }
+        return boxA.minX < boxB.minX
+    }
+}

@@ -1,0 +1,85 @@
+import ScannerCore
+
+/// The reads of one line of text over recent OCR passes, and what they agree on: the string tracker.
+///
+/// Unlike the WWDC 2019 StringTracker (count identical sightings, report at 10, never forget), reads
+/// vote per character: reads of the same length vote position by position, so one misread character
+/// does not split the evidence, and a read within one character of the consensus still supports it.
+/// A pass that did not see the line counts against it by filling the window.
+public struct TextEvidence: Sendable, Equatable {
+    public struct Read: Sendable, Equatable {
+        public var payload: String
+        public var transcript: String?
+        public var confidence: Double
+
+        public init(payload: String, transcript: String?, confidence: Double) {
+            self.payload = payload
+            self.transcript = transcript
+            self.confidence = confidence
+        }
+    }
+
+    /// The last `window` OCR passes over this line, newest last; nil where the pass missed it.
+    public private(set) var reads: [Read?] = []
+    public let window: Int
+
+    public init(window: Int) {
+        self.window = max(1, window)
+    }
+
+    public mutating func record(_ read: Read?) {
+        reads.append(read)
+        if reads.count > window { reads.removeFirst(reads.count - window) }
+    }
+
+    /// The agreed reading and its support: the smallest number of reads that agree on any one
+    /// character of it. `preferring` (the reading clients already have) wins ties, so evidence that
+    /// is split evenly never makes a reported item flip back and forth.
+    public func consensus(preferring current: String? = nil) -> (read: Read, support: Int)? {
+        let present = reads.compactMap { $0 }
+        guard !present.isEmpty else { return nil }
+        // Vote among the largest group of equal-length reads (a dropped or doubled character changes
+        // the length; such reads cannot vote position by position with the others).
+        let groups = Dictionary(grouping: present, by: { $0.payload.count })
+        let largest = groups.values.map(\.count).max()!
+        let tied = groups.filter { $0.value.count == largest }
+        let newestLength = present.last!.payload.count
+        let length = if let current, tied.keys.contains(current.count) { current.count }
+            else if tied.keys.contains(newestLength) { newestLength }
+            else { tied.keys.max()! }
+        let group = groups[length]!.map { Array($0.payload) }
+        let preferred = current.map(Array.init).flatMap { $0.count == length ? $0 : nil }
+        var voted: [Character] = []
+        var support = Int.max
+        for position in 0..<length {
+            var tally: [Character: Int] = [:]
+            for chars in group { tally[chars[position], default: 0] += 1 }
+            let top = tally.values.max()!
+            let winners = Set(tally.filter { $0.value == top }.keys)
+            let newest = group.last![position]
+            let choice = preferred.map { winners.contains($0[position]) ? $0[position] : nil } ?? nil
+            voted.append(choice ?? (winners.contains(newest) ? newest : winners.sorted().first!))
+            support = min(support, top)
+        }
+        let votedString = String(voted)
+        // The consensus must be something actually read: each read passed validation (a phone number
+        // by libphonenumber); a character mix of two valid reads need not be valid. Otherwise the
+        // most frequent exact read stands, supported only by its copies.
+        guard var read = present.last(where: { $0.payload == votedString }) else {
+            let counts = Dictionary(grouping: present, by: \.payload)
+            let mode = counts.max { $0.value.count < $1.value.count }!
+            var read = mode.value.last!
+            read.confidence = mode.value.map(\.confidence).reduce(0, +) / Double(mode.value.count)
+            return (read, mode.value.count)
+        }
+        let agreeing = present.filter { Self.distance($0.payload, votedString) <= 1 }
+        read.confidence = agreeing.map(\.confidence).reduce(0, +) / Double(agreeing.count)
+        return (read, support)
+    }
+
+    /// Hamming distance for equal lengths; `Int.max` otherwise.
+    static func distance(_ a: String, _ b: String) -> Int {
+        guard a.count == b.count else { return Int.max }
+        return zip(a, b).filter { $0 != $1 }.count
+    }
+}

@@ -1,0 +1,83 @@
+import ScannerCore
+
+/// The rules' numbers. Defaults per quality level in `init(_:)`; every field is a unit-test knob.
+public struct TrackerConfiguration: Sendable, Equatable {
+    /// A live item not seen for this long (seconds) is removed. Long enough that a frame or two of
+    /// missed detection never causes removed → added flicker.
+    public var gracePeriod: Double
+    /// The same for text, which is only looked for on OCR passes (a few per second).
+    public var textGracePeriod: Double
+    /// An item is `updated` when a corner moved more than this (normalized units) since it was last
+    /// reported.
+    public var moveThreshold: Double
+    /// Decodes that must agree before a barcode of a symbology without a strong check is added.
+    public var weakBarcodeConfirmations: Int
+    /// Text is added when at least `textAgreement` of the last `textWindow` OCR reads of it agree.
+    public var textAgreement: Int
+    public var textWindow: Int
+    /// Furthest a barcode's centre may jump between sightings and still be the same item.
+    public var maximumJump: Double
+
+    public init(
+        gracePeriod: Double = 1.0, textGracePeriod: Double = 1.5, moveThreshold: Double = 0.02,
+        weakBarcodeConfirmations: Int = 2, textAgreement: Int = 2, textWindow: Int = 4, maximumJump: Double = 0.3
+    ) {
+        self.gracePeriod = gracePeriod
+        self.textGracePeriod = textGracePeriod
+        self.moveThreshold = moveThreshold
+        self.weakBarcodeConfirmations = weakBarcodeConfirmations
+        self.textAgreement = textAgreement
+        self.textWindow = textWindow
+        self.maximumJump = maximumJump
+    }
+
+    /// Evidence thresholds per quality level: `fast` believes sooner, `accurate` asks for more.
+    public init(_ level: QualityLevel) {
+        switch level {
+        case .fast: self.init(textAgreement: 2, textWindow: 3)
+        case .balanced: self.init(textAgreement: 2, textWindow: 4)
+        case .accurate: self.init(textAgreement: 3, textWindow: 5)
+        }
+    }
+}
+
+/// A recognized item with a life: what clients hear about.
+public struct TrackedItem: Sendable, Equatable {
+    public var id: UUID
+    /// The current best reading, with the latest bounds.
+    public var item: RecognizedItem
+    /// First and last frames the item was seen in.
+    public var firstFrame: Int
+    public var lastFrame: Int
+
+    /// The item's JSON: the `scannerd scan` object plus `id`, `firstFrame`, `lastFrame`.
+    public var json: JSONValue {
+        guard case .object(let fields) = item.json else { return item.json }
+        return .object(
+            [("id", .string(id.uuidString.lowercased()))] + fields
+                + [("firstFrame", .integer(firstFrame)), ("lastFrame", .integer(lastFrame))])
+    }
+}
+
+/// What the tracker tells the world.
+public enum TrackerAction: Sendable, Equatable {
+    case added(TrackedItem)
+    case updated(TrackedItem)
+    case removed(TrackedItem)
+
+    public var name: String {
+        switch self {
+        case .added: "added"
+        case .updated: "updated"
+        case .removed: "removed"
+        }
+    }
+
+    public var item: TrackedItem {
+        switch self {
+        case .added(let item), .updated(let item), .removed(let item): item
+        }
+    }
+}
+
+import Foundation  // UUID

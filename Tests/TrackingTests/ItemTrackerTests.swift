@@ -1,0 +1,226 @@
+import Foundation
+import ScannerCore
+import Testing
+import Tracking
+
+/// Sequential ids, so expectations can name them.
+final class IDs: @unchecked Sendable {
+    private var next = 0
+    private let lock = NSLock()
+    func make() -> UUID {
+        lock.lock(); defer { lock.unlock() }
+        next += 1
+        return UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", next))!
+    }
+}
+
+func qr(_ payload: String, x: Double = 0.4, y: Double = 0.4, size: Double = 0.2) -> RecognizedItem {
+    RecognizedItem(kind: .barcode, symbology: .qr, payload: payload, bounds: Quad(x: x, y: y, width: size, height: size), confidence: 1)
+}
+
+func code39(_ payload: String) -> RecognizedItem {
+    RecognizedItem(kind: .barcode, symbology: .code39, payload: payload, bounds: Quad(x: 0.1, y: 0.1, width: 0.5, height: 0.1), confidence: 1)
+}
+
+func text(_ type: TextContentType, _ payload: String, x: Double = 0.1, y: Double = 0.5, confidence: Double = 0.9) -> RecognizedItem {
+    RecognizedItem(kind: .text, contentType: type, payload: payload, transcript: payload, bounds: Quad(x: x, y: y, width: 0.4, height: 0.05), confidence: confidence)
+}
+
+/// Drives a tracker at 30 fps.
+struct Replay {
+    var tracker: ItemTracker
+    var frame = 0
+    var log: [String] = []
+
+    init(_ configuration: TrackerConfiguration = TrackerConfiguration()) {
+        let ids = IDs()
+        tracker = ItemTracker(configuration: configuration, makeID: { ids.make() })
+    }
+
+    /// One frame; `text` nil means OCR did not run on it.
+    @discardableResult
+    mutating func step(_ barcodes: [RecognizedItem] = [], text: [RecognizedItem]? = nil) -> [TrackerAction] {
+        let actions = tracker.update(FrameObservations(frame: frame, time: Double(frame) / 30, barcodes: barcodes, text: text))
+        for action in actions {
+            log.append("\(frame) \(action.name) \(action.item.item.payload) #\(action.item.id.uuidString.suffix(2))")
+        }
+        frame += 1
+        return actions
+    }
+
+    mutating func steps(_ count: Int, _ barcodes: [RecognizedItem] = [], text: [RecognizedItem]? = nil) {
+        for _ in 0..<count { step(barcodes, text: text) }
+    }
+}
+
+@Suite struct BarcodeTrackingTests {
+    @Test func strongCodeIsAddedOnceOnItsFirstDecode() {
+        var replay = Replay()
+        replay.steps(30, [qr("A")])
+        #expect(replay.log == ["0 added A #01"])
+    }
+
+    @Test func missedDetectionsInsideTheGracePeriodCauseNoEvent() {
+        var replay = Replay()
+        replay.steps(5, [qr("A")])
+        replay.steps(20)  // 0.67 s of nothing: under the 1 s grace period
+        replay.steps(5, [qr("A")])
+        #expect(replay.log == ["0 added A #01"])
+    }
+
+    @Test func anItemThatLeavesIsRemovedOnceAfterTheGracePeriod() {
+        var replay = Replay()
+        replay.steps(10, [qr("A")])
+        replay.steps(60)
+        // Last seen at frame 9 (0.3 s); removed on the first frame more than 1 s later.
+        #expect(replay.log == ["0 added A #01", "40 removed A #01"])
+    }
+
+    @Test func movingGivesUpdatedWithTheSameID() {
+        var replay = Replay()
+        replay.step([qr("A", x: 0.30)])
+        replay.step([qr("A", x: 0.31)])  // 0.01: jitter, below the threshold
+        replay.step([qr("A", x: 0.40)])
+        replay.step([qr("A", x: 0.45)])
+        #expect(replay.log == ["0 added A #01", "2 updated A #01", "3 updated A #01"])
+        #expect(replay.tracker.liveItems.first?.item.bounds.topLeft.x == 0.45)
+    }
+
+    @Test func handJitterBelowTheThresholdIsQuiet() {
+        var replay = Replay()
+        for i in 0..<60 { replay.step([qr("A", x: 0.4 + (i % 2 == 0 ? 0.005 : -0.005))]) }
+        #expect(replay.log == ["0 added A #01"])
+    }
+
+    @Test func weakSymbologiesNeedTwoAgreeingDecodes() {
+        var replay = Replay()
+        replay.step([code39("SPURIOUS")])  // one misdecode…
+        replay.steps(40)  // …never confirmed: never added, and forgotten
+        replay.step([code39("SCAN-39")])
+        replay.step([code39("SCAN-39")])
+        #expect(replay.log == ["42 added SCAN-39 #02"])
+    }
+
+    @Test func twoIdenticalCodesSideBySideAreTwoItems() {
+        var replay = Replay()
+        replay.steps(10, [qr("SAME", x: 0.1), qr("SAME", x: 0.6)])
+        #expect(replay.log == ["0 added SAME #01", "0 added SAME #02"])
+        #expect(replay.tracker.liveItems.map(\.item.bounds.topLeft.x) == [0.1, 0.6])
+        // One of them leaves: exactly that one is removed.
+        replay.steps(40, [qr("SAME", x: 0.1)])
+        #expect(replay.log.last == "40 removed SAME #02")
+        #expect(replay.tracker.liveItems.count == 1)
+    }
+
+    @Test func aFarJumpIsANewItem() {
+        var replay = Replay()
+        replay.step([qr("A", x: 0.0)])
+        replay.step([qr("A", x: 0.75)])
+        #expect(replay.log == ["0 added A #01", "1 added A #02"])
+    }
+
+    @Test func removeAllEndsLiveItemsOnly() {
+        var replay = Replay()
+        replay.step([qr("A"), code39("ONCE")])
+        let actions = replay.tracker.removeAll()
+        #expect(actions.map(\.name) == ["removed"])
+        #expect(actions.first?.item.item.payload == "A")
+        #expect(replay.tracker.liveItems.isEmpty)
+    }
+
+    @Test func itemJSONCarriesIDAndFrames() {
+        var replay = Replay()
+        replay.steps(3, [qr("A")])
+        let json = replay.tracker.liveItems[0].json.serialized()
+        #expect(json.hasPrefix(#"{"id":"00000000-0000-0000-0000-000000000001","kind":"barcode","symbology":"qr","payload":"A","#))
+        #expect(json.hasSuffix(#""firstFrame":0,"lastFrame":2}"#))
+    }
+}
+
+@Suite struct TextTrackingTests {
+    @Test func textIsAddedOnlyAfterAgreeingReads() {
+        var replay = Replay()
+        replay.step(text: [text(.telephoneNumber, "+14155550123")])
+        replay.steps(2)  // frames without OCR do not count either way
+        replay.step(text: [text(.telephoneNumber, "+14155550123")])
+        #expect(replay.log == ["3 added +14155550123 #01"])
+    }
+
+    @Test func ocrNoiseIsVotedOut() {
+        var replay = Replay()
+        let reads = ["jJane.doe@example.com", "jane.doe@example.com", "jane.doe@example.com", "jJane.doe@example.com", "jane.doe@example.com"]
+        for read in reads { replay.step(text: [text(.emailAddress, read)]) }
+        #expect(replay.log == ["2 added jane.doe@example.com #01"], "one bad read neither resets nor wins")
+    }
+
+    @Test func aMisreadDigitDoesNotChangeTheNumber() {
+        var replay = Replay()
+        for read in ["+14155550123", "+14155550128", "+14155550123", "+14155550123", "+14155550128"] {
+            replay.step(text: [text(.telephoneNumber, read)])
+        }
+        #expect(replay.log == ["2 added +14155550123 #01"])
+        #expect(replay.tracker.liveItems.first?.item.payload == "+14155550123")
+    }
+
+    @Test func aDistractorSeenOnceIsNeverAdded() {
+        var replay = Replay()
+        replay.step(text: [text(.telephoneNumber, "+12125550187", y: 0.2)])
+        for _ in 0..<10 { replay.step(text: []) }
+        replay.steps(60)
+        #expect(replay.log.isEmpty)
+    }
+
+    @Test func aBetterReadingUpdatesTheItem() {
+        var replay = Replay(TrackerConfiguration(textAgreement: 2, textWindow: 4))
+        replay.step(text: [text(.url, "http://acme.com/a")])
+        replay.step(text: [text(.url, "http://acme.com/a")])
+        // The later reads agree on a different string: the consensus moves, clients hear it once.
+        for _ in 0..<4 { replay.step(text: [text(.url, "http://acme.com/b")]) }
+        #expect(replay.log == ["1 added http://acme.com/a #01", "4 updated http://acme.com/b #01"])
+    }
+
+    @Test func textIsRemovedAfterItsOwnGracePeriod() {
+        var replay = Replay()
+        replay.steps(2, text: [text(.emailAddress, "a@example.com")])
+        // OCR passes that no longer see it; text grace is 1.5 s.
+        for _ in 0..<60 { replay.step(text: []) }
+        #expect(replay.log == ["1 added a@example.com #01", "47 removed a@example.com #01"])
+    }
+
+    @Test func twoLinesAreTwoItems() {
+        var replay = Replay()
+        replay.steps(2, text: [text(.telephoneNumber, "+14155550123", y: 0.3), text(.telephoneNumber, "+16502530000", y: 0.4)])
+        #expect(replay.log == ["1 added +14155550123 #01", "1 added +16502530000 #02"])
+    }
+}
+
+@Suite struct TextEvidenceTests {
+    func evidence(_ reads: [String?], window: Int = 5) -> TextEvidence {
+        var e = TextEvidence(window: window)
+        for r in reads { e.record(r.map { TextEvidence.Read(payload: $0, transcript: $0, confidence: 0.8) }) }
+        return e
+    }
+
+    @Test func perCharacterVoteAcrossReads() {
+        // Three reads, each wrong in a different place: the vote recovers the line, and all three support it.
+        let e = evidence(["+14155550123", "+14155550923", "+14156550123", "+14155550123"])
+        #expect(e.consensus()?.read.payload == "+14155550123")
+        #expect(e.consensus()?.support == 3, "every position has at least 3 of 4 votes")
+    }
+
+    @Test func twoDisagreeingReadsSupportNeither() {
+        let e = evidence(["+14155550123", "+14155550128"])
+        #expect(e.consensus()?.support == 1)
+    }
+
+    @Test func anEvenSplitKeepsWhatClientsHave() {
+        let e = evidence(["http://a.com/x", "http://a.com/y", "http://a.com/y", "http://a.com/x"])
+        #expect(e.consensus(preferring: "http://a.com/y")?.read.payload == "http://a.com/y")
+        #expect(e.consensus(preferring: "http://a.com/x")?.read.payload == "http://a.com/x")
+    }
+
+    @Test func windowForgetsOldReads() {
+        let e = evidence(["A1", "A1", nil, nil, nil, nil, nil], window: 5)
+        #expect(e.consensus() == nil)
+    }
+}
