@@ -30,8 +30,7 @@ deps:
 build: deps
 	$(SWIFT) build -c $(CONFIG)
 
-# Until the sequence pipeline reports added/updated/removed, --frame-events shows what each frame holds.
-RUN_FLAGS ?= --events-stdout --frame-events
+RUN_FLAGS ?= --events-stdout
 run: build
 ifdef DEVICE
 	$(SWIFT) run -c $(CONFIG) scannerd run --device $(DEVICE) $(RUN_FLAGS)

@@ -79,11 +79,14 @@ let package = Package(
         // MARK: Tracking: evidence over frames, ids and lifecycle (pure state machines)
         .target(name: "Tracking", dependencies: ["ScannerCore"]),
 
+        // MARK: Sequence pipeline: scheduling, gates, recognizers and trackers per frame
+        .target(name: "Pipeline", dependencies: ["ScannerCore", "Capture", "Recognition", "Tracking"]),
+
         // MARK: Executables
         .executableTarget(
             name: "scannerd",
             dependencies: [
-                "ScannerCore", "ImageDecoding", "Recognition", "Capture",
+                "ScannerCore", "ImageDecoding", "Recognition", "Capture", "Tracking", "Pipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -113,6 +116,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore"]),
+        .testTarget(
+            name: "PipelineTests",
+            dependencies: ["Pipeline", "Tracking", "Capture", "Recognition", "ImageDecoding", "ScannerCore", "TestSupport"]
+        ),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "ScannerCore", "ImageDecoding", "TestSupport"]),
         .testTarget(name: "ScannerCLITests", dependencies: ["ScannerCore", "TestSupport"]),
     ],

@@ -53,7 +53,8 @@ enum CaptureBenchmark {
     static func daemonCPU(environment: [String: String], arguments: [String], seconds: Double) throws -> (percent: Double, frames: Int) {
         let daemon = try Subprocess.Running(Subprocess.executable("scannerd"), arguments, environment: environment)
         // Skip start-up (Tesseract's model load), then measure a steady window.
-        daemon.waitFor(timeout: 10) { $0.count >= 10 }
+        daemon.waitFor(timeout: 10) { $0.contains { $0.contains("\"available\"") } }
+        Thread.sleep(forTimeInterval: 1)
         let (cpu0, t0, frames0) = (processCPU(daemon.process.processIdentifier), Date(), daemon.output.count)
         Thread.sleep(forTimeInterval: seconds)
         let (cpu1, t1, frames1) = (processCPU(daemon.process.processIdentifier), Date(), daemon.output.count)

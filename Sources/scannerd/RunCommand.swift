@@ -2,8 +2,10 @@ import ArgumentParser
 import Capture
 import Foundation
 import Logging
+import Pipeline
 import Recognition
 import ScannerCore
+import Tracking
 
 /// `scannerd run`: frames from a camera or a replay through recognition, events out.
 struct RunCommand: ParsableCommand {
@@ -53,8 +55,8 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .long, help: "Print events as JSON lines on stdout.")
     var eventsStdout = false
 
-    @Flag(name: .long, help: "Also print a `frame` event with the items seen in every frame scanned (diagnostic).")
-    var frameEvents = false
+    @Flag(name: .long, help: "Report only the item nearest the centre of the region of interest (recognizesMultipleItems = false).")
+    var single = false
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
@@ -113,16 +115,11 @@ struct RunCommand: ParsableCommand {
         } catch {
             Self.fail("scannerd: \(error)")
         }
-        let scanner: ImageScanner
-        do {
-            scanner = try ImageScanner(options: options)
-        } catch {
-            Self.fail("scannerd: \(error)")
-        }
-
+        let sequence = SequenceConfiguration(options: options, singleItem: single)
         let output = EventPrinter(enabled: eventsStdout)
-        let loop = ScanLoop(source: frameSource, scanner: scanner, output: output, frameEvents: frameEvents, logger: logger)
-        // SIGINT / SIGTERM end the loop; the source returns `.end` within one poll slice.
+        output.hello(source: device ?? source!)
+        // SIGINT / SIGTERM end the run: the source returns `.end` within one poll slice, the
+        // pipeline sends `removed` for what is left and `end`.
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
@@ -130,12 +127,55 @@ struct RunCommand: ParsableCommand {
             source.resume()
             return source
         }
-        loop.run()
+        do {
+            if source != nil, pace == ReplayPace.none.rawValue {
+                // Deterministic: one thread, OCR on every n-th frame, the clock is frame index / fps.
+                let handler = try SequenceHandler(configuration: sequence)
+                runDeterministic(handler, frameSource, output)
+                logger.info("pipeline", metadata: Self.metadata(handler.statistics))
+            } else {
+                let start = ContinuousClock.now
+                let pipeline = try LivePipeline(configuration: sequence, clock: { (ContinuousClock.now - start).seconds })
+                pipeline.run(source: frameSource) { output.emit($0) }
+                logger.info("pipeline", metadata: Self.metadata(pipeline.statistics))
+            }
+        } catch {
+            Self.fail("scannerd: \(error)")
+        }
         signals.forEach { $0.cancel() }
         logger.info("stopped", metadata: [
             "frames": "\(frameSource.statistics.delivered)", "dropped": "\(frameSource.statistics.dropped)",
             "corrupt": "\(frameSource.statistics.corrupt)", "reconnects": "\(frameSource.statistics.reconnects)",
         ])
+    }
+
+    func runDeterministic(_ handler: SequenceHandler, _ source: FrameSource, _ output: EventPrinter) {
+        var lastFrame = 0
+        while true {
+            switch source.next() {
+            case .frame(let frame):
+                lastFrame = frame.index
+                for action in handler.process(frame, time: Double(frame.index) / fps) {
+                    output.emit(.item(action, frame: frame.index))
+                }
+            case .available:
+                output.emit(.source(.available))
+            case .unavailable(let reason):
+                output.emit(.source(.unavailable(reason: reason)))
+            case .end:
+                for action in handler.finish() { output.emit(.item(action, frame: lastFrame)) }
+                output.emit(.end(frames: source.statistics.delivered))
+                return
+            }
+        }
+    }
+
+    static func metadata(_ s: SequenceStatistics) -> Logger.Metadata {
+        [
+            "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)",
+            "ocrPasses": "\(s.ocrPasses)", "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)",
+            "ocrSkippedUnchanged": "\(s.ocrSkippedUnchanged)",
+        ]
     }
 
     static func fail(_ message: String) -> Never {
@@ -144,51 +184,13 @@ struct RunCommand: ParsableCommand {
     }
 }
 
-/// The capture → recognition loop, on the calling thread (never the cooperative pool: `next()` blocks).
-/// The sequence pipeline with trackers replaces the per-frame reporting here.
-final class ScanLoop {
-    let source: FrameSource
-    let scanner: ImageScanner
-    let output: EventPrinter
-    let frameEvents: Bool
-    let logger: Logger
-
-    init(source: FrameSource, scanner: ImageScanner, output: EventPrinter, frameEvents: Bool, logger: Logger) {
-        self.source = source
-        self.scanner = scanner
-        self.output = output
-        self.frameEvents = frameEvents
-        self.logger = logger
-    }
-
-    func run() {
-        while true {
-            switch source.next() {
-            case .available:
-                output.emit("available", [])
-            case .unavailable(let reason):
-                output.emit("unavailable", [("reason", .string(reason))])
-            case .end:
-                output.emit("end", [("frames", .integer(source.statistics.delivered))])
-                return
-            case .frame(let frame):
-                let items = scanner.scan(frame.image.image)
-                if frameEvents {
-                    output.emit("frame", [
-                        ("frame", .integer(frame.index)),
-                        ("size", .array([.integer(frame.image.sourceWidth), .integer(frame.image.sourceHeight)])),
-                        ("items", .array(items.map(\.json))),
-                    ])
-                }
-            }
-        }
-    }
-}
-
 /// Writes events as JSON lines to stdout, one `write` per line so lines never interleave.
-final class EventPrinter {
+/// Called from the pipeline's threads, under the pipeline's lock; its own lock keeps `seq` safe anyway.
+final class EventPrinter: @unchecked Sendable {
+    static let protocolVersion = 1
     let enabled: Bool
     private var seq = 0
+    private let lock = NSLock()
     private let formatter: ISO8601DateFormatter = {
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -197,11 +199,39 @@ final class EventPrinter {
 
     init(enabled: Bool) { self.enabled = enabled }
 
-    func emit(_ event: String, _ fields: [(String, JSONValue)]) {
-        guard enabled else { return }
-        seq += 1
-        let object = JSONValue.object(
-            [("event", .string(event)), ("seq", .integer(seq)), ("time", .string(formatter.string(from: Date())))] + fields)
-        FileHandle.standardOutput.write(Data((object.serialized() + "\n").utf8))
+    func hello(source: String) {
+        write("hello", [
+            ("version", .integer(Self.protocolVersion)), ("daemon", .string(Scannerd.version)),
+            ("source", .string(source)), ("items", .array([])),
+        ])
     }
+
+    func emit(_ event: PipelineEvent) {
+        switch event {
+        case .source(.available): write("available", [])
+        case .source(.unavailable(let reason)): write("unavailable", [("reason", .string(reason))])
+        case .source: break
+        case .item(let action, let frame): write(action.name, [("frame", .integer(frame))], item: action.item.json)
+        case .end(let frames): write("end", [("frames", .integer(frames))])
+        }
+    }
+
+    private func write(_ event: String, _ fields: [(String, JSONValue)], item: JSONValue? = nil) {
+        guard enabled else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        seq += 1
+        // Key order as documented: event, seq, frame (item events), time, then the rest.
+        var object: [(String, JSONValue)] = [("event", .string(event)), ("seq", .integer(seq))]
+        let frame = fields.first { $0.0 == "frame" }
+        if let frame { object.append(frame) }
+        object.append(("time", .string(formatter.string(from: Date()))))
+        object += fields.filter { $0.0 != "frame" }
+        if let item { object.append(("item", item)) }
+        FileHandle.standardOutput.write(Data((JSONValue.object(object).serialized() + "\n").utf8))
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

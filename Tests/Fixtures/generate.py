@@ -267,6 +267,74 @@ def demo_clip():
             f.write(buf.getvalue())
 
 
+def clip(name, frames):
+    """Writes a replay clip as a directory of numbered frames (Tests/Fixtures/clips/NAME/0000.jpg …).
+    `frames` is a list of (key, make) pairs: frames with the same key are one image, stored once
+    (under _images/) and linked, so a 140-frame clip costs a dozen JPEGs."""
+    root = os.path.join(HERE, "clips", name)
+    images = os.path.join(root, "_images")
+    if os.path.isdir(root):
+        for dirpath, _, files in os.walk(root, topdown=False):
+            for f in files:
+                os.remove(os.path.join(dirpath, f))
+            os.rmdir(dirpath)
+    os.makedirs(images)
+    made = {}
+    for i, (key, make) in enumerate(frames):
+        if key not in made:
+            path = os.path.join(images, f"{key}.jpg")
+            make().save(path, quality=60, optimize=True)
+            made[key] = path
+        os.symlink(os.path.join("_images", f"{key}.jpg"), os.path.join(root, f"{i:04d}.jpg"))
+
+
+def scene(seed, qr_at=None, card_at=None, blur=0):
+    """A 640×480 desk with optionally a QR code and a business card, with a little sensor noise."""
+    img = Image.new("L", (640, 480), 215)
+    if qr_at is not None:
+        img.paste(qr_image("https://example.com/clip", scale=5), qr_at)
+    if card_at is not None:
+        card = Image.new("L", (430, 170), 250)
+        draw = ImageDraw.Draw(card)
+        draw.text((18, 14), "Call (212) 555-0187", font=ImageFont.truetype(FONT, 30), fill=20)
+        draw.text((18, 64), "Order #4155550199", font=ImageFont.truetype(FONT, 30), fill=20)
+        draw.text((18, 114), "$129.99 until 12/31", font=ImageFont.truetype(FONT, 30), fill=20)
+        img.paste(card, card_at)
+    if blur:
+        img = img.filter(ImageFilter.BoxBlur(blur))
+    return camera(img, seed=seed, blur=0, noise=3)
+
+
+def sequence_clip():
+    """The tracker's replay test, at 30 fps: a QR code enters, is held with hand jitter, leaves; an
+    empty pause; a flyer card is held blurred (out of focus), then sharp, then leaves. The card carries
+    a phone number next to an order number and a price and date (distractors)."""
+    frames = []
+    empty = [(f"empty{k}", lambda k=k: scene(100 + k)) for k in range(3)]
+    def hold(prefix, positions, count, **extra):
+        for i in range(count):
+            j = i % len(positions)
+            frames.append((f"{prefix}{j}", lambda p=positions[j], e=extra, j=j: scene(200 + j, **{k: p if v == "at" else v for k, v in e.items()})))
+    def pause(count):
+        for i in range(count):
+            frames.append(empty[i % 3])
+    pause(10)                                                   # 0–9 empty
+    for i, x in enumerate([-150, -60]):                         # 10–11 QR entering (partly outside)
+        frames.append((f"qrin{i}", lambda x=x: scene(300, qr_at=(x, 160))))
+    hold("qr", [(40, 160), (41, 161), (40, 159)], 30, qr_at="at")  # 12–41 held with ±1 px jitter
+    frames.append(("qrout", lambda: scene(301, qr_at=(-100, 160))))  # 42 leaving
+    pause(47)                                                   # 43–89 empty
+    hold("blurcard", [(100, 150), (101, 151), (100, 149)], 15, card_at="at", blur=4)  # 90–104 out of focus
+    hold("card", [(100, 150), (101, 151), (100, 149)], 30, card_at="at")  # 105–134 sharp
+    pause(60)                                                   # 135–194 empty
+    clip("sequence", frames)
+
+
+def static_clip():
+    """An empty static scene: the idle cost (one frame, played with --loop)."""
+    clip("static", [("empty", lambda: scene(400))])
+
+
 def pnm():
     img = qr_image("PGM-QR", scale=4)
     img.save(out("qr.pgm"))
@@ -301,4 +369,6 @@ if __name__ == "__main__":
     bench_scenes()
     bench_empty()
     demo_clip()
+    sequence_clip()
+    static_clip()
     broken()

@@ -16,7 +16,7 @@ import Testing
         env.merge(environment) { $1 }
         return try Subprocess.Running(
             scannerd,
-            ["run", "--device", "/dev/video0", "--width", "640", "--height", "480", "--events-stdout", "--frame-events", "--quality", "fast"]
+            ["run", "--device", "/dev/video0", "--width", "640", "--height", "480", "--events-stdout", "--quality", "fast"]
                 + arguments,
             environment: env)
     }
@@ -27,8 +27,18 @@ import Testing
 
     static func names(_ lines: [String]) -> [String] { events(lines).compactMap { $0["event"] as? String } }
 
+    /// Payloads of the items added so far.
     static func payloads(_ lines: [String]) -> Set<String> {
-        Set(events(lines).flatMap { ($0["items"] as? [[String: Any]] ?? []).compactMap { $0["payload"] as? String } })
+        Set(events(lines).filter { $0["event"] as? String == "added" }.compactMap { ($0["item"] as? [String: Any])?["payload"] as? String })
+    }
+
+    /// Names of the source and item-lifecycle events, in order.
+    static func lifecycle(_ lines: [String]) -> [String] {
+        events(lines).compactMap { event in
+            guard let name = event["event"] as? String else { return nil }
+            let payload = (event["item"] as? [String: Any])?["payload"] as? String
+            return payload.map { "\(name) \($0)" } ?? name
+        }
     }
 
     @Test func mjpegStreamsTheClipThroughV4L2() throws {
@@ -39,10 +49,11 @@ import Testing
         let status = daemon.stop()
         #expect(sawBoth, "events: \(daemon.output.suffix(5)) stderr: \(daemon.stderr)")
         #expect(status == 0, "SIGTERM ends the daemon cleanly")
-        #expect(Self.names(daemon.output).first == "available")
+        #expect(Array(Self.names(daemon.output).prefix(2)) == ["hello", "available"])
         #expect(daemon.stderr.contains("format=MJPG"), "MJPEG preferred: \(daemon.stderr)")
-        let frames = Self.events(daemon.output).compactMap { $0["frame"] as? Int }
-        #expect(frames == frames.sorted() && Set(frames).count == frames.count, "frame indices only grow")
+        // One `added` per item however many frames show it.
+        let added = Self.lifecycle(daemon.output).filter { $0.hasPrefix("added") }
+        #expect(added.count == Set(added).count || added.count <= 4, "\(added)")
     }
 
     @Test func yuyvFramesAreScannedFromTheirLumaPlane() throws {
@@ -54,18 +65,28 @@ import Testing
     }
 
     @Test func unplugAndReplugAreReportedAndStreamingResumes() throws {
-        let daemon = try camera(["FAKECAM_UNPLUG_AFTER": "15", "FAKECAM_REPLUG_AFTER_MS": "400"])
-        // Three outages, each followed by frames again.
-        let cycled = daemon.waitFor(timeout: 40) { lines in
-            let names = Self.names(lines)
-            return names.filter { $0 == "unavailable" }.count >= 3 && names.last == "frame"
+        // One pass of the 30-frame clip per connection: every connection shows the QR code.
+        let daemon = try camera(["FAKECAM_UNPLUG_AFTER": "30", "FAKECAM_REPLUG_AFTER_MS": "300"], arguments: ["--types", "qr"])
+        let qr = "added https://example.com/scannerd-demo"
+        let cycled = daemon.waitFor(timeout: 60) { lines in
+            let events = Self.lifecycle(lines)
+            guard let third = events.indices.filter({ events[$0] == "unavailable" }).dropFirst(2).first else { return false }
+            return events[third...].contains(qr)
         }
         _ = daemon.stop()
-        #expect(cycled, "events: \(Self.names(daemon.output).suffix(20))")
-        let names = Self.names(daemon.output).filter { $0 != "frame" }
-        // Strictly alternating: available, unavailable, available, … — one report per outage.
-        for (i, name) in names.prefix(6).enumerated() {
-            #expect(name == (i % 2 == 0 ? "available" : "unavailable"), "\(names)")
+        let events = Self.lifecycle(daemon.output)
+        #expect(cycled, "events: \(events.suffix(20))")
+        // available, added, (removed: the camera's items go with it), unavailable, available, added, …
+        let sourceEvents = events.filter { $0 == "available" || $0 == "unavailable" }
+        for (i, name) in sourceEvents.prefix(6).enumerated() {
+            #expect(name == (i % 2 == 0 ? "available" : "unavailable"), "\(sourceEvents)")
+        }
+        // What a lost camera showed is removed before `unavailable` is sent.
+        var showing = false
+        for event in events {
+            if event == qr { showing = true }
+            if event.hasPrefix("removed") { showing = false }
+            if event == "unavailable" { #expect(!showing, "\(events)") }
         }
         let reasons = Self.events(daemon.output).compactMap { $0["reason"] as? String }
         #expect(reasons.allSatisfy { $0.contains("/dev/video0") }, "\(reasons)")
@@ -73,7 +94,7 @@ import Testing
 
     @Test func corruptFramesAreDroppedAndCounted() throws {
         let daemon = try camera(["FAKECAM_CORRUPT_EVERY": "4"])
-        let enough = daemon.waitFor(timeout: 30) { Self.events($0).filter { $0["event"] as? String == "frame" }.count >= 40 }
+        let enough = daemon.waitFor(timeout: 30) { Self.payloads($0).isSuperset(of: ["https://example.com/scannerd-demo", "+14155550123"]) }
         let status = daemon.stop(signal: SIGINT)
         #expect(enough)
         #expect(status == 0)
@@ -82,6 +103,8 @@ import Testing
         let corrupt = stats.split(separator: " ").first { $0.hasPrefix("corrupt=") }.flatMap { Int($0.dropFirst(8)) } ?? 0
         #expect(corrupt > 0, "\(stats)")
         #expect(!Self.names(daemon.output).contains("unavailable"), "corrupt frames are not an outage")
+        let added = Self.lifecycle(daemon.output).filter { $0.hasPrefix("added") }
+        #expect(added.count == Set(added).count, "no duplicate added while frames are dropped: \(added)")
     }
 
     @Test func descriptorsDoNotLeakOverTwentyUnplugCycles() throws {
@@ -114,7 +137,7 @@ import Testing
             "--control", "focusAuto=off", "--control", "focus=120", "--control", "powerLineFrequency=50",
             "--control", "zoom=9999", "--control", "sharpness=3", "--control", "exposureAuto=sometimes",
         ])
-        let streaming = daemon.waitFor(timeout: 20) { Self.names($0).filter { $0 == "frame" }.count >= 5 }
+        let streaming = daemon.waitFor(timeout: 20) { Self.payloads($0).contains("https://example.com/scannerd-demo") }
         _ = daemon.stop()
         #expect(streaming, "bad controls do not stop capture")
         let log = daemon.stderr
@@ -131,7 +154,7 @@ import Testing
         let stillRunning = daemon.process.isRunning
         _ = daemon.stop()
         #expect(reported && stillRunning, "it waits for the camera instead of exiting")
-        #expect(Self.events(daemon.output).first?["reason"] as? String == "/dev/video0: no such device")
+        #expect(Self.events(daemon.output).first { $0["event"] as? String == "unavailable" }?["reason"] as? String == "/dev/video0: no such device")
         // The repeated open failure is logged once, not on every retry.
         #expect(daemon.stderr.components(separatedBy: "camera not available").count - 1 == 1, "\(daemon.stderr)")
     }

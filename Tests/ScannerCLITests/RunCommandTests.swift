@@ -13,22 +13,81 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
 @Suite struct RunCommandTests {
     let scannerd = Subprocess.executable("scannerd")
 
-    @Test func demoClipStreamsAndFinishesCleanly() throws {
-        let result = try Subprocess.run(scannerd, ["run", "--source", "demo", "--pace", "none", "--events-stdout", "--frame-events"])
+    /// "event payload@frame" for the item events, the name alone for the others.
+    static func summary(_ events: [[String: Any]]) -> [String] {
+        events.map { event in
+            let name = event["event"] as? String ?? "?"
+            guard let item = event["item"] as? [String: Any] else { return name }
+            return "\(name) \(item["payload"] as? String ?? "?")@\(event["frame"] as? Int ?? -1)"
+        }
+    }
+
+    @Test func demoClipGivesItsEventsAndFinishesCleanly() throws {
+        let result = try Subprocess.run(scannerd, ["run", "--source", "demo", "--pace", "none", "--events-stdout"])
         #expect(result.status == 0, "\(result.stderr)")
         let events = try jsonObjects(result.stdoutLines)
-        #expect(events.first?["event"] as? String == "available")
-        #expect(events.last?["event"] as? String == "end")
         #expect(events.map { $0["seq"] as? Int } == Array(1...events.count).map { $0 }, "seq counts every event")
-        let frames = events.filter { $0["event"] as? String == "frame" }
-        #expect(frames.map { $0["frame"] as? Int } == Array(0..<30).map { $0 })
-        func payloads(_ frame: [String: Any]) -> [String] {
-            (frame["items"] as? [[String: Any]] ?? []).compactMap { $0["payload"] as? String }
+        // The 1-second clip: a QR code drifting left (frames 3–12), then a card (17–26). The QR code
+        // moves 4 px a frame, so it is updated each time it has moved more than 2% of the width; the
+        // clip ends before any grace period runs out, so everything is removed at the end.
+        #expect(Self.summary(events) == [
+            "hello", "available",
+            "added https://example.com/scannerd-demo@3",
+            "updated https://example.com/scannerd-demo@7",
+            "updated https://example.com/scannerd-demo@11",
+            "added +14155550123@21",
+            "added jane.doe@example.com@24",
+            "removed https://example.com/scannerd-demo@29",
+            "removed +14155550123@29",
+            "removed jane.doe@example.com@29",
+            "end",
+        ])
+        let hello = try #require(events.first)
+        #expect(hello["version"] as? Int == 1 && (hello["items"] as? [Any])?.isEmpty == true)
+        // One id per item, the same in every event about it.
+        let ids = events.compactMap { ($0["item"] as? [String: Any]).map { "\($0["payload"]!) \($0["id"]!)" } }
+        #expect(Set(ids).count == 3)
+    }
+
+    /// Tests/Fixtures/clips/sequence at 30 fps (see generate.py): QR code entering at 10–11, held
+    /// with ±1 px jitter 12–41, gone from 43; a flyer card out of focus 90–104, sharp 105–134, gone
+    /// from 135. The card holds a phone number, an order number, a price and a date.
+    @Test func sequenceClipGivesExactlyTheExpectedEvents() throws {
+        let result = try Subprocess.run(scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--pace", "none", "--events-stdout"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = try jsonObjects(result.stdoutLines)
+        #expect(Self.summary(events) == [
+            "hello", "available",
+            // QR: added on its first fully visible frame; jitter gives no updates; removed once the
+            // 1 s grace period (30 frames) after its last sighting (41) has passed.
+            "added https://example.com/clip@12",
+            "removed https://example.com/clip@72",
+            // Phone: nothing while the card is blurred; OCR on every 3rd frame, two agreeing reads
+            // (105, 108) add it. The order number, price and date are never added. Text's grace
+            // period is 1.5 s (45 frames) after the last OCR pass that saw it (132).
+            "added +12125550187@108",
+            "removed +12125550187@178",
+            "end",
+        ])
+        let removedPhone = try #require(events.first { ($0["event"] as? String) == "removed" && ($0["item"] as? [String: Any])?["contentType"] as? String == "telephoneNumber" })
+        let item = try #require(removedPhone["item"] as? [String: Any])
+        #expect(item["firstFrame"] as? Int == 105 && item["lastFrame"] as? Int == 132)
+        #expect(item["transcript"] as? String == "(212) 555-0187")
+        // The gates: Tesseract ran on a handful of the 65 OCR slots (blurred and blank frames are
+        // skipped, a card held still is read once and the reading reused), zbar on a fraction of frames.
+        let stats = result.stderr.split(separator: " ")
+        func count(_ key: String) -> Int { stats.first { $0.hasPrefix(key + "=") }.flatMap { Int($0.dropFirst(key.count + 1)) } ?? -1 }
+        #expect((2...6).contains(count("ocrPasses")), "\(result.stderr)")
+        #expect(count("ocrSkippedBlurred") >= 5 && count("ocrSkippedUnchanged") > 0)
+        #expect(count("barcodeScansReused") > count("barcodeScans"), "a static scene is not rescanned")
+    }
+
+    @Test func aReplayGivesTheSameEventsEveryRun() throws {
+        func run() throws -> [String] {
+            let result = try Subprocess.run(scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--pace", "none", "--events-stdout", "--quality", "fast"])
+            return Self.summary(try jsonObjects(result.stdoutLines))
         }
-        // The clip: empty, a QR code (frames 3–12), empty, a card with a phone number (17–26), empty.
-        #expect(payloads(frames[0]).isEmpty && payloads(frames[14]).isEmpty && payloads(frames[29]).isEmpty)
-        #expect((3...12).allSatisfy { payloads(frames[$0]) == ["https://example.com/scannerd-demo"] })
-        #expect((17...26).allSatisfy { payloads(frames[$0]).contains("+14155550123") })
+        #expect(try run() == run())
     }
 
     @Test func badSourceExitsTwoWithTheReason() throws {

@@ -1,0 +1,125 @@
+import Capture
+import Foundation
+import ScannerCore
+import Tracking
+
+/// What the pipeline reports, in order.
+public enum PipelineEvent: Sendable {
+    /// The source became available or unavailable (with the reason).
+    case source(SourceEvent)
+    /// An item was added, updated or removed; `frame` is the source frame that caused it.
+    case item(TrackerAction, frame: Int)
+    /// A file source ended (after `removed` for what was left).
+    case end(frames: Int)
+}
+
+/// The live pipeline on 2 cores: the caller's thread captures, one thread scans barcodes on the newest
+/// frame whenever it is free, one thread reads text on the newest frame at its own pace. Hand-offs keep
+/// only the newest frame, so capture never waits and nothing queues behind a busy stage. Both
+/// recognizers feed one tracker under a lock, which also orders the events.
+public final class LivePipeline: @unchecked Sendable {
+    public let configuration: SequenceConfiguration
+    private let barcodes: BarcodeStage
+    private let text: TextStage?
+    private var tracker: ItemTracker
+    private let lock = NSLock()
+    private let clock: @Sendable () -> Double
+    private let barcodeBox = Mailbox<Frame>()
+    private let textBox = Mailbox<Frame>()
+
+    /// `clock` is the trackers' time in seconds (monotonic).
+    public init(
+        configuration: SequenceConfiguration, clock: @escaping @Sendable () -> Double,
+        makeID: @escaping @Sendable () -> UUID = { UUID() }
+    ) throws(ScannerError) {
+        self.configuration = configuration
+        self.clock = clock
+        barcodes = try BarcodeStage(options: configuration.options, unchangedBelow: configuration.unchangedBelow)
+        text = configuration.options.types.wantsText ? try TextStage(configuration: configuration) : nil
+        tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
+    }
+
+    public var liveItems: [TrackedItem] {
+        lock.lock(); defer { lock.unlock() }
+        return tracker.liveItems
+    }
+
+    /// The stages' counters; read them after `run` returns (the worker threads write them unlocked).
+    public var statistics: SequenceStatistics {
+        var s = SequenceStatistics()
+        s.barcodeScans = barcodes.scans
+        s.barcodeScansReused = barcodes.reused
+        s.ocrPasses = text?.passes ?? 0
+        s.ocrSkippedBlurred = text?.skippedBlurred ?? 0
+        s.ocrSkippedUnchanged = text?.skippedUnchanged ?? 0
+        return s
+    }
+
+    /// Runs until the source ends or is cancelled. `emit` is called with the lock held, in order.
+    public func run(source: FrameSource, emit: @escaping @Sendable (PipelineEvent) -> Void) {
+        let workers = DispatchGroup()
+        startWorker(workers, name: "scannerd-barcodes") { [self] in
+            while let frame = barcodeBox.take() {
+                let found = selectSingle(barcodes.scan(frame.image.image), configuration)
+                update(FrameObservations(frame: frame.index, time: clock(), barcodes: found, text: nil), emit)
+            }
+        }
+        if let text {
+            startWorker(workers, name: "scannerd-text") { [self] in
+                while let frame = textBox.take() {
+                    guard let read = text.read(frame.image.image) else { continue }
+                    update(FrameObservations(frame: frame.index, time: clock(), barcodes: nil, text: selectSingle(read, configuration)), emit)
+                }
+            }
+        }
+        var lastFrame = 0
+        loop: while true {
+            switch source.next() {
+            case .frame(let frame):
+                lastFrame = frame.index
+                barcodeBox.put(frame)
+                if text != nil { textBox.put(frame) }
+            case .available:
+                locked { emit(.source(.available)) }
+            case .unavailable(let reason):
+                // The camera is gone: so is everything it was showing.
+                locked {
+                    for action in tracker.removeAll() { emit(.item(action, frame: lastFrame)) }
+                    emit(.source(.unavailable(reason: reason)))
+                }
+            case .end:
+                break loop
+            }
+        }
+        barcodeBox.close()
+        textBox.close()
+        workers.wait()
+        locked {
+            for action in tracker.removeAll() { emit(.item(action, frame: lastFrame)) }
+            emit(.end(frames: source.statistics.delivered))
+        }
+    }
+
+    private func update(_ observations: FrameObservations, _ emit: (PipelineEvent) -> Void) {
+        locked {
+            for action in tracker.update(observations) { emit(.item(action, frame: observations.frame)) }
+        }
+    }
+
+    private func locked(_ body: () -> Void) {
+        lock.lock()
+        body()
+        lock.unlock()
+    }
+
+    /// Recognizers block (zbar, Tesseract): they get threads of their own, never the cooperative pool.
+    private func startWorker(_ group: DispatchGroup, name: String, _ body: @escaping @Sendable () -> Void) {
+        group.enter()
+        let thread = Thread {
+            body()
+            group.leave()
+        }
+        thread.name = name
+        thread.start()
+    }
+}

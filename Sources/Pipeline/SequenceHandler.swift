@@ -1,0 +1,175 @@
+import Capture
+import Recognition
+import ScannerCore
+import Tracking
+
+/// How the sequence handler schedules and gates work.
+public struct SequenceConfiguration: Sendable {
+    public var options: ScanOptions
+    public var tracker: TrackerConfiguration
+    /// With deterministic pacing: run OCR on every n-th frame (n = this).
+    public var ocrEveryFrames: Int
+    /// No OCR on frames blurrier than this (variance of the Laplacian; a sharp card at 640 px scores
+    /// ~1500, the same card box-blurred 7×7 ~18).
+    public var minimumSharpness: Double
+    /// A frame whose thumbnail differs from the last one read by less than this (mean absolute
+    /// difference, 0…255) is not read again: the last reading stands for it.
+    public var unchangedBelow: Double
+    /// recognizesMultipleItems = false: report only the item nearest the centre of the region of interest.
+    public var singleItem: Bool
+
+    public init(
+        options: ScanOptions, tracker: TrackerConfiguration? = nil, ocrEveryFrames: Int? = nil,
+        minimumSharpness: Double = 30, unchangedBelow: Double = 1.0, singleItem: Bool = false
+    ) {
+        self.options = options
+        self.tracker = tracker ?? TrackerConfiguration(options.quality)
+        self.ocrEveryFrames = ocrEveryFrames ?? Self.ocrCadence(options.quality)
+        self.minimumSharpness = minimumSharpness
+        self.unchangedBelow = unchangedBelow
+        self.singleItem = singleItem
+    }
+
+    /// OCR cadence per quality level at 30 fps: fast every 6th frame (5 passes/s), balanced every
+    /// 3rd (10/s, about what one core sustains at 640 px), accurate every 2nd.
+    public static func ocrCadence(_ level: QualityLevel) -> Int {
+        switch level {
+        case .fast: 6
+        case .balanced: 3
+        case .accurate: 2
+        }
+    }
+}
+
+/// Counters the handler keeps (for stats and benchmarks).
+public struct SequenceStatistics: Sendable, Equatable {
+    public var framesScanned = 0
+    public var barcodeScans = 0
+    /// Frames whose barcode scan was skipped because nothing had changed.
+    public var barcodeScansReused = 0
+    public var ocrPasses = 0
+    public var ocrSkippedBlurred = 0
+    public var ocrSkippedUnchanged = 0
+    public init() {}
+}
+
+/// Barcodes for one frame, skipping the scan when the frame equals the last one scanned.
+/// Owned by one thread at a time (the deterministic loop, or the live pipeline's barcode thread).
+final class BarcodeStage: @unchecked Sendable {
+    private let scanner: ImageScanner
+    private let unchangedBelow: Double
+    private var lastThumbnail: [UInt8]?
+    private var lastResult: [RecognizedItem] = []
+    var scans = 0
+    var reused = 0
+
+    init(options: ScanOptions, unchangedBelow: Double) throws(ScannerError) {
+        var barcodeOptions = options
+        barcodeOptions.types = RecognitionTypes(symbologies: options.types.symbologies, contentTypes: [])
+        scanner = try ImageScanner(options: barcodeOptions)
+        self.unchangedBelow = unchangedBelow
+    }
+
+    func scan(_ image: GrayImage) -> [RecognizedItem] {
+        // A static scene (a kiosk with nobody in front of it) costs a thumbnail, not a zbar pass.
+        let thumbnail = FrameMetrics.thumbnail(image)
+        if let last = lastThumbnail, FrameMetrics.difference(last, thumbnail) < unchangedBelow {
+            reused += 1
+            return lastResult
+        }
+        scans += 1
+        lastThumbnail = thumbnail
+        lastResult = scanner.scan(image)
+        return lastResult
+    }
+}
+
+/// Text for one frame behind the gates: unchanged since the last read → that reading again; too
+/// blurred → not read (nil); otherwise Tesseract.
+/// Owned by one thread at a time (the deterministic loop, or the live pipeline's text thread).
+final class TextStage: @unchecked Sendable {
+    private let scanner: ImageScanner
+    private let configuration: SequenceConfiguration
+    private var lastThumbnail: [UInt8]?
+    private var lastReading: [RecognizedItem] = []
+    var passes = 0
+    var skippedBlurred = 0
+    var skippedUnchanged = 0
+
+    init(configuration: SequenceConfiguration) throws(ScannerError) {
+        var textOptions = configuration.options
+        textOptions.types.symbologies = []
+        scanner = try ImageScanner(options: textOptions)
+        self.configuration = configuration
+    }
+
+    func read(_ image: GrayImage) -> [RecognizedItem]? {
+        let thumbnail = FrameMetrics.thumbnail(image)
+        if let last = lastThumbnail, FrameMetrics.difference(last, thumbnail) < configuration.unchangedBelow {
+            skippedUnchanged += 1
+            return lastReading
+        }
+        if FrameMetrics.sharpness(image) < configuration.minimumSharpness {
+            skippedBlurred += 1
+            return nil
+        }
+        passes += 1
+        lastThumbnail = thumbnail
+        lastReading = scanner.scan(image)
+        return lastReading
+    }
+}
+
+/// Single-item mode keeps the one observation nearest the centre of the region of interest.
+func selectSingle(_ items: [RecognizedItem], _ configuration: SequenceConfiguration) -> [RecognizedItem] {
+    guard configuration.singleItem, items.count > 1 else { return items }
+    let roi = configuration.options.regionOfInterest
+    let centre = Point(x: roi.x + roi.width / 2, y: roi.y + roi.height / 2)
+    return [items.min { $0.bounds.center.distance(to: centre) < $1.bounds.center.distance(to: centre) }!]
+}
+
+/// The per-frame work in order, every decision a function of the frame (its index and pixels):
+/// barcodes on every frame, OCR on every n-th frame unless a gate says it is pointless, then the
+/// trackers. This is the deterministic pipeline (`--pace none`, tests); `LivePipeline` runs the same
+/// stages on their own threads.
+public final class SequenceHandler {
+    public let configuration: SequenceConfiguration
+    private let barcodes: BarcodeStage
+    private let text: TextStage?
+    private var tracker: ItemTracker
+    private var scanned = 0
+
+    public init(configuration: SequenceConfiguration, makeID: @escaping @Sendable () -> UUID = { UUID() }) throws(ScannerError) {
+        self.configuration = configuration
+        barcodes = try BarcodeStage(options: configuration.options, unchangedBelow: configuration.unchangedBelow)
+        text = configuration.options.types.wantsText ? try TextStage(configuration: configuration) : nil
+        tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
+    }
+
+    public var liveItems: [TrackedItem] { tracker.liveItems }
+
+    public var statistics: SequenceStatistics {
+        var s = SequenceStatistics()
+        s.framesScanned = scanned
+        s.barcodeScans = barcodes.scans
+        s.barcodeScansReused = barcodes.reused
+        s.ocrPasses = text?.passes ?? 0
+        s.ocrSkippedBlurred = text?.skippedBlurred ?? 0
+        s.ocrSkippedUnchanged = text?.skippedUnchanged ?? 0
+        return s
+    }
+
+    /// Scans `frame` and returns what changed. `time` is the tracker's clock in seconds.
+    public func process(_ frame: Frame, time: Double) -> [TrackerAction] {
+        scanned += 1
+        let image = frame.image.image
+        let found = selectSingle(barcodes.scan(image), configuration)
+        let read = frame.index % configuration.ocrEveryFrames == 0 ? text?.read(image).map { selectSingle($0, configuration) } : nil
+        return tracker.update(FrameObservations(frame: frame.index, time: time, barcodes: found, text: read))
+    }
+
+    /// Ends everything that is still live (end of a file source, shutdown).
+    public func finish() -> [TrackerAction] { tracker.removeAll() }
+}
+
+import Foundation  // UUID

@@ -1,0 +1,50 @@
+import ImageDecoding
+import Pipeline
+import ScannerCore
+import TestSupport
+import Testing
+
+/// A box blur of radius `r` (a defocused or moving camera).
+func blurred(_ image: GrayImage, radius r: Int) -> GrayImage {
+    var out = [UInt8](repeating: 0, count: image.width * image.height)
+    for y in 0..<image.height {
+        for x in 0..<image.width {
+            var total = 0, n = 0
+            for dy in -r...r {
+                for dx in -r...r {
+                    let xx = min(max(x + dx, 0), image.width - 1), yy = min(max(y + dy, 0), image.height - 1)
+                    total += Int(image[xx, yy]); n += 1
+                }
+            }
+            out[y * image.width + x] = UInt8(total / n)
+        }
+    }
+    return GrayImage(width: image.width, height: image.height, pixels: out)
+}
+
+@Suite struct FrameMetricsTests {
+    func card() throws -> GrayImage {
+        try ImageDecoder().decodeFile(atPath: Fixtures.path("bench-640x480.jpg")).image
+    }
+
+    /// Measured on the bench card: sharp ≈ 1500, box-blurred (7×7) ≈ 18. Sensor noise alone scores
+    /// high (the noisy blank wall ≈ 94): blank frames are the contrast gate's job, not this one's.
+    @Test func sharpTextPassesBlurDoesNot() throws {
+        let sharp = try card()
+        let threshold = SequenceConfiguration(options: .init()).minimumSharpness
+        let s = FrameMetrics.sharpness(sharp), b = FrameMetrics.sharpness(blurred(sharp, radius: 3))
+        #expect(s > threshold * 10, "sharp card: \(s)")
+        #expect(b < threshold, "blurred card: \(b)")
+    }
+
+    @Test func thumbnailDifferenceSeparatesSameFromChanged() throws {
+        let a = try card()
+        var shifted = a
+        // The same scene a little brighter (auto exposure) is still "unchanged"; a card moved is not.
+        shifted.pixels = a.pixels.map { UInt8(min(255, Int($0) + 0)) }
+        let moved = a.cropped(to: PixelRect(x: 40, y: 0, width: a.width - 40, height: a.height)).scaled(by: 1)
+        let t = FrameMetrics.thumbnail(a)
+        #expect(FrameMetrics.difference(t, FrameMetrics.thumbnail(shifted)) == 0)
+        #expect(FrameMetrics.difference(t, FrameMetrics.thumbnail(moved)) > 2)
+    }
+}
