@@ -5,6 +5,15 @@ import TextRecognition
 public struct QualitySettings: Sendable, Equatable {
     /// JPEG input is DCT-reduced (1/2, 1/4, 1/8) as long as it stays at least this wide; nil = full size.
     public var processingWidth: Int?
+    /// The same for camera frames, where zbar runs on every frame: 30 ms at 1280 px but 10 ms at
+    /// 640 px (docs/benchmarks.md).
+    public var liveProcessingWidth: Int {
+        switch processingWidth {
+        case .some(let width) where width <= 640: 480
+        case .some: 640
+        case .none: 960
+        }
+    }
     /// How Tesseract segments the page.
     public var segmentation: PageSegmentation
     /// Enlarge the OCR input by this factor when its width is at most `upscaleBelowWidth`.
