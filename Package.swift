@@ -97,7 +97,7 @@ let package = Package(
             name: "scannerd-bench",
             dependencies: [
                 "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextRecognition", "ContentTypes", "Recognition",
-                "Capture", "TestSupport",
+                "Capture", "Tracking", "Pipeline", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -40,9 +40,12 @@ struct Benchmark: ParsableCommand {
         print(table)
         let capture = try measureCapture()
         print(capture)
+        let sequence = try SequenceBenchmark.render(today: Self.today(), machine: Self.machine(), repetitions: 5)
+        print(sequence)
         if let output {
             try update(output, with: table, section: "recognition")
             if !capture.isEmpty { try update(output, with: capture, section: "capture") }
+            try update(output, with: sequence, section: "sequence")
         }
     }
 
