@@ -1,0 +1,32 @@
+import Foundation
+@testable import Pipeline
+import Testing
+
+@Suite struct MailboxTests {
+    @Test func keepsOnlyTheNewestValue() {
+        let box = Mailbox<Int>()
+        box.put(1)
+        box.put(2)
+        box.put(3)
+        #expect(box.take() == 3)
+        #expect(box.dropped == 2)
+    }
+
+    @Test func takeWaitsForAValueAndReturnsNilOnceClosed() {
+        let box = Mailbox<Int>()
+        let taken = NSLock()
+        nonisolated(unsafe) var values: [Int?] = []
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let first = box.take()
+            let second = box.take()
+            taken.lock(); values = [first, second]; taken.unlock()
+            done.signal()
+        }
+        box.put(7)
+        Thread.sleep(forTimeInterval: 0.05)
+        box.close()
+        done.wait()
+        #expect(values == [7, nil])
+    }
+}
