@@ -25,6 +25,7 @@ public final class LivePipeline: @unchecked Sendable {
     private let lock = NSLock()
     private let clock: @Sendable () -> Double
     private let barcodeBox = Mailbox<Frame>()
+    static let idleAfterFrames = 30
     private let textBox = Mailbox<Frame>()
 
     /// `clock` is the trackers' time in seconds (monotonic).
@@ -58,9 +59,13 @@ public final class LivePipeline: @unchecked Sendable {
     /// Runs until the source ends or is cancelled. `emit` is called with the lock held, in order.
     public func run(source: FrameSource, emit: @escaping @Sendable (PipelineEvent) -> Void) {
         let workers = DispatchGroup()
+        // The barcode thread only calls `setIdle`, which sources make thread-safe.
+        nonisolated(unsafe) let idleHint = source
         startWorker(workers, name: "scannerd-barcodes") { [self] in
             while let frame = barcodeBox.take() {
                 let found = selectSingle(barcodes.scan(frame.image.image), configuration)
+                // A second of unchanged frames: let the camera decode half of them.
+                idleHint.setIdle(barcodes.unchangedStreak >= Self.idleAfterFrames)
                 update(FrameObservations(frame: frame.index, time: clock(), barcodes: found, text: nil), emit)
             }
         }

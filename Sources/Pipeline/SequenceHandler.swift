@@ -62,6 +62,8 @@ final class BarcodeStage: @unchecked Sendable {
     private var lastResult: [RecognizedItem] = []
     var scans = 0
     var reused = 0
+    /// Consecutive frames that matched the last scanned one.
+    private(set) var unchangedStreak = 0
 
     init(options: ScanOptions, unchangedBelow: Double) throws(ScannerError) {
         var barcodeOptions = options
@@ -75,8 +77,10 @@ final class BarcodeStage: @unchecked Sendable {
         let thumbnail = FrameMetrics.thumbnail(image)
         if let last = lastThumbnail, FrameMetrics.difference(last, thumbnail) < unchangedBelow {
             reused += 1
+            unchangedStreak += 1
             return lastResult
         }
+        unchangedStreak = 0
         scans += 1
         lastThumbnail = thumbnail
         lastResult = scanner.scan(image)

@@ -147,6 +147,20 @@ import Testing
         #expect(!log.contains("'focus'") && !log.contains("'focusAuto'") && !log.contains("'powerLineFrequency'"), "valid ones apply silently")
     }
 
+    @Test func anUnchangingSceneIsDecodedAtHalfRate() throws {
+        let still = Fixtures.path("clips/static")
+        let daemon = try camera(["FAKECAM_FRAMES": still])
+        daemon.waitFor(timeout: 10) { Self.names($0).contains("available") }
+        Thread.sleep(forTimeInterval: 3)
+        let status = daemon.stop()
+        #expect(status == 0)
+        let stats = daemon.stderr.split(separator: "\n").first { $0.contains("stopped") }.map(String.init) ?? ""
+        func count(_ key: String) -> Int { stats.split(separator: " ").first { $0.hasPrefix(key + "=") }.flatMap { Int($0.dropFirst(key.count + 1)) } ?? -1 }
+        // After a second of identical frames the camera source skips every other decode.
+        #expect(count("frames") > 0 && count("dropped") * 3 >= count("frames"), "\(stats)")
+        #expect(!Self.names(daemon.output).contains("added"), "nothing in view")
+    }
+
     @Test func missingCameraIsReportedAndWaitedFor() throws {
         let daemon = try camera(["FAKECAM_DEVICE": "/dev/video5"])
         let reported = daemon.waitFor(timeout: 10) { Self.names($0).contains("unavailable") }

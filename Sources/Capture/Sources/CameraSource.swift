@@ -1,5 +1,6 @@
 import Foundation
 import ImageDecoding
+import Synchronization
 import Logging
 import ScannerCore
 
@@ -50,6 +51,8 @@ public final class CameraSource: FrameSource {
     private var lastFrame = ContinuousClock.now
     private var countedBeforeDevice = CaptureCounters()
     public private(set) var statistics = SourceStatistics()
+    private let idle = Atomic<Bool>(false)
+    private var skipNext = false
 
     public init(configuration: Configuration, logger: Logger) throws(ScannerError) {
         self.configuration = configuration
@@ -58,6 +61,8 @@ public final class CameraSource: FrameSource {
     }
 
     public func cancel() { cancellation.cancel() }
+
+    public func setIdle(_ idle: Bool) { self.idle.store(idle, ordering: .relaxed) }
 
     public func next() -> SourceEvent {
         while !cancellation.isCancelled {
@@ -98,6 +103,14 @@ public final class CameraSource: FrameSource {
             }
             do {
                 // Short polls so that cancel() is honoured quickly; the frame time-out is counted here.
+                // Idle: every other frame is taken from the driver and given straight back, undecoded.
+                if idle.load(ordering: .relaxed) && skipNext {
+                    skipNext = false
+                    if try device.skipReady(timeout: 200) { lastFrame = .now }
+                    syncStatistics(device)
+                    continue
+                }
+                skipNext = true
                 // Decoded inside the grab: the mmapped buffer never outlives it.
                 let frame = try device.grabNewest(timeout: 200) { raw throws(ScannerError) -> Frame in
                     let image = try decoder.decode(

@@ -38,6 +38,15 @@ public protocol FrameSource: AnyObject {
     func cancel()
     /// Counters for stats and logs.
     var statistics: SourceStatistics { get }
+    /// A hint from the consumer that nothing has changed for a while. A camera then decodes only
+    /// every second frame (the others go straight back to the driver): the decode is most of the
+    /// cost of an empty kiosk, and a change is still seen at most one frame later. Callable from any
+    /// thread; replays ignore it.
+    func setIdle(_ idle: Bool)
+}
+
+extension FrameSource {
+    public func setIdle(_ idle: Bool) {}
 }
 
 public struct SourceStatistics: Sendable, Equatable {

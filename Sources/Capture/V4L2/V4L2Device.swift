@@ -326,6 +326,26 @@ public final class V4L2Device {
         }
     }
 
+    /// Waits for frames like `grabNewest` but gives every ready buffer straight back (counted as
+    /// stale). Returns whether any frame was there.
+    public func skipReady(timeout: Int) throws(CaptureError) -> Bool {
+        guard streaming else { throw .notACaptureDevice(path: path, reason: "not streaming") }
+        try waitReadable(timeout: timeout)
+        var skipped = 0
+        while true {
+            var buffer = makeBuffer(index: 0)
+            do {
+                try ioctl(cv4l2_VIDIOC_DQBUF(), "VIDIOC_DQBUF", &buffer)
+            } catch .ioctl(_, _, .resourceTemporarilyUnavailable) {
+                break
+            }
+            try queue(buffer.index)
+            skipped += 1
+        }
+        counters.stale += skipped
+        return skipped > 0
+    }
+
     private func isValid(_ buffer: v4l2_buffer, format: PixelFormat) -> Bool {
         guard Int(buffer.index) < buffers.count, Int(buffer.bytesused) <= buffers[Int(buffer.index)].count else { return false }
         let bytes = UnsafeRawBufferPointer(rebasing: buffers[Int(buffer.index)][0..<Int(buffer.bytesused)])
