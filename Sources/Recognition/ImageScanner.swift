@@ -75,7 +75,7 @@ public final class ImageScanner {
                 return barcodeAreas.contains { $0.contains(item.bounds.center) } ? nil : item
             }
         }
-        return items.sorted(by: Self.readingOrder)
+        return items.sorted(by: RecognizedItem.readingOrder)
     }
 
     /// Text items in `region`'s pixel coordinates.
@@ -123,14 +123,6 @@ public final class ImageScanner {
 
     static func quad(_ box: PixelRect) -> Quad {
         Quad(x: Double(box.x), y: Double(box.y), width: Double(box.width), height: Double(box.height))
-    }
-
-    /// Top to bottom by the items' top edges, left to right when two items start on the same line
-    /// (tops within 1% of the image height).
-    static func readingOrder(_ a: RecognizedItem, _ b: RecognizedItem) -> Bool {
-        let boxA = a.bounds.boundingBox, boxB = b.bounds.boundingBox
-        if abs(boxA.minY - boxB.minY) > 0.01 { return boxA.minY < boxB.minY }
-        return boxA.minX < boxB.minX
     }
 }
 

@@ -35,6 +35,14 @@ public struct RecognizedItem: Sendable, Equatable {
 }
 
 extension RecognizedItem {
+    /// Reading order: top to bottom by the items' top edges, left to right when two start on the same
+    /// line (tops within 1% of the image height).
+    public static func readingOrder(_ a: RecognizedItem, _ b: RecognizedItem) -> Bool {
+        let boxA = a.bounds.boundingBox, boxB = b.bounds.boundingBox
+        if abs(boxA.minY - boxB.minY) > 0.01 { return boxA.minY < boxB.minY }
+        return boxA.minX < boxB.minX
+    }
+
     /// The item as the ordered JSON object used by `scannerd scan`, events and the socket protocol.
     public var json: JSONValue {
         var fields: [(String, JSONValue)] = [("kind", .string(kind.rawValue))]

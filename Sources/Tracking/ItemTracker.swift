@@ -51,7 +51,7 @@ public struct ItemTracker: Sendable {
 
     /// The items clients know about, in reading order.
     public var liveItems: [TrackedItem] {
-        tracks.filter(\.live).map(Self.tracked).sorted { Self.readingOrder($0.item, $1.item) }
+        tracks.filter(\.live).map(Self.tracked).sorted { RecognizedItem.readingOrder($0.item, $1.item) }
     }
 
     /// Feeds one frame's observations; returns what changed, removals first.
@@ -203,11 +203,5 @@ public struct ItemTracker: Sendable {
         guard w > 0, h > 0 else { return 0 }
         let smaller = min((p.maxX - p.minX) * (p.maxY - p.minY), (q.maxX - q.minX) * (q.maxY - q.minY))
         return smaller > 0 ? w * h / smaller : 0
-    }
-
-    static func readingOrder(_ a: RecognizedItem, _ b: RecognizedItem) -> Bool {
-        let boxA = a.bounds.boundingBox, boxB = b.bounds.boundingBox
-        if abs(boxA.minY - boxB.minY) > 0.01 { return boxA.minY < boxB.minY }
-        return boxA.minX < boxB.minX
     }
 }

@@ -32,8 +32,6 @@ enum SequenceBenchmark {
             logger: Logger(label: "bench"))
     }
 
-    static func elapsed(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
-
     static func processCPU() -> Double {
         var usage = rusage()
         getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
@@ -43,7 +41,7 @@ enum SequenceBenchmark {
     /// Ours: the live pipeline (two recognizer threads, keep-latest hand-offs, gates, trackers).
     static func ours(_ clip: String = "sequence", seconds: Double? = nil) throws -> Run {
         let start = ContinuousClock.now
-        let pipeline = try LivePipeline(configuration: SequenceConfiguration(options: ScanOptions()), clock: { Self.elapsed(ContinuousClock.now - start) })
+        let pipeline = try LivePipeline(configuration: SequenceConfiguration(options: ScanOptions()), clock: { (ContinuousClock.now - start).inSeconds })
         let replay = try source(clip, loop: seconds != nil)
         final class Box: @unchecked Sendable { var run = Run(); var added: [String: Int] = [:] }
         let box = Box()
@@ -68,7 +66,7 @@ enum SequenceBenchmark {
             case .updated: break
             }
         }
-        box.run.cpuPercent = (processCPU() - cpu0) / Self.elapsed(ContinuousClock.now - t0) * 100
+        box.run.cpuPercent = (processCPU() - cpu0) / (ContinuousClock.now - t0).inSeconds * 100
         return box.run
     }
 
@@ -95,7 +93,7 @@ enum SequenceBenchmark {
             default: continue
             }
         }
-        run.cpuPercent = (processCPU() - cpu0) / Self.elapsed(ContinuousClock.now - t0) * 100
+        run.cpuPercent = (processCPU() - cpu0) / (ContinuousClock.now - t0).inSeconds * 100
         return run
     }
 

@@ -136,7 +136,7 @@ struct RunCommand: ParsableCommand {
                 logger.info("pipeline", metadata: Self.metadata(handler.statistics))
             } else {
                 let start = ContinuousClock.now
-                let pipeline = try LivePipeline(configuration: sequence, clock: { (ContinuousClock.now - start).seconds })
+                let pipeline = try LivePipeline(configuration: sequence, clock: { (ContinuousClock.now - start).inSeconds })
                 pipeline.run(source: frameSource) { output.emit($0) }
                 logger.info("pipeline", metadata: Self.metadata(pipeline.statistics))
             }
@@ -231,8 +231,4 @@ final class EventPrinter: @unchecked Sendable {
         if let item { object.append(("item", item)) }
         FileHandle.standardOutput.write(Data((JSONValue.object(object).serialized() + "\n").utf8))
     }
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

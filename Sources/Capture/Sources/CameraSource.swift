@@ -97,7 +97,7 @@ public final class CameraSource: FrameSource {
                         reportedUnavailable = true
                         return .unavailable(reason: error.description)
                     }
-                    cancellation.sleep(seconds: wait.seconds)
+                    cancellation.sleep(seconds: wait.inSeconds)
                     continue
                 }
             }
@@ -126,7 +126,7 @@ public final class CameraSource: FrameSource {
                 return .frame(frame)
             } catch .timeout {
                 if ContinuousClock.now - lastFrame >= configuration.frameTimeout {
-                    return lose(device, reason: "no frame for \(configuration.frameTimeout.seconds) s")
+                    return lose(device, reason: "no frame for \(configuration.frameTimeout.inSeconds) s")
                 }
             } catch {
                 return lose(device, reason: error.description)
@@ -169,8 +169,4 @@ public final class CameraSource: FrameSource {
             return .failure(error)
         }
     }
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

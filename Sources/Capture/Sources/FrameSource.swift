@@ -41,7 +41,7 @@ public protocol FrameSource: AnyObject {
     /// A hint from the consumer that nothing has changed for a while. A camera then decodes only
     /// every second frame (the others go straight back to the driver): the decode is most of the
     /// cost of an empty kiosk, and a change is still seen at most one frame later. Callable from any
-    /// thread; replays ignore it.
+    /// thread; real-time replays do the same, unpaced ones ignore it.
     func setIdle(_ idle: Bool)
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ImageDecoding
+import Synchronization
 import Logging
 import ScannerCore
 
@@ -50,6 +51,8 @@ public final class ReplaySource: FrameSource {
     private var nextIndex = 0
     private var started: ContinuousClock.Instant?
     private var announced = false
+    private let idle = Atomic<Bool>(false)
+    private var skipNext = false
     public private(set) var statistics = SourceStatistics()
 
     /// The number of frames in one pass of the clip.
@@ -110,6 +113,10 @@ public final class ReplaySource: FrameSource {
 
     public func cancel() { cancellation.cancel() }
 
+    /// A real-time replay behaves like a camera: when idle, every other frame is skipped undecoded.
+    /// Without pacing (`--pace none`) every frame is delivered, so replays stay deterministic.
+    public func setIdle(_ idle: Bool) { self.idle.store(idle, ordering: .relaxed) }
+
     public func next() -> SourceEvent {
         if !announced {
             announced = true
@@ -118,6 +125,12 @@ public final class ReplaySource: FrameSource {
         while !cancellation.isCancelled {
             guard let index = nextDueIndex() else { return .end }
             nextIndex = index + 1
+            if configuration.pace == .realtime && idle.load(ordering: .relaxed) && skipNext {
+                skipNext = false
+                statistics.dropped += 1
+                continue
+            }
+            skipNext = true
             let position = index % clip.count
             do {
                 let image = try decode(position)
@@ -139,14 +152,14 @@ public final class ReplaySource: FrameSource {
         let now = ContinuousClock.now
         let start = started ?? now
         started = start
-        let due = Int(((now - start).seconds * configuration.fps).rounded(.down))
+        let due = Int(((now - start).inSeconds * configuration.fps).rounded(.down))
         if due >= nextIndex {
             // The consumer was slow: skip to the newest due frame, as a camera would.
             let index = min(due, last)
             statistics.dropped += index - nextIndex
             return index
         }
-        let wait = Double(nextIndex) / configuration.fps - (now - start).seconds
+        let wait = Double(nextIndex) / configuration.fps - (now - start).inSeconds
         guard cancellation.sleep(seconds: max(0, wait)) else { return nil }
         return nextIndex
     }
