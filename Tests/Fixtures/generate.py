@@ -330,6 +330,24 @@ def sequence_clip():
     clip("sequence", frames)
 
 
+def several_clip():
+    """Several items at once, at 30 fps: two identical QR codes side by side and a card with a phone
+    number, all held together for a second, then gone."""
+    def make(j):
+        img = Image.new("L", (640, 480), 215)
+        code = qr_image("https://example.com/twin", scale=4)
+        img.paste(code, (30 + j, 20))
+        img.paste(code, (330 + j, 20))
+        card = Image.new("L", (420, 110), 250)
+        ImageDraw.Draw(card).text((18, 30), "Tel +44 20 7946 0958", font=ImageFont.truetype(FONT, 30), fill=20)
+        img.paste(card, (100 + j, 320))
+        return camera(img, seed=500 + j, blur=0, noise=3)
+    frames = [(f"empty{k % 3}", lambda k=k: scene(100 + k % 3)) for k in range(5)]
+    frames += [(f"all{i % 3}", lambda j=i % 3: make(j)) for i in range(30)]
+    frames += [(f"empty{k % 3}", lambda k=k: scene(100 + k % 3)) for k in range(60)]
+    clip("several", frames)
+
+
 def static_clip():
     """An empty static scene: the idle cost (one frame, played with --loop)."""
     clip("static", [("empty", lambda: scene(400))])
@@ -370,5 +388,6 @@ if __name__ == "__main__":
     bench_empty()
     demo_clip()
     sequence_clip()
+    several_clip()
     static_clip()
     broken()
