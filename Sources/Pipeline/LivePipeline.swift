@@ -51,6 +51,7 @@ public final class LivePipeline: @unchecked Sendable {
         s.barcodeScans = barcodes.scans
         s.barcodeScansReused = barcodes.reused
         s.ocrPasses = text?.passes ?? 0
+        s.ocrPartialPasses = text?.partialPasses ?? 0
         s.ocrSkippedBlurred = text?.skippedBlurred ?? 0
         s.ocrSkippedUnchanged = text?.skippedUnchanged ?? 0
         return s
@@ -72,8 +73,11 @@ public final class LivePipeline: @unchecked Sendable {
         if let text {
             startWorker(workers, name: "scannerd-text") { [self] in
                 while let frame = textBox.take() {
-                    guard let read = text.read(frame.image.image) else { continue }
-                    update(FrameObservations(frame: frame.index, time: clock(), barcodes: nil, text: selectSingle(read, configuration)), emit)
+                    let pending = withLock { tracker.pendingTextAreas }
+                    guard let reading = text.read(frame.image.image, confirm: pending) else { continue }
+                    update(FrameObservations(
+                        frame: frame.index, time: clock(), barcodes: nil, text: selectSingle(reading.items, configuration),
+                        textIsRepeat: reading.isRepeat), emit)
                 }
             }
         }
@@ -109,6 +113,12 @@ public final class LivePipeline: @unchecked Sendable {
         locked {
             for action in tracker.update(observations) { emit(.item(action, frame: observations.frame)) }
         }
+    }
+
+    private func withLock<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
     }
 
     private func locked(_ body: () -> Void) {

@@ -48,6 +48,8 @@ public struct SequenceStatistics: Sendable, Equatable {
     /// Frames whose barcode scan was skipped because nothing had changed.
     public var barcodeScansReused = 0
     public var ocrPasses = 0
+    /// OCR passes restricted to the part of the frame that changed.
+    public var ocrPartialPasses = 0
     public var ocrSkippedBlurred = 0
     public var ocrSkippedUnchanged = 0
     public init() {}
@@ -97,6 +99,8 @@ final class TextStage: @unchecked Sendable {
     private var lastThumbnail: [UInt8]?
     private var lastReading: [RecognizedItem] = []
     var passes = 0
+    /// Passes that read only the changed part of the frame.
+    var partialPasses = 0
     var skippedBlurred = 0
     var skippedUnchanged = 0
 
@@ -107,20 +111,54 @@ final class TextStage: @unchecked Sendable {
         self.configuration = configuration
     }
 
-    func read(_ image: GrayImage) -> [RecognizedItem]? {
+    /// A reading, and whether it merely repeats the previous one (an unchanged frame).
+    struct Reading {
+        var items: [RecognizedItem]
+        var isRepeat: Bool
+    }
+
+    /// - Parameter confirm: where text awaits a confirming read: those areas are read again even on
+    ///   an unchanged frame (a second read of new pixels, not the first reading repeated).
+    func read(_ image: GrayImage, confirm: [Quad] = []) -> Reading? {
         let thumbnail = FrameMetrics.thumbnail(image)
         if let last = lastThumbnail, FrameMetrics.difference(last, thumbnail) < configuration.unchangedBelow {
-            skippedUnchanged += 1
-            return lastReading
+            guard let area = Self.area(around: confirm)?.intersection(configuration.options.regionOfInterest) else {
+                skippedUnchanged += 1
+                return Reading(items: lastReading, isRepeat: true)
+            }
+            passes += 1
+            partialPasses += 1
+            let kept = lastReading.filter { !area.contains($0.bounds.center) }
+            return Reading(items: kept + scanner.scan(image, within: area), isRepeat: false)
         }
         if FrameMetrics.sharpness(image) < configuration.minimumSharpness {
             skippedBlurred += 1
             return nil
         }
         passes += 1
-        lastThumbnail = thumbnail
-        lastReading = scanner.scan(image)
-        return lastReading
+        defer { lastThumbnail = thumbnail }
+        // Read only where the frame changed since the last reading (a card held up in front of a
+        // static scene): Tesseract's cost grows with the area it segments. What was read outside the
+        // changed area stands.
+        if let last = lastThumbnail, let changed = FrameMetrics.changedArea(last, thumbnail),
+            changed.width * changed.height < 0.6, let area = changed.intersection(configuration.options.regionOfInterest)
+        {
+            let kept = lastReading.filter { !area.contains($0.bounds.center) }
+            lastReading = kept + scanner.scan(image, within: area)
+            partialPasses += 1
+        } else {
+            lastReading = scanner.scan(image)
+        }
+        return Reading(items: lastReading, isRepeat: false)
+    }
+
+    /// The box around `quads`, grown by 2% of the image on each side; nil for none.
+    static func area(around quads: [Quad]) -> NormalizedRect? {
+        guard !quads.isEmpty else { return nil }
+        let boxes = quads.map(\.boundingBox)
+        let x0 = max(0, boxes.map(\.minX).min()! - 0.02), y0 = max(0, boxes.map(\.minY).min()! - 0.02)
+        let x1 = min(1, boxes.map(\.maxX).max()! + 0.02), y1 = min(1, boxes.map(\.maxY).max()! + 0.02)
+        return NormalizedRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 }
 
@@ -158,6 +196,7 @@ public final class SequenceHandler {
         s.barcodeScans = barcodes.scans
         s.barcodeScansReused = barcodes.reused
         s.ocrPasses = text?.passes ?? 0
+        s.ocrPartialPasses = text?.partialPasses ?? 0
         s.ocrSkippedBlurred = text?.skippedBlurred ?? 0
         s.ocrSkippedUnchanged = text?.skippedUnchanged ?? 0
         return s
@@ -168,8 +207,10 @@ public final class SequenceHandler {
         scanned += 1
         let image = frame.image.image
         let found = selectSingle(barcodes.scan(image), configuration)
-        let read = frame.index % configuration.ocrEveryFrames == 0 ? text?.read(image).map { selectSingle($0, configuration) } : nil
-        return tracker.update(FrameObservations(frame: frame.index, time: time, barcodes: found, text: read))
+        let reading = frame.index % configuration.ocrEveryFrames == 0 ? text?.read(image, confirm: tracker.pendingTextAreas) : nil
+        return tracker.update(FrameObservations(
+            frame: frame.index, time: time, barcodes: found, text: reading.map { selectSingle($0.items, configuration) },
+            textIsRepeat: reading?.isRepeat ?? false))
     }
 
     /// Ends everything that is still live (end of a file source, shutdown).

@@ -54,7 +54,13 @@ public final class ImageScanner {
 
     /// Every recognized item in `image`, in reading order (top to bottom, then left to right).
     public func scan(_ image: GrayImage) -> [RecognizedItem] {
-        let roi = options.regionOfInterest.pixelRect(width: image.width, height: image.height)
+        scan(image, within: options.regionOfInterest)
+    }
+
+    /// Scans only `area` (normalized, e.g. the part of a frame that changed) — intersected with the
+    /// configured region of interest by the caller. Bounds are still whole-image coordinates.
+    public func scan(_ image: GrayImage, within area: NormalizedRect) -> [RecognizedItem] {
+        let roi = area.pixelRect(width: image.width, height: image.height)
         let region = image.cropped(to: roi)
         // Pixel coordinates in `region` → normalized coordinates in `image`.
         let toImage = { (p: Point) in

@@ -114,5 +114,17 @@ public struct NormalizedRect: Sendable, Equatable, CustomStringConvertible {
         return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0).clamped(width: w, height: h)
     }
 
+    /// The overlap of two rectangles, nil when they do not overlap.
+    public func intersection(_ other: NormalizedRect) -> NormalizedRect? {
+        let x0 = max(x, other.x), y0 = max(y, other.y)
+        let x1 = min(x + width, other.x + other.width), y1 = min(y + height, other.y + other.height)
+        guard x1 > x0, y1 > y0 else { return nil }
+        return NormalizedRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    public func contains(_ point: Point) -> Bool {
+        point.x >= x && point.x <= x + width && point.y >= y && point.y <= y + height
+    }
+
     public var description: String { "\(x),\(y),\(width),\(height)" }
 }

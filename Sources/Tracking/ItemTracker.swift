@@ -9,12 +9,16 @@ public struct FrameObservations: Sendable {
     public var time: Double
     public var barcodes: [RecognizedItem]?
     public var text: [RecognizedItem]?
+    /// The text is the previous reading carried over to an unchanged frame: it keeps the items alive
+    /// but is no new evidence (the same pixels read again would only repeat any misreading).
+    public var textIsRepeat: Bool
 
-    public init(frame: Int, time: Double, barcodes: [RecognizedItem]?, text: [RecognizedItem]?) {
+    public init(frame: Int, time: Double, barcodes: [RecognizedItem]?, text: [RecognizedItem]?, textIsRepeat: Bool = false) {
         self.frame = frame
         self.time = time
         self.barcodes = barcodes
         self.text = text
+        self.textIsRepeat = textIsRepeat
     }
 }
 
@@ -49,6 +53,12 @@ public struct ItemTracker: Sendable {
         self.makeID = makeID
     }
 
+    /// Where text is waiting for a confirming read: OCR should look there again even if the frame
+    /// looks unchanged.
+    public var pendingTextAreas: [Quad] {
+        tracks.filter { $0.isText && !$0.live }.map(\.item.bounds)
+    }
+
     /// The items clients know about, in reading order.
     public var liveItems: [TrackedItem] {
         tracks.filter(\.live).map(Self.tracked).sorted { RecognizedItem.readingOrder($0.item, $1.item) }
@@ -61,7 +71,9 @@ public struct ItemTracker: Sendable {
         if let barcodes = observations.barcodes {
             for observation in barcodes { actions += observeBarcode(observation, observations) }
         }
-        if let text = observations.text {
+        if let text = observations.text, observations.textIsRepeat {
+            for observation in text { refreshText(observation, observations) }
+        } else if let text = observations.text {
             let before = Set(tracks.indices.filter { tracks[$0].isText })
             var matched = Set<Int>()
             for observation in text {
@@ -128,6 +140,15 @@ public struct ItemTracker: Sendable {
         tracks[index].item.bounds = observation.bounds
         touch(index, frame)
         return (index, promoteIfReady(index, frame))
+    }
+
+    /// A repeated reading keeps the matching track alive, nothing more.
+    private mutating func refreshText(_ observation: RecognizedItem, _ frame: FrameObservations) {
+        guard let index = tracks.indices.first(where: { i in
+            !tracks[i].matchedThisFrame && tracks[i].isText && tracks[i].item.contentType == observation.contentType
+                && Self.overlap(tracks[i].item.bounds, observation.bounds) > 0.3
+        }) else { return }
+        touch(index, frame)
     }
 
     // MARK: Lifecycle

@@ -174,7 +174,7 @@ struct RunCommand: ParsableCommand {
     static func metadata(_ s: SequenceStatistics) -> Logger.Metadata {
         [
             "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)",
-            "ocrPasses": "\(s.ocrPasses)", "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)",
+            "ocrPasses": "\(s.ocrPasses)", "ocrPartialPasses": "\(s.ocrPartialPasses)", "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)",
             "ocrSkippedUnchanged": "\(s.ocrSkippedUnchanged)",
         ]
     }

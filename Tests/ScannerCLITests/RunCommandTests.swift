@@ -36,7 +36,7 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
             "updated https://example.com/scannerd-demo@7",
             "updated https://example.com/scannerd-demo@11",
             "added +14155550123@21",
-            "added jane.doe@example.com@24",
+            "added jane.doe@example.com@21",
             "removed https://example.com/scannerd-demo@29",
             "removed +14155550123@29",
             "removed jane.doe@example.com@29",
@@ -80,6 +80,29 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
         #expect((2...6).contains(count("ocrPasses")), "\(result.stderr)")
         #expect(count("ocrSkippedBlurred") >= 5 && count("ocrSkippedUnchanged") > 0)
         #expect(count("barcodeScansReused") > count("barcodeScans"), "a static scene is not rescanned")
+    }
+
+    /// Tests/Fixtures/clips/several: two identical QR codes side by side and a card with a UK number,
+    /// all in view for frames 5–34, then an empty scene.
+    @Test func severalItemsAtOnceEachGetTheirOwnLife() throws {
+        let result = try Subprocess.run(scannerd, ["run", "--source", "Tests/Fixtures/clips/several", "--pace", "none", "--events-stdout"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = try jsonObjects(result.stdoutLines)
+        #expect(Self.summary(events) == [
+            "hello", "available",
+            "added https://example.com/twin@5", "added https://example.com/twin@5",
+            // OCR on frames 6 (first read) and 9 (the confirming read of the card's area).
+            "added +442079460958@9",
+            // Last seen at 34: barcodes after 1 s (31 frames), text after 1.5 s from its last OCR pass (33).
+            "removed https://example.com/twin@65", "removed https://example.com/twin@65",
+            "removed +442079460958@79",
+            "end",
+        ])
+        let twins = events.filter { $0["event"] as? String == "added" }.compactMap { $0["item"] as? [String: Any] }
+            .filter { $0["payload"] as? String == "https://example.com/twin" }
+        #expect(Set(twins.compactMap { $0["id"] as? String }).count == 2, "two identical codes are two items")
+        let lefts = twins.compactMap { ($0["bounds"] as? [String: [Double]])?["topLeft"]?.first }.sorted()
+        #expect(lefts.count == 2 && lefts[0] < 0.2 && lefts[1] > 0.5)
     }
 
     @Test func aReplayGivesTheSameEventsEveryRun() throws {

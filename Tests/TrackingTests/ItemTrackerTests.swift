@@ -187,6 +187,28 @@ struct Replay {
         #expect(replay.log == ["1 added a@example.com #01", "47 removed a@example.com #01"])
     }
 
+    @Test func aRepeatedReadingKeepsItemsAliveButIsNoEvidence() {
+        var replay = Replay()
+        let phone = text(.telephoneNumber, "+14155550123")
+        replay.step(text: [phone])
+        // The same reading carried over to unchanged frames: not a second read.
+        for _ in 0..<5 {
+            _ = replay.tracker.update(FrameObservations(frame: replay.frame, time: Double(replay.frame) / 30, barcodes: [], text: [phone], textIsRepeat: true))
+            replay.frame += 1
+        }
+        #expect(replay.log.isEmpty)
+        #expect(replay.tracker.pendingTextAreas.count == 1, "OCR is asked to look there again")
+        replay.step(text: [phone])
+        #expect(replay.log == ["6 added +14155550123 #01"])
+        #expect(replay.tracker.pendingTextAreas.isEmpty)
+        // Once live, repeats keep it from expiring: 3 s of unchanged frames, no removal.
+        for _ in 0..<90 {
+            _ = replay.tracker.update(FrameObservations(frame: replay.frame, time: Double(replay.frame) / 30, barcodes: [], text: [phone], textIsRepeat: true))
+            replay.frame += 1
+        }
+        #expect(replay.log == ["6 added +14155550123 #01"])
+    }
+
     @Test func twoLinesAreTwoItems() {
         var replay = Replay()
         replay.steps(2, text: [text(.telephoneNumber, "+14155550123", y: 0.3), text(.telephoneNumber, "+16502530000", y: 0.4)])
