@@ -66,3 +66,15 @@ import Testing
         #expect(ImageFormat(sniffing: try Fixtures.data("garbage.jpg")) == .other)
     }
 }
+
+@Suite struct EncodingTests {
+    @Test func grayJPEGRoundTrips() throws {
+        let original = try ImageDecoder().decodeFile(atPath: Fixtures.path("qr.png")).image
+        let jpeg = try JPEGEncoder().encode(original, quality: 90)
+        #expect(ImageFormat(sniffing: jpeg) == .jpeg)
+        let decoded = try ImageDecoder().decode(jpeg).image
+        #expect(decoded.width == original.width && decoded.height == original.height)
+        let error = zip(decoded.pixels, original.pixels).map { abs(Int($0) - Int($1)) }.reduce(0, +) / decoded.pixels.count
+        #expect(error < 4, "mean error \(error)")
+    }
+}
