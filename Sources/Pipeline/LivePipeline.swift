@@ -72,7 +72,17 @@ public final class LivePipeline: @unchecked Sendable {
         }
         if let text {
             startWorker(workers, name: "scannerd-text") { [self] in
-                while let frame = textBox.take() {
+                // The quality level's OCR rate: at most one pass per `ocrEveryFrames` frame times at 30 fps.
+                let interval = Double(configuration.ocrEveryFrames) / 30
+                var lastPass = -Double.infinity
+                while var frame = textBox.take() {
+                    let wait = lastPass + interval - clock()
+                    if wait > 0 {
+                        Thread.sleep(forTimeInterval: wait)
+                        // A newer frame may have arrived meanwhile: read that one.
+                        frame = textBox.takeIfPresent() ?? frame
+                    }
+                    lastPass = clock()
                     let pending = withLock { tracker.pendingTextAreas }
                     guard let reading = text.read(frame.image.image, confirm: pending) else { continue }
                     update(FrameObservations(

@@ -26,6 +26,14 @@ final class Mailbox<Value>: @unchecked Sendable {
         return value
     }
 
+    /// The waiting value, if any, without blocking.
+    func takeIfPresent() -> Value? {
+        condition.lock()
+        defer { condition.unlock() }
+        defer { value = nil }
+        return value
+    }
+
     func close() {
         condition.lock()
         closed = true

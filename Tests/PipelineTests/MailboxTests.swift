@@ -12,6 +12,14 @@ import Testing
         #expect(box.dropped == 2)
     }
 
+    @Test func takeIfPresentDoesNotWait() {
+        let box = Mailbox<Int>()
+        #expect(box.takeIfPresent() == nil)
+        box.put(4)
+        #expect(box.takeIfPresent() == 4)
+        #expect(box.takeIfPresent() == nil)
+    }
+
     @Test func takeWaitsForAValueAndReturnsNilOnceClosed() {
         let box = Mailbox<Int>()
         let taken = NSLock()
