@@ -82,11 +82,14 @@ let package = Package(
         // MARK: Sequence pipeline: scheduling, gates, recognizers and trackers per frame
         .target(name: "Pipeline", dependencies: ["ScannerCore", "Capture", "Recognition", "Tracking"]),
 
+        // MARK: Events: numbering, current items, fan-out with bounded queues
+        .target(name: "Events", dependencies: ["ScannerCore", "Tracking", "Pipeline", "Capture"]),
+
         // MARK: Executables
         .executableTarget(
             name: "scannerd",
             dependencies: [
-                "ScannerCore", "ImageDecoding", "Recognition", "Capture", "Tracking", "Pipeline",
+                "ScannerCore", "ImageDecoding", "Recognition", "Capture", "Tracking", "Pipeline", "Events",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -116,6 +119,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore"]),
+        .testTarget(name: "EventsTests", dependencies: ["Events", "Pipeline", "Tracking", "ScannerCore"]),
         .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "Tracking", "Capture", "Recognition", "ImageDecoding", "ScannerCore", "TestSupport"]

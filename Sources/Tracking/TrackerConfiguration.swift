@@ -50,6 +50,13 @@ public struct TrackedItem: Sendable, Equatable {
     public var firstFrame: Int
     public var lastFrame: Int
 
+    public init(id: UUID, item: RecognizedItem, firstFrame: Int, lastFrame: Int) {
+        self.id = id
+        self.item = item
+        self.firstFrame = firstFrame
+        self.lastFrame = lastFrame
+    }
+
     /// The item's JSON: the `scannerd scan` object plus `id`, `firstFrame`, `lastFrame`.
     public var json: JSONValue {
         guard case .object(let fields) = item.json else { return item.json }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Capture
+import Events
 import Foundation
 import Logging
 import Pipeline
@@ -117,8 +118,9 @@ struct RunCommand: ParsableCommand {
             Self.fail("scannerd: \(error)")
         }
         let sequence = SequenceConfiguration(options: options, singleItem: single)
-        let output = EventPrinter(enabled: eventsStdout)
-        output.hello(source: device ?? source!)
+        let hub = EventHub(daemonVersion: Scannerd.version, sourceName: device ?? source!)
+        let output = EventPrinter(hub: hub, enabled: eventsStdout)
+        output.hello()
         // SIGINT / SIGTERM end the run: the source returns `.end` within one poll slice, the
         // pipeline sends `removed` for what is left and `end`.
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
@@ -185,50 +187,23 @@ struct RunCommand: ParsableCommand {
     }
 }
 
-/// Writes events as JSON lines to stdout, one `write` per line so lines never interleave.
-/// Called from the pipeline's threads, under the pipeline's lock; its own lock keeps `seq` safe anyway.
-final class EventPrinter: @unchecked Sendable {
-    static let protocolVersion = 1
+/// Publishes pipeline events on the hub and, with --events-stdout, prints each as a JSON line (one
+/// `write` per line so lines never interleave).
+final class EventPrinter: Sendable {
+    let hub: EventHub
     let enabled: Bool
-    private var seq = 0
-    private let lock = NSLock()
-    private let formatter: ISO8601DateFormatter = {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f
-    }()
 
-    init(enabled: Bool) { self.enabled = enabled }
+    init(hub: EventHub, enabled: Bool) {
+        self.hub = hub
+        self.enabled = enabled
+    }
 
-    func hello(source: String) {
-        write("hello", [
-            ("version", .integer(Self.protocolVersion)), ("daemon", .string(Scannerd.version)),
-            ("source", .string(source)), ("items", .array([])),
-        ])
+    func hello() {
+        if enabled { FileHandle.standardOutput.write(Data((hub.hello() + "\n").utf8)) }
     }
 
     func emit(_ event: PipelineEvent) {
-        switch event {
-        case .source(.available): write("available", [])
-        case .source(.unavailable(let reason)): write("unavailable", [("reason", .string(reason))])
-        case .source: break
-        case .item(let action, let frame): write(action.name, [("frame", .integer(frame))], item: action.item.json)
-        case .end(let frames): write("end", [("frames", .integer(frames))])
-        }
-    }
-
-    private func write(_ event: String, _ fields: [(String, JSONValue)], item: JSONValue? = nil) {
-        guard enabled else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        seq += 1
-        // Key order as documented: event, seq, frame (item events), time, then the rest.
-        var object: [(String, JSONValue)] = [("event", .string(event)), ("seq", .integer(seq))]
-        let frame = fields.first { $0.0 == "frame" }
-        if let frame { object.append(frame) }
-        object.append(("time", .string(formatter.string(from: Date()))))
-        object += fields.filter { $0.0 != "frame" }
-        if let item { object.append(("item", item)) }
-        FileHandle.standardOutput.write(Data((JSONValue.object(object).serialized() + "\n").utf8))
+        let line = hub.publish(event)
+        if enabled { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     }
 }

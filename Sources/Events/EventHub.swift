@@ -1,0 +1,194 @@
+import Capture
+import Foundation
+import Pipeline
+import ScannerCore
+import Synchronization
+import Tracking
+
+/// Which item events a subscriber wants (a `subscribe` request). Empty sets mean "all".
+public struct EventFilter: Sendable, Equatable {
+    public var kinds: Set<RecognizedItem.Kind>
+    public var symbologies: Set<Symbology>
+    public var contentTypes: Set<TextContentType>
+
+    public init(kinds: Set<RecognizedItem.Kind> = [], symbologies: Set<Symbology> = [], contentTypes: Set<TextContentType> = []) {
+        self.kinds = kinds
+        self.symbologies = symbologies
+        self.contentTypes = contentTypes
+    }
+
+    public static let all = EventFilter()
+
+    public func accepts(_ item: RecognizedItem) -> Bool {
+        if !kinds.isEmpty && !kinds.contains(item.kind) { return false }
+        if !symbologies.isEmpty, item.kind == .barcode, let s = item.symbology, !symbologies.contains(s) { return false }
+        if !contentTypes.isEmpty, item.kind == .text {
+            guard let c = item.contentType, contentTypes.contains(c) else { return false }
+        }
+        return true
+    }
+}
+
+/// What a subscriber's queue delivers.
+public enum Outbound: Sendable, Equatable {
+    /// One JSON line (without the newline).
+    case line(String)
+    /// The subscriber fell too far behind: tell it, then disconnect it.
+    case overflow
+}
+
+/// The event bus: numbers and timestamps every event once, keeps the current items (for `hello` and
+/// `items`), and fans events out to subscribers — each with a bounded queue, so a subscriber that stops
+/// reading is cut off instead of holding up the pipeline or anyone else. `publish` never blocks.
+public final class EventHub: Sendable {
+    public static let protocolVersion = 1
+
+    struct Subscriber {
+        var filter: EventFilter
+        var continuation: AsyncStream<Outbound>.Continuation
+        /// Lines handed over but not yet acknowledged as written.
+        var pending = 0
+        var limit: Int
+    }
+
+    struct State {
+        var seq = 0
+        var items: [UUID: TrackedItem] = [:]
+        var sourceAvailable = false
+        var subscribers: [Int: Subscriber] = [:]
+        var nextSubscriber = 0
+        var overflows = 0
+        var delivered = 0
+    }
+
+    private let state = Mutex(State())
+    public let daemonVersion: String
+    public let sourceName: String
+    private let formatter: @Sendable (Date) -> String
+
+    public init(daemonVersion: String, sourceName: String) {
+        self.daemonVersion = daemonVersion
+        self.sourceName = sourceName
+        self.formatter = { date in
+            let f = ISO8601DateFormatter()
+            f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return f.string(from: date)
+        }
+    }
+
+    /// The current items, in reading order.
+    public var items: [TrackedItem] {
+        state.withLock { Array($0.items.values) }.sorted { RecognizedItem.readingOrder($0.item, $1.item) }
+    }
+
+    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    public var overflows: Int { state.withLock { $0.overflows } }
+
+    /// Publishes a pipeline event to every subscriber whose filter accepts it; returns the JSON line.
+    @discardableResult
+    public func publish(_ event: PipelineEvent) -> String {
+        // Finishing a stream runs its termination handler, which takes the lock: finish after unlocking.
+        let (line, cutOff) = state.withLock { state -> (String, [AsyncStream<Outbound>.Continuation]) in
+            var cutOff: [AsyncStream<Outbound>.Continuation] = []
+            state.seq += 1
+            let line: String
+            var item: RecognizedItem? = nil
+            switch event {
+            case .source(.available):
+                state.sourceAvailable = true
+                line = encode("available", seq: state.seq, [])
+            case .source(.unavailable(let reason)):
+                state.sourceAvailable = false
+                line = encode("unavailable", seq: state.seq, [("reason", .string(reason))])
+            case .source:
+                line = encode("available", seq: state.seq, [])
+            case .item(let action, let frame):
+                let tracked = action.item
+                switch action {
+                case .added, .updated: state.items[tracked.id] = tracked
+                case .removed: state.items[tracked.id] = nil
+                }
+                item = tracked.item
+                line = encode(action.name, seq: state.seq, frame: frame, [("item", tracked.json)])
+            case .end(let frames):
+                line = encode("end", seq: state.seq, [("frames", .integer(frames))])
+            }
+            for (id, subscriber) in state.subscribers where item.map(subscriber.filter.accepts) ?? true {
+                if subscriber.pending >= subscriber.limit {
+                    // Its queue is full: it stopped reading. Cut it off rather than wait for it or lose
+                    // events silently: it gets an overflow notice and is disconnected.
+                    subscriber.continuation.yield(.overflow)
+                    cutOff.append(subscriber.continuation)
+                    state.subscribers[id] = nil
+                    state.overflows += 1
+                    continue
+                }
+                if case .terminated = subscriber.continuation.yield(.line(line)) {
+                    state.subscribers[id] = nil
+                } else {
+                    state.subscribers[id]?.pending += 1
+                    state.delivered += 1
+                }
+            }
+            return (line, cutOff)
+        }
+        cutOff.forEach { $0.finish() }
+        return line
+    }
+
+    /// A new subscriber: its `hello` (with the current items) and the stream of what follows, with no
+    /// event lost or repeated in between. At most `queueLimit` lines may be outstanding: the consumer
+    /// calls `acknowledge` for each line it has written out.
+    public func subscribe(filter: EventFilter = .all, queueLimit: Int = 1024) -> (id: Int, hello: String, events: AsyncStream<Outbound>) {
+        // Unbounded here because the limit is counted in `pending`: that way the overflow notice
+        // itself always fits.
+        let (stream, continuation) = AsyncStream<Outbound>.makeStream(bufferingPolicy: .unbounded)
+        return state.withLock { state in
+            let id = state.nextSubscriber
+            state.nextSubscriber += 1
+            state.subscribers[id] = Subscriber(filter: filter, continuation: continuation, limit: max(1, queueLimit))
+            continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+            let items = state.items.values.filter { filter.accepts($0.item) }.sorted { RecognizedItem.readingOrder($0.item, $1.item) }
+            let hello = helloLine(items: items, available: state.sourceAvailable)
+            return (id, hello, stream)
+        }
+    }
+
+    /// The subscriber wrote one line out: one more may be queued for it.
+    public func acknowledge(_ id: Int) {
+        state.withLock { state in
+            if let pending = state.subscribers[id]?.pending, pending > 0 { state.subscribers[id]?.pending = pending - 1 }
+        }
+    }
+
+    /// Changes what a subscriber hears from now on.
+    public func setFilter(_ filter: EventFilter, for id: Int) {
+        state.withLock { $0.subscribers[id]?.filter = filter }
+    }
+
+    public func unsubscribe(_ id: Int) {
+        let subscriber = state.withLock { $0.subscribers.removeValue(forKey: id) }
+        subscriber?.continuation.finish()
+    }
+
+    /// The `hello` object for stdout (no subscriber).
+    public func hello() -> String {
+        state.withLock { helloLine(items: Array($0.items.values), available: $0.sourceAvailable) }
+    }
+
+    private func helloLine(items: [TrackedItem], available: Bool) -> String {
+        JSONValue.object([
+            ("event", .string("hello")), ("time", .string(formatter(Date()))),
+            ("version", .integer(Self.protocolVersion)), ("daemon", .string(daemonVersion)),
+            ("source", .string(sourceName)), ("camera", .string(available ? "available" : "unavailable")),
+            ("items", .array(items.map(\.json))),
+        ]).serialized()
+    }
+
+    private func encode(_ event: String, seq: Int, frame: Int? = nil, _ fields: [(String, JSONValue)]) -> String {
+        var object: [(String, JSONValue)] = [("event", .string(event)), ("seq", .integer(seq))]
+        if let frame { object.append(("frame", .integer(frame))) }
+        object.append(("time", .string(formatter(Date()))))
+        return JSONValue.object(object + fields).serialized()
+    }
+}

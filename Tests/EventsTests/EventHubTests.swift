@@ -1,0 +1,71 @@
+import Events
+import Foundation
+import Pipeline
+import ScannerCore
+import Testing
+import Tracking
+
+func tracked(_ payload: String, kind: RecognizedItem.Kind = .barcode, id: Int = 1) -> TrackedItem {
+    let item = kind == .barcode
+        ? RecognizedItem(kind: .barcode, symbology: .qr, payload: payload, bounds: Quad(x: 0.1, y: 0.1, width: 0.2, height: 0.2), confidence: 1)
+        : RecognizedItem(kind: .text, contentType: .telephoneNumber, payload: payload, transcript: payload, bounds: Quad(x: 0.1, y: 0.5, width: 0.3, height: 0.05), confidence: 0.9)
+    return TrackedItem(id: UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", id))!, item: item, firstFrame: 0, lastFrame: 0)
+}
+
+func object(_ line: String) -> [String: Any] {
+    (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
+}
+
+@Suite struct EventHubTests {
+    @Test func helloCarriesTheCurrentItemsAndNothingIsLostOrRepeated() async {
+        let hub = EventHub(daemonVersion: "t", sourceName: "test")
+        hub.publish(.source(.available))
+        hub.publish(.item(.added(tracked("A")), frame: 1))
+        hub.publish(.item(.added(tracked("B", id: 2)), frame: 2))
+        hub.publish(.item(.removed(tracked("A")), frame: 3))
+        let (_, hello, events) = hub.subscribe()
+        let h = object(hello)
+        #expect(h["event"] as? String == "hello" && h["version"] as? Int == 1 && h["camera"] as? String == "available")
+        #expect((h["items"] as? [[String: Any]])?.compactMap { $0["payload"] as? String } == ["B"])
+        hub.publish(.item(.updated(tracked("B", id: 2)), frame: 4))
+        hub.publish(.end(frames: 5))
+        var iterator = events.makeAsyncIterator()
+        guard case .line(let first) = await iterator.next(), case .line(let second) = await iterator.next() else {
+            Issue.record("expected two lines")
+            return
+        }
+        #expect(object(first)["event"] as? String == "updated" && object(first)["seq"] as? Int == 5)
+        #expect(object(second)["event"] as? String == "end")
+    }
+
+    @Test func filtersNarrowItemEventsButNotSourceEvents() async {
+        let hub = EventHub(daemonVersion: "t", sourceName: "test")
+        let (_, _, events) = hub.subscribe(filter: EventFilter(kinds: [.text]))
+        hub.publish(.item(.added(tracked("QR")), frame: 1))
+        hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 2)), frame: 2))
+        hub.publish(.source(.unavailable(reason: "gone")))
+        var iterator = events.makeAsyncIterator()
+        var names: [String] = []
+        for _ in 0..<2 {
+            if case .line(let line) = await iterator.next() { names.append("\(object(line)["event"]!) \((object(line)["item"] as? [String: Any])?["payload"] ?? "")") }
+        }
+        #expect(names == ["added +14155550123", "unavailable "])
+    }
+
+    @Test func aSubscriberThatStopsReadingIsCutOffWithANotice() async {
+        let hub = EventHub(daemonVersion: "t", sourceName: "test")
+        let (slowID, _, slow) = hub.subscribe(queueLimit: 3)
+        let (fastID, _, fast) = hub.subscribe(queueLimit: 3)
+        var fastIterator = fast.makeAsyncIterator()
+        for i in 0..<10 {
+            hub.publish(.item(.updated(tracked("A")), frame: i))
+            // The fast one writes each line out and says so.
+            if case .line = await fastIterator.next() { hub.acknowledge(fastID) }
+        }
+        var received: [Outbound] = []
+        for await outbound in slow { received.append(outbound) }
+        #expect(received.count == 4 && received.last == .overflow, "three lines, then the notice, then the end")
+        #expect(hub.overflows == 1 && hub.subscriberCount == 1)
+        _ = slowID
+    }
+}
