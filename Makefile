@@ -30,7 +30,7 @@ deps:
 build: deps
 	$(SWIFT) build -c $(CONFIG)
 
-RUN_FLAGS ?= --events-stdout
+RUN_FLAGS ?= --events-stdout --socket $(CURDIR)/.build/scannerd.sock
 run: build
 ifdef DEVICE
 	$(SWIFT) run -c $(CONFIG) scannerd run --device $(DEVICE) $(RUN_FLAGS)

@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     ],
     targets: [
         // MARK: C libraries (one shim each)
@@ -85,11 +86,26 @@ let package = Package(
         // MARK: Events: numbering, current items, fan-out with bounded queues
         .target(name: "Events", dependencies: ["ScannerCore", "Tracking", "Pipeline", "Capture"]),
 
+        // MARK: Socket: the event server (SwiftNIO)
+        .target(
+            name: "EventServer",
+            dependencies: [
+                "Events", "ScannerCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Client side of the socket (scanctl, scripts, tests)
+        .target(name: "ScannerClient"),
+
         // MARK: Executables
         .executableTarget(
             name: "scannerd",
             dependencies: [
                 "ScannerCore", "ImageDecoding", "Recognition", "Capture", "Tracking", "Pipeline", "Events",
+                "EventServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -120,6 +136,13 @@ let package = Package(
         ),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore"]),
         .testTarget(name: "EventsTests", dependencies: ["Events", "Pipeline", "Tracking", "ScannerCore"]),
+        .testTarget(
+            name: "EventServerTests",
+            dependencies: [
+                "EventServer", "Events", "Pipeline", "Tracking", "ScannerCore", "ScannerClient",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "Tracking", "Capture", "Recognition", "ImageDecoding", "ScannerCore", "TestSupport"]

@@ -49,6 +49,7 @@ public final class EventHub: Sendable {
         /// Lines handed over but not yet acknowledged as written.
         var pending = 0
         var limit: Int
+        var onCutOff: @Sendable () -> Void
     }
 
     struct State {
@@ -88,8 +89,8 @@ public final class EventHub: Sendable {
     @discardableResult
     public func publish(_ event: PipelineEvent) -> String {
         // Finishing a stream runs its termination handler, which takes the lock: finish after unlocking.
-        let (line, cutOff) = state.withLock { state -> (String, [AsyncStream<Outbound>.Continuation]) in
-            var cutOff: [AsyncStream<Outbound>.Continuation] = []
+        let (line, cutOff) = state.withLock { state -> (String, [Subscriber]) in
+            var cutOff: [Subscriber] = []
             state.seq += 1
             let line: String
             var item: RecognizedItem? = nil
@@ -118,7 +119,7 @@ public final class EventHub: Sendable {
                     // Its queue is full: it stopped reading. Cut it off rather than wait for it or lose
                     // events silently: it gets an overflow notice and is disconnected.
                     subscriber.continuation.yield(.overflow)
-                    cutOff.append(subscriber.continuation)
+                    cutOff.append(subscriber)
                     state.subscribers[id] = nil
                     state.overflows += 1
                     continue
@@ -132,21 +133,28 @@ public final class EventHub: Sendable {
             }
             return (line, cutOff)
         }
-        cutOff.forEach { $0.finish() }
+        for subscriber in cutOff {
+            subscriber.continuation.finish()
+            subscriber.onCutOff()
+        }
         return line
     }
 
     /// A new subscriber: its `hello` (with the current items) and the stream of what follows, with no
     /// event lost or repeated in between. At most `queueLimit` lines may be outstanding: the consumer
     /// calls `acknowledge` for each line it has written out.
-    public func subscribe(filter: EventFilter = .all, queueLimit: Int = 1024) -> (id: Int, hello: String, events: AsyncStream<Outbound>) {
+    /// `onCutOff` runs (outside the hub's lock) when the subscriber is cut off for falling behind: the
+    /// server closes the connection then, even if the client never reads again.
+    public func subscribe(
+        filter: EventFilter = .all, queueLimit: Int = 1024, onCutOff: @escaping @Sendable () -> Void = {}
+    ) -> (id: Int, hello: String, events: AsyncStream<Outbound>) {
         // Unbounded here because the limit is counted in `pending`: that way the overflow notice
         // itself always fits.
         let (stream, continuation) = AsyncStream<Outbound>.makeStream(bufferingPolicy: .unbounded)
         return state.withLock { state in
             let id = state.nextSubscriber
             state.nextSubscriber += 1
-            state.subscribers[id] = Subscriber(filter: filter, continuation: continuation, limit: max(1, queueLimit))
+            state.subscribers[id] = Subscriber(filter: filter, continuation: continuation, limit: max(1, queueLimit), onCutOff: onCutOff)
             continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
             let items = state.items.values.filter { filter.accepts($0.item) }.sorted { RecognizedItem.readingOrder($0.item, $1.item) }
             let hello = helloLine(items: items, available: state.sourceAvailable)

@@ -77,7 +77,7 @@ struct Benchmark: ParsableCommand {
         for level in ["fast", "balanced"] {
             let (percent, frames) = try CaptureBenchmark.daemonCPU(
                 environment: CaptureBenchmark.environment(frames: empty),
-                arguments: ["run", "--device", "/dev/video0", "--width", "1280", "--height", "720", "--quality", level,
+                arguments: ["run", "--no-socket", "--device", "/dev/video0", "--width", "1280", "--height", "720", "--quality", level,
                             "--events-stdout", "--log-level", "error"],
                 seconds: 10)
             _ = frames

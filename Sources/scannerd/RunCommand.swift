@@ -1,7 +1,9 @@
 import ArgumentParser
 import Capture
+import EventServer
 import Events
 import Foundation
+import Synchronization
 import Logging
 import Pipeline
 import Recognition
@@ -58,6 +60,15 @@ struct RunCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Report only the item nearest the centre of the region of interest (recognizesMultipleItems = false).")
     var single = false
+
+    @Option(name: .long, help: ArgumentHelp("Unix socket for clients (scanctl, kiosk apps).", valueName: "path"))
+    var socket: String = "/run/scannerd/scannerd.sock"
+
+    @Flag(name: .long, help: "Do not listen on a socket (events only on stdout).")
+    var noSocket = false
+
+    @Option(name: .long, help: "Most clients served at once.")
+    var maxClients: Int = 64
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
@@ -121,6 +132,7 @@ struct RunCommand: ParsableCommand {
         let hub = EventHub(daemonVersion: Scannerd.version, sourceName: device ?? source!)
         let output = EventPrinter(hub: hub, enabled: eventsStdout)
         output.hello()
+        let server = noSocket ? nil : startServer(hub: hub, source: frameSource, logger: logger)
         // SIGINT / SIGTERM end the run: the source returns `.end` within one poll slice, the
         // pipeline sends `removed` for what is left and `end`.
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
@@ -146,10 +158,41 @@ struct RunCommand: ParsableCommand {
             Self.fail("scannerd: \(error)")
         }
         signals.forEach { $0.cancel() }
+        server?.stop()
         logger.info("stopped", metadata: [
             "frames": "\(frameSource.statistics.delivered)", "dropped": "\(frameSource.statistics.dropped)",
             "corrupt": "\(frameSource.statistics.corrupt)", "reconnects": "\(frameSource.statistics.reconnects)",
         ])
+    }
+
+    /// Starts the event server on its own task and waits until it listens (or fails: exit 2).
+    func startServer(hub: EventHub, source: FrameSource, logger: Logger) -> RunningServer {
+        nonisolated(unsafe) let statsSource = source
+        let server = EventServer(
+            hub: hub, configuration: EventServerConfiguration(path: socket, maximumClients: maxClients), logger: logger,
+            stats: {
+                let s = statsSource.statistics
+                return [
+                    ("framesDelivered", .integer(s.delivered)), ("framesDropped", .integer(s.dropped)),
+                    ("framesCorrupt", .integer(s.corrupt)), ("reconnects", .integer(s.reconnects)),
+                ]
+            })
+        let directory = (socket as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let started = DispatchSemaphore(value: 0)
+        let failure = Mutex<Error?>(nil)
+        let task = Task {
+            do {
+                try await server.run(ready: { started.signal() })
+            } catch is CancellationError {
+            } catch {
+                failure.withLock { $0 = error }
+                started.signal()
+            }
+        }
+        started.wait()
+        if let error = failure.withLock({ $0 }) { Self.fail("scannerd: \(error)") }
+        return RunningServer(server: server, task: task)
     }
 
     func runDeterministic(_ handler: SequenceHandler, _ source: FrameSource, _ output: EventPrinter) {
@@ -184,6 +227,20 @@ struct RunCommand: ParsableCommand {
     static func fail(_ message: String) -> Never {
         FileHandle.standardError.write(Data((message + "\n").utf8))
         Foundation.exit(2)
+    }
+}
+
+/// The event server's task, to stop at the end of the run.
+struct RunningServer {
+    let server: EventServer
+    let task: Task<Void, Never>
+
+    func stop() {
+        task.cancel()
+        let done = DispatchSemaphore(value: 0)
+        Task { _ = await task.value; done.signal() }
+        _ = done.wait(timeout: .now() + 2)
+        server.removeSocketFile()
     }
 }
 

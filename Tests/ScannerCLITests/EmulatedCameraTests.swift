@@ -16,7 +16,7 @@ import Testing
         env.merge(environment) { $1 }
         return try Subprocess.Running(
             scannerd,
-            ["run", "--device", "/dev/video0", "--width", "640", "--height", "480", "--events-stdout", "--quality", "fast"]
+            ["run", "--no-socket", "--device", "/dev/video0", "--width", "640", "--height", "480", "--events-stdout", "--quality", "fast"]
                 + arguments,
             environment: env)
     }

@@ -23,7 +23,7 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
     }
 
     @Test func demoClipGivesItsEventsAndFinishesCleanly() throws {
-        let result = try Subprocess.run(scannerd, ["run", "--source", "demo", "--pace", "none", "--events-stdout"])
+        let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "demo", "--pace", "none", "--events-stdout"])
         #expect(result.status == 0, "\(result.stderr)")
         let events = try jsonObjects(result.stdoutLines)
         #expect(events.dropFirst().map { $0["seq"] as? Int } == Array(1..<events.count).map { $0 }, "seq counts every event after hello")
@@ -53,7 +53,7 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
     /// with ±1 px jitter 12–41, gone from 43; a flyer card out of focus 90–104, sharp 105–134, gone
     /// from 135. The card holds a phone number, an order number, a price and a date.
     @Test func sequenceClipGivesExactlyTheExpectedEvents() throws {
-        let result = try Subprocess.run(scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--pace", "none", "--events-stdout"])
+        let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "Tests/Fixtures/clips/sequence", "--pace", "none", "--events-stdout"])
         #expect(result.status == 0, "\(result.stderr)")
         let events = try jsonObjects(result.stdoutLines)
         #expect(Self.summary(events) == [
@@ -85,7 +85,7 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
     /// Tests/Fixtures/clips/several: two identical QR codes side by side and a card with a UK number,
     /// all in view for frames 5–34, then an empty scene.
     @Test func severalItemsAtOnceEachGetTheirOwnLife() throws {
-        let result = try Subprocess.run(scannerd, ["run", "--source", "Tests/Fixtures/clips/several", "--pace", "none", "--events-stdout"])
+        let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "Tests/Fixtures/clips/several", "--pace", "none", "--events-stdout"])
         #expect(result.status == 0, "\(result.stderr)")
         let events = try jsonObjects(result.stdoutLines)
         #expect(Self.summary(events) == [
@@ -107,23 +107,23 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
 
     @Test func aReplayGivesTheSameEventsEveryRun() throws {
         func run() throws -> [String] {
-            let result = try Subprocess.run(scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--pace", "none", "--events-stdout", "--quality", "fast"])
+            let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "Tests/Fixtures/clips/sequence", "--pace", "none", "--events-stdout", "--quality", "fast"])
             return Self.summary(try jsonObjects(result.stdoutLines))
         }
         #expect(try run() == run())
     }
 
     @Test func badSourceExitsTwoWithTheReason() throws {
-        let result = try Subprocess.run(scannerd, ["run", "--source", "/nonexistent/clip.mjpeg", "--events-stdout"])
+        let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "/nonexistent/clip.mjpeg", "--events-stdout"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("/nonexistent/clip.mjpeg") && result.stderr.contains("no such file"))
     }
 
     @Test(arguments: [
         (["run"], "exactly one of"),
-        (["run", "--source", "demo", "--device", "/dev/video0"], "exactly one of"),
-        (["run", "--source", "demo", "--pace", "slow"], "slow"),
-        (["run", "--source", "demo", "--fps", "0"], "fps"),
+        (["run", "--no-socket", "--source", "demo", "--device", "/dev/video0"], "exactly one of"),
+        (["run", "--no-socket", "--source", "demo", "--pace", "slow"], "slow"),
+        (["run", "--no-socket", "--source", "demo", "--fps", "0"], "fps"),
         (["run", "--device", "/dev/video0", "--formats", "H264"], "H264"),
         (["run", "--device", "/dev/video0", "--control", "focus"], "focus"),
     ])

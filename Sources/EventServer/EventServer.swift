@@ -1,0 +1,218 @@
+import Events
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ScannerCore
+
+/// Where and how the event server listens.
+public struct EventServerConfiguration: Sendable {
+    public var path: String
+    /// File mode of the socket (owner and group may connect by default).
+    public var mode: mode_t
+    public var maximumClients: Int
+    /// Lines that may wait for one client before it is cut off as too slow.
+    public var queueLimit: Int
+    public var maximumLineLength: Int
+
+    public init(path: String = "/run/scannerd/scannerd.sock", mode: mode_t = 0o660, maximumClients: Int = 64, queueLimit: Int = 1024, maximumLineLength: Int = 64 * 1024) {
+        self.path = path
+        self.mode = mode
+        self.maximumClients = maximumClients
+        self.queueLimit = queueLimit
+        self.maximumLineLength = maximumLineLength
+    }
+}
+
+public enum EventServerError: Error, CustomStringConvertible, Sendable {
+    case alreadyRunning(path: String)
+    case notASocket(path: String)
+    case cannotBind(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .alreadyRunning(let path): "\(path): another scannerd is listening on this socket"
+        case .notASocket(let path): "\(path): exists and is not a socket; refusing to remove it"
+        case .cannotBind(let path, let reason): "\(path): cannot listen: \(reason)"
+        }
+    }
+}
+
+/// The Unix-socket server: every client gets `hello` with the current items, then the events (as
+/// filtered by its `subscribe`), and may send requests. One task per client; a client that stops
+/// reading is cut off by the event bus, never waited for.
+public final class EventServer: Sendable {
+    public let configuration: EventServerConfiguration
+    let hub: EventHub
+    let logger: Logger
+    let stats: @Sendable () -> [(String, JSONValue)]
+
+    /// - Parameter stats: extra figures for the `stats` reply (source and pipeline counters).
+    public init(hub: EventHub, configuration: EventServerConfiguration, logger: Logger, stats: @escaping @Sendable () -> [(String, JSONValue)] = { [] }) {
+        self.hub = hub
+        self.configuration = configuration
+        self.logger = logger
+        self.stats = stats
+    }
+
+    /// Removes a socket file left by a daemon that is gone; refuses when a daemon still answers on it.
+    static func clearStaleSocket(at path: String) throws(EventServerError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path: path) }
+        if UnixSocket.canConnect(to: path) { throw .alreadyRunning(path: path) }
+        unlink(path)
+    }
+
+    /// Binds (or takes the socket systemd passed, `LISTEN_FDS`), then serves until the task is
+    /// cancelled. `ready` is called once clients can connect.
+    public func run(ready: @escaping @Sendable () -> Void = {}) async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 64)
+        let maximumLineLength = configuration.maximumLineLength
+        let initializer: @Sendable (Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> = { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder(maximumLength: maximumLineLength)))
+                return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+            }
+        }
+        let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        if let inherited = SocketActivation.listeningDescriptor() {
+            server = try await bootstrap.bind(inherited, childChannelInitializer: initializer)
+            logger.info("listening on the socket passed by systemd", metadata: ["fd": "\(inherited)"])
+        } else {
+            try Self.clearStaleSocket(at: configuration.path)
+            do {
+                server = try await bootstrap.bind(unixDomainSocketPath: configuration.path, childChannelInitializer: initializer)
+            } catch {
+                throw EventServerError.cannotBind(path: configuration.path, reason: "\(error)")
+            }
+            chmod(configuration.path, configuration.mode)
+            logger.info("listening", metadata: ["socket": "\(configuration.path)"])
+        }
+        ready()
+        try await withThrowingDiscardingTaskGroup { tasks in
+            try await server.executeThenClose { clients in
+                for try await client in clients {
+                    tasks.addTask { await self.serve(client) }
+                }
+            }
+        }
+    }
+
+    /// Stops listening: removes the socket file (the caller cancels `run`).
+    public func removeSocketFile() {
+        if SocketActivation.listeningDescriptor() == nil { unlink(configuration.path) }
+    }
+
+    private func serve(_ client: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        do {
+            try await client.executeThenClose { inbound, outbound in
+                func send(_ line: String) async throws {
+                    try await outbound.write(ByteBuffer(string: line + "\n"))
+                }
+                guard hub.subscriberCount < configuration.maximumClients else {
+                    logger.warning("client refused: too many clients", metadata: ["limit": "\(configuration.maximumClients)"])
+                    try await send(Reply.error(nil, id: nil, code: "too-many-clients", message: "the daemon serves at most \(configuration.maximumClients) clients"))
+                    return
+                }
+                let channel = client.channel
+                let (id, hello, events) = hub.subscribe(queueLimit: configuration.queueLimit) {
+                    // Cut off: its socket buffer is full, so the overflow notice may never get through;
+                    // give it a second, then close regardless of what is still queued.
+                    channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+                }
+                defer { hub.unsubscribe(id) }
+                try await send(hello)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    // Events out, as fast as this client reads them.
+                    group.addTask {
+                        for await outbound in events {
+                            switch outbound {
+                            case .line(let line):
+                                try await send(line)
+                                self.hub.acknowledge(id)
+                            case .overflow:
+                                self.logger.warning("client cut off: it stopped reading", metadata: ["queueLimit": "\(self.configuration.queueLimit)"])
+                                try? await send(JSONValue.object([
+                                    ("event", .string("overflow")),
+                                    ("message", .string("more than \(self.configuration.queueLimit) events were waiting for this client; disconnecting")),
+                                ]).serialized())
+                                return
+                            }
+                        }
+                    }
+                    // Requests in, replies out.
+                    group.addTask {
+                        do {
+                            for try await line in inbound {
+                                try await send(self.answer(String(buffer: line), subscriber: id))
+                            }
+                        } catch let tooLong as LineDecoder.LineTooLong {
+                            try? await send(Reply.error(nil, id: nil, code: "line-too-long", message: "request lines are limited to \(tooLong.limit) bytes; disconnecting"))
+                        }
+                    }
+                    // Whichever ends first (client gone, client cut off) ends the connection.
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
+        } catch {
+            logger.debug("client connection ended", metadata: ["reason": "\(error)"])
+        }
+    }
+
+    func answer(_ line: String, subscriber: Int) -> String {
+        let (id, name, parsed) = Request.parse(line)
+        switch parsed {
+        case .failure(let failure):
+            return Reply.error(name, id: id, code: failure.code, message: failure.message)
+        case .success(.ping):
+            return Reply.ok("ping", id: id)
+        case .success(.items):
+            return Reply.ok("items", id: id, [("items", .array(hub.items.map(\.json)))])
+        case .success(.stats):
+            return Reply.ok("stats", id: id, [
+                ("clients", .integer(hub.subscriberCount)), ("overflows", .integer(hub.overflows)),
+                ("items", .integer(hub.items.count)),
+            ] + stats())
+        case .success(.subscribe(let filter)):
+            hub.setFilter(filter, for: subscriber)
+            return Reply.ok("subscribe", id: id)
+        }
+    }
+}
+
+/// systemd socket activation (sd_listen_fds(3)): the first passed descriptor is 3.
+enum SocketActivation {
+    static func listeningDescriptor() -> CInt? {
+        let env = ProcessInfo.processInfo.environment
+        guard let pid = env["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
+            let count = env["LISTEN_FDS"].flatMap(Int.init), count >= 1
+        else { return nil }
+        return 3
+    }
+}
+
+/// Plain blocking Unix-socket helpers (for the stale-socket check).
+enum UnixSocket {
+    /// Whether something accepts connections at `path`.
+    static func canConnect(to path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        return rc == 0
+    }
+}

@@ -1,0 +1,101 @@
+import Events
+import Foundation
+import ScannerCore
+
+/// A client's request line, parsed; or why it could not be.
+enum Request {
+    case ping
+    case items
+    case stats
+    case subscribe(EventFilter)
+
+    struct Failure: Error {
+        var code: String
+        var message: String
+    }
+
+    /// Parses one line. `id` is whatever the client sent as "id" (echoed in the reply), if anything.
+    static func parse(_ line: String) -> (id: Any?, name: String?, result: Result<Request, Failure>) {
+        guard let data = line.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any]
+        else {
+            return (nil, nil, .failure(Failure(code: "malformed", message: "a request is one JSON object per line")))
+        }
+        let id = object["id"]
+        guard let name = object["request"] as? String else {
+            return (id, nil, .failure(Failure(code: "malformed", message: "missing \"request\" (ping, items, stats, subscribe)")))
+        }
+        switch name {
+        case "ping": return (id, name, .success(.ping))
+        case "items": return (id, name, .success(.items))
+        case "stats": return (id, name, .success(.stats))
+        case "subscribe":
+            do {
+                return (id, name, .success(.subscribe(try filter(object))))
+            } catch let failure as Failure {
+                return (id, name, .failure(failure))
+            } catch {
+                return (id, name, .failure(Failure(code: "bad-argument", message: "\(error)")))
+            }
+        default:
+            return (id, name, .failure(Failure(code: "unknown-request", message: "unknown request '\(name)' (ping, items, stats, subscribe)")))
+        }
+    }
+
+    static func filter(_ object: [String: Any]) throws -> EventFilter {
+        func names(_ key: String) throws -> [String] {
+            guard let value = object[key] else { return [] }
+            guard let list = value as? [String] else {
+                throw Failure(code: "bad-argument", message: "\"\(key)\" must be a list of names")
+            }
+            return list
+        }
+        var filter = EventFilter()
+        for kind in try names("kinds") {
+            guard let k = RecognizedItem.Kind(rawValue: kind) else {
+                throw Failure(code: "bad-argument", message: "unknown kind '\(kind)' (barcode, text)")
+            }
+            filter.kinds.insert(k)
+        }
+        for name in try names("symbologies") {
+            guard let s = Symbology(rawValue: name) else {
+                throw Failure(code: "bad-argument", message: "unknown symbology '\(name)'")
+            }
+            filter.symbologies.insert(s)
+        }
+        for name in try names("contentTypes") {
+            guard let c = TextContentType(rawValue: name) else {
+                throw Failure(code: "bad-argument", message: "unknown content type '\(name)' (telephoneNumber, url, emailAddress)")
+            }
+            filter.contentTypes.insert(c)
+        }
+        return filter
+    }
+}
+
+/// Reply lines.
+enum Reply {
+    static func ok(_ name: String, id: Any?, _ fields: [(String, JSONValue)] = []) -> String {
+        JSONValue.object([("reply", .string(name))] + idField(id) + [("ok", .bool(true))] + fields).serialized()
+    }
+
+    static func error(_ name: String?, id: Any?, code: String, message: String) -> String {
+        JSONValue.object(
+            [("reply", name.map { .string($0) } ?? .null)] + idField(id) + [
+                ("ok", .bool(false)),
+                ("error", .object([("code", .string(code)), ("message", .string(message))])),
+            ]).serialized()
+    }
+
+    /// The client's id echoed back: strings and numbers as given, anything else as its JSON text.
+    static func idField(_ id: Any?) -> [(String, JSONValue)] {
+        switch id {
+        case nil: []
+        case let s as String: [("id", .string(s))]
+        case is Bool: [("id", .null)]
+        case let n as Int: [("id", .integer(n))]
+        case let d as Double: [("id", .number(d))]
+        default: [("id", .null)]
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+/// A client connection to the daemon's Unix socket: blocking, line by line. For `scanctl`, scripts
+/// and tests; the daemon side is `EventServer` (SwiftNIO).
+public final class ScannerConnection {
+    public enum Failure: Error, CustomStringConvertible, Equatable {
+        case notRunning(path: String, reason: String)
+        case permissionDenied(path: String)
+        case closed
+        case timeout
+        case io(String)
+
+        public var description: String {
+            switch self {
+            case .notRunning(let path, let reason): "cannot connect to \(path): \(reason) (is scannerd running?)"
+            case .permissionDenied(let path): "\(path): permission denied (is this user in the scannerd socket's group?)"
+            case .closed: "the daemon closed the connection"
+            case .timeout: "no answer from the daemon"
+            case .io(let message): message
+            }
+        }
+    }
+
+    private let fd: CInt
+    private var buffer: [UInt8] = []
+    public let path: String
+
+    public init(path: String) throws(Failure) {
+        self.path = path
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw .io("socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(fd)
+            throw .notRunning(path: path, reason: "path too long")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if rc != 0 {
+            let code = errno
+            close(fd)
+            if code == EACCES { throw .permissionDenied(path: path) }
+            throw .notRunning(path: path, reason: String(cString: strerror(code)))
+        }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    /// Sends one line (a newline is added).
+    public func send(_ line: String) throws(Failure) {
+        var bytes = Array((line + "\n").utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io("send: \(String(cString: strerror(errno)))")
+            }
+            sent += n
+        }
+    }
+
+    /// Sends a request object and returns the first reply line (events that arrive meanwhile are
+    /// passed to `onEvent`).
+    public func request(_ fields: [String: Any], timeout: Double = 5, onEvent: (String) -> Void = { _ in }) throws(Failure) -> [String: Any] {
+        guard let data = try? JSONSerialization.data(withJSONObject: fields) else { throw .io("cannot encode the request") }
+        try send(String(decoding: data, as: UTF8.self))
+        while true {
+            guard let line = try readLine(timeout: timeout) else { throw .closed }
+            if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], object["reply"] != nil || object["ok"] != nil {
+                return object
+            }
+            onEvent(line)
+        }
+    }
+
+    /// The next line, or nil when the daemon closed the connection. Waits at most `timeout` seconds
+    /// (nil: forever).
+    public func readLine(timeout: Double? = nil) throws(Failure) -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let rc = poll(&pfd, 1, timeout.map { Int32($0 * 1000) } ?? -1)
+            if rc < 0 {
+                if errno == EINTR { continue }
+                throw .io("poll: \(String(cString: strerror(errno)))")
+            }
+            if rc == 0 { throw .timeout }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io("recv: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 {
+                if buffer.isEmpty { return nil }
+                defer { buffer = [] }
+                return String(decoding: buffer, as: UTF8.self)
+            }
+            buffer.append(contentsOf: chunk[..<n])
+        }
+    }
+}
