@@ -2,7 +2,8 @@ import Foundation
 
 /// A client connection to the daemon's Unix socket: blocking, line by line. For `scanctl`, scripts
 /// and tests; the daemon side is `EventServer` (SwiftNIO).
-public final class ScannerConnection {
+/// Use it from one thread at a time (it is Sendable so it can be handed to the thread that reads).
+public final class ScannerConnection: @unchecked Sendable {
     public enum Failure: Error, CustomStringConvertible, Equatable {
         case notRunning(path: String, reason: String)
         case permissionDenied(path: String)

@@ -20,6 +20,14 @@ func json(_ line: String?) -> [String: Any] {
     return (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
 }
 
+/// Runs blocking client code on a thread of its own: the server's connection tasks run on the
+/// cooperative pool (two threads on a 2-core machine), which blocking reads must not occupy.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
 /// An event server on a fresh socket in a temporary directory.
 final class RunningServer: @unchecked Sendable {
     let hub = EventHub(daemonVersion: "test", sourceName: "test")
@@ -55,136 +63,150 @@ final class RunningServer: @unchecked Sendable {
         let server = try await RunningServer()
         server.hub.publish(.source(.available))
         server.hub.publish(.item(.added(tracked("A")), frame: 3))
-        let client = try server.connect()
-        let hello = json(try client.readLine(timeout: 5))
-        #expect(hello["event"] as? String == "hello" && hello["camera"] as? String == "available" && hello["version"] as? Int == 1)
-        #expect((hello["items"] as? [[String: Any]])?.map { $0["payload"] as? String } == ["A"])
-        server.hub.publish(.item(.added(tracked("B", id: 2)), frame: 4))
-        let added = json(try client.readLine(timeout: 5))
-        #expect(added["event"] as? String == "added" && added["seq"] as? Int == 3 && added["frame"] as? Int == 4)
-        #expect((added["item"] as? [String: Any])?["payload"] as? String == "B")
+        try await blocking { [server] in
+    let client = try server.connect()
+            let hello = json(try client.readLine(timeout: 5))
+            #expect(hello["event"] as? String == "hello" && hello["camera"] as? String == "available" && hello["version"] as? Int == 1)
+            #expect((hello["items"] as? [[String: Any]])?.map { $0["payload"] as? String } == ["A"])
+            server.hub.publish(.item(.added(tracked("B", id: 2)), frame: 4))
+            let added = json(try client.readLine(timeout: 5))
+            #expect(added["event"] as? String == "added" && added["seq"] as? Int == 3 && added["frame"] as? Int == 4)
+            #expect((added["item"] as? [String: Any])?["payload"] as? String == "B")
+        }
         await server.stop()
     }
 
     @Test func everyRequestAndErrorKeepsTheConnectionOpen() async throws {
         let server = try await RunningServer()
         server.hub.publish(.item(.added(tracked("A")), frame: 1))
-        let client = try server.connect()
-        _ = try client.readLine(timeout: 5)
-        func ask(_ line: String) throws -> [String: Any] {
-            try client.send(line)
-            return json(try client.readLine(timeout: 5))
+        try await blocking { [server] in
+    let client = try server.connect()
+            _ = try client.readLine(timeout: 5)
+            func ask(_ line: String) throws -> [String: Any] {
+                try client.send(line)
+                return json(try client.readLine(timeout: 5))
+            }
+            let ping = try ask(#"{"request":"ping","id":7}"#)
+            #expect(ping["reply"] as? String == "ping" && ping["ok"] as? Bool == true && ping["id"] as? Int == 7)
+            #expect(try ask(#"{"request":"ping","id":"abc"}"#)["id"] as? String == "abc")
+            let items = try ask(#"{"request":"items"}"#)
+            #expect((items["items"] as? [[String: Any]])?.count == 1)
+            let stats = try ask(#"{"request":"stats"}"#)
+            #expect(stats["clients"] as? Int == 1 && stats["items"] as? Int == 1 && stats["overflows"] as? Int == 0)
+            for (line, code) in [
+                ("not json", "malformed"), (#"{"id":1}"#, "malformed"), (#"[1,2]"#, "malformed"),
+                (#"{"request":"explode"}"#, "unknown-request"),
+                (#"{"request":"subscribe","kinds":["video"]}"#, "bad-argument"),
+                (#"{"request":"subscribe","symbologies":"qr"}"#, "bad-argument"),
+                (#"{"request":"subscribe","contentTypes":["fax"]}"#, "bad-argument"),
+            ] {
+                let reply = try ask(line)
+                #expect(reply["ok"] as? Bool == false, "\(line)")
+                #expect((reply["error"] as? [String: Any])?["code"] as? String == code, "\(line) → \(reply)")
+            }
+            #expect(try ask(#"{"request":"ping"}"#)["ok"] as? Bool == true, "still open after every error")
         }
-        let ping = try ask(#"{"request":"ping","id":7}"#)
-        #expect(ping["reply"] as? String == "ping" && ping["ok"] as? Bool == true && ping["id"] as? Int == 7)
-        #expect(try ask(#"{"request":"ping","id":"abc"}"#)["id"] as? String == "abc")
-        let items = try ask(#"{"request":"items"}"#)
-        #expect((items["items"] as? [[String: Any]])?.count == 1)
-        let stats = try ask(#"{"request":"stats"}"#)
-        #expect(stats["clients"] as? Int == 1 && stats["items"] as? Int == 1 && stats["overflows"] as? Int == 0)
-        for (line, code) in [
-            ("not json", "malformed"), (#"{"id":1}"#, "malformed"), (#"[1,2]"#, "malformed"),
-            (#"{"request":"explode"}"#, "unknown-request"),
-            (#"{"request":"subscribe","kinds":["video"]}"#, "bad-argument"),
-            (#"{"request":"subscribe","symbologies":"qr"}"#, "bad-argument"),
-            (#"{"request":"subscribe","contentTypes":["fax"]}"#, "bad-argument"),
-        ] {
-            let reply = try ask(line)
-            #expect(reply["ok"] as? Bool == false, "\(line)")
-            #expect((reply["error"] as? [String: Any])?["code"] as? String == code, "\(line) → \(reply)")
-        }
-        #expect(try ask(#"{"request":"ping"}"#)["ok"] as? Bool == true, "still open after every error")
         await server.stop()
     }
 
     @Test func subscribeFiltersItemEvents() async throws {
         let server = try await RunningServer()
-        let client = try server.connect()
-        _ = try client.readLine(timeout: 5)
-        try client.send(#"{"request":"subscribe","kinds":["text"],"contentTypes":["telephoneNumber"]}"#)
-        #expect(json(try client.readLine(timeout: 5))["ok"] as? Bool == true)
-        server.hub.publish(.item(.added(tracked("QR")), frame: 1))
-        server.hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 2)), frame: 2))
-        server.hub.publish(.source(.unavailable(reason: "unplugged")))
-        let first = json(try client.readLine(timeout: 5)), second = json(try client.readLine(timeout: 5))
-        #expect((first["item"] as? [String: Any])?["payload"] as? String == "+14155550123")
-        #expect(second["event"] as? String == "unavailable")
+        try await blocking { [server] in
+    let client = try server.connect()
+            _ = try client.readLine(timeout: 5)
+            try client.send(#"{"request":"subscribe","kinds":["text"],"contentTypes":["telephoneNumber"]}"#)
+            #expect(json(try client.readLine(timeout: 5))["ok"] as? Bool == true)
+            server.hub.publish(.item(.added(tracked("QR")), frame: 1))
+            server.hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 2)), frame: 2))
+            server.hub.publish(.source(.unavailable(reason: "unplugged")))
+            let first = json(try client.readLine(timeout: 5)), second = json(try client.readLine(timeout: 5))
+            #expect((first["item"] as? [String: Any])?["payload"] as? String == "+14155550123")
+            #expect(second["event"] as? String == "unavailable")
+        }
         await server.stop()
     }
 
     @Test func anOverlongLineClosesThatConnectionOnly() async throws {
         let server = try await RunningServer(maximumLineLength: 1024)
-        let bad = try server.connect(), good = try server.connect()
-        _ = try bad.readLine(timeout: 5)
-        _ = try good.readLine(timeout: 5)
-        try bad.send(String(repeating: "x", count: 5000))
-        let reply = json(try bad.readLine(timeout: 5))
-        #expect((reply["error"] as? [String: Any])?["code"] as? String == "line-too-long")
-        #expect(try bad.readLine(timeout: 5) == nil, "then closed")
-        try good.send(#"{"request":"ping"}"#)
-        #expect(json(try good.readLine(timeout: 5))["ok"] as? Bool == true)
+        try await blocking { [server] in
+    let bad = try server.connect(), good = try server.connect()
+            _ = try bad.readLine(timeout: 5)
+            _ = try good.readLine(timeout: 5)
+            try bad.send(String(repeating: "x", count: 5000))
+            let reply = json(try bad.readLine(timeout: 5))
+            #expect((reply["error"] as? [String: Any])?["code"] as? String == "line-too-long")
+            #expect(try bad.readLine(timeout: 5) == nil, "then closed")
+            try good.send(#"{"request":"ping"}"#)
+            #expect(json(try good.readLine(timeout: 5))["ok"] as? Bool == true)
+        }
         await server.stop()
     }
 
     @Test func randomBytesNeverCrashTheServer() async throws {
         let server = try await RunningServer()
-        var generator = SystemRandomNumberGenerator()
-        var seed: UInt64 = 42
-        func next() -> UInt8 { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return UInt8(truncatingIfNeeded: seed >> 33) }
-        _ = generator
-        for _ in 0..<20 {
-            let client = try server.connect()
-            _ = try client.readLine(timeout: 5)
-            var lines = 0
+        try await blocking { [server] in
+    var generator = SystemRandomNumberGenerator()
+            var seed: UInt64 = 42
+            func next() -> UInt8 { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return UInt8(truncatingIfNeeded: seed >> 33) }
+            _ = generator
             for _ in 0..<20 {
-                var bytes = (0..<Int(next() % 200)).map { _ in next() }.filter { $0 != 0x0A }
-                if next() % 4 == 0 { bytes = Array(#"{"request":"#.utf8) + bytes }  // almost-JSON
-                try client.send(String(decoding: bytes, as: UTF8.self))
-                lines += 1
+                let client = try server.connect()
+                _ = try client.readLine(timeout: 5)
+                var lines = 0
+                for _ in 0..<20 {
+                    var bytes = (0..<Int(next() % 200)).map { _ in next() }.filter { $0 != 0x0A }
+                    if next() % 4 == 0 { bytes = Array(#"{"request":"#.utf8) + bytes }  // almost-JSON
+                    try client.send(String(decoding: bytes, as: UTF8.self))
+                    lines += 1
+                }
+                for _ in 0..<lines {
+                    let reply = json(try client.readLine(timeout: 5))
+                    #expect(reply["ok"] as? Bool == false)
+                }
             }
-            for _ in 0..<lines {
-                let reply = json(try client.readLine(timeout: 5))
-                #expect(reply["ok"] as? Bool == false)
-            }
+            let after = try server.connect()
+            _ = try after.readLine(timeout: 5)
+            try after.send(#"{"request":"ping"}"#)
+            #expect(json(try after.readLine(timeout: 5))["ok"] as? Bool == true)
         }
-        let after = try server.connect()
-        _ = try after.readLine(timeout: 5)
-        try after.send(#"{"request":"ping"}"#)
-        #expect(json(try after.readLine(timeout: 5))["ok"] as? Bool == true)
         await server.stop()
     }
 
     @Test func twoHundredClientsReceiveEveryEventInOrder() async throws {
         let server = try await RunningServer(maximumClients: 256)
-        var clients: [ScannerConnection] = []
-        for _ in 0..<200 {
-            let client = try server.connect()
-            _ = try client.readLine(timeout: 10)
-            clients.append(client)
+        try await blocking { [server] in
+    var clients: [ScannerConnection] = []
+            for _ in 0..<200 {
+                let client = try server.connect()
+                _ = try client.readLine(timeout: 10)
+                clients.append(client)
+            }
+            for i in 0..<50 { server.hub.publish(.item(.updated(tracked("A")), frame: i)) }
+            var inOrder = 0
+            for client in clients {
+                var frames: [Int] = []
+                for _ in 0..<50 { frames.append(json(try client.readLine(timeout: 10))["frame"] as? Int ?? -1) }
+                if frames == Array(0..<50) { inOrder += 1 }
+            }
+            #expect(inOrder == 200, "clients that got all 50 events in order")
+            #expect(server.hub.subscriberCount == 200)
         }
-        for i in 0..<50 { server.hub.publish(.item(.updated(tracked("A")), frame: i)) }
-        var inOrder = 0
-        for client in clients {
-            var frames: [Int] = []
-            for _ in 0..<50 { frames.append(json(try client.readLine(timeout: 10))["frame"] as? Int ?? -1) }
-            if frames == Array(0..<50) { inOrder += 1 }
-        }
-        #expect(inOrder == 200, "clients that got all 50 events in order")
-        #expect(server.hub.subscriberCount == 200)
         await server.stop()
     }
 
     @Test func aClientThatNeverReadsIsCutOffAndTheOthersGetEverything() async throws {
         let server = try await RunningServer(queueLimit: 64)
         let stalled = try server.connect(), reader = try server.connect()
-        _ = try stalled.readLine(timeout: 5)
-        _ = try reader.readLine(timeout: 5)
+        _ = try await blocking { try stalled.readLine(timeout: 5) }
+        _ = try await blocking { try reader.readLine(timeout: 5) }
         // Big events, so the stalled client's socket buffer fills and its queue overflows.
         let big = tracked(String(repeating: "P", count: 4000))
-        let readerTask = Task.detached { () -> [Int] in
-            var frames: [Int] = []
-            while frames.count < 2000, let line = try reader.readLine(timeout: 20) { frames.append(json(line)["frame"] as? Int ?? -1) }
-            return frames
+        let readerTask = Task {
+            try await blocking { () -> [Int] in
+                var frames: [Int] = []
+                while frames.count < 2000, let line = try reader.readLine(timeout: 20) { frames.append(json(line)["frame"] as? Int ?? -1) }
+                return frames
+            }
         }
         // A burst far above a camera's rate (30 events/s at most), in slices the reader can keep up with.
         for i in 0..<2000 {
@@ -195,22 +217,27 @@ final class RunningServer: @unchecked Sendable {
         #expect(frames.count == 2000 && frames == Array(0..<2000), "the reading client got every event, in order (got \(frames.count))")
         #expect(server.hub.overflows == 1)
         // The stalled client finds, when it looks, some events, maybe the notice, then the end.
-        var last: [String: Any] = [:]
-        var count = 0
-        while let line = try stalled.readLine(timeout: 10) { last = json(line); count += 1 }
+        let (count, lastEvent) = try await blocking { () -> (Int, String?) in
+            var last: [String: Any] = [:]
+            var count = 0
+            while let line = try stalled.readLine(timeout: 10) { last = json(line); count += 1 }
+            return (count, last["event"] as? String)
+        }
         #expect(count < 2000, "it did not get everything: it was cut off")
-        #expect(last["event"] as? String == "overflow" || last["event"] as? String == "updated")
+        #expect(lastEvent == "overflow" || lastEvent == "updated")
         await server.stop()
     }
 
     @Test func tooManyClientsAreRefusedWithAReason() async throws {
         let server = try await RunningServer(maximumClients: 2)
-        let a = try server.connect(), b = try server.connect()
-        _ = try a.readLine(timeout: 5)
-        _ = try b.readLine(timeout: 5)
-        let c = try server.connect()
-        #expect((json(try c.readLine(timeout: 5))["error"] as? [String: Any])?["code"] as? String == "too-many-clients")
-        #expect(try c.readLine(timeout: 5) == nil)
+        try await blocking { [server] in
+    let a = try server.connect(), b = try server.connect()
+            _ = try a.readLine(timeout: 5)
+            _ = try b.readLine(timeout: 5)
+            let c = try server.connect()
+            #expect((json(try c.readLine(timeout: 5))["error"] as? [String: Any])?["code"] as? String == "too-many-clients")
+            #expect(try c.readLine(timeout: 5) == nil)
+        }
         await server.stop()
     }
 
@@ -236,8 +263,8 @@ final class RunningServer: @unchecked Sendable {
         let task = Task { try await third.run(ready: { ready.continuation.yield() }) }
         var iterator = ready.stream.makeAsyncIterator()
         _ = await iterator.next()
-        let client = try ScannerConnection(path: path)
-        #expect(json(try client.readLine(timeout: 5))["event"] as? String == "hello")
+        let event = try await blocking { json(try ScannerConnection(path: path).readLine(timeout: 5))["event"] as? String }
+        #expect(event == "hello")
         task.cancel()
         // A regular file at the path is never removed.
         let file = path + ".txt"
