@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ScannerCore
+import Synchronization
 
 /// Where and how the event server listens.
 public struct EventServerConfiguration: Sendable {
@@ -46,6 +47,15 @@ public final class EventServer: Sendable {
     let hub: EventHub
     let logger: Logger
     let stats: @Sendable () -> [(String, JSONValue)]
+
+    /// Open channels, so that shutting down closes them instead of abandoning them: NIO requires
+    /// every accepted `NIOAsyncChannel` to be run to its end.
+    struct Channels {
+        var listener: Channel?
+        var clients: [ObjectIdentifier: Channel] = [:]
+        var closing = false
+    }
+    private let channels = Mutex(Channels())
 
     /// - Parameter stats: extra figures for the `stats` reply (source and pipeline counters).
     public init(hub: EventHub, configuration: EventServerConfiguration, logger: Logger, stats: @escaping @Sendable () -> [(String, JSONValue)] = { [] }) {
@@ -91,14 +101,37 @@ public final class EventServer: Sendable {
             chmod(configuration.path, configuration.mode)
             logger.info("listening", metadata: ["socket": "\(configuration.path)"])
         }
+        let closeNow = channels.withLock { state in
+            state.listener = server.channel
+            return state.closing
+        }
+        if closeNow { server.channel.close(promise: nil) }
         ready()
-        try await withThrowingDiscardingTaskGroup { tasks in
-            try await server.executeThenClose { clients in
-                for try await client in clients {
-                    tasks.addTask { await self.serve(client) }
+        // Cancelling the caller closes the channels; the accept loop itself runs uncancelled until
+        // the listener is closed, so every connection it accepted is served to its end.
+        let loop = Task {
+            try await withThrowingDiscardingTaskGroup { tasks in
+                try await server.executeThenClose { clients in
+                    for try await client in clients {
+                        tasks.addTask { await self.serve(client) }
+                    }
                 }
             }
         }
+        try await withTaskCancellationHandler {
+            try await loop.value
+        } onCancel: {
+            self.shutdown()
+        }
+    }
+
+    /// Closes the listener and every client connection; `run` returns once they are done.
+    public func shutdown() {
+        let open = channels.withLock { state -> [Channel] in
+            state.closing = true
+            return (state.listener.map { [$0] } ?? []) + Array(state.clients.values)
+        }
+        for channel in open { channel.close(promise: nil) }
     }
 
     /// Stops listening: removes the socket file (the caller cancels `run`).
@@ -107,6 +140,13 @@ public final class EventServer: Sendable {
     }
 
     private func serve(_ client: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        let key = ObjectIdentifier(client.channel)
+        let closing = channels.withLock { state in
+            state.clients[key] = client.channel
+            return state.closing
+        }
+        if closing { client.channel.close(promise: nil) }
+        defer { _ = channels.withLock { $0.clients.removeValue(forKey: key) } }
         do {
             try await client.executeThenClose { inbound, outbound in
                 func send(_ line: String) async throws {
