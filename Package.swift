@@ -14,6 +14,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "scannerd", targets: ["scannerd"]),
+        .executable(name: "scanctl", targets: ["scanctl"]),
         .executable(name: "scannerd-bench", targets: ["scannerd-bench"]),
         // The emulated camera for tests: LD_PRELOAD=.build/<config>/libFakeCamera.so (see docs/emulated-camera.md).
         .library(name: "FakeCamera", type: .dynamic, targets: ["CFakeCamera"]),
@@ -109,6 +110,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+
+        .executableTarget(
+            name: "scanctl",
+            dependencies: ["ScannerClient", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // `make bench`: per-stage costs, each against the naive way of calling the same library.

@@ -1,0 +1,166 @@
+import ArgumentParser
+import Foundation
+import ScannerClient
+
+/// `scanctl`: talks to a running scannerd over its Unix socket.
+///
+/// Exit status: 0 success, 1 the daemon answered with an error, 2 usage error, 3 cannot connect
+/// (daemon not running, or access denied).
+@main
+struct Scanctl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scanctl",
+        abstract: "Watch and query a running scannerd.",
+        discussion: "Exit status: 0 success, 1 the daemon refused the request, 2 usage error, 3 cannot connect.",
+        subcommands: [Watch.self, Items.self, Stats.self, Ping.self])
+
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch let failure as ScannerConnection.Failure {
+            FileHandle.standardError.write(Data("scanctl: \(failure)\n".utf8))
+            switch failure {
+            case .notRunning, .permissionDenied: Foundation.exit(3)
+            default: Foundation.exit(1)
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(2)
+        }
+    }
+}
+
+struct Connection: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The daemon's socket.", valueName: "path"))
+    var socket: String = ProcessInfo.processInfo.environment["SCANNERD_SOCKET"] ?? "/run/scannerd/scannerd.sock"
+
+    func open() throws -> ScannerConnection {
+        let connection = try ScannerConnection(path: socket)
+        // Every connection starts with hello.
+        guard try connection.readLine(timeout: 5) != nil else { throw ScannerConnection.Failure.closed }
+        return connection
+    }
+}
+
+/// Sends one request and prints the reply; exit 1 when the daemon says no.
+func ask(_ connection: Connection, _ request: [String: Any]) throws -> [String: Any] {
+    let reply = try connection.open().request(request)
+    if reply["ok"] as? Bool != true {
+        let error = reply["error"] as? [String: Any]
+        FileHandle.standardError.write(Data("scanctl: \(error?["code"] ?? "error"): \(error?["message"] ?? "")\n".utf8))
+        throw ExitCode(1)
+    }
+    return reply
+}
+
+func printJSON(_ object: Any) {
+    if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
+        print(String(decoding: data, as: UTF8.self))
+    }
+}
+
+struct Watch: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print events as they happen (until the daemon stops or Ctrl-C).")
+
+    @OptionGroup var connection: Connection
+
+    @Flag(name: .long, help: "Raw JSON lines instead of readable ones.")
+    var json = false
+
+    @Option(name: .long, help: ArgumentHelp("Only these item kinds: barcode, text.", valueName: "list"))
+    var kinds: String?
+
+    @Option(name: .long, help: ArgumentHelp("Only these symbologies (qr, ean13, …).", valueName: "list"))
+    var symbologies: String?
+
+    @Option(name: .long, help: ArgumentHelp("Only these content types (telephoneNumber, url, emailAddress).", valueName: "list"))
+    var contentTypes: String?
+
+    func run() throws {
+        let socket = try ScannerConnection(path: connection.socket)
+        guard let hello = try socket.readLine() else { throw ScannerConnection.Failure.closed }
+        var filter: [String: Any] = [:]
+        func list(_ value: String?) -> [String]? { value.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } } }
+        if let k = list(kinds) { filter["kinds"] = k }
+        if let s = list(symbologies) { filter["symbologies"] = s }
+        if let c = list(contentTypes) { filter["contentTypes"] = c }
+        if !filter.isEmpty {
+            filter["request"] = "subscribe"
+            let reply = try socket.request(filter) { line in show(line) }
+            if reply["ok"] as? Bool != true {
+                let error = reply["error"] as? [String: Any]
+                FileHandle.standardError.write(Data("scanctl: \(error?["message"] ?? "subscribe refused")\n".utf8))
+                throw ExitCode(1)
+            }
+        }
+        show(hello)
+        while let line = try socket.readLine() { show(line) }
+    }
+
+    func show(_ line: String) {
+        // Written unbuffered, so a pipe (`scanctl watch | grep …`) sees each event as it happens.
+        FileHandle.standardOutput.write(Data(((json ? line : Self.readable(line)) + "\n").utf8))
+    }
+
+    /// `12:00:01.250  added    qr                 https://example.com  3f2a9c1e`
+    static func readable(_ line: String) -> String {
+        guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return line }
+        let time = (event["time"] as? String).map { String($0.dropFirst(11).prefix(12)) } ?? ""
+        let name = event["event"] as? String ?? "?"
+        func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
+        if let item = event["item"] as? [String: Any] {
+            let kind = item["symbology"] as? String ?? item["contentType"] as? String ?? item["kind"] as? String ?? ""
+            let id = (item["id"] as? String).map { String($0.prefix(8)) } ?? ""
+            return "\(time)  \(pad(name, 8)) \(pad(kind, 18)) \(item["payload"] as? String ?? "")  \(id)"
+        }
+        switch name {
+        case "hello":
+            let items = (event["items"] as? [Any])?.count ?? 0
+            return "\(time)  hello    scannerd \(event["daemon"] ?? "?"), source \(event["source"] ?? "?"), camera \(event["camera"] ?? "?"), \(items) item(s)"
+        case "unavailable": return "\(time)  \(pad(name, 8)) \(event["reason"] as? String ?? "")"
+        case "overflow": return "\(time)  overflow \(event["message"] as? String ?? "")"
+        default: return "\(time)  \(name)"
+        }
+    }
+}
+
+struct Items: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the items in view now (JSON, one per line).")
+    @OptionGroup var connection: Connection
+
+    func run() throws {
+        let reply = try ask(connection, ["request": "items"])
+        for item in reply["items"] as? [Any] ?? [] { printJSON(item) }
+    }
+}
+
+struct Stats: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the daemon's counters.")
+    @OptionGroup var connection: Connection
+
+    func run() throws {
+        var reply = try ask(connection, ["request": "stats"])
+        reply["reply"] = nil
+        reply["ok"] = nil
+        for key in reply.keys.sorted() { print("\(key): \(reply[key]!)") }
+    }
+}
+
+struct Ping: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Check that the daemon answers.")
+    @OptionGroup var connection: Connection
+
+    func run() throws {
+        let start = Date()
+        _ = try ask(connection, ["request": "ping"])
+        print(String(format: "scannerd answered in %.1f ms", Date().timeIntervalSince(start) * 1000))
+    }
+}
