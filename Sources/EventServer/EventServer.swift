@@ -15,10 +15,22 @@ public struct EventServerConfiguration: Sendable {
     /// Lines that may wait for one client before it is cut off as too slow.
     public var queueLimit: Int
     public var maximumLineLength: Int
+    /// Group that owns the socket file (with `mode` 0660: who may connect at all).
+    public var group: gid_t?
+    /// Peers allowed by credentials (SO_PEERCRED): by user id, or by any of their groups. Both empty:
+    /// whoever may open the socket file.
+    public var allowedUsers: Set<uid_t>
+    public var allowedGroups: Set<gid_t>
 
-    public init(path: String = "/run/scannerd/scannerd.sock", mode: mode_t = 0o660, maximumClients: Int = 64, queueLimit: Int = 1024, maximumLineLength: Int = 64 * 1024) {
+    public init(
+        path: String = "/run/scannerd/scannerd.sock", mode: mode_t = 0o660, maximumClients: Int = 64, queueLimit: Int = 1024,
+        maximumLineLength: Int = 64 * 1024, group: gid_t? = nil, allowedUsers: Set<uid_t> = [], allowedGroups: Set<gid_t> = []
+    ) {
         self.path = path
         self.mode = mode
+        self.group = group
+        self.allowedUsers = allowedUsers
+        self.allowedGroups = allowedGroups
         self.maximumClients = maximumClients
         self.queueLimit = queueLimit
         self.maximumLineLength = maximumLineLength
@@ -99,6 +111,9 @@ public final class EventServer: Sendable {
                 throw EventServerError.cannotBind(path: configuration.path, reason: "\(error)")
             }
             chmod(configuration.path, configuration.mode)
+            if let group = configuration.group, chown(configuration.path, uid_t.max, group) != 0 {
+                logger.warning("cannot give the socket to its group", metadata: ["gid": "\(group)", "error": "\(String(cString: strerror(errno)))"])
+            }
             logger.info("listening", metadata: ["socket": "\(configuration.path)"])
         }
         let closeNow = channels.withLock { state in
@@ -152,6 +167,11 @@ public final class EventServer: Sendable {
                 func send(_ line: String) async throws {
                     try await outbound.write(ByteBuffer(string: line + "\n"))
                 }
+                if let refusal = await accessRefusal(client.channel) {
+                    logger.warning("client refused", metadata: ["reason": "\(refusal)"])
+                    try await send(Reply.error(nil, id: nil, code: "access-denied", message: refusal))
+                    return
+                }
                 guard hub.subscriberCount < configuration.maximumClients else {
                     logger.warning("client refused: too many clients", metadata: ["limit": "\(configuration.maximumClients)"])
                     try await send(Reply.error(nil, id: nil, code: "too-many-clients", message: "the daemon serves at most \(configuration.maximumClients) clients"))
@@ -203,6 +223,18 @@ public final class EventServer: Sendable {
         }
     }
 
+    /// Why the peer may not use the socket (SO_PEERCRED against the allowed users and groups), or nil.
+    func accessRefusal(_ channel: Channel) async -> String? {
+        guard !configuration.allowedUsers.isEmpty || !configuration.allowedGroups.isEmpty else { return nil }
+        guard let provider = channel as? SocketOptionProvider,
+            let peer: PeerCredentials.Ucred = try? await provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)).get()
+        else { return "cannot read the peer's credentials" }
+        if configuration.allowedUsers.contains(peer.uid) { return nil }
+        let groups = PeerCredentials.groups(pid: peer.pid, primary: peer.gid)
+        if !configuration.allowedGroups.isDisjoint(with: groups) { return nil }
+        return "user \(peer.uid) (groups \(groups.sorted().map(String.init).joined(separator: ","))) may not use this socket"
+    }
+
     func answer(_ line: String, subscriber: Int) -> String {
         let (id, name, parsed) = Request.parse(line)
         switch parsed {
@@ -221,6 +253,30 @@ public final class EventServer: Sendable {
             hub.setFilter(filter, for: subscriber)
             return Reply.ok("subscribe", id: id)
         }
+    }
+}
+
+/// Who is at the other end of a Unix socket.
+enum PeerCredentials {
+    /// `struct ucred` (socket(7)), which Glibc's Swift module does not export (it needs _GNU_SOURCE).
+    struct Ucred: Sendable {
+        var pid: pid_t
+        var uid: uid_t
+        var gid: gid_t
+    }
+
+    /// The primary group and the supplementary ones (from /proc/PID/status: SO_PEERCRED carries only
+    /// the primary group).
+    static func groups(pid: pid_t, primary: gid_t) -> Set<gid_t> {
+        var groups: Set<gid_t> = [primary]
+        if let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Groups:") })
+        {
+            for field in line.dropFirst("Groups:".count).split(separator: " ") {
+                if let gid = gid_t(field.trimmingCharacters(in: .whitespaces)) { groups.insert(gid) }
+            }
+        }
+        return groups
     }
 }
 

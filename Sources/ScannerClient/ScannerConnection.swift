@@ -9,6 +9,8 @@ public final class ScannerConnection: @unchecked Sendable {
         case permissionDenied(path: String)
         case closed
         case timeout
+        /// The daemon refused the connection (access denied, too many clients).
+        case refused(code: String, message: String)
         case io(String)
 
         public var description: String {
@@ -17,6 +19,7 @@ public final class ScannerConnection: @unchecked Sendable {
             case .permissionDenied(let path): "\(path): permission denied (is this user in the scannerd socket's group?)"
             case .closed: "the daemon closed the connection"
             case .timeout: "no answer from the daemon"
+            case .refused(let code, let message): "refused (\(code)): \(message)"
             case .io(let message): message
             }
         }
@@ -54,6 +57,18 @@ public final class ScannerConnection: @unchecked Sendable {
     }
 
     deinit { close(fd) }
+
+    /// Reads the greeting: `hello`, or an error reply when the daemon refuses this client.
+    @discardableResult
+    public func readHello(timeout: Double = 5) throws(Failure) -> String {
+        guard let line = try readLine(timeout: timeout) else { throw .closed }
+        if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            object["ok"] as? Bool == false, let error = object["error"] as? [String: Any]
+        {
+            throw .refused(code: error["code"] as? String ?? "error", message: error["message"] as? String ?? "")
+        }
+        return line
+    }
 
     /// Sends one line (a newline is added).
     public func send(_ line: String) throws(Failure) {

@@ -23,7 +23,7 @@ struct Scanctl: ParsableCommand {
         } catch let failure as ScannerConnection.Failure {
             FileHandle.standardError.write(Data("scanctl: \(failure)\n".utf8))
             switch failure {
-            case .notRunning, .permissionDenied: Foundation.exit(3)
+            case .notRunning, .permissionDenied, .refused: Foundation.exit(3)
             default: Foundation.exit(1)
             }
         } catch {
@@ -44,8 +44,7 @@ struct Connection: ParsableArguments {
 
     func open() throws -> ScannerConnection {
         let connection = try ScannerConnection(path: socket)
-        // Every connection starts with hello.
-        guard try connection.readLine(timeout: 5) != nil else { throw ScannerConnection.Failure.closed }
+        try connection.readHello()  // every connection starts with hello (or a refusal)
         return connection
     }
 }
@@ -86,7 +85,7 @@ struct Watch: ParsableCommand {
 
     func run() throws {
         let socket = try ScannerConnection(path: connection.socket)
-        guard let hello = try socket.readLine() else { throw ScannerConnection.Failure.closed }
+        let hello = try socket.readHello()
         var filter: [String: Any] = [:]
         func list(_ value: String?) -> [String]? { value.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } } }
         if let k = list(kinds) { filter["kinds"] = k }

@@ -70,6 +70,18 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: "Most clients served at once.")
     var maxClients: Int = 64
 
+    @Option(name: .long, help: ArgumentHelp("File mode of the socket, octal.", valueName: "mode"))
+    var socketMode: String = "0660"
+
+    @Option(name: .long, help: ArgumentHelp("Group that owns the socket.", valueName: "group"))
+    var socketGroup: String?
+
+    @Option(name: .customLong("allow-user"), help: ArgumentHelp("Only these users may use the socket (repeatable; with --allow-group: either).", valueName: "user"))
+    var allowUsers: [String] = []
+
+    @Option(name: .customLong("allow-group"), help: ArgumentHelp("Only members of these groups may use the socket (repeatable).", valueName: "group"))
+    var allowGroups: [String] = []
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -77,6 +89,13 @@ struct RunCommand: ParsableCommand {
         if (device == nil) == (source == nil) { throw ValidationError("give exactly one of --device PATH or --source SOURCE") }
         if ReplayPace(rawValue: pace) == nil { throw ValidationError("invalid pace '\(pace)': expected realtime or none") }
         if !(fps > 0 && fps <= 1000) { throw ValidationError("invalid fps '\(fps)': expected a number above 0") }
+        if mode_t(socketMode, radix: 8) == nil || mode_t(socketMode, radix: 8)! > 0o777 {
+            throw ValidationError("invalid socket mode '\(socketMode)': expected octal, e.g. 0660")
+        }
+        for user in allowUsers where Self.userID(user) == nil { throw ValidationError("unknown user '\(user)' in --allow-user") }
+        for group in allowGroups + (socketGroup.map { [$0] } ?? []) where Self.groupID(group) == nil {
+            throw ValidationError("unknown group '\(group)'")
+        }
         if let processingWidth, processingWidth < 16 { throw ValidationError("invalid processing width \(processingWidth)") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("invalid log level '\(logLevel)'") }
         for control in controls where CameraControlSetting(parsing: control) == nil {
@@ -169,7 +188,12 @@ struct RunCommand: ParsableCommand {
     func startServer(hub: EventHub, source: FrameSource, logger: Logger) -> RunningServer {
         nonisolated(unsafe) let statsSource = source
         let server = EventServer(
-            hub: hub, configuration: EventServerConfiguration(path: socket, maximumClients: maxClients), logger: logger,
+            hub: hub,
+            configuration: EventServerConfiguration(
+                path: socket, mode: mode_t(socketMode, radix: 8)!, maximumClients: maxClients,
+                group: socketGroup.flatMap(Self.groupID), allowedUsers: Set(allowUsers.compactMap(Self.userID)),
+                allowedGroups: Set(allowGroups.compactMap(Self.groupID))),
+            logger: logger,
             stats: {
                 let s = statsSource.statistics
                 return [
@@ -222,6 +246,18 @@ struct RunCommand: ParsableCommand {
             "ocrPasses": "\(s.ocrPasses)", "ocrPartialPasses": "\(s.ocrPartialPasses)", "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)",
             "ocrSkippedUnchanged": "\(s.ocrSkippedUnchanged)",
         ]
+    }
+
+    /// A user name or number → uid.
+    static func userID(_ name: String) -> uid_t? {
+        if let number = uid_t(name) { return number }
+        return getpwnam(name).map { $0.pointee.pw_uid }
+    }
+
+    /// A group name or number → gid.
+    static func groupID(_ name: String) -> gid_t? {
+        if let number = gid_t(name) { return number }
+        return getgrnam(name).map { $0.pointee.gr_gid }
     }
 
     static func fail(_ message: String) -> Never {

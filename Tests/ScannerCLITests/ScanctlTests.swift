@@ -66,3 +66,81 @@ import Testing
         #expect(usage.status == 2)
     }
 }
+
+/// Access control and socket activation: the daemon as systemd and other users meet it.
+@Suite(.serialized) struct SocketAccessTests {
+    let scannerd = Subprocess.executable("scannerd")
+    let scanctl = Subprocess.executable("scanctl")
+
+    /// A directory other users may enter.
+    func sharedDirectory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("scannerd-acl-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        return path
+    }
+
+    func waitForSocket(_ path: String) {
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: path) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+    }
+
+    @Test func peersOutsideTheAllowedGroupsAreRefused() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "util-linux's setpriv runs a command as another user")
+        let socket = try sharedDirectory() + "/s.sock"
+        let daemon = try Subprocess.Running(scannerd, ["run", "--source", "demo", "--loop", "--socket", socket, "--socket-mode", "0666", "--allow-group", "root"])
+        waitForSocket(socket)
+        let root = try Subprocess.run(scanctl, ["ping", "--socket", socket])
+        let nobody = try Subprocess.run("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", scanctl, "ping", "--socket", socket])
+        _ = daemon.stop()
+        #expect(root.status == 0)
+        #expect(nobody.status == 3, "\(nobody.stderr)")
+        #expect(nobody.stderr.contains("access-denied") && nobody.stderr.contains("may not use this socket"))
+        #expect(daemon.stderr.contains("client refused"), "the refusal is logged")
+        // The socket's mode was applied.
+        #expect(!FileManager.default.fileExists(atPath: socket))
+    }
+
+    @Test func socketModeIsApplied() throws {
+        let socket = try sharedDirectory() + "/s.sock"
+        let daemon = try Subprocess.Running(scannerd, ["run", "--source", "demo", "--loop", "--socket", socket, "--socket-mode", "0600"])
+        waitForSocket(socket)
+        let attributes = try FileManager.default.attributesOfItem(atPath: socket)
+        _ = daemon.stop()
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
+
+    @Test func aSocketPassedBySystemdIsUsed() throws {
+        // Listen on a socket as systemd would, and start the daemon with it as descriptor 3.
+        let path = try sharedDirectory() + "/activated.sock"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(path.utf8)); raw[path.utf8.count] = 0 }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        try #require(bound == 0 && listen(fd, 16) == 0)
+        defer { close(fd) }
+        // LISTEN_PID must be the daemon's own pid: a shell sets it to $$ and then execs the daemon.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawn_file_actions_adddup2(&actions, fd, 3)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        let command = "LISTEN_FDS=1 LISTEN_PID=$$ exec '\(scannerd)' run --source demo --loop --socket /nonexistent/unused.sock --log-level error"
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
+        defer { argv.forEach { free($0) } }
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environ)
+        try #require(spawned == 0)
+        // The socket accepts at once (the kernel queues connections); the daemon answers once it runs.
+        var ping = try Subprocess.run(scanctl, ["ping", "--socket", path])
+        let deadline = Date().addingTimeInterval(20)
+        while ping.status != 0 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+            ping = try Subprocess.run(scanctl, ["ping", "--socket", path])
+        }
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        #expect(ping.status == 0, "\(ping.stderr)")
+        #expect(FileManager.default.fileExists(atPath: path), "a socket systemd owns is not removed by the daemon")
+    }
+}
