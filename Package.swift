@@ -122,7 +122,7 @@ let package = Package(
             name: "scannerd-bench",
             dependencies: [
                 "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextRecognition", "ContentTypes", "Recognition",
-                "Capture", "Tracking", "Pipeline", "TestSupport",
+                "Capture", "Tracking", "Pipeline", "Events", "EventServer", "ScannerClient", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -11,7 +11,7 @@ import TextRecognition
 /// Measures each recognition stage per image, next to the naive way of calling the same library,
 /// and writes the table into docs/benchmarks.md (between markers, so other sections stay).
 @main
-struct Benchmark: ParsableCommand {
+struct Benchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scannerd-bench", abstract: "Per-stage recognition costs → docs/benchmarks.md")
 
@@ -27,25 +27,32 @@ struct Benchmark: ParsableCommand {
     @Option(help: ArgumentHelp("Internal: processing width for --probe-device (0 = full size).", visibility: .hidden))
     var probeWidth: Int = 0
 
-    func run() throws {
+    @Option(help: ArgumentHelp("Run only these sections (recognition, capture, sequence, delivery).", valueName: "list"))
+    var only: String?
+
+    func wants(_ section: String) -> Bool { only.map { $0.split(separator: ",").contains(Substring(section)) } ?? true }
+
+    func run() async throws {
         if let probeDevice {
             try CaptureBenchmark.probe(device: probeDevice, frames: 60, processingWidth: probeWidth == 0 ? nil : probeWidth)
             return
         }
-        var rows: [Row] = []
-        for name in ["bench-640x480.jpg", "bench-1280x720.jpg"] {
-            rows += try measure(fixture: name)
+        var sections: [(String, String)] = []
+        if wants("recognition") {
+            var rows: [Row] = []
+            for name in ["bench-640x480.jpg", "bench-1280x720.jpg"] { rows += try measure(fixture: name) }
+            sections.append(("recognition", render(rows)))
         }
-        let table = render(rows)
-        print(table)
-        let capture = try measureCapture()
-        print(capture)
-        let sequence = try SequenceBenchmark.render(today: Self.today(), machine: Self.machine(), repetitions: 5)
-        print(sequence)
-        if let output {
-            try update(output, with: table, section: "recognition")
-            if !capture.isEmpty { try update(output, with: capture, section: "capture") }
-            try update(output, with: sequence, section: "sequence")
+        if wants("capture") { sections.append(("capture", try measureCapture())) }
+        if wants("sequence") {
+            sections.append(("sequence", try SequenceBenchmark.render(today: Self.today(), machine: Self.machine(), repetitions: 5)))
+        }
+        if wants("delivery") {
+            sections.append(("delivery", try await DeliveryBenchmark.render(today: Self.today(), machine: Self.machine())))
+        }
+        for (name, text) in sections where !text.isEmpty {
+            print(text)
+            if let output { try update(output, with: text, section: name) }
         }
     }
 
