@@ -21,11 +21,18 @@ public struct EventServerConfiguration: Sendable {
     /// whoever may open the socket file.
     public var allowedUsers: Set<uid_t>
     public var allowedGroups: Set<gid_t>
+    /// Who may change the daemon's state (`set`): a narrower set than who may listen. Both empty:
+    /// every client that was let in.
+    public var controlUsers: Set<uid_t>
+    public var controlGroups: Set<gid_t>
 
     public init(
         path: String = "/run/scannerd/scannerd.sock", mode: mode_t = 0o660, maximumClients: Int = 64, queueLimit: Int = 1024,
-        maximumLineLength: Int = 64 * 1024, group: gid_t? = nil, allowedUsers: Set<uid_t> = [], allowedGroups: Set<gid_t> = []
+        maximumLineLength: Int = 64 * 1024, group: gid_t? = nil, allowedUsers: Set<uid_t> = [], allowedGroups: Set<gid_t> = [],
+        controlUsers: Set<uid_t> = [], controlGroups: Set<gid_t> = []
     ) {
+        self.controlUsers = controlUsers
+        self.controlGroups = controlGroups
         self.path = path
         self.mode = mode
         self.group = group
@@ -59,6 +66,13 @@ public final class EventServer: Sendable {
     let hub: EventHub
     let logger: Logger
     let stats: @Sendable () -> [(String, JSONValue)]
+    let configure: @Sendable (ConfigChange) -> Result<[(String, JSONValue)], ConfigurationRefusal>
+
+    /// Why a configuration change was not applied.
+    public struct ConfigurationRefusal: Error, Sendable {
+        public var message: String
+        public init(_ message: String) { self.message = message }
+    }
 
     /// Open channels, so that shutting down closes them instead of abandoning them: NIO requires
     /// every accepted `NIOAsyncChannel` to be run to its end.
@@ -70,11 +84,20 @@ public final class EventServer: Sendable {
     private let channels = Mutex(Channels())
 
     /// - Parameter stats: extra figures for the `stats` reply (source and pipeline counters).
-    public init(hub: EventHub, configuration: EventServerConfiguration, logger: Logger, stats: @escaping @Sendable () -> [(String, JSONValue)] = { [] }) {
+    /// - Parameter configure: applies a `set` request to the pipeline and returns the configuration
+    ///   now in force (announced to every client as a `config` event).
+    public init(
+        hub: EventHub, configuration: EventServerConfiguration, logger: Logger,
+        stats: @escaping @Sendable () -> [(String, JSONValue)] = { [] },
+        configure: @escaping @Sendable (ConfigChange) -> Result<[(String, JSONValue)], ConfigurationRefusal> = { _ in
+            .failure(ConfigurationRefusal("this daemon cannot be reconfigured"))
+        }
+    ) {
         self.hub = hub
         self.configuration = configuration
         self.logger = logger
         self.stats = stats
+        self.configure = configure
     }
 
     /// Removes a socket file left by a daemon that is gone; refuses when a daemon still answers on it.
@@ -167,7 +190,8 @@ public final class EventServer: Sendable {
                 func send(_ line: String) async throws {
                     try await outbound.write(ByteBuffer(string: line + "\n"))
                 }
-                if let refusal = await accessRefusal(client.channel) {
+                let peer = await peerCredentials(client.channel)
+                if let refusal = accessRefusal(peer) {
                     logger.warning("client refused", metadata: ["reason": "\(refusal)"])
                     try await send(Reply.error(nil, id: nil, code: "access-denied", message: refusal))
                     return
@@ -207,7 +231,7 @@ public final class EventServer: Sendable {
                     group.addTask {
                         do {
                             for try await line in inbound {
-                                try await send(self.answer(String(buffer: line), subscriber: id))
+                                try await send(self.answer(String(buffer: line), subscriber: id, mayControl: self.mayControl(peer)))
                             }
                         } catch let tooLong as LineDecoder.LineTooLong {
                             try? await send(Reply.error(nil, id: nil, code: "line-too-long", message: "request lines are limited to \(tooLong.limit) bytes; disconnecting"))
@@ -223,19 +247,34 @@ public final class EventServer: Sendable {
         }
     }
 
-    /// Why the peer may not use the socket (SO_PEERCRED against the allowed users and groups), or nil.
-    func accessRefusal(_ channel: Channel) async -> String? {
-        guard !configuration.allowedUsers.isEmpty || !configuration.allowedGroups.isEmpty else { return nil }
+    /// The peer's user and groups (SO_PEERCRED, supplementary groups from /proc), if they matter.
+    func peerCredentials(_ channel: Channel) async -> (uid: uid_t, groups: Set<gid_t>)? {
+        let c = configuration
+        guard !(c.allowedUsers.isEmpty && c.allowedGroups.isEmpty && c.controlUsers.isEmpty && c.controlGroups.isEmpty) else { return nil }
         guard let provider = channel as? SocketOptionProvider,
             let peer: PeerCredentials.Ucred = try? await provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)).get()
-        else { return "cannot read the peer's credentials" }
-        if configuration.allowedUsers.contains(peer.uid) { return nil }
-        let groups = PeerCredentials.groups(pid: peer.pid, primary: peer.gid)
-        if !configuration.allowedGroups.isDisjoint(with: groups) { return nil }
-        return "user \(peer.uid) (groups \(groups.sorted().map(String.init).joined(separator: ","))) may not use this socket"
+        else { return nil }
+        return (peer.uid, PeerCredentials.groups(pid: peer.pid, primary: peer.gid))
     }
 
-    func answer(_ line: String, subscriber: Int) -> String {
+    static func permits(_ peer: (uid: uid_t, groups: Set<gid_t>)?, users: Set<uid_t>, groups: Set<gid_t>) -> Bool {
+        guard !users.isEmpty || !groups.isEmpty else { return true }
+        guard let peer else { return false }
+        return users.contains(peer.uid) || !groups.isDisjoint(with: peer.groups)
+    }
+
+    /// Why the peer may not use the socket, or nil.
+    func accessRefusal(_ peer: (uid: uid_t, groups: Set<gid_t>)?) -> String? {
+        guard !Self.permits(peer, users: configuration.allowedUsers, groups: configuration.allowedGroups) else { return nil }
+        guard let peer else { return "cannot read the peer's credentials" }
+        return "user \(peer.uid) (groups \(peer.groups.sorted().map(String.init).joined(separator: ","))) may not use this socket"
+    }
+
+    func mayControl(_ peer: (uid: uid_t, groups: Set<gid_t>)?) -> Bool {
+        Self.permits(peer, users: configuration.controlUsers, groups: configuration.controlGroups)
+    }
+
+    func answer(_ line: String, subscriber: Int, mayControl: Bool = true) -> String {
         let (id, name, parsed) = Request.parse(line)
         switch parsed {
         case .failure(let failure):
@@ -252,6 +291,18 @@ public final class EventServer: Sendable {
         case .success(.subscribe(let filter)):
             hub.setFilter(filter, for: subscriber)
             return Reply.ok("subscribe", id: id)
+        case .success(.set(let change)):
+            guard mayControl else {
+                return Reply.error("set", id: id, code: "access-denied", message: "this user may watch but not change the daemon's settings")
+            }
+            switch configure(change) {
+            case .success(let applied):
+                logger.notice("configuration changed", metadata: ["config": "\(JSONValue.object(applied).serialized())"])
+                hub.publishNotice("config", applied)
+                return Reply.ok("set", id: id, applied)
+            case .failure(let refusal):
+                return Reply.error("set", id: id, code: "refused", message: refusal.message)
+            }
         }
     }
 }

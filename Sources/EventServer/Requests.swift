@@ -8,6 +8,7 @@ enum Request {
     case items
     case stats
     case subscribe(EventFilter)
+    case set(ConfigChange)
 
     struct Failure: Error {
         var code: String
@@ -37,9 +38,55 @@ enum Request {
             } catch {
                 return (id, name, .failure(Failure(code: "bad-argument", message: "\(error)")))
             }
+        case "set":
+            do {
+                return (id, name, .success(.set(try change(object))))
+            } catch let failure as Failure {
+                return (id, name, .failure(failure))
+            } catch {
+                return (id, name, .failure(Failure(code: "bad-argument", message: "\(error)")))
+            }
         default:
-            return (id, name, .failure(Failure(code: "unknown-request", message: "unknown request '\(name)' (ping, items, stats, subscribe)")))
+            return (id, name, .failure(Failure(code: "unknown-request", message: "unknown request '\(name)' (ping, items, stats, subscribe, set)")))
         }
+    }
+
+    static func change(_ object: [String: Any]) throws -> ConfigChange {
+        var change = ConfigChange()
+        if let roi = object["roi"] {
+            if roi is NSNull {
+                change.regionOfInterest = .full
+            } else {
+                guard let values = roi as? [Double], values.count == 4 else {
+                    throw Failure(code: "bad-argument", message: "\"roi\" must be [x, y, width, height] (normalized) or null")
+                }
+                let rect = NormalizedRect(x: values[0], y: values[1], width: values[2], height: values[3])
+                if let problem = rect.validationProblem { throw Failure(code: "bad-argument", message: "roi: \(problem)") }
+                change.regionOfInterest = rect
+            }
+        }
+        if let quality = object["quality"] {
+            guard let name = quality as? String, let level = QualityLevel(rawValue: name) else {
+                throw Failure(code: "bad-argument", message: "\"quality\" must be fast, balanced or accurate")
+            }
+            change.quality = level
+        }
+        if let types = object["types"] {
+            guard let names = types as? [String] else { throw Failure(code: "bad-argument", message: "\"types\" must be a list of names") }
+            do {
+                change.types = try RecognitionTypes(parsing: names.joined(separator: ","))
+            } catch {
+                throw Failure(code: "bad-argument", message: error.description)
+            }
+        }
+        if let single = object["single"] {
+            guard let flag = single as? Bool else { throw Failure(code: "bad-argument", message: "\"single\" must be true or false") }
+            change.singleItem = flag
+        }
+        guard change != ConfigChange() else {
+            throw Failure(code: "bad-argument", message: "set needs at least one of roi, quality, types, single")
+        }
+        return change
     }
 
     static func filter(_ object: [String: Any]) throws -> EventFilter {
@@ -73,6 +120,16 @@ enum Request {
     }
 }
 
+/// What a `set` request changes; nil fields stay as they are.
+public struct ConfigChange: Sendable, Equatable {
+    public var regionOfInterest: NormalizedRect?
+    public var quality: QualityLevel?
+    public var types: RecognitionTypes?
+    public var singleItem: Bool?
+
+    public init() {}
+}
+
 /// Reply lines.
 enum Reply {
     static func ok(_ name: String, id: Any?, _ fields: [(String, JSONValue)] = []) -> String {
@@ -89,12 +146,14 @@ enum Reply {
 
     /// The client's id echoed back: strings and numbers as given, anything else as its JSON text.
     static func idField(_ id: Any?) -> [(String, JSONValue)] {
+        // Foundation bridges JSON numbers and booleans to NSNumber, and NSNumber(1) also says it is a
+        // Bool: tell booleans apart by their class (__NSCFBoolean), not by casting.
         switch id {
         case nil: []
         case let s as String: [("id", .string(s))]
-        case is Bool: [("id", .null)]
-        case let n as Int: [("id", .integer(n))]
-        case let d as Double: [("id", .number(d))]
+        case let n as NSNumber where String(describing: type(of: n)).contains("Boolean"): [("id", .null)]
+        case let n as NSNumber where n.doubleValue == n.doubleValue.rounded() && abs(n.doubleValue) < 1e15: [("id", .integer(n.intValue))]
+        case let n as NSNumber: [("id", .number(n.doubleValue))]
         default: [("id", .null)]
         }
     }

@@ -67,9 +67,13 @@ public final class EventHub: Sendable {
     public let sourceName: String
     private let formatter: @Sendable (Date) -> String
 
-    public init(daemonVersion: String, sourceName: String) {
+    /// Called with every published line, in order (the `--events-stdout` printer).
+    private let mirror: @Sendable (String) -> Void
+
+    public init(daemonVersion: String, sourceName: String, mirror: @escaping @Sendable (String) -> Void = { _ in }) {
         self.daemonVersion = daemonVersion
         self.sourceName = sourceName
+        self.mirror = mirror
         self.formatter = { date in
             let f = ISO8601DateFormatter()
             f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -114,6 +118,7 @@ public final class EventHub: Sendable {
             case .end(let frames):
                 line = encode("end", seq: state.seq, [("frames", .integer(frames))])
             }
+            mirror(line)
             for (id, subscriber) in state.subscribers where item.map(subscriber.filter.accepts) ?? true {
                 if subscriber.pending >= subscriber.limit {
                     // Its queue is full: it stopped reading. Cut it off rather than wait for it or lose
@@ -129,6 +134,35 @@ public final class EventHub: Sendable {
                 } else {
                     state.subscribers[id]?.pending += 1
                     state.delivered += 1
+                }
+            }
+            return (line, cutOff)
+        }
+        for subscriber in cutOff {
+            subscriber.continuation.finish()
+            subscriber.onCutOff()
+        }
+        return line
+    }
+
+    /// Publishes a notice that is not a pipeline event (e.g. `config`) to every subscriber.
+    @discardableResult
+    public func publishNotice(_ event: String, _ fields: [(String, JSONValue)]) -> String {
+        let (line, cutOff) = state.withLock { state -> (String, [Subscriber]) in
+            state.seq += 1
+            let line = encode(event, seq: state.seq, fields)
+            mirror(line)
+            var cutOff: [Subscriber] = []
+            for (id, subscriber) in state.subscribers {
+                if subscriber.pending >= subscriber.limit {
+                    subscriber.continuation.yield(.overflow)
+                    cutOff.append(subscriber)
+                    state.subscribers[id] = nil
+                    state.overflows += 1
+                } else if case .terminated = subscriber.continuation.yield(.line(line)) {
+                    state.subscribers[id] = nil
+                } else {
+                    state.subscribers[id]?.pending += 1
                 }
             }
             return (line, cutOff)

@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import ScannerCore
+import Synchronization
 import Tracking
 
 /// What the pipeline reports, in order.
@@ -18,9 +19,12 @@ public enum PipelineEvent: Sendable {
 /// only the newest frame, so capture never waits and nothing queues behind a busy stage. Both
 /// recognizers feed one tracker under a lock, which also orders the events.
 public final class LivePipeline: @unchecked Sendable {
-    public let configuration: SequenceConfiguration
-    private let barcodes: BarcodeStage
-    private let text: TextStage?
+    public private(set) var configuration: SequenceConfiguration
+    // Each stage belongs to its thread; a new configuration is picked up by that thread before its
+    // next frame (generation counters), so a change applies from the next frame without a pause.
+    private var barcodes: BarcodeStage
+    private var text: TextStage?
+    private let pending = Mutex<(generation: Int, configuration: SequenceConfiguration?)>((0, nil))
     private var tracker: ItemTracker
     private let lock = NSLock()
     private let clock: @Sendable () -> Double
@@ -63,19 +67,36 @@ public final class LivePipeline: @unchecked Sendable {
         // The barcode thread only calls `setIdle`, which sources make thread-safe.
         nonisolated(unsafe) let idleHint = source
         startWorker(workers, name: "scannerd-barcodes") { [self] in
+            var generation = 0
             while let frame = barcodeBox.take() {
-                let found = selectSingle(barcodes.scan(frame.image.image), configuration)
+                if let (newGeneration, changed) = changedConfiguration(since: generation) {
+                    generation = newGeneration
+                    if let stage = try? BarcodeStage(options: changed.options, unchangedBelow: changed.unchangedBelow) {
+                        barcodes = stage
+                    }
+                    locked { configuration = changed; tracker.configuration = changed.tracker }
+                }
+                let current = withLock { configuration }
+                let found = selectSingle(barcodes.scan(frame.image.image), current)
                 // A second of unchanged frames: let the camera decode half of them.
                 idleHint.setIdle(barcodes.unchangedStreak >= Self.idleAfterFrames)
                 update(FrameObservations(frame: frame.index, time: clock(), barcodes: found, text: nil), emit)
             }
         }
-        if let text {
+        if text != nil {
             startWorker(workers, name: "scannerd-text") { [self] in
-                // The quality level's OCR rate: at most one pass per `ocrEveryFrames` frame times at 30 fps.
-                let interval = Double(configuration.ocrEveryFrames) / 30
+                var generation = 0
                 var lastPass = -Double.infinity
                 while var frame = textBox.take() {
+                    if let (newGeneration, changed) = changedConfiguration(since: generation) {
+                        generation = newGeneration
+                        // Types, region or quality changed: a new Tesseract instance on this thread.
+                        if let stage = try? TextStage(configuration: changed) { text = stage }
+                    }
+                    guard let text else { continue }
+                    let current = withLock { configuration }
+                    // The quality level's OCR rate: at most one pass per `ocrEveryFrames` frame times at 30 fps.
+                    let interval = Double(current.ocrEveryFrames) / 30
                     let wait = lastPass + interval - clock()
                     if wait > 0 {
                         Thread.sleep(forTimeInterval: wait)
@@ -86,7 +107,7 @@ public final class LivePipeline: @unchecked Sendable {
                     let pending = withLock { tracker.pendingTextAreas }
                     guard let reading = text.read(frame.image.image, confirm: pending) else { continue }
                     update(FrameObservations(
-                        frame: frame.index, time: clock(), barcodes: nil, text: selectSingle(reading.items, configuration),
+                        frame: frame.index, time: clock(), barcodes: nil, text: selectSingle(reading.items, current),
                         textIsRepeat: reading.isRepeat), emit)
                 }
             }
@@ -116,6 +137,19 @@ public final class LivePipeline: @unchecked Sendable {
         locked {
             for action in tracker.removeAll() { emit(.item(action, frame: lastFrame)) }
             emit(.end(frames: source.statistics.delivered))
+        }
+    }
+
+    /// Applies `configuration` from the next frame each stage takes. Text recognition can be switched
+    /// between types but not turned on if the pipeline started without it.
+    public func reconfigure(_ configuration: SequenceConfiguration) {
+        pending.withLock { $0 = ($0.generation + 1, configuration) }
+    }
+
+    private func changedConfiguration(since generation: Int) -> (Int, SequenceConfiguration)? {
+        pending.withLock { state in
+            guard state.generation != generation, let configuration = state.configuration else { return nil }
+            return (state.generation, configuration)
         }
     }
 

@@ -174,12 +174,14 @@ func selectSingle(_ items: [RecognizedItem], _ configuration: SequenceConfigurat
 /// barcodes on every frame, OCR on every n-th frame unless a gate says it is pointless, then the
 /// trackers. This is the deterministic pipeline (`--pace none`, tests); `LivePipeline` runs the same
 /// stages on their own threads.
-public final class SequenceHandler {
-    public let configuration: SequenceConfiguration
-    private let barcodes: BarcodeStage
-    private let text: TextStage?
+public final class SequenceHandler: @unchecked Sendable {
+    public private(set) var configuration: SequenceConfiguration
+    private var barcodes: BarcodeStage
+    private var text: TextStage?
     private var tracker: ItemTracker
     private var scanned = 0
+    /// A configuration to apply before the next frame (set from another thread).
+    private let pending = Mutex<SequenceConfiguration?>(nil)
 
     public init(configuration: SequenceConfiguration, makeID: @escaping @Sendable () -> UUID = { UUID() }) throws(ScannerError) {
         self.configuration = configuration
@@ -202,8 +204,19 @@ public final class SequenceHandler {
         return s
     }
 
+    /// Applies `configuration` from the next frame. Callable from any thread.
+    public func reconfigure(_ configuration: SequenceConfiguration) {
+        pending.withLock { $0 = configuration }
+    }
+
     /// Scans `frame` and returns what changed. `time` is the tracker's clock in seconds.
     public func process(_ frame: Frame, time: Double) -> [TrackerAction] {
+        if let changed = pending.withLock({ state -> SequenceConfiguration? in defer { state = nil }; return state }) {
+            if let stage = try? BarcodeStage(options: changed.options, unchangedBelow: changed.unchangedBelow) { barcodes = stage }
+            if text != nil, let stage = try? TextStage(configuration: changed) { text = stage }
+            tracker.configuration = changed.tracker
+            configuration = changed
+        }
         scanned += 1
         let image = frame.image.image
         let found = selectSingle(barcodes.scan(image), configuration)
@@ -218,3 +231,4 @@ public final class SequenceHandler {
 }
 
 import Foundation  // UUID
+import Synchronization

@@ -44,7 +44,8 @@ public struct ItemTracker: Sendable {
         var isText: Bool { item.kind == .text }
     }
 
-    public let configuration: TrackerConfiguration
+    /// Changing it applies from the next observations; tracks and their evidence are kept.
+    public var configuration: TrackerConfiguration
     private var tracks: [Track] = []
     private let makeID: @Sendable () -> UUID
 

@@ -82,6 +82,12 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("allow-group"), help: ArgumentHelp("Only members of these groups may use the socket (repeatable).", valueName: "group"))
     var allowGroups: [String] = []
 
+    @Option(name: .customLong("control-user"), help: ArgumentHelp("Only these users may change settings over the socket (`set`; repeatable).", valueName: "user"))
+    var controlUsers: [String] = []
+
+    @Option(name: .customLong("control-group"), help: ArgumentHelp("Only members of these groups may change settings over the socket (repeatable).", valueName: "group"))
+    var controlGroups: [String] = []
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -92,8 +98,8 @@ struct RunCommand: ParsableCommand {
         if mode_t(socketMode, radix: 8) == nil || mode_t(socketMode, radix: 8)! > 0o777 {
             throw ValidationError("invalid socket mode '\(socketMode)': expected octal, e.g. 0660")
         }
-        for user in allowUsers where Self.userID(user) == nil { throw ValidationError("unknown user '\(user)' in --allow-user") }
-        for group in allowGroups + (socketGroup.map { [$0] } ?? []) where Self.groupID(group) == nil {
+        for user in allowUsers + controlUsers where Self.userID(user) == nil { throw ValidationError("unknown user '\(user)'") }
+        for group in allowGroups + controlGroups + (socketGroup.map { [$0] } ?? []) where Self.groupID(group) == nil {
             throw ValidationError("unknown group '\(group)'")
         }
         if let processingWidth, processingWidth < 16 { throw ValidationError("invalid processing width \(processingWidth)") }
@@ -148,10 +154,46 @@ struct RunCommand: ParsableCommand {
             Self.fail("scannerd: \(error)")
         }
         let sequence = SequenceConfiguration(options: options, singleItem: single)
-        let hub = EventHub(daemonVersion: Scannerd.version, sourceName: device ?? source!)
+        let printing = eventsStdout
+        let hub = EventHub(daemonVersion: Scannerd.version, sourceName: device ?? source!) { line in
+            if printing { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        }
         let output = EventPrinter(hub: hub, enabled: eventsStdout)
         output.hello()
-        let server = noSocket ? nil : startServer(hub: hub, source: frameSource, logger: logger)
+        // The pipeline exists before the server, so that `set` requests can reach it.
+        let deterministic = source != nil && pace == ReplayPace.none.rawValue
+        let handler: SequenceHandler?
+        let pipeline: LivePipeline?
+        do {
+            if deterministic {
+                // One thread, OCR on every n-th frame, the clock is frame index / fps.
+                handler = try SequenceHandler(configuration: sequence)
+                pipeline = nil
+            } else {
+                let start = ContinuousClock.now
+                pipeline = try LivePipeline(configuration: sequence, clock: { (ContinuousClock.now - start).inSeconds })
+                handler = nil
+            }
+        } catch {
+            Self.fail("scannerd: \(error)")
+        }
+        let settings = Mutex(sequence)
+        nonisolated(unsafe) let target = (handler: handler, pipeline: pipeline)
+        let configure: @Sendable (ConfigChange) -> Result<[(String, JSONValue)], EventServer.ConfigurationRefusal> = { change in
+            let updated = settings.withLock { current -> SequenceConfiguration in
+                var options = current.options
+                if let roi = change.regionOfInterest { options.regionOfInterest = roi }
+                if let quality = change.quality { options.quality = quality }
+                if let types = change.types { options.types = types }
+                let next = SequenceConfiguration(options: options, singleItem: change.singleItem ?? current.singleItem)
+                current = next
+                return next
+            }
+            target.handler?.reconfigure(updated)
+            target.pipeline?.reconfigure(updated)
+            return .success(Self.describe(updated))
+        }
+        let server = noSocket ? nil : startServer(hub: hub, source: frameSource, logger: logger, configure: configure)
         // SIGINT / SIGTERM end the run: the source returns `.end` within one poll slice, the
         // pipeline sends `removed` for what is left and `end`.
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
@@ -161,20 +203,12 @@ struct RunCommand: ParsableCommand {
             source.resume()
             return source
         }
-        do {
-            if source != nil, pace == ReplayPace.none.rawValue {
-                // Deterministic: one thread, OCR on every n-th frame, the clock is frame index / fps.
-                let handler = try SequenceHandler(configuration: sequence)
-                runDeterministic(handler, frameSource, output)
-                logger.info("pipeline", metadata: Self.metadata(handler.statistics))
-            } else {
-                let start = ContinuousClock.now
-                let pipeline = try LivePipeline(configuration: sequence, clock: { (ContinuousClock.now - start).inSeconds })
-                pipeline.run(source: frameSource) { output.emit($0) }
-                logger.info("pipeline", metadata: Self.metadata(pipeline.statistics))
-            }
-        } catch {
-            Self.fail("scannerd: \(error)")
+        if let handler {
+            runDeterministic(handler, frameSource, output)
+            logger.info("pipeline", metadata: Self.metadata(handler.statistics))
+        } else if let pipeline {
+            pipeline.run(source: frameSource) { output.emit($0) }
+            logger.info("pipeline", metadata: Self.metadata(pipeline.statistics))
         }
         signals.forEach { $0.cancel() }
         server?.stop()
@@ -185,14 +219,31 @@ struct RunCommand: ParsableCommand {
     }
 
     /// Starts the event server on its own task and waits until it listens (or fails: exit 2).
-    func startServer(hub: EventHub, source: FrameSource, logger: Logger) -> RunningServer {
+    /// The configuration in force, as the `config` event and the `set` reply carry it.
+    static func describe(_ c: SequenceConfiguration) -> [(String, JSONValue)] {
+        let roi = c.options.regionOfInterest
+        let types = c.options.types
+        let names = types.symbologies.sorted().map(\.rawValue) + types.contentTypes.map(\.rawValue).sorted() + (types.plainText ? ["text"] : [])
+        return [
+            ("roi", .array([roi.x, roi.y, roi.width, roi.height].map { .number($0, decimals: 4) })),
+            ("quality", .string(c.options.quality.rawValue)),
+            ("types", .array(names.map { .string($0) })),
+            ("single", .bool(c.singleItem)),
+        ]
+    }
+
+    func startServer(
+        hub: EventHub, source: FrameSource, logger: Logger,
+        configure: @escaping @Sendable (ConfigChange) -> Result<[(String, JSONValue)], EventServer.ConfigurationRefusal>
+    ) -> RunningServer {
         nonisolated(unsafe) let statsSource = source
         let server = EventServer(
             hub: hub,
             configuration: EventServerConfiguration(
                 path: socket, mode: mode_t(socketMode, radix: 8)!, maximumClients: maxClients,
                 group: socketGroup.flatMap(Self.groupID), allowedUsers: Set(allowUsers.compactMap(Self.userID)),
-                allowedGroups: Set(allowGroups.compactMap(Self.groupID))),
+                allowedGroups: Set(allowGroups.compactMap(Self.groupID)),
+                controlUsers: Set(controlUsers.compactMap(Self.userID)), controlGroups: Set(controlGroups.compactMap(Self.groupID))),
             logger: logger,
             stats: {
                 let s = statsSource.statistics
@@ -200,7 +251,8 @@ struct RunCommand: ParsableCommand {
                     ("framesDelivered", .integer(s.delivered)), ("framesDropped", .integer(s.dropped)),
                     ("framesCorrupt", .integer(s.corrupt)), ("reconnects", .integer(s.reconnects)),
                 ]
-            })
+            },
+            configure: configure)
         let directory = (socket as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let started = DispatchSemaphore(value: 0)
@@ -280,8 +332,8 @@ struct RunningServer {
     }
 }
 
-/// Publishes pipeline events on the hub and, with --events-stdout, prints each as a JSON line (one
-/// `write` per line so lines never interleave).
+/// Publishes pipeline events on the hub, which prints them (with --events-stdout) as JSON lines, one
+/// `write` per line so lines never interleave.
 final class EventPrinter: Sendable {
     let hub: EventHub
     let enabled: Bool
@@ -295,8 +347,8 @@ final class EventPrinter: Sendable {
         if enabled { FileHandle.standardOutput.write(Data((hub.hello() + "\n").utf8)) }
     }
 
+    /// The hub numbers the event, sends it to socket clients and mirrors it to stdout.
     func emit(_ event: PipelineEvent) {
-        let line = hub.publish(event)
-        if enabled { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        hub.publish(event)
     }
 }

@@ -89,6 +89,8 @@ final class RunningServer: @unchecked Sendable {
             let ping = try ask(#"{"request":"ping","id":7}"#)
             #expect(ping["reply"] as? String == "ping" && ping["ok"] as? Bool == true && ping["id"] as? Int == 7)
             #expect(try ask(#"{"request":"ping","id":"abc"}"#)["id"] as? String == "abc")
+            #expect(try ask(#"{"request":"ping","id":1}"#)["id"] as? Int == 1, "1 is a number, not true")
+            #expect(try ask(#"{"request":"ping","id":true}"#)["id"] is NSNull)
             let items = try ask(#"{"request":"items"}"#)
             #expect((items["items"] as? [[String: Any]])?.count == 1)
             let stats = try ask(#"{"request":"stats"}"#)
@@ -99,6 +101,12 @@ final class RunningServer: @unchecked Sendable {
                 (#"{"request":"subscribe","kinds":["video"]}"#, "bad-argument"),
                 (#"{"request":"subscribe","symbologies":"qr"}"#, "bad-argument"),
                 (#"{"request":"subscribe","contentTypes":["fax"]}"#, "bad-argument"),
+            (#"{"request":"set"}"#, "bad-argument"),
+            (#"{"request":"set","roi":[0.5,0.5,0.9,0.9]}"#, "bad-argument"),
+            (#"{"request":"set","quality":"best"}"#, "bad-argument"),
+            (#"{"request":"set","types":["qrcode"]}"#, "bad-argument"),
+            (#"{"request":"set","single":"yes"}"#, "bad-argument"),
+            (#"{"request":"set","quality":"fast"}"#, "refused"),  // this test server has no pipeline to change
             ] {
                 let reply = try ask(line)
                 #expect(reply["ok"] as? Bool == false, "\(line)")

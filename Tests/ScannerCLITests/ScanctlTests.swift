@@ -144,3 +144,62 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: path), "a socket systemd owns is not removed by the daemon")
     }
 }
+
+/// `set` over the socket changes what the running pipeline recognizes, from the next frame.
+@Suite(.serialized) struct LiveSettingsTests {
+    let scannerd = Subprocess.executable("scannerd")
+
+    @Test func setChangesTypesForEveryClientAndIsAnnounced() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scannerd-set-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let socket = directory.appendingPathComponent("s.sock").path
+        let daemon = try Subprocess.Running(scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--loop", "--socket", socket, "--events-stdout"])
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let connection = try ScannerClientProbe(path: socket)
+        let reply = try connection.ask(#"{"request":"set","id":"s1","types":["telephoneNumber"]}"#)
+        #expect(reply.contains(#""reply":"set","id":"s1","ok":true"#), "\(reply)")
+        #expect(reply.contains(#""types":["telephoneNumber"]"#))
+        // Every client hears the change; after it, only phone numbers are added (a loop is 6.5 s).
+        let announced = daemon.waitFor(timeout: 10) { $0.contains { $0.contains(#""event":"config""#) } }
+        #expect(announced)
+        let configIndex = daemon.output.firstIndex { $0.contains(#""event":"config""#) } ?? 0
+        let sawPhone = daemon.waitFor(timeout: 20) { lines in lines[configIndex...].contains { $0.contains(#""event":"added""#) && $0.contains("+12125550187") } }
+        Thread.sleep(forTimeInterval: 1)
+        _ = daemon.stop()
+        let after = daemon.output[configIndex...].filter { $0.contains(#""event":"added""#) }
+        #expect(sawPhone)
+        #expect(!after.contains { $0.contains("https://example.com/clip") }, "no QR code is added after types became telephoneNumber only")
+    }
+}
+
+/// A tiny blocking client for one request (scanctl has no `set` yet).
+struct ScannerClientProbe {
+    let fd: Int32
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(path.utf8)); raw[path.utf8.count] = 0 }
+        let rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        try #require(rc == 0)
+    }
+
+    /// Sends `line`, returns the first reply line (skipping hello and events).
+    func ask(_ line: String) throws -> String {
+        _ = Array((line + "\n").utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        var pending = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { return "" }
+            pending += buffer[..<n]
+            while let newline = pending.firstIndex(of: 0x0A) {
+                let text = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                if text.contains(#""reply""#) { return text }
+            }
+        }
+    }
+}
