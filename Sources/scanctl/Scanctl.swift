@@ -12,7 +12,7 @@ struct Scanctl: ParsableCommand {
         commandName: "scanctl",
         abstract: "Watch and query a running scannerd.",
         discussion: "Exit status: 0 success, 1 the daemon refused the request, 2 usage error, 3 cannot connect.",
-        subcommands: [Watch.self, Items.self, Stats.self, Ping.self])
+        subcommands: [Watch.self, Items.self, Set.self, Stats.self, Ping.self])
 
     static func main() {
         do {
@@ -161,5 +161,49 @@ struct Ping: ParsableCommand {
         let start = Date()
         _ = try ask(connection, ["request": "ping"])
         print(String(format: "scannerd answered in %.1f ms", Date().timeIntervalSince(start) * 1000))
+    }
+}
+
+struct Set: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Change what the running scanner looks for, from the next frame.",
+        discussion: "Every client is told with a `config` event. Prints the configuration now in force.")
+    @OptionGroup var connection: Connection
+
+    @Option(name: .long, help: ArgumentHelp("Region of interest x,y,w,h (normalized), or `full`.", valueName: "x,y,w,h"))
+    var roi: String?
+
+    @Option(name: .long, help: "Quality level: fast, balanced or accurate.")
+    var quality: String?
+
+    @Option(name: .long, help: ArgumentHelp("Types to recognize, comma-separated (as scannerd --types).", valueName: "list"))
+    var types: String?
+
+    @Option(name: .long, help: ArgumentHelp("Single-item mode: on or off.", valueName: "on|off"))
+    var single: String?
+
+    func run() throws {
+        var request: [String: Any] = ["request": "set"]
+        if let roi {
+            if roi == "full" {
+                request["roi"] = NSNull()
+            } else {
+                let values = roi.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+                guard values.count == 4 else { throw ValidationError("--roi needs four numbers x,y,w,h or `full`") }
+                request["roi"] = values
+            }
+        }
+        if let quality { request["quality"] = quality }
+        if let types { request["types"] = types.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+        if let single {
+            guard single == "on" || single == "off" else { throw ValidationError("--single is on or off") }
+            request["single"] = single == "on"
+        }
+        guard request.count > 1 else { throw ValidationError("give at least one of --roi, --quality, --types, --single") }
+        var reply = try ask(connection, request)
+        reply["reply"] = nil
+        reply["ok"] = nil
+        reply["id"] = nil
+        for key in reply.keys.sorted() { print("\(key): \(reply[key]!)") }
     }
 }

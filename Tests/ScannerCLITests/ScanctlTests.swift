@@ -160,6 +160,11 @@ import Testing
         let reply = try connection.ask(#"{"request":"set","id":"s1","types":["telephoneNumber"]}"#)
         #expect(reply.contains(#""reply":"set","id":"s1","ok":true"#), "\(reply)")
         #expect(reply.contains(#""types":["telephoneNumber"]"#))
+        // The same through scanctl.
+        let scanctl = try Subprocess.run(Subprocess.executable("scanctl"), ["set", "--socket", socket, "--single", "off", "--roi", "full"])
+        #expect(scanctl.status == 0 && scanctl.stdout.contains("single: 0") || scanctl.stdout.contains("single: false"), "\(scanctl.stdout)\(scanctl.stderr)")
+        let bad = try Subprocess.run(Subprocess.executable("scanctl"), ["set", "--socket", socket, "--quality", "best"])
+        #expect(bad.status == 1 && bad.stderr.contains("bad-argument"))
         // Every client hears the change; after it, only phone numbers are added (a loop is 6.5 s).
         let announced = daemon.waitFor(timeout: 10) { $0.contains { $0.contains(#""event":"config""#) } }
         #expect(announced)
