@@ -67,6 +67,19 @@ public final class EventServer: Sendable {
     let logger: Logger
     let stats: @Sendable () -> [(String, JSONValue)]
     let configure: @Sendable (ConfigChange) -> Result<[(String, JSONValue)], ConfigurationRefusal>
+    let capture: @Sendable (_ annotate: Bool) async -> Result<CapturedPhoto, ConfigurationRefusal>
+
+    /// A photo for a `capture` request: JPEG bytes and the frame's size.
+    public struct CapturedPhoto: Sendable {
+        public var jpeg: Data
+        public var width: Int
+        public var height: Int
+        public init(jpeg: Data, width: Int, height: Int) {
+            self.jpeg = jpeg
+            self.width = width
+            self.height = height
+        }
+    }
 
     /// Why a configuration change was not applied.
     public struct ConfigurationRefusal: Error, Sendable {
@@ -91,8 +104,12 @@ public final class EventServer: Sendable {
         stats: @escaping @Sendable () -> [(String, JSONValue)] = { [] },
         configure: @escaping @Sendable (ConfigChange) -> Result<[(String, JSONValue)], ConfigurationRefusal> = { _ in
             .failure(ConfigurationRefusal("this daemon cannot be reconfigured"))
+        },
+        capture: @escaping @Sendable (_ annotate: Bool) async -> Result<CapturedPhoto, ConfigurationRefusal> = { _ in
+            .failure(ConfigurationRefusal("this daemon has no camera to take a photo with"))
         }
     ) {
+        self.capture = capture
         self.hub = hub
         self.configuration = configuration
         self.logger = logger
@@ -231,7 +248,7 @@ public final class EventServer: Sendable {
                     group.addTask {
                         do {
                             for try await line in inbound {
-                                try await send(self.answer(String(buffer: line), subscriber: id, mayControl: self.mayControl(peer)))
+                                try await send(await self.answer(String(buffer: line), subscriber: id, mayControl: self.mayControl(peer)))
                             }
                         } catch let tooLong as LineDecoder.LineTooLong {
                             try? await send(Reply.error(nil, id: nil, code: "line-too-long", message: "request lines are limited to \(tooLong.limit) bytes; disconnecting"))
@@ -274,7 +291,7 @@ public final class EventServer: Sendable {
         Self.permits(peer, users: configuration.controlUsers, groups: configuration.controlGroups)
     }
 
-    func answer(_ line: String, subscriber: Int, mayControl: Bool = true) -> String {
+    func answer(_ line: String, subscriber: Int, mayControl: Bool = true) async -> String {
         let (id, name, parsed) = Request.parse(line)
         switch parsed {
         case .failure(let failure):
@@ -302,6 +319,27 @@ public final class EventServer: Sendable {
                 return Reply.ok("set", id: id, applied)
             case .failure(let refusal):
                 return Reply.error("set", id: id, code: "refused", message: refusal.message)
+            }
+        case .success(.capture(let path, let annotate)):
+            // Writing a file with the daemon's rights changes state; base64 in the reply does not.
+            if path != nil && !mayControl {
+                return Reply.error("capture", id: id, code: "access-denied", message: "this user may not have the daemon write files")
+            }
+            switch await capture(annotate) {
+            case .failure(let refusal):
+                return Reply.error("capture", id: id, code: "unavailable", message: refusal.message)
+            case .success(let photo):
+                let size: [(String, JSONValue)] = [("width", .integer(photo.width)), ("height", .integer(photo.height)), ("bytes", .integer(photo.jpeg.count))]
+                guard let path else {
+                    return Reply.ok("capture", id: id, size + [("jpeg", .string(photo.jpeg.base64EncodedString()))])
+                }
+                do {
+                    try photo.jpeg.write(to: URL(fileURLWithPath: path), options: .atomic)
+                } catch {
+                    return Reply.error("capture", id: id, code: "write-failed", message: "\(path): \(error.localizedDescription)")
+                }
+                logger.info("photo written", metadata: ["path": "\(path)", "bytes": "\(photo.jpeg.count)"])
+                return Reply.ok("capture", id: id, [("path", .string(path))] + size)
             }
         }
     }

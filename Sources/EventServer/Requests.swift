@@ -9,6 +9,7 @@ enum Request {
     case stats
     case subscribe(EventFilter)
     case set(ConfigChange)
+    case capture(path: String?, annotate: Bool)
 
     struct Failure: Error {
         var code: String
@@ -38,6 +39,16 @@ enum Request {
             } catch {
                 return (id, name, .failure(Failure(code: "bad-argument", message: "\(error)")))
             }
+        case "capture":
+            let path = object["path"]
+            if let path, !(path is String) || !(path as! String).hasPrefix("/") {
+                return (id, name, .failure(Failure(code: "bad-argument", message: "\"path\" must be an absolute file path")))
+            }
+            let annotate = object["annotate"]
+            if let annotate, String(describing: type(of: annotate)).contains("Boolean") == false {
+                return (id, name, .failure(Failure(code: "bad-argument", message: "\"annotate\" must be true or false")))
+            }
+            return (id, name, .success(.capture(path: path as? String, annotate: (annotate as? Bool) ?? false)))
         case "set":
             do {
                 return (id, name, .success(.set(try change(object))))
@@ -47,7 +58,7 @@ enum Request {
                 return (id, name, .failure(Failure(code: "bad-argument", message: "\(error)")))
             }
         default:
-            return (id, name, .failure(Failure(code: "unknown-request", message: "unknown request '\(name)' (ping, items, stats, subscribe, set)")))
+            return (id, name, .failure(Failure(code: "unknown-request", message: "unknown request '\(name)' (ping, items, stats, subscribe, set, capture)")))
         }
     }
 

@@ -12,7 +12,7 @@ struct Scanctl: ParsableCommand {
         commandName: "scanctl",
         abstract: "Watch and query a running scannerd.",
         discussion: "Exit status: 0 success, 1 the daemon refused the request, 2 usage error, 3 cannot connect.",
-        subcommands: [Watch.self, Items.self, Set.self, Stats.self, Ping.self])
+        subcommands: [Watch.self, Items.self, Capture.self, Set.self, Stats.self, Ping.self])
 
     static func main() {
         do {
@@ -205,5 +205,32 @@ struct Set: ParsableCommand {
         reply["ok"] = nil
         reply["id"] = nil
         for key in reply.keys.sorted() { print("\(key): \(reply[key]!)") }
+    }
+}
+
+struct Capture: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Save the newest full-resolution frame as a JPEG file.",
+        discussion: "The photo travels over the socket (base64), so the file is written with scanctl's rights, where scanctl runs.")
+    @OptionGroup var connection: Connection
+
+    @Flag(name: .long, help: "Draw the current items' bounds on it.")
+    var annotate = false
+
+    @Argument(help: ArgumentHelp("Where to write the JPEG.", valueName: "file"))
+    var file: String
+
+    func run() throws {
+        let reply = try ask(connection, ["request": "capture", "annotate": annotate])
+        guard let encoded = reply["jpeg"] as? String, let jpeg = Data(base64Encoded: encoded) else {
+            throw ScannerConnection.Failure.io("the daemon sent no photo")
+        }
+        do {
+            try jpeg.write(to: URL(fileURLWithPath: file), options: .atomic)
+        } catch {
+            FileHandle.standardError.write(Data("scanctl: \(file): \(error.localizedDescription)\n".utf8))
+            throw ExitCode(1)
+        }
+        print("\(file): \(reply["width"] ?? "?")x\(reply["height"] ?? "?"), \(jpeg.count) bytes")
     }
 }

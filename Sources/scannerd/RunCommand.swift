@@ -3,6 +3,7 @@ import Capture
 import EventServer
 import Events
 import Foundation
+import ImageDecoding
 import Synchronization
 import Logging
 import Pipeline
@@ -193,7 +194,11 @@ struct RunCommand: ParsableCommand {
             target.pipeline?.reconfigure(updated)
             return .success(Self.describe(updated))
         }
-        let server = noSocket ? nil : startServer(hub: hub, source: frameSource, logger: logger, configure: configure)
+        nonisolated(unsafe) let photoSource = frameSource
+        let capture: @Sendable (Bool) async -> Result<EventServer.CapturedPhoto, EventServer.ConfigurationRefusal> = { annotate in
+            await Self.photo(from: photoSource, annotate: annotate, items: hub.items.map(\.item.bounds))
+        }
+        let server = noSocket ? nil : startServer(hub: hub, source: frameSource, logger: logger, configure: configure, capture: capture)
         // SIGINT / SIGTERM end the run: the source returns `.end` within one poll slice, the
         // pipeline sends `removed` for what is left and `end`.
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
@@ -232,9 +237,47 @@ struct RunCommand: ParsableCommand {
         ]
     }
 
+    /// The next frame at full resolution as JPEG: the camera's own JPEG when it sent one and no
+    /// annotation is asked for; otherwise its luma, with the items' bounds drawn if asked, encoded here.
+    static func photo(from source: FrameSource, annotate: Bool, items: [Quad]) async -> Result<EventServer.CapturedPhoto, EventServer.ConfigurationRefusal> {
+        let photo: Photo? = await withCheckedContinuation { continuation in
+            let resumed = Mutex(false)
+            let finish: @Sendable (Photo?) -> Void = { photo in
+                let first = resumed.withLock { done -> Bool in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: photo) }
+            }
+            source.takePhoto(finish)
+            DispatchQueue.global().asyncAfter(deadline: .now() + 3) { finish(nil) }
+        }
+        guard let photo else { return .failure(.init("no frame within 3 s (is the camera available?)")) }
+        if !annotate, let jpeg = photo.jpeg {
+            return .success(.init(jpeg: jpeg, width: photo.width, height: photo.height))
+        }
+        do {
+            var image: GrayImage
+            if let luma = photo.luma {
+                image = luma
+            } else {
+                image = try ImageDecoder().decode(photo.jpeg ?? Data()).image
+            }
+            if annotate {
+                let w = Double(image.width), h = Double(image.height)
+                for quad in items { image.strokePolygon(quad.corners.map { Point(x: $0.x * w, y: $0.y * h) }, width: max(3, image.width / 320)) }
+            }
+            let jpeg = try JPEGEncoder().encode(image, quality: 90)
+            return .success(.init(jpeg: jpeg, width: image.width, height: image.height))
+        } catch {
+            return .failure(.init("cannot encode the photo: \(error)"))
+        }
+    }
+
     func startServer(
         hub: EventHub, source: FrameSource, logger: Logger,
-        configure: @escaping @Sendable (ConfigChange) -> Result<[(String, JSONValue)], EventServer.ConfigurationRefusal>
+        configure: @escaping @Sendable (ConfigChange) -> Result<[(String, JSONValue)], EventServer.ConfigurationRefusal>,
+        capture: @escaping @Sendable (Bool) async -> Result<EventServer.CapturedPhoto, EventServer.ConfigurationRefusal>
     ) -> RunningServer {
         nonisolated(unsafe) let statsSource = source
         let server = EventServer(
@@ -252,7 +295,7 @@ struct RunCommand: ParsableCommand {
                     ("framesCorrupt", .integer(s.corrupt)), ("reconnects", .integer(s.reconnects)),
                 ]
             },
-            configure: configure)
+            configure: configure, capture: capture)
         let directory = (socket as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let started = DispatchSemaphore(value: 0)

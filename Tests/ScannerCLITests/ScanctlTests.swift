@@ -48,6 +48,36 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: socket), "the daemon removes its socket when it stops")
     }
 
+    @Test func captureSavesTheNewestFrame() throws {
+        let socket = try socketPath()
+        let directory = (socket as NSString).deletingLastPathComponent
+        let daemon = try Subprocess.Running(scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--loop", "--socket", socket])
+        waitForSocket(socket)
+        let plain = directory + "/plain.jpg", annotated = directory + "/annotated.jpg"
+        let first = try Subprocess.run(scanctl, ["capture", "--socket", socket, plain])
+        // Wait for an item, so that there is something to draw.
+        let watch = try Subprocess.Running(scanctl, ["watch", "--json", "--socket", socket])
+        let item = watch.waitFor(timeout: 20) { lines in lines.contains { $0.contains(#""event":"added""#) } }
+        _ = watch.stop(signal: SIGINT)
+        let second = try Subprocess.run(scanctl, ["capture", "--annotate", "--socket", socket, annotated])
+        // The daemon writes the file itself when given an absolute path.
+        let direct = directory + "/direct.jpg"
+        let probe = try ScannerClientProbe(path: socket)
+        let reply = try probe.ask(#"{"request":"capture","path":"\#(direct)"}"#)
+        let relative = try probe.ask(#"{"request":"capture","path":"photo.jpg"}"#)
+        _ = daemon.stop()
+        #expect(first.status == 0 && first.stdout.contains("640x480"), "\(first.stdout)\(first.stderr)")
+        #expect(item)
+        #expect(second.status == 0)
+        for path in [plain, annotated, direct] {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(data.starts(with: [0xFF, 0xD8, 0xFF]) && data.count > 1000, "\(path) is a JPEG")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: plain)) != Data(contentsOf: URL(fileURLWithPath: annotated)))
+        #expect(reply.contains(#""ok":true"#) && reply.contains(#""path":"\#(direct)""#), "\(reply)")
+        #expect(relative.contains("bad-argument"))
+    }
+
     @Test func aSecondDaemonOnTheSameSocketIsRefused() throws {
         let socket = try socketPath()
         let first = try Subprocess.Running(scannerd, ["run", "--source", "demo", "--loop", "--socket", socket])

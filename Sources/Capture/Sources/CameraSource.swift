@@ -52,6 +52,7 @@ public final class CameraSource: FrameSource {
     private var countedBeforeDevice = CaptureCounters()
     public private(set) var statistics = SourceStatistics()
     private let idle = Atomic<Bool>(false)
+    private let photos = PhotoRequests()
     private var skipNext = false
 
     public init(configuration: Configuration, logger: Logger) throws(ScannerError) {
@@ -63,6 +64,10 @@ public final class CameraSource: FrameSource {
     public func cancel() { cancellation.cancel() }
 
     public func setIdle(_ idle: Bool) { self.idle.store(idle, ordering: .relaxed) }
+
+    public func takePhoto(_ completion: @escaping @Sendable (Photo?) -> Void) {
+        photos.add(completion)
+    }
 
     public func next() -> SourceEvent {
         while !cancellation.isCancelled {
@@ -104,7 +109,7 @@ public final class CameraSource: FrameSource {
             do {
                 // Short polls so that cancel() is honoured quickly; the frame time-out is counted here.
                 // Idle: every other frame is taken from the driver and given straight back, undecoded.
-                if idle.load(ordering: .relaxed) && skipNext {
+                if idle.load(ordering: .relaxed) && skipNext && photos.isEmpty {
                     skipNext = false
                     if try device.skipReady(timeout: 200) { lastFrame = .now }
                     syncStatistics(device)
@@ -113,6 +118,7 @@ public final class CameraSource: FrameSource {
                 skipNext = true
                 // Decoded inside the grab: the mmapped buffer never outlives it.
                 let frame = try device.grabNewest(timeout: 200) { raw throws(ScannerError) -> Frame in
+                    if !photos.isEmpty { photos.fulfill(try photo(of: raw)) }
                     let image = try decoder.decode(
                         raw.bytes, format: raw.format.format, width: raw.format.width, height: raw.format.height,
                         bytesPerLine: raw.bytesPerLine, targetWidth: configuration.processingWidth)
@@ -135,6 +141,17 @@ public final class CameraSource: FrameSource {
         return .end
     }
 
+    /// The raw frame at full resolution: MJPEG as the camera sent it, YUYV/GREY as full-size luma.
+    private func photo(of raw: RawFrame) throws(ScannerError) -> Photo {
+        if raw.format.format == .mjpeg {
+            return Photo(jpeg: Data(raw.bytes), luma: nil, width: raw.format.width, height: raw.format.height)
+        }
+        let full = try decoder.decode(
+            raw.bytes, format: raw.format.format, width: raw.format.width, height: raw.format.height,
+            bytesPerLine: raw.bytesPerLine, targetWidth: nil)
+        return Photo(jpeg: nil, luma: full.image, width: full.sourceWidth, height: full.sourceHeight)
+    }
+
     private func syncStatistics(_ device: V4L2Device) {
         let c = device.counters
         statistics.delivered = countedBeforeDevice.delivered + c.delivered
@@ -143,6 +160,7 @@ public final class CameraSource: FrameSource {
     }
 
     private func lose(_ lost: V4L2Device, reason: String) -> SourceEvent {
+        photos.fulfill(nil)
         syncStatistics(lost)
         countedBeforeDevice.delivered += lost.counters.delivered
         countedBeforeDevice.stale += lost.counters.stale

@@ -43,10 +43,14 @@ public protocol FrameSource: AnyObject {
     /// cost of an empty kiosk, and a change is still seen at most one frame later. Callable from any
     /// thread; real-time replays do the same, unpaced ones ignore it.
     func setIdle(_ idle: Bool)
+    /// Asks for the next frame at full resolution (capturePhoto). `completion` runs on the source's
+    /// thread with nil if no frame comes (the source is unavailable or ended). Callable from any thread.
+    func takePhoto(_ completion: @escaping @Sendable (Photo?) -> Void)
 }
 
 extension FrameSource {
     public func setIdle(_ idle: Bool) {}
+    public func takePhoto(_ completion: @escaping @Sendable (Photo?) -> Void) { completion(nil) }
 }
 
 public struct SourceStatistics: Sendable, Equatable {

@@ -52,6 +52,7 @@ public final class ReplaySource: FrameSource {
     private var started: ContinuousClock.Instant?
     private var announced = false
     private let idle = Atomic<Bool>(false)
+    private let photos = PhotoRequests()
     private var skipNext = false
     public private(set) var statistics = SourceStatistics()
 
@@ -117,13 +118,18 @@ public final class ReplaySource: FrameSource {
     /// Without pacing (`--pace none`) every frame is delivered, so replays stay deterministic.
     public func setIdle(_ idle: Bool) { self.idle.store(idle, ordering: .relaxed) }
 
+    public func takePhoto(_ completion: @escaping @Sendable (Photo?) -> Void) { photos.add(completion) }
+
     public func next() -> SourceEvent {
         if !announced {
             announced = true
             return .available
         }
         while !cancellation.isCancelled {
-            guard let index = nextDueIndex() else { return .end }
+            guard let index = nextDueIndex() else {
+                photos.fulfill(nil)
+                return .end
+            }
             nextIndex = index + 1
             if configuration.pace == .realtime && idle.load(ordering: .relaxed) && skipNext {
                 skipNext = false
@@ -133,6 +139,7 @@ public final class ReplaySource: FrameSource {
             skipNext = true
             let position = index % clip.count
             do {
+                if !photos.isEmpty { photos.fulfill(try photo(position)) }
                 let image = try decode(position)
                 statistics.delivered += 1
                 return .frame(Frame(index: index, image: image, format: nil))
@@ -141,6 +148,7 @@ public final class ReplaySource: FrameSource {
                 logger.warning("replay frame skipped", metadata: ["source": "\(name)", "frame": "\(index)", "reason": "\(error)"])
             }
         }
+        photos.fulfill(nil)
         return .end
     }
 
@@ -162,6 +170,20 @@ public final class ReplaySource: FrameSource {
         let wait = Double(nextIndex) / configuration.fps - (now - start).inSeconds
         guard cancellation.sleep(seconds: max(0, wait)) else { return nil }
         return nextIndex
+    }
+
+    /// The frame's file as it is when it is a JPEG; otherwise its full-size luma.
+    private func photo(_ position: Int) throws(ScannerError) -> Photo {
+        let data: Data
+        switch clip {
+        case .files(let urls):
+            do { data = try Data(contentsOf: urls[position]) } catch { throw .unreadableImage(path: urls[position].path, reason: "\(error)") }
+        case .concatenated(let all, let ranges):
+            data = all.subdata(in: ranges[position])
+        }
+        let full = try decoder.decode(data)
+        let isJPEG = ImageFormat(sniffing: data) == .jpeg
+        return Photo(jpeg: isJPEG ? data : nil, luma: isJPEG ? nil : full.image, width: full.sourceWidth, height: full.sourceHeight)
     }
 
     private func decode(_ position: Int) throws(ScannerError) -> DecodedImage {
