@@ -164,7 +164,8 @@ public final class EventServer: Sendable {
         ready()
         // Cancelling the caller closes the channels; the accept loop itself runs uncancelled until
         // the listener is closed, so every connection it accepted is served to its end.
-        let loop = Task {
+        // An unstructured task does not inherit the caller's executor preference: give it explicitly.
+        let loop = Task(executorPreference: ServerExecutor.shared) {
             try await withThrowingDiscardingTaskGroup { tasks in
                 try await server.executeThenClose { clients in
                     for try await client in clients {

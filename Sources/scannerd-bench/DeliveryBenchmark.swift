@@ -17,7 +17,7 @@ enum DeliveryBenchmark {
         let hub = EventHub(daemonVersion: "bench", sourceName: "bench")
         let server = EventServer(hub: hub, configuration: EventServerConfiguration(path: path, maximumClients: subscribers + 8), logger: Logger(label: "bench"))
         let ready = AsyncStream<Void>.makeStream()
-        let task = Task { try await server.run(ready: { ready.continuation.yield() }) }
+        let task = Task(executorPreference: ServerExecutor.shared) { try await server.run(ready: { ready.continuation.yield() }) }
         var iterator = ready.stream.makeAsyncIterator()
         _ = await iterator.next()
 

@@ -300,7 +300,7 @@ struct RunCommand: ParsableCommand {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let started = DispatchSemaphore(value: 0)
         let failure = Mutex<Error?>(nil)
-        let task = Task {
+        let task = Task(executorPreference: ServerExecutor.shared) {
             do {
                 try await server.run(ready: { started.signal() })
             } catch is CancellationError {

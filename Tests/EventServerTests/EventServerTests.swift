@@ -44,7 +44,7 @@ final class RunningServer: @unchecked Sendable {
             configuration: EventServerConfiguration(path: path, maximumClients: maximumClients, queueLimit: queueLimit, maximumLineLength: maximumLineLength),
             logger: Logger(label: "test"))
         let ready = AsyncStream<Void>.makeStream()
-        task = Task { [server] in try await server.run(ready: { ready.continuation.yield() }) }
+        task = Task(executorPreference: ServerExecutor.shared) { [server] in try await server.run(ready: { ready.continuation.yield() }) }
         var iterator = ready.stream.makeAsyncIterator()
         _ = await iterator.next()
     }
@@ -268,7 +268,7 @@ final class RunningServer: @unchecked Sendable {
         let hub = EventHub(daemonVersion: "t", sourceName: "t")
         let third = EventServer(hub: hub, configuration: EventServerConfiguration(path: path), logger: Logger(label: "t"))
         let ready = AsyncStream<Void>.makeStream()
-        let task = Task { try await third.run(ready: { ready.continuation.yield() }) }
+        let task = Task(executorPreference: ServerExecutor.shared) { try await third.run(ready: { ready.continuation.yield() }) }
         var iterator = ready.stream.makeAsyncIterator()
         _ = await iterator.next()
         let event = try await blocking { json(try ScannerConnection(path: path).readLine(timeout: 5))["event"] as? String }
