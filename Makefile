@@ -35,7 +35,8 @@ run: build
 ifdef DEVICE
 	$(SWIFT) run -c $(CONFIG) scannerd run --device $(DEVICE) $(RUN_FLAGS)
 else
-	$(SWIFT) run -c $(CONFIG) scannerd run --source demo $(RUN_FLAGS)
+	@echo "# the demo clip, looping (Ctrl-C to stop); in another terminal: .build/debug/scanctl watch --socket .build/scannerd.sock"
+	$(SWIFT) run -c $(CONFIG) scannerd run --source demo --loop $(RUN_FLAGS)
 endif
 
 test: deps

@@ -30,8 +30,12 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Replay source: demo, a directory of images, or an .mjpeg file.", valueName: "source"))
     var source: String?
 
-    @Option(name: .long, help: "Frame rate: what to ask the camera for, or the replay rate.")
-    var fps: Double = 30
+    @Option(name: .customLong("fps"), help: "Frame rate: what to ask the camera for, or the replay rate (default 30; the demo clip plays at 10).")
+    var fpsOption: Double?
+
+    /// The demo is a short clip recorded to be watched at 10 fps: a QR code and a card each in view
+    /// for a second, long enough apart that clients see each one added and removed.
+    var fps: Double { fpsOption ?? (source == "demo" ? 10 : 30) }
 
     @Option(name: .long, help: "Replay pacing: realtime (drop what the scanner is not ready for) or none (every frame).")
     var pace: String = ReplayPace.realtime.rawValue

@@ -23,7 +23,7 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
     }
 
     @Test func demoClipGivesItsEventsAndFinishesCleanly() throws {
-        let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "demo", "--pace", "none", "--events-stdout"])
+        let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "demo", "--pace", "none", "--events-stdout", "--fps", "30"])
         #expect(result.status == 0, "\(result.stderr)")
         let events = try jsonObjects(result.stdoutLines)
         #expect(events.dropFirst().map { $0["seq"] as? Int } == Array(1..<events.count).map { $0 }, "seq counts every event after hello")

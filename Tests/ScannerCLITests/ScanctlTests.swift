@@ -48,6 +48,24 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: socket), "the daemon removes its socket when it stops")
     }
 
+    /// The "done when": the demo with `scanctl watch` shows its items added and removed.
+    @Test func watchingTheDemoShowsItsItemsComeAndGo() throws {
+        let socket = try socketPath()
+        let daemon = try Subprocess.Running(scannerd, ["run", "--source", "demo", "--loop", "--socket", socket])
+        waitForSocket(socket)
+        let watch = try Subprocess.Running(scanctl, ["watch", "--socket", socket])
+        func saw(_ lines: [String], _ event: String, _ payload: String) -> Bool {
+            lines.contains { $0.contains(event) && $0.contains(payload) }
+        }
+        let cycle = watch.waitFor(timeout: 30) { lines in
+            saw(lines, "added", "https://example.com/scannerd-demo") && saw(lines, "removed", "https://example.com/scannerd-demo")
+                && saw(lines, "added", "+14155550123") && saw(lines, "removed", "+14155550123")
+        }
+        _ = watch.stop(signal: SIGINT)
+        _ = daemon.stop()
+        #expect(cycle, "\(watch.output.suffix(8))")
+    }
+
     @Test func captureSavesTheNewestFrame() throws {
         let socket = try socketPath()
         let directory = (socket as NSString).deletingLastPathComponent
