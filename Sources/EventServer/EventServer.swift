@@ -67,6 +67,8 @@ public final class EventServer: Sendable {
     let logger: Logger
     let stats: @Sendable () -> [(String, JSONValue)]
     let configure: @Sendable (ConfigChange) -> Result<[(String, JSONValue)], ConfigurationRefusal>
+    /// Where the server's tasks run: nil = Swift's global concurrent executor.
+    let executor: ServerExecutor?
     let capture: @Sendable (_ annotate: Bool) async -> Result<CapturedPhoto, ConfigurationRefusal>
 
     /// A photo for a `capture` request: JPEG bytes and the frame's size.
@@ -100,7 +102,7 @@ public final class EventServer: Sendable {
     /// - Parameter configure: applies a `set` request to the pipeline and returns the configuration
     ///   now in force (announced to every client as a `config` event).
     public init(
-        hub: EventHub, configuration: EventServerConfiguration, logger: Logger,
+        hub: EventHub, configuration: EventServerConfiguration, logger: Logger, executor: ServerExecutor? = nil,
         stats: @escaping @Sendable () -> [(String, JSONValue)] = { [] },
         configure: @escaping @Sendable (ConfigChange) -> Result<[(String, JSONValue)], ConfigurationRefusal> = { _ in
             .failure(ConfigurationRefusal("this daemon cannot be reconfigured"))
@@ -109,6 +111,7 @@ public final class EventServer: Sendable {
             .failure(ConfigurationRefusal("this daemon has no camera to take a photo with"))
         }
     ) {
+        self.executor = executor
         self.capture = capture
         self.hub = hub
         self.configuration = configuration
@@ -165,7 +168,7 @@ public final class EventServer: Sendable {
         // Cancelling the caller closes the channels; the accept loop itself runs uncancelled until
         // the listener is closed, so every connection it accepted is served to its end.
         // An unstructured task does not inherit the caller's executor preference: give it explicitly.
-        let loop = Task(executorPreference: ServerExecutor.shared) {
+        let loop = Task(executorPreference: executor) {
             try await withThrowingDiscardingTaskGroup { tasks in
                 try await server.executeThenClose { clients in
                     for try await client in clients {

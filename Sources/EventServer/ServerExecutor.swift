@@ -1,10 +1,10 @@
 import Dispatch
 
 /// Runs the server's tasks on threads of their own instead of the cooperative pool (as many threads
-/// as cores, two on a kiosk). Clients must be answered even while other work in the process blocks
-/// those threads — a stalled pool must never silence the socket. Start the server with
-/// `Task(executorPreference: ServerExecutor.shared) { try await server.run() }`; its child tasks
-/// (one per client) inherit the preference.
+/// as cores, two on a kiosk), for processes where other code blocks those threads — the test runner,
+/// whose synchronous tests wait on subprocesses. The daemon blocks nothing on the pool and runs the
+/// server on the global executor. Pass it as `EventServer(executor:)` and start `run()` with
+/// `Task(executorPreference: ServerExecutor.shared)`.
 public final class ServerExecutor: TaskExecutor, @unchecked Sendable {
     public static let shared = ServerExecutor()
 

@@ -304,7 +304,7 @@ struct RunCommand: ParsableCommand {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let started = DispatchSemaphore(value: 0)
         let failure = Mutex<Error?>(nil)
-        let task = Task(executorPreference: ServerExecutor.shared) {
+        let task = Task {
             do {
                 try await server.run(ready: { started.signal() })
             } catch is CancellationError {

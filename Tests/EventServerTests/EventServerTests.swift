@@ -42,7 +42,7 @@ final class RunningServer: @unchecked Sendable {
         server = EventServer(
             hub: hub,
             configuration: EventServerConfiguration(path: path, maximumClients: maximumClients, queueLimit: queueLimit, maximumLineLength: maximumLineLength),
-            logger: Logger(label: "test"))
+            logger: Logger(label: "test"), executor: .shared)
         let ready = AsyncStream<Void>.makeStream()
         task = Task(executorPreference: ServerExecutor.shared) { [server] in try await server.run(ready: { ready.continuation.yield() }) }
         var iterator = ready.stream.makeAsyncIterator()
@@ -266,7 +266,7 @@ final class RunningServer: @unchecked Sendable {
         close(fd)  // bound, never listening, not unlinked: stale
         #expect(FileManager.default.fileExists(atPath: path))
         let hub = EventHub(daemonVersion: "t", sourceName: "t")
-        let third = EventServer(hub: hub, configuration: EventServerConfiguration(path: path), logger: Logger(label: "t"))
+        let third = EventServer(hub: hub, configuration: EventServerConfiguration(path: path), logger: Logger(label: "t"), executor: .shared)
         let ready = AsyncStream<Void>.makeStream()
         let task = Task(executorPreference: ServerExecutor.shared) { try await third.run(ready: { ready.continuation.yield() }) }
         var iterator = ready.stream.makeAsyncIterator()
