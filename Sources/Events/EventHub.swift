@@ -94,7 +94,6 @@ public final class EventHub: Sendable {
     public func publish(_ event: PipelineEvent) -> String {
         // Finishing a stream runs its termination handler, which takes the lock: finish after unlocking.
         let (line, cutOff) = state.withLock { state -> (String, [Subscriber]) in
-            var cutOff: [Subscriber] = []
             state.seq += 1
             let line: String
             var item: RecognizedItem? = nil
@@ -119,30 +118,17 @@ public final class EventHub: Sendable {
                 line = encode("end", seq: state.seq, [("frames", .integer(frames))])
             }
             mirror(line)
-            for (id, subscriber) in state.subscribers where item.map(subscriber.filter.accepts) ?? true {
-                if subscriber.pending >= subscriber.limit {
-                    // Its queue is full: it stopped reading. Cut it off rather than wait for it or lose
-                    // events silently: it gets an overflow notice and is disconnected.
-                    subscriber.continuation.yield(.overflow)
-                    cutOff.append(subscriber)
-                    state.subscribers[id] = nil
-                    state.overflows += 1
-                    continue
-                }
-                if case .terminated = subscriber.continuation.yield(.line(line)) {
-                    state.subscribers[id] = nil
-                } else {
-                    state.subscribers[id]?.pending += 1
-                    state.delivered += 1
-                }
-            }
-            return (line, cutOff)
+            return (line, Self.fanOut(line, to: &state) { item.map($0.accepts) ?? true })
         }
+        Self.finish(cutOff)
+        return line
+    }
+
+    private static func finish(_ cutOff: [Subscriber]) {
         for subscriber in cutOff {
             subscriber.continuation.finish()
             subscriber.onCutOff()
         }
-        return line
     }
 
     /// Publishes a notice that is not a pipeline event (e.g. `config`) to every subscriber.
@@ -152,26 +138,32 @@ public final class EventHub: Sendable {
             state.seq += 1
             let line = encode(event, seq: state.seq, fields)
             mirror(line)
-            var cutOff: [Subscriber] = []
-            for (id, subscriber) in state.subscribers {
-                if subscriber.pending >= subscriber.limit {
-                    subscriber.continuation.yield(.overflow)
-                    cutOff.append(subscriber)
-                    state.subscribers[id] = nil
-                    state.overflows += 1
-                } else if case .terminated = subscriber.continuation.yield(.line(line)) {
-                    state.subscribers[id] = nil
-                } else {
-                    state.subscribers[id]?.pending += 1
-                }
-            }
-            return (line, cutOff)
+            return (line, Self.fanOut(line, to: &state) { _ in true })
         }
-        for subscriber in cutOff {
-            subscriber.continuation.finish()
-            subscriber.onCutOff()
-        }
+        Self.finish(cutOff)
         return line
+    }
+
+    /// Queues `line` for every subscriber whose filter `wants` it; returns those cut off because
+    /// their queue was full (to be finished outside the lock).
+    private static func fanOut(_ line: String, to state: inout State, wants: (EventFilter) -> Bool) -> [Subscriber] {
+        var cutOff: [Subscriber] = []
+        for (id, subscriber) in state.subscribers where wants(subscriber.filter) {
+            if subscriber.pending >= subscriber.limit {
+                // Its queue is full: it stopped reading. Cut it off rather than wait for it or lose
+                // events silently: it gets an overflow notice and is disconnected.
+                subscriber.continuation.yield(.overflow)
+                cutOff.append(subscriber)
+                state.subscribers[id] = nil
+                state.overflows += 1
+            } else if case .terminated = subscriber.continuation.yield(.line(line)) {
+                state.subscribers[id] = nil
+            } else {
+                state.subscribers[id]?.pending += 1
+                state.delivered += 1
+            }
+        }
+        return cutOff
     }
 
     /// A new subscriber: its `hello` (with the current items) and the stream of what follows, with no

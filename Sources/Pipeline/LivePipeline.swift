@@ -50,16 +50,7 @@ public final class LivePipeline: @unchecked Sendable {
     }
 
     /// The stages' counters; read them after `run` returns (the worker threads write them unlocked).
-    public var statistics: SequenceStatistics {
-        var s = SequenceStatistics()
-        s.barcodeScans = barcodes.scans
-        s.barcodeScansReused = barcodes.reused
-        s.ocrPasses = text?.passes ?? 0
-        s.ocrPartialPasses = text?.partialPasses ?? 0
-        s.ocrSkippedBlurred = text?.skippedBlurred ?? 0
-        s.ocrSkippedUnchanged = text?.skippedUnchanged ?? 0
-        return s
-    }
+    public var statistics: SequenceStatistics { SequenceStatistics(barcodes: barcodes, text: text) }
 
     /// Runs until the source ends or is cancelled. `emit` is called with the lock held, in order.
     public func run(source: FrameSource, emit: @escaping @Sendable (PipelineEvent) -> Void) {

@@ -43,6 +43,16 @@ public struct SequenceConfiguration: Sendable {
 
 /// Counters the handler keeps (for stats and benchmarks).
 public struct SequenceStatistics: Sendable, Equatable {
+    /// The counters the stages keep.
+    init(barcodes: BarcodeStage, text: TextStage?) {
+        barcodeScans = barcodes.scans
+        barcodeScansReused = barcodes.reused
+        ocrPasses = text?.passes ?? 0
+        ocrPartialPasses = text?.partialPasses ?? 0
+        ocrSkippedBlurred = text?.skippedBlurred ?? 0
+        ocrSkippedUnchanged = text?.skippedUnchanged ?? 0
+    }
+
     public var framesScanned = 0
     public var barcodeScans = 0
     /// Frames whose barcode scan was skipped because nothing had changed.
@@ -193,14 +203,8 @@ public final class SequenceHandler: @unchecked Sendable {
     public var liveItems: [TrackedItem] { tracker.liveItems }
 
     public var statistics: SequenceStatistics {
-        var s = SequenceStatistics()
+        var s = SequenceStatistics(barcodes: barcodes, text: text)
         s.framesScanned = scanned
-        s.barcodeScans = barcodes.scans
-        s.barcodeScansReused = barcodes.reused
-        s.ocrPasses = text?.passes ?? 0
-        s.ocrPartialPasses = text?.partialPasses ?? 0
-        s.ocrSkippedBlurred = text?.skippedBlurred ?? 0
-        s.ocrSkippedUnchanged = text?.skippedUnchanged ?? 0
         return s
     }
 
