@@ -153,10 +153,8 @@ final class RunningServer: @unchecked Sendable {
     @Test func randomBytesNeverCrashTheServer() async throws {
         let server = try await RunningServer()
         try await blocking { [server] in
-    var generator = SystemRandomNumberGenerator()
             var seed: UInt64 = 42
             func next() -> UInt8 { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return UInt8(truncatingIfNeeded: seed >> 33) }
-            _ = generator
             for _ in 0..<20 {
                 let client = try server.connect()
                 _ = try client.readLine(timeout: 5)
@@ -183,7 +181,7 @@ final class RunningServer: @unchecked Sendable {
     @Test func twoHundredClientsReceiveEveryEventInOrder() async throws {
         let server = try await RunningServer(maximumClients: 256)
         try await blocking { [server] in
-    var clients: [ScannerConnection] = []
+            var clients: [ScannerConnection] = []
             for _ in 0..<200 {
                 let client = try server.connect()
                 _ = try client.readLine(timeout: 10)
@@ -276,7 +274,7 @@ final class RunningServer: @unchecked Sendable {
         task.cancel()
         // A regular file at the path is never removed.
         let file = path + ".txt"
-        FileManager.default.createFile(atPath: file, contents: Data("keep".utf8))
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("keep".utf8)))
         let fourth = EventServer(hub: hub, configuration: EventServerConfiguration(path: file), logger: Logger(label: "t"))
         await #expect(throws: EventServerError.self) { try await fourth.run() }
         #expect(FileManager.default.fileExists(atPath: file))
