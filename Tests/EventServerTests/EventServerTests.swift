@@ -64,7 +64,7 @@ final class RunningServer: @unchecked Sendable {
         server.hub.publish(.source(.available))
         server.hub.publish(.item(.added(tracked("A")), frame: 3))
         try await blocking { [server] in
-    let client = try server.connect()
+            let client = try server.connect()
             let hello = json(try client.readLine(timeout: 5))
             #expect(hello["event"] as? String == "hello" && hello["camera"] as? String == "available" && hello["version"] as? Int == 1)
             #expect((hello["items"] as? [[String: Any]])?.map { $0["payload"] as? String } == ["A"])
@@ -80,7 +80,7 @@ final class RunningServer: @unchecked Sendable {
         let server = try await RunningServer()
         server.hub.publish(.item(.added(tracked("A")), frame: 1))
         try await blocking { [server] in
-    let client = try server.connect()
+            let client = try server.connect()
             _ = try client.readLine(timeout: 5)
             func ask(_ line: String) throws -> [String: Any] {
                 try client.send(line)
@@ -120,7 +120,7 @@ final class RunningServer: @unchecked Sendable {
     @Test func subscribeFiltersItemEvents() async throws {
         let server = try await RunningServer()
         try await blocking { [server] in
-    let client = try server.connect()
+            let client = try server.connect()
             _ = try client.readLine(timeout: 5)
             try client.send(#"{"request":"subscribe","kinds":["text"],"contentTypes":["telephoneNumber"]}"#)
             #expect(json(try client.readLine(timeout: 5))["ok"] as? Bool == true)
@@ -137,7 +137,7 @@ final class RunningServer: @unchecked Sendable {
     @Test func anOverlongLineClosesThatConnectionOnly() async throws {
         let server = try await RunningServer(maximumLineLength: 1024)
         try await blocking { [server] in
-    let bad = try server.connect(), good = try server.connect()
+            let bad = try server.connect(), good = try server.connect()
             _ = try bad.readLine(timeout: 5)
             _ = try good.readLine(timeout: 5)
             try bad.send(String(repeating: "x", count: 5000))
@@ -237,7 +237,7 @@ final class RunningServer: @unchecked Sendable {
     @Test func tooManyClientsAreRefusedWithAReason() async throws {
         let server = try await RunningServer(maximumClients: 2)
         try await blocking { [server] in
-    let a = try server.connect(), b = try server.connect()
+            let a = try server.connect(), b = try server.connect()
             _ = try a.readLine(timeout: 5)
             _ = try b.readLine(timeout: 5)
             let c = try server.connect()
