@@ -139,7 +139,11 @@ public final class EventServer: Sendable {
         let initializer: @Sendable (Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> = { channel in
             channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder(maximumLength: maximumLineLength)))
-                return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                // The deinit-finishing initializer, deliberately: a connection accepted while the
+                // server shuts down is never handed to `serve`, and NIO traps (in release builds too)
+                // when such a channel's writer is released unfinished. Everything that is handed over
+                // is still run to its end by `executeThenClose`.
+                return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(synchronouslyWrapping: channel)
             }
         }
         let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>

@@ -253,6 +253,8 @@ final class RunningServer: @unchecked Sendable {
         let second = EventServer(hub: EventHub(daemonVersion: "t", sourceName: "t"), configuration: EventServerConfiguration(path: first.path), logger: Logger(label: "t"))
         await #expect(throws: EventServerError.self) { try await second.run() }
         #expect(FileManager.default.fileExists(atPath: first.path), "the live socket is left alone")
+        // The liveness probe was a real connection: let the first server take it before it stops.
+        try await Task.sleep(for: .milliseconds(100))
         // Kill the first without cleaning up: its socket file stays behind, stale.
         let path = first.path
         await first.stop()
