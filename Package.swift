@@ -24,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        // YAML for the configuration file: libyaml underneath, and every node keeps its line (errors name it).
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // MARK: C libraries (one shim each)
@@ -98,6 +101,16 @@ let package = Package(
             ]
         ),
 
+        // MARK: Configuration: defaults < file < environment < command line, validated with lines
+        .target(
+            name: "DaemonConfiguration",
+            dependencies: [
+                "ScannerCore", "Capture",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // MARK: Client side of the socket (scanctl, scripts, tests)
         .target(name: "ScannerClient"),
 
@@ -106,9 +119,11 @@ let package = Package(
             name: "scannerd",
             dependencies: [
                 "ScannerCore", "ImageDecoding", "Recognition", "Capture", "Tracking", "Pipeline", "Events",
-                "EventServer",
+                "EventServer", "DaemonConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
 
@@ -140,6 +155,7 @@ let package = Package(
                 "ContentTypes", "Recognition", "TestSupport",
             ]
         ),
+        .testTarget(name: "DaemonConfigurationTests", dependencies: ["DaemonConfiguration", "ScannerCore", "Capture", "TestSupport"]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore"]),
         .testTarget(name: "EventsTests", dependencies: ["Events", "Pipeline", "Tracking", "ScannerCore"]),
         .testTarget(

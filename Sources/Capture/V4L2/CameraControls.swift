@@ -46,6 +46,16 @@ public enum CameraControls {
 
     public static var names: [String] { known.keys.sorted() }
 
+    /// What is wrong with a setting before any camera is asked (unknown name, a value that is neither a
+    /// number nor one of the control's words), or nil. Ranges depend on the camera: checked when applied.
+    public static func problem(name: String, value: String) -> String? {
+        guard let control = known[name] else { return "unknown camera control '\(name)' (known: \(names.joined(separator: ", ")))" }
+        guard control.words[value] != nil || Int(value) != nil else {
+            return "camera control '\(name)': '\(value)' is not a number or one of \(control.words.keys.sorted().joined(separator: ", "))"
+        }
+        return nil
+    }
+
     /// Applies `settings` to `device`. Nothing here fails the capture: a control the camera lacks, an
     /// unknown name or a bad value is a warning naming the control. Returns the warnings given.
     @discardableResult

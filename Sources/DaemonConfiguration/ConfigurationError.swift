@@ -1,0 +1,41 @@
+/// What is wrong with a configuration, naming the key, the value and where it was written.
+public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    case unreadable(path: String, reason: String)
+    /// The file is not valid YAML.
+    case syntax(path: String, line: Int, column: Int, problem: String)
+    /// Something other than a `key: value` mapping where one was expected.
+    case notAMapping(key: String?, origin: SettingOrigin)
+    case unknownKey(key: String, origin: SettingOrigin, suggestion: String?)
+    case badValue(key: String, value: String, origin: SettingOrigin, reason: String)
+    case duplicateKey(key: String, origin: SettingOrigin)
+    /// Two keys that exclude each other, both given in one layer.
+    case conflict(keys: [String], origin: SettingOrigin)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason):
+            "\(path): cannot read the configuration: \(reason)"
+        case .syntax(let path, let line, let column, let problem):
+            "\(path):\(line):\(column): not valid YAML: \(problem)"
+        case .notAMapping(let key, let origin):
+            "\(origin): \(key.map { "'\($0)' must be" } ?? "the file must be") a mapping of keys to values"
+        case .unknownKey(let key, let origin, let suggestion):
+            "\(origin): unknown key '\(key)'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "")
+        case .badValue(let key, let value, let origin, let reason):
+            "\(origin): \(key): invalid value '\(value)': \(reason)"
+        case .duplicateKey(let key, let origin):
+            "\(origin): '\(key)' is given twice"
+        case .conflict(let keys, let origin):
+            "\(origin): give only one of \(keys.map { "'\($0)'" }.joined(separator: " or "))"
+        }
+    }
+}
+
+/// Every problem found, so that one `check-config` run lists them all.
+public struct ConfigurationErrors: Error, Sendable, Equatable, CustomStringConvertible {
+    public var errors: [ConfigurationError]
+
+    public init(_ errors: [ConfigurationError]) { self.errors = errors }
+
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
+}

@@ -1,0 +1,73 @@
+import Capture
+import Logging
+import ScannerCore
+
+/// Everything `scannerd run` can be told, typed and validated. Built from the defaults, the
+/// configuration file, the environment and the command line, in that order (`ConfigurationLoader`).
+/// Each field is described, with its key and default, in `SettingsSchema` and docs/configuration.md.
+public struct DaemonSettings: Sendable, Equatable {
+    /// Where frames come from.
+    public enum Input: Sendable, Equatable {
+        /// A V4L2 camera: `/dev/videoN` or a stable `/dev/v4l/by-id/…` link.
+        case device(String)
+        /// A replay: `demo`, a directory of images or an `.mjpeg` file.
+        case replay(String)
+
+        public var name: String {
+            switch self {
+            case .device(let path), .replay(let path): path
+            }
+        }
+    }
+
+    // camera
+    public var input: Input = .device("/dev/video0")
+    public var formats: [PixelFormat] = [.mjpeg, .yuyv, .grey]
+    public var width = 1280
+    public var height = 720
+    /// nil: 30, or 10 for the demo clip (recorded to be watched at 10 fps).
+    public var fps: Double?
+    /// nil: by quality level (fast 480, balanced 640, accurate 960).
+    public var processingWidth: Int?
+    public var controls: [CameraControlSetting] = []
+    public var pace: ReplayPace = .realtime
+    public var loop = false
+
+    // recognition
+    public var types: RecognitionTypes = .all
+    public var quality: QualityLevel = .balanced
+    public var regionOfInterest: NormalizedRect = .full
+    public var singleItem = false
+    public var phoneRegion = "US"
+    public var languages = ["eng"]
+
+    // tracking (nil: the quality level's value)
+    public var gracePeriod = 1.0
+    public var textGracePeriod = 1.5
+    public var moveThreshold = 0.02
+    public var weakBarcodeConfirmations = 2
+    public var textAgreement: Int?
+    public var textWindow: Int?
+
+    // server
+    public var socketEnabled = true
+    public var socketPath = "/run/scannerd/scannerd.sock"
+    public var socketMode: UInt32 = 0o660
+    public var socketGroup: String?
+    public var maximumClients = 64
+    public var allowUsers: [String] = []
+    public var allowGroups: [String] = []
+    public var controlUsers: [String] = []
+    public var controlGroups: [String] = []
+
+    // output
+    public var logLevel: Logger.Level = .info
+    public var eventsStdout = false
+
+    public init() {}
+
+    /// The frame rate in force: the configured one, or the input's natural rate.
+    public var effectiveFPS: Double {
+        fps ?? (input == .replay("demo") ? 10 : 30)
+    }
+}

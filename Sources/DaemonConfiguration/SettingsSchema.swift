@@ -1,0 +1,302 @@
+import Capture
+import Foundation
+import Logging
+import ScannerCore
+
+/// One configuration key: its name in the file (`section.key`), how to read it, how to show it, and
+/// whether a `SIGHUP` reload can apply it to the running daemon.
+public struct SettingKey: Sendable {
+    public let name: String
+    public let summary: String
+    /// Applied by a reload without a restart (recognition, tracking, log level).
+    public let live: Bool
+    let read: @Sendable (SettingValue, inout DaemonSettings) throws(ValueProblem) -> Void
+    let show: @Sendable (DaemonSettings) -> String
+
+    /// `camera.processing-width` → `SCANNERD_CAMERA_PROCESSING_WIDTH`.
+    public var environmentName: String {
+        "SCANNERD_" + name.uppercased().map { $0 == "." || $0 == "-" ? "_" : $0 }.map(String.init).joined()
+    }
+
+    /// The value in `settings`, as the file would spell it.
+    public func value(in settings: DaemonSettings) -> String { show(settings) }
+}
+
+/// Why a value cannot be used (the loader adds the key, the value and the origin).
+struct ValueProblem: Error {
+    var reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+/// Every key there is. The order is the file's (config/scannerd.conf) and the docs'.
+public enum SettingsSchema {
+    public static let keys: [SettingKey] = camera + recognition + tracking + server + output
+
+    public static func key(_ name: String) -> SettingKey? { byName[name] }
+    private static let byName = Dictionary(uniqueKeysWithValues: keys.map { ($0.name, $0) })
+
+    /// Keys that exclude each other within one layer (a higher layer's choice replaces a lower one's).
+    static let exclusive = ["camera.device", "camera.source"]
+
+    static let camera: [SettingKey] = [
+        SettingKey(name: "camera.device", summary: "V4L2 camera: /dev/videoN or /dev/v4l/by-id/… (stable across replugging)", live: false,
+                   read: { v, s throws(ValueProblem) in
+                       let path = try scalar(v)
+                       guard path.hasPrefix("/") else { throw ValueProblem("expected an absolute path such as /dev/video0 or /dev/v4l/by-id/…") }
+                       s.input = .device(path)
+                   },
+                   show: { if case .device(let p) = $0.input { p } else { "null" } }),
+        SettingKey(name: "camera.source", summary: "replay instead of a camera: demo, a directory of images or an .mjpeg file", live: false,
+                   read: { v, s throws(ValueProblem) in
+                       if v == .null { if case .replay = s.input { s.input = DaemonSettings().input }; return }
+                       let source = try scalar(v)
+                       guard !source.isEmpty else { throw ValueProblem("expected demo, a directory or an .mjpeg file") }
+                       s.input = .replay(source)
+                   },
+                   show: { if case .replay(let p) = $0.input { p } else { "null" } }),
+        SettingKey(name: "camera.formats", summary: "pixel formats to accept, most preferred first (MJPG, YUYV, GREY)", live: false,
+                   read: { v, s throws(ValueProblem) in
+                       let names = try list(v)
+                       guard !names.isEmpty else { throw ValueProblem("the list is empty") }
+                       s.formats = try names.map { name throws(ValueProblem) in
+                           guard let f = PixelFormat(rawValue: name.uppercased()) else { throw ValueProblem("'\(name)' is not MJPG, YUYV or GREY") }
+                           return f
+                       }
+                   },
+                   show: { "[" + $0.formats.map(\.rawValue).joined(separator: ", ") + "]" }),
+        SettingKey(name: "camera.width", summary: "frame width to ask the camera for (it may choose the nearest it has)", live: false,
+                   read: { v, s throws(ValueProblem) in s.width = try integer(v, 16...8192) }, show: { "\($0.width)" }),
+        SettingKey(name: "camera.height", summary: "frame height to ask the camera for", live: false,
+                   read: { v, s throws(ValueProblem) in s.height = try integer(v, 16...8192) }, show: { "\($0.height)" }),
+        SettingKey(name: "camera.fps", summary: "frame rate to ask for, or the replay's rate; auto: 30 (the demo clip 10)", live: false,
+                   read: { v, s throws(ValueProblem) in s.fps = try auto(v) { v throws(ValueProblem) in try number(v, above: 0, atMost: 1000) } },
+                   show: { $0.fps.map { format($0) } ?? "auto" }),
+        SettingKey(name: "camera.processing-width", summary: "width recognition works at (frames are reduced while decoding); auto: fast 480, balanced 640, accurate 960", live: false,
+                   read: { v, s throws(ValueProblem) in s.processingWidth = try auto(v) { v throws(ValueProblem) in try integer(v, 16...8192) } },
+                   show: { $0.processingWidth.map(String.init) ?? "auto" }),
+        SettingKey(name: "camera.controls", summary: "camera controls, name: value (focusAuto, focus, exposureAuto, exposure, zoom, brightness, powerLineFrequency)", live: false,
+                   read: { v, s throws(ValueProblem) in
+                       let pairs = try pairs(v)
+                       for pair in pairs {
+                           if let problem = CameraControls.problem(name: pair.key, value: pair.value) { throw ValueProblem(problem) }
+                       }
+                       s.controls = pairs.map { CameraControlSetting(name: $0.key, value: $0.value) }
+                   },
+                   show: { "{" + $0.controls.map { "\($0.name): \($0.value)" }.joined(separator: ", ") + "}" }),
+        SettingKey(name: "camera.pace", summary: "replays only: realtime (skip what the scanner is not ready for, as a camera) or none (every frame)", live: false,
+                   read: { v, s throws(ValueProblem) in s.pace = try choice(v, ReplayPace.self) }, show: { $0.pace.rawValue }),
+        SettingKey(name: "camera.loop", summary: "replays only: start again at the end instead of exiting", live: false,
+                   read: { v, s throws(ValueProblem) in s.loop = try boolean(v) }, show: { "\($0.loop)" }),
+    ]
+
+    static let recognition: [SettingKey] = [
+        SettingKey(name: "recognition.types", summary: "what to recognize: symbologies (qr, ean13, …), telephoneNumber, url, emailAddress, or the groups barcodes, contentTypes, text", live: true,
+                   read: { v, s throws(ValueProblem) in
+                       let names = try list(v)
+                       do throws(ScannerError) {
+                           s.types = try RecognitionTypes(parsing: names.joined(separator: ","))
+                       } catch {
+                           if case .invalidArgument(_, let name, let reason) = error, names.count > 1 { throw ValueProblem("'\(name)': \(reason)") }
+                           throw ValueProblem(error.reason)
+                       }
+                   },
+                   show: { "[" + typeNames($0.types).joined(separator: ", ") + "]" }),
+        SettingKey(name: "recognition.quality", summary: "fast, balanced or accurate: processing width, OCR rate and how much evidence text needs", live: true,
+                   read: { v, s throws(ValueProblem) in s.quality = try choice(v, QualityLevel.self) }, show: { $0.quality.rawValue }),
+        SettingKey(name: "recognition.region-of-interest", summary: "where to look, normalized [x, y, width, height] from the top-left", live: true,
+                   read: { v, s throws(ValueProblem) in
+                       let parts = try list(v)
+                       do throws(ScannerError) { s.regionOfInterest = try NormalizedRect(parsing: parts.joined(separator: ",")) } catch { throw ValueProblem(error.reason) }
+                   },
+                   show: { r in "[" + [r.regionOfInterest.x, r.regionOfInterest.y, r.regionOfInterest.width, r.regionOfInterest.height].map { format($0) }.joined(separator: ", ") + "]" }),
+        SettingKey(name: "recognition.single-item", summary: "report only the item nearest the centre of the region of interest", live: true,
+                   read: { v, s throws(ValueProblem) in s.singleItem = try boolean(v) }, show: { "\($0.singleItem)" }),
+        SettingKey(name: "recognition.phone-region", summary: "country for phone numbers written without a country code (ISO 3166 alpha-2)", live: true,
+                   read: { v, s throws(ValueProblem) in
+                       let region = try scalar(v).uppercased()
+                       guard region.count == 2, region.allSatisfy({ $0.isASCII && $0.isLetter }) else { throw ValueProblem("expected a two-letter country code such as US or DE") }
+                       s.phoneRegion = region
+                   },
+                   show: { $0.phoneRegion }),
+        SettingKey(name: "recognition.languages", summary: "Tesseract languages (each needs its tesseract-ocr-LANG package)", live: true,
+                   read: { v, s throws(ValueProblem) in
+                       let languages = try list(v).flatMap { $0.split(separator: "+").map(String.init) }
+                       guard !languages.isEmpty else { throw ValueProblem("the list is empty") }
+                       for language in languages where !language.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_") }) {
+                           throw ValueProblem("'\(language)' is not a Tesseract language name such as eng or deu")
+                       }
+                       s.languages = languages
+                   },
+                   show: { "[" + $0.languages.joined(separator: ", ") + "]" }),
+    ]
+
+    static let tracking: [SettingKey] = [
+        SettingKey(name: "tracking.grace-period", summary: "seconds a barcode may go unseen before it is removed", live: true,
+                   read: { v, s throws(ValueProblem) in s.gracePeriod = try number(v, above: 0, atMost: 60) }, show: { format($0.gracePeriod) }),
+        SettingKey(name: "tracking.text-grace-period", summary: "the same for text (read a few times a second, so longer)", live: true,
+                   read: { v, s throws(ValueProblem) in s.textGracePeriod = try number(v, above: 0, atMost: 60) }, show: { format($0.textGracePeriod) }),
+        SettingKey(name: "tracking.move-threshold", summary: "an item is updated when a corner moved more than this (normalized units)", live: true,
+                   read: { v, s throws(ValueProblem) in s.moveThreshold = try number(v, above: 0, atMost: 1) }, show: { format($0.moveThreshold) }),
+        SettingKey(name: "tracking.weak-barcode-confirmations", summary: "agreeing decodes needed for symbologies without a strong check (code39, code93, i2of5, codabar)", live: true,
+                   read: { v, s throws(ValueProblem) in s.weakBarcodeConfirmations = try integer(v, 1...30) }, show: { "\($0.weakBarcodeConfirmations)" }),
+        SettingKey(name: "tracking.text-agreement", summary: "OCR reads that must agree before text is added; auto: fast 2, balanced 2, accurate 3", live: true,
+                   read: { v, s throws(ValueProblem) in s.textAgreement = try auto(v) { v throws(ValueProblem) in try integer(v, 1...30) } },
+                   show: { $0.textAgreement.map(String.init) ?? "auto" }),
+        SettingKey(name: "tracking.text-window", summary: "of the last this many OCR reads; auto: fast 3, balanced 4, accurate 5", live: true,
+                   read: { v, s throws(ValueProblem) in s.textWindow = try auto(v) { v throws(ValueProblem) in try integer(v, 1...30) } },
+                   show: { $0.textWindow.map(String.init) ?? "auto" }),
+    ]
+
+    static let server: [SettingKey] = [
+        SettingKey(name: "server.enabled", summary: "listen on the socket (false: events only on stdout)", live: false,
+                   read: { v, s throws(ValueProblem) in s.socketEnabled = try boolean(v) }, show: { "\($0.socketEnabled)" }),
+        SettingKey(name: "server.socket", summary: "Unix socket for clients (unused when systemd passes one: scannerd.socket)", live: false,
+                   read: { v, s throws(ValueProblem) in
+                       let path = try scalar(v)
+                       guard !path.isEmpty, path.utf8.count < 108 else { throw ValueProblem("expected a path shorter than 108 bytes") }
+                       s.socketPath = path
+                   },
+                   show: { $0.socketPath }),
+        SettingKey(name: "server.socket-mode", summary: "file mode of the socket, octal", live: false,
+                   read: { v, s throws(ValueProblem) in
+                       let text = try scalar(v)
+                       guard let mode = UInt32(text, radix: 8), mode <= 0o777 else { throw ValueProblem("expected an octal mode such as \"0660\"") }
+                       s.socketMode = mode
+                   },
+                   show: { "\"0" + String($0.socketMode, radix: 8) + "\"" }),
+        SettingKey(name: "server.socket-group", summary: "group that owns the socket (null: the daemon's)", live: false,
+                   read: { v, s throws(ValueProblem) in s.socketGroup = v == .null ? nil : try group(scalar(v)) },
+                   show: { $0.socketGroup ?? "null" }),
+        SettingKey(name: "server.max-clients", summary: "clients served at once; more are refused with too-many-clients", live: false,
+                   read: { v, s throws(ValueProblem) in s.maximumClients = try integer(v, 1...10_000) }, show: { "\($0.maximumClients)" }),
+        SettingKey(name: "server.allow-users", summary: "only these users may connect (empty, with allow-groups empty: anyone the socket's mode lets in)", live: false,
+                   read: { v, s throws(ValueProblem) in s.allowUsers = try list(v).map { name throws(ValueProblem) in try user(name) } },
+                   show: { "[" + $0.allowUsers.joined(separator: ", ") + "]" }),
+        SettingKey(name: "server.allow-groups", summary: "only members of these groups may connect", live: false,
+                   read: { v, s throws(ValueProblem) in s.allowGroups = try list(v).map { name throws(ValueProblem) in try group(name) } },
+                   show: { "[" + $0.allowGroups.joined(separator: ", ") + "]" }),
+        SettingKey(name: "server.control-users", summary: "only these users may change settings (set) or write photos to paths (empty: every client)", live: false,
+                   read: { v, s throws(ValueProblem) in s.controlUsers = try list(v).map { name throws(ValueProblem) in try user(name) } },
+                   show: { "[" + $0.controlUsers.joined(separator: ", ") + "]" }),
+        SettingKey(name: "server.control-groups", summary: "only members of these groups may change settings", live: false,
+                   read: { v, s throws(ValueProblem) in s.controlGroups = try list(v).map { name throws(ValueProblem) in try group(name) } },
+                   show: { "[" + $0.controlGroups.joined(separator: ", ") + "]" }),
+    ]
+
+    static let output: [SettingKey] = [
+        SettingKey(name: "log.level", summary: "trace, debug, info, notice, warning, error or critical", live: true,
+                   read: { v, s throws(ValueProblem) in s.logLevel = try choice(v, Logger.Level.self) }, show: { $0.logLevel.rawValue }),
+        SettingKey(name: "log.events-stdout", summary: "also print every event as a JSON line on stdout", live: false,
+                   read: { v, s throws(ValueProblem) in s.eventsStdout = try boolean(v) }, show: { "\($0.eventsStdout)" }),
+    ]
+
+    // MARK: Readers
+
+    static func scalar(_ v: SettingValue) throws(ValueProblem) -> String {
+        guard case .scalar(let s) = v else { throw ValueProblem("expected a single value") }
+        return s
+    }
+
+    /// A YAML list, or one comma-separated string (environment, command line).
+    static func list(_ v: SettingValue) throws(ValueProblem) -> [String] {
+        switch v {
+        case .null: return []
+        case .list(let items): return items.map { $0.trimmingCharacters(in: .whitespaces) }
+        case .scalar(let s): return s.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        case .map: throw ValueProblem("expected a list")
+        }
+    }
+
+    /// A YAML mapping, or `name=value` items (a list, or comma-separated).
+    static func pairs(_ v: SettingValue) throws(ValueProblem) -> [SettingValue.Pair] {
+        if case .map(let pairs) = v { return pairs }
+        return try list(v).map { item throws(ValueProblem) in
+            let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { throw ValueProblem("expected name=value, got '\(item)'") }
+            return SettingValue.Pair(parts[0], parts[1])
+        }
+    }
+
+    static func integer(_ v: SettingValue, _ range: ClosedRange<Int>) throws(ValueProblem) -> Int {
+        guard let n = Int(try scalar(v)), range.contains(n) else {
+            throw ValueProblem("expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return n
+    }
+
+    static func number(_ v: SettingValue, above low: Double, atMost high: Double) throws(ValueProblem) -> Double {
+        guard let n = Double(try scalar(v)), n.isFinite, n > low, n <= high else {
+            throw ValueProblem("expected a number above \(format(low)) and at most \(format(high))")
+        }
+        return n
+    }
+
+    /// YAML 1.1's spellings, which people write, as well as 1.2's.
+    static func boolean(_ v: SettingValue) throws(ValueProblem) -> Bool {
+        switch try scalar(v).lowercased() {
+        case "true", "yes", "on", "1": return true
+        case "false", "no", "off", "0": return false
+        default: throw ValueProblem("expected true or false")
+        }
+    }
+
+    static func choice<T: RawRepresentable & CaseIterable>(_ v: SettingValue, _ type: T.Type) throws(ValueProblem) -> T where T.RawValue == String {
+        let text = try scalar(v)
+        guard let value = T(rawValue: text) else {
+            throw ValueProblem("expected one of " + T.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return value
+    }
+
+    /// `auto` (or null) → nil, else the reader's value.
+    static func auto<T>(_ v: SettingValue, _ read: (SettingValue) throws(ValueProblem) -> T) throws(ValueProblem) -> T? {
+        if v == .null || v == .scalar("auto") { return nil }
+        return try read(v)
+    }
+
+    static func user(_ name: String) throws(ValueProblem) -> String {
+        guard Accounts.userID(name) != nil else { throw ValueProblem("no such user") }
+        return name
+    }
+
+    static func group(_ name: String) throws(ValueProblem) -> String {
+        guard Accounts.groupID(name) != nil else { throw ValueProblem("no such group") }
+        return name
+    }
+
+    static func format(_ x: Double) -> String {
+        x == x.rounded() && abs(x) < 1e9 ? String(Int(x)) : String(x)
+    }
+
+    static func typeNames(_ types: RecognitionTypes) -> [String] {
+        if types == .all { return ["barcodes", "contentTypes"] }
+        var names: [String] = []
+        if types.symbologies == Set(Symbology.allCases) { names.append("barcodes") } else { names += types.symbologies.sorted().map(\.rawValue) }
+        if types.contentTypes == Set(TextContentType.allCases) { names.append("contentTypes") } else { names += types.contentTypes.map(\.rawValue).sorted() }
+        if types.plainText { names.append("text") }
+        return names
+    }
+}
+
+/// Users and groups by name or number.
+public enum Accounts {
+    public static func userID(_ name: String) -> uid_t? {
+        if let number = uid_t(name) { return number }
+        return getpwnam(name).map { $0.pointee.pw_uid }
+    }
+
+    public static func groupID(_ name: String) -> gid_t? {
+        if let number = gid_t(name) { return number }
+        return getgrnam(name).map { $0.pointee.gr_gid }
+    }
+}
+
+extension ScannerError {
+    /// The reason alone (the loader names the key and value itself).
+    var reason: String {
+        switch self {
+        case .invalidArgument(_, _, let reason): reason
+        default: description
+        }
+    }
+}
