@@ -3,6 +3,8 @@
 #   make run     install what is missing, build, and run on the bundled demo clip (DEVICE=/dev/video0 for a camera)
 #   make test    install what is missing and run every test
 #   make bench   per-stage recognition costs → docs/benchmarks.md
+#   make install     release build, then the binaries, systemd units, udev rule, sysusers file, docs and
+#                    config (PREFIX=/usr/local DESTDIR= …); make uninstall removes them again
 #
 # Every target that builds depends on `deps`, which installs only the Debian packages that are missing.
 
@@ -14,8 +16,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Build + runtime: the C libraries behind Sources/C*, their pkg-config files, and Tesseract's English model.
 APT_PACKAGES := pkg-config libzbar-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng \
 	libturbojpeg0-dev libv4l-dev libphonenumber-dev libzxing-dev
+# Tests/system/check-units.sh: systemd-analyze (verify, security) and udevadm (test).
+APT_PACKAGES += systemd udev
 
-.PHONY: deps build run test bench clean fixtures
+.PHONY: deps build run test bench clean fixtures install uninstall
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -42,6 +46,7 @@ endif
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	bash Tests/system/check-units.sh "$$($(SWIFT) build --show-bin-path)/scannerd"
 
 # Builds every release product (scannerd, scannerd-bench, libFakeCamera.so): the capture figures run
 # the daemon on the emulated camera.
@@ -55,3 +60,81 @@ fixtures:
 
 clean:
 	rm -rf .build
+
+# Installation. Units, the udev rule and the sysusers file go where systemd 252 (Debian 12) looks for them:
+# units and sysusers.d under $(PREFIX)/lib for PREFIX=/usr and /usr/local (both are in
+# `systemd-analyze unit-paths`), which leaves /etc/systemd/system to the operator's drop-ins and overrides.
+# udev 252 reads no /usr/local/lib/udev/rules.d, so the rule goes to /etc/udev/rules.d unless PREFIX=/usr.
+# Any other PREFIX (/opt/…) puts all three under /etc.
+# BUILD_DIR=DIR installs the scannerd and scanctl already in DIR and builds nothing (Tests/system/check-units.sh).
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+SYSCONFDIR ?= /etc
+DOCDIR ?= $(PREFIX)/share/doc/scannerd
+UNITDIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),$(PREFIX)/lib/systemd/system,/etc/systemd/system)
+SYSUSERSDIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),$(PREFIX)/lib/sysusers.d,/etc/sysusers.d)
+UDEVRULESDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/udev/rules.d,/etc/udev/rules.d)
+BUILD_DIR ?=
+# Installed with the same relative layout as in the repository, so that README.md's links work.
+DOCS := README.md $(wildcard docs/*.md) systemd/README.md
+CONF := $(DESTDIR)$(SYSCONFDIR)/scannerd/scannerd.conf
+SUBST := sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
+
+install: $(if $(BUILD_DIR),,deps)
+ifeq ($(BUILD_DIR),)
+	$(SWIFT) build -c release --product scannerd
+	$(SWIFT) build -c release --product scanctl
+endif
+	@set -e; bin="$(BUILD_DIR)"; [ -n "$$bin" ] || bin="$$($(SWIFT) build -c release --show-bin-path)"; \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(SYSUSERSDIR) \
+		$(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/systemd $(DESTDIR)$(SYSCONFDIR)/scannerd; \
+	install -m 0755 "$$bin/scannerd" "$$bin/scanctl" $(DESTDIR)$(BINDIR)/
+	$(SUBST) systemd/scannerd.service.in > $(DESTDIR)$(UNITDIR)/scannerd.service
+	$(SUBST) systemd/scannerd.socket.in > $(DESTDIR)$(UNITDIR)/scannerd.socket
+	chmod 0644 $(DESTDIR)$(UNITDIR)/scannerd.service $(DESTDIR)$(UNITDIR)/scannerd.socket
+	install -m 0644 systemd/70-scannerd.rules $(DESTDIR)$(UDEVRULESDIR)/70-scannerd.rules
+	install -m 0644 systemd/scannerd.sysusers $(DESTDIR)$(SYSUSERSDIR)/scannerd.conf
+	@set -e; for f in $(DOCS); do install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$f; done
+# Never overwrites an operator's configuration: a changed one stays and the shipped defaults go beside it.
+# 0644, because the daemon runs as a dynamic user (and the file holds no secrets).
+	@if [ -e $(CONF) ] && ! cmp -s config/scannerd.conf $(CONF); then \
+		install -m 0644 config/scannerd.conf $(CONF).default; \
+		echo "make install: kept $(CONF); the shipped defaults are in $(CONF).default"; \
+	else \
+		install -m 0644 config/scannerd.conf $(CONF); \
+	fi
+ifeq ($(DESTDIR),)
+	@if [ "$$(id -u)" = 0 ]; then \
+		systemd-sysusers $(SYSUSERSDIR)/scannerd.conf || echo "make install: systemd-sysusers failed; create the group: groupadd -r scannerd"; \
+		systemctl daemon-reload 2>/dev/null || echo "make install: systemctl daemon-reload failed (is systemd PID 1?); run it once systemd runs"; \
+		udevadm control --reload 2>/dev/null || echo "make install: udevadm control --reload failed (is systemd-udevd running?); the rule applies from the next boot"; \
+		echo "make install: next: systemctl enable --now scannerd.socket; usermod -aG scannerd USER for each client user"; \
+	else \
+		echo "make install: not root: run systemd-sysusers, systemctl daemon-reload and udevadm control --reload as root"; \
+	fi
+endif
+
+# Removes what install put there. The configuration goes only if it is still the shipped default; the
+# scannerd group stays (groups are not deleted, files may still carry it).
+uninstall:
+ifeq ($(DESTDIR),)
+	@if [ "$$(id -u)" = 0 ]; then systemctl disable --now scannerd.service scannerd.socket 2>/dev/null || true; fi
+endif
+	rm -f $(DESTDIR)$(BINDIR)/scannerd $(DESTDIR)$(BINDIR)/scanctl \
+		$(DESTDIR)$(UNITDIR)/scannerd.service $(DESTDIR)$(UNITDIR)/scannerd.socket \
+		$(DESTDIR)$(UDEVRULESDIR)/70-scannerd.rules $(DESTDIR)$(SYSUSERSDIR)/scannerd.conf \
+		$(CONF).default
+	@set -e; for f in $(DOCS); do rm -f $(DESTDIR)$(DOCDIR)/$$f; done; \
+	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/systemd $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	@if [ -e $(CONF) ] && ! cmp -s config/scannerd.conf $(CONF); then \
+		echo "make uninstall: kept $(CONF) (changed from the shipped default)"; \
+	else \
+		rm -f $(CONF); rmdir $(DESTDIR)$(SYSCONFDIR)/scannerd 2>/dev/null || true; \
+	fi
+ifeq ($(DESTDIR),)
+	@if [ "$$(id -u)" = 0 ]; then \
+		systemctl daemon-reload 2>/dev/null || echo "make uninstall: systemctl daemon-reload failed (is systemd PID 1?)"; \
+		udevadm control --reload 2>/dev/null || echo "make uninstall: udevadm control --reload failed (is systemd-udevd running?)"; \
+	fi
+endif

@@ -111,6 +111,18 @@ let package = Package(
             ]
         ),
 
+        // MARK: The daemon: services (swift-service-lifecycle), systemd notification, reload, logs
+        .target(
+            name: "Daemon",
+            dependencies: [
+                "ScannerCore", "ImageDecoding", "Recognition", "Capture", "Tracking", "Pipeline", "Events",
+                "EventServer", "DaemonConfiguration",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+
         // MARK: Client side of the socket (scanctl, scripts, tests)
         .target(name: "ScannerClient"),
 
@@ -119,11 +131,9 @@ let package = Package(
             name: "scannerd",
             dependencies: [
                 "ScannerCore", "ImageDecoding", "Recognition", "Capture", "Tracking", "Pipeline", "Events",
-                "EventServer", "DaemonConfiguration",
+                "EventServer", "DaemonConfiguration", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
 

@@ -197,6 +197,19 @@ public final class EventServer: Sendable {
         for channel in open { channel.close(promise: nil) }
     }
 
+    /// Graceful stop: no new connections; each client gets the events already queued for it (the
+    /// pipeline's last `removed` and `end`) and is then closed; `run` returns when all are done.
+    /// A client still open after `timeout` (one that stopped reading) is closed regardless.
+    public func shutdownGracefully(timeout: Duration = .seconds(1)) {
+        let listener = channels.withLock { state -> Channel? in
+            state.closing = true
+            return state.listener
+        }
+        listener?.close(promise: nil)
+        hub.finishSubscribers()
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.inSeconds) { self.shutdown() }
+    }
+
     /// Stops listening: removes the socket file (the caller cancels `run`).
     public func removeSocketFile() {
         if SocketActivation.listeningDescriptor() == nil { unlink(configuration.path) }

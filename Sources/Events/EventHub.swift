@@ -60,6 +60,8 @@ public final class EventHub: Sendable {
         var nextSubscriber = 0
         var overflows = 0
         var delivered = 0
+        /// Shutting down: no new subscribers; the streams were finished.
+        var closed = false
     }
 
     private let state = Mutex(State())
@@ -177,6 +179,7 @@ public final class EventHub: Sendable {
         // Unbounded here because the limit is counted in `pending`: that way the overflow notice
         // itself always fits.
         let (stream, continuation) = AsyncStream<Outbound>.makeStream(bufferingPolicy: .unbounded)
+        defer { if state.withLock({ $0.closed }) { continuation.finish() } }
         return state.withLock { state in
             let id = state.nextSubscriber
             state.nextSubscriber += 1
@@ -198,6 +201,17 @@ public final class EventHub: Sendable {
     /// Changes what a subscriber hears from now on.
     public func setFilter(_ filter: EventFilter, for id: Int) {
         state.withLock { $0.subscribers[id]?.filter = filter }
+    }
+
+    /// Shutdown: every subscriber's stream ends after the lines already queued for it (the final
+    /// `removed` and `end` events), so the server can flush them before closing; later subscribers get
+    /// their `hello` and nothing more.
+    public func finishSubscribers() {
+        let subscribers = state.withLock { state -> [Subscriber] in
+            state.closed = true
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.continuation.finish() }
     }
 
     public func unsubscribe(_ id: Int) {

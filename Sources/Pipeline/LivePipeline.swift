@@ -53,13 +53,16 @@ public final class LivePipeline: @unchecked Sendable {
     public var statistics: SequenceStatistics { SequenceStatistics(barcodes: barcodes, text: text) }
 
     /// Runs until the source ends or is cancelled. `emit` is called with the lock held, in order.
-    public func run(source: FrameSource, emit: @escaping @Sendable (PipelineEvent) -> Void) {
+    /// `heartbeat` is beaten once per frame the barcode thread takes: proof for the watchdog that
+    /// frames arrive and recognition is not stuck.
+    public func run(source: FrameSource, heartbeat: Heartbeat? = nil, emit: @escaping @Sendable (PipelineEvent) -> Void) {
         let workers = DispatchGroup()
         // The barcode thread only calls `setIdle`, which sources make thread-safe.
         nonisolated(unsafe) let idleHint = source
         startWorker(workers, name: "scannerd-barcodes") { [self] in
             var generation = 0
             while let frame = barcodeBox.take() {
+                heartbeat?.beat()
                 if let (newGeneration, changed) = changedConfiguration(since: generation) {
                     generation = newGeneration
                     if let stage = try? BarcodeStage(options: changed.options, unchangedBelow: changed.unchangedBelow) {

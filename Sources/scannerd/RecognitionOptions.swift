@@ -11,19 +11,20 @@ struct RecognitionOptions: ParsableArguments {
             valueName: "list"))
     var types: String?
 
-    @Option(name: .long, help: "Quality level: fast, balanced or accurate.")
-    var quality: String = QualityLevel.balanced.rawValue
+    @Option(name: .long, help: "Quality level: fast, balanced or accurate (default balanced).")
+    var quality: String?
 
     @Option(name: .long, help: ArgumentHelp("Region of interest as normalized x,y,w,h (top-left origin).", valueName: "x,y,w,h"))
     var roi: String?
 
-    @Option(name: .long, help: ArgumentHelp("Region for phone numbers without a country code (ISO 3166).", valueName: "CC"))
-    var region: String = "US"
+    @Option(name: .long, help: ArgumentHelp("Region for phone numbers without a country code (ISO 3166; default US).", valueName: "CC"))
+    var region: String?
 
-    @Option(name: .long, help: ArgumentHelp("Tesseract languages, joined with +.", valueName: "langs"))
-    var languages: String = "eng"
+    @Option(name: .long, help: ArgumentHelp("Tesseract languages, joined with + (default eng).", valueName: "langs"))
+    var languages: String?
 
     func scanOptions() throws(ScannerError) -> ScanOptions {
+        let quality = self.quality ?? QualityLevel.balanced.rawValue
         guard let level = QualityLevel(rawValue: quality) else {
             throw .invalidArgument(name: "quality", value: quality, reason: "expected fast, balanced or accurate")
         }
@@ -31,7 +32,7 @@ struct RecognitionOptions: ParsableArguments {
             types: try types.map { s throws(ScannerError) in try RecognitionTypes(parsing: s) } ?? .all,
             quality: level,
             regionOfInterest: try roi.map { s throws(ScannerError) in try NormalizedRect(parsing: s) } ?? .full,
-            phoneRegion: region,
-            languages: languages.split(separator: "+").map(String.init))
+            phoneRegion: region ?? "US",
+            languages: (languages ?? "eng").split(separator: "+").map(String.init))
     }
 }

@@ -1,23 +1,28 @@
 import ArgumentParser
+import Daemon
 import Foundation
 
 @main
-struct Scannerd: ParsableCommand {
-    static let version = "0.1.0"
+struct Scannerd: AsyncParsableCommand {
+    static let version = ScannerDaemon.version
 
     static let configuration = CommandConfiguration(
         commandName: "scannerd",
         abstract: "Turns a camera into a hands-free scanner for barcodes, phone numbers, URLs and e-mail addresses.",
         version: version,
-        subcommands: [RunCommand.self, ScanCommand.self, DevicesCommand.self]
+        subcommands: [RunCommand.self, ScanCommand.self, DevicesCommand.self, CheckConfigCommand.self]
     )
 
     /// Exit codes are part of the interface (docs/cli.md): 0 found, 1 nothing found, 2 any error,
     /// including usage errors (ArgumentParser's own default would be 64).
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
         } catch {

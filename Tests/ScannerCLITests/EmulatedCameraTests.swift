@@ -132,18 +132,18 @@ import Testing
         #expect(early > 0 && early < Int.max && late == early, "baseline descriptors: \(early) in cycles 1–4, \(late) in cycles 17–20")
     }
 
-    @Test func cameraControlsAreSetAndBadOnesOnlyWarn() throws {
+    @Test func cameraControlsAreSetAndOutOfRangeOnesOnlyWarn() throws {
+        // Unknown names and words are configuration errors (ConfigurationTests); what only the camera
+        // knows — its range — is a warning at open, and capture goes on.
         let daemon = try camera([:], arguments: [
             "--control", "focusAuto=off", "--control", "focus=120", "--control", "powerLineFrequency=50",
-            "--control", "zoom=9999", "--control", "sharpness=3", "--control", "exposureAuto=sometimes",
+            "--control", "zoom=9999",
         ])
         let streaming = daemon.waitFor(timeout: 20) { Self.payloads($0).contains("https://example.com/scannerd-demo") }
         _ = daemon.stop()
         #expect(streaming, "bad controls do not stop capture")
         let log = daemon.stderr
         #expect(log.contains("camera control 'zoom': 9999 is outside 100…500"), "\(log)")
-        #expect(log.contains("unknown camera control 'sharpness'"))
-        #expect(log.contains("camera control 'exposureAuto': 'sometimes' is not a number"))
         #expect(!log.contains("'focus'") && !log.contains("'focusAuto'") && !log.contains("'powerLineFrequency'"), "valid ones apply silently")
     }
 

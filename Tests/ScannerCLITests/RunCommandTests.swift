@@ -75,7 +75,7 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
         #expect(item["transcript"] as? String == "(212) 555-0187")
         // The gates: Tesseract ran on a handful of the 65 OCR slots (blurred and blank frames are
         // skipped, a card held still is read once and the reading reused), zbar on a fraction of frames.
-        let stats = result.stderr.split(separator: " ")
+        let stats = result.stderr.split(whereSeparator: \.isWhitespace)
         func count(_ key: String) -> Int { stats.first { $0.hasPrefix(key + "=") }.flatMap { Int($0.dropFirst(key.count + 1)) } ?? -1 }
         #expect((2...6).contains(count("ocrPasses")), "\(result.stderr)")
         #expect(count("ocrSkippedBlurred") >= 5 && count("ocrSkippedUnchanged") > 0)
@@ -120,12 +120,14 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
     }
 
     @Test(arguments: [
-        (["run"], "exactly one of"),
-        (["run", "--no-socket", "--source", "demo", "--device", "/dev/video0"], "exactly one of"),
+        (["run", "--no-socket", "--source", "demo", "--device", "/dev/video0"], "--source: give only one of 'camera.device' or 'camera.source'"),
         (["run", "--no-socket", "--source", "demo", "--pace", "slow"], "slow"),
         (["run", "--no-socket", "--source", "demo", "--fps", "0"], "fps"),
         (["run", "--device", "/dev/video0", "--formats", "H264"], "H264"),
-        (["run", "--device", "/dev/video0", "--control", "focus"], "focus"),
+        (["run", "--device", "/dev/video0", "--control", "focus"], "--control: camera.controls: invalid value '[focus]': expected name=value"),
+        (["run", "--device", "/dev/video0", "--control", "sharpness=3"], "unknown camera control 'sharpness'"),
+        (["run", "--no-config", "--source", "demo", "--width", "wide"], "--width: camera.width: invalid value 'wide'"),
+        (["run", "--config", "/nonexistent/scannerd.conf", "--source", "demo"], "/nonexistent/scannerd.conf: cannot read the configuration: no such file"),
     ])
     func badArguments(arguments: [String], mentions: String) throws {
         let result = try Subprocess.run(scannerd, arguments)

@@ -55,7 +55,12 @@ public final class CameraSource: FrameSource {
     private let photos = PhotoRequests()
     private var skipNext = false
 
-    public init(configuration: Configuration, logger: Logger) throws(ScannerError) {
+    /// Beaten on every reopen attempt while the camera is missing: waiting for a camera to be plugged
+    /// in is healthy. (Frames beat it further down the pipeline.)
+    public let heartbeat: Heartbeat?
+
+    public init(configuration: Configuration, logger: Logger, heartbeat: Heartbeat? = nil) throws(ScannerError) {
+        self.heartbeat = heartbeat
         self.configuration = configuration
         self.logger = logger
         self.decoder = try FrameDecoder()
@@ -98,11 +103,18 @@ public final class CameraSource: FrameSource {
                     }
                     let wait = backoff
                     backoff = min(backoff * 2, configuration.maximumBackoff)
+                    heartbeat?.beat()
                     if !reportedUnavailable {
                         reportedUnavailable = true
                         return .unavailable(reason: error.description)
                     }
-                    cancellation.sleep(seconds: wait.inSeconds)
+                    // In slices, so the watchdog hears that the wait goes on.
+                    var remaining = wait.inSeconds
+                    while remaining > 0, !cancellation.isCancelled {
+                        heartbeat?.beat()
+                        cancellation.sleep(seconds: min(remaining, 1))
+                        remaining -= 1
+                    }
                     continue
                 }
             }

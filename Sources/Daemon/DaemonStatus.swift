@@ -1,0 +1,52 @@
+import Foundation
+import ScannerCore
+import Synchronization
+
+/// What the daemon is doing, for `READY=1` and the `STATUS=` line systemd shows.
+public final class DaemonStatus: Sendable {
+    public enum Source: Sendable, Equatable {
+        /// Not opened yet.
+        case starting
+        case available
+        case unavailable(reason: String)
+        case ended
+    }
+
+    private struct State {
+        var source: Source = .starting
+        var listening = false
+    }
+
+    private let state = Mutex(State())
+    public init() {}
+
+    public var source: Source {
+        get { state.withLock { $0.source } }
+        set { state.withLock { $0.source = newValue } }
+    }
+
+    public func serverListening() { state.withLock { $0.listening = true } }
+
+    /// Ready for systemd: clients can connect and the source has been tried once. A camera that is
+    /// missing at boot does not hold the unit in "activating": the daemon is up, reports the camera
+    /// unavailable, and picks it up when it is plugged in.
+    public func isReady(needsServer: Bool) -> Bool {
+        state.withLock { ($0.listening || !needsServer) && $0.source != .starting }
+    }
+
+    /// The `STATUS=` text: the source's state, the frame rate it delivers, items and clients.
+    public static func line(source: Source, name: String, fps: Double, stalledFor: Duration?, items: Int, clients: Int) -> String {
+        let tail = "; \(items) item\(items == 1 ? "" : "s"), \(clients) client\(clients == 1 ? "" : "s")"
+        switch source {
+        case .starting: return "opening \(name)"
+        case .ended: return "\(name) ended"
+        case .unavailable(let reason): return "waiting for \(name): \(reason)" + tail
+        case .available:
+            if let stalledFor {
+                return "stalled: no frame processed from \(name) for \(Int(stalledFor.inSeconds)) s" + tail
+            }
+            return "\(name): \(String(format: "%.1f", fps)) fps" + tail
+        }
+    }
+}
+

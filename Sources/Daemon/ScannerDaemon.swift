@@ -1,0 +1,379 @@
+import Capture
+import DaemonConfiguration
+import EventServer
+import Events
+import Foundation
+import ImageDecoding
+import Logging
+import Pipeline
+import Recognition
+import ScannerCore
+import ServiceLifecycle
+import Synchronization
+import Tracking
+
+public enum DaemonError: Error, CustomStringConvertible {
+    case cannotStart(String)
+    public var description: String {
+        switch self {
+        case .cannotStart(let reason): reason
+        }
+    }
+}
+
+/// `scannerd run`: one source, one pipeline, one event hub, one socket, run as services of a
+/// swift-service-lifecycle `ServiceGroup` (docs/architecture.md, "Lifecycle"):
+///
+/// - the server listens first; the pipeline starts once it does (a second daemon on the same socket
+///   exits before touching the camera);
+/// - `SIGTERM`/`SIGINT` shut the services down in reverse order: the systemd notifier says STOPPING,
+///   the pipeline stops capture and publishes `removed` for what is left and `end`, the server sends
+///   those to every client and closes;
+/// - a source that ends (a replay) ends the group the same way;
+/// - `SIGHUP` reloads the configuration (`reload()`).
+public final class ScannerDaemon: Sendable {
+    public static let version = "0.2.0"
+
+    let logger: Logger
+    let logLevel: LogLevelControl
+    let notifier: SystemdNotifier
+    let reloadConfiguration: @Sendable () throws(ConfigurationErrors) -> LoadedConfiguration
+    /// The configuration loaded at start and at the last successful reload.
+    let startup: LoadedConfiguration
+    let loaded: Mutex<LoadedConfiguration>
+    /// The recognition and tracking settings in force (the file's, then `set` requests and reloads).
+    let settings: Mutex<DaemonSettings>
+    nonisolated(unsafe) let source: FrameSource
+    let hub: EventHub
+    let sequence: SequenceRunner
+    let server: EventServer?
+    let heartbeat = Heartbeat()
+    let status = DaemonStatus()
+    let startedAt = ContinuousClock.now
+    let serverReady = ReadyGate()
+
+    public init(
+        configuration: LoadedConfiguration, logLevel: LogLevelControl, notifier: SystemdNotifier = SystemdNotifier(),
+        logger: Logger, reload: @escaping @Sendable () throws(ConfigurationErrors) -> LoadedConfiguration
+    ) throws(DaemonError) {
+        let s = configuration.settings
+        self.logger = logger
+        self.logLevel = logLevel
+        self.notifier = notifier
+        self.reloadConfiguration = reload
+        self.startup = configuration
+        self.loaded = Mutex(configuration)
+        self.settings = Mutex(s)
+        let processingWidth = s.processingWidth ?? QualitySettings(s.quality).liveProcessingWidth
+        do {
+            switch s.input {
+            case .device(let path):
+                source = try CameraSource(
+                    configuration: CameraSource.Configuration(
+                        path: path, request: CaptureRequest(width: s.width, height: s.height, fps: s.effectiveFPS, formats: s.formats),
+                        processingWidth: processingWidth, controls: s.controls),
+                    logger: logger, heartbeat: heartbeat)
+            case .replay(let path):
+                source = try ReplaySource(
+                    path: path,
+                    configuration: ReplaySource.Configuration(fps: s.effectiveFPS, pace: s.pace, loop: s.loop, processingWidth: processingWidth),
+                    logger: logger)
+            }
+        } catch {
+            throw .cannotStart("\(error)")
+        }
+        let printing = s.eventsStdout
+        hub = EventHub(daemonVersion: Self.version, sourceName: s.input.name) { line in
+            if printing { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        }
+        do {
+            if case .replay = s.input, s.pace == .none {
+                // One thread, OCR on every n-th frame, the clock is frame index / fps.
+                sequence = .deterministic(try SequenceHandler(configuration: Self.sequenceConfiguration(s)), fps: s.effectiveFPS)
+            } else {
+                let start = ContinuousClock.now
+                sequence = .live(try LivePipeline(configuration: Self.sequenceConfiguration(s), clock: { (ContinuousClock.now - start).inSeconds }))
+            }
+        } catch {
+            throw .cannotStart("\(error)")
+        }
+        // The server's requests reach the daemon through a weak box: the daemon owns the server.
+        let box = WeakDaemon()
+        server = s.socketEnabled ? Self.makeServer(s, hub: hub, logger: logger, daemon: box) : nil
+        if s.eventsStdout { FileHandle.standardOutput.write(Data((hub.hello() + "\n").utf8)) }
+        box.daemon = self
+    }
+
+    /// Runs until a signal or the end of the source.
+    public func run() async throws {
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let server { services.append(.init(service: ServerService(server: server, daemon: self))) } else { serverReady.open() }
+        services.append(.init(
+            service: PipelineService(daemon: self),
+            successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup))
+        services.append(.init(service: SystemdService(daemon: self)))
+        services.append(.init(service: ReloadService(daemon: self)))
+        var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.logger = Logger(label: "scannerd.lifecycle", factory: { _ in SwiftLogNoOpLogHandler() })
+        try await ServiceGroup(configuration: configuration).run()
+        let s = source.statistics
+        logger.info("stopped", metadata: [
+            "frames": "\(s.delivered)", "dropped": "\(s.dropped)", "corrupt": "\(s.corrupt)", "reconnects": "\(s.reconnects)",
+            "uptime": "\(String(format: "%.1f", (ContinuousClock.now - startedAt).inSeconds))",
+        ])
+    }
+
+    // MARK: Configuration
+
+    /// Recognition and tracking settings → what the pipeline runs with.
+    public static func sequenceConfiguration(_ s: DaemonSettings) -> SequenceConfiguration {
+        let options = ScanOptions(
+            types: s.types, quality: s.quality, regionOfInterest: s.regionOfInterest, phoneRegion: s.phoneRegion, languages: s.languages)
+        var tracker = TrackerConfiguration(s.quality)
+        tracker.gracePeriod = s.gracePeriod
+        tracker.textGracePeriod = s.textGracePeriod
+        tracker.moveThreshold = s.moveThreshold
+        tracker.weakBarcodeConfirmations = s.weakBarcodeConfirmations
+        tracker.textAgreement = s.textAgreement ?? tracker.textAgreement
+        tracker.textWindow = s.textWindow ?? tracker.textWindow
+        return SequenceConfiguration(options: options, tracker: tracker, singleItem: s.singleItem)
+    }
+
+    /// A `set` request: applied from the next frame, described in the reply and the `config` event.
+    func apply(_ change: ConfigChange) -> [(String, JSONValue)] {
+        let updated = settings.withLock { s -> DaemonSettings in
+            if let roi = change.regionOfInterest { s.regionOfInterest = roi }
+            if let quality = change.quality { s.quality = quality }
+            if let types = change.types { s.types = types }
+            if let single = change.singleItem { s.singleItem = single }
+            return s
+        }
+        sequence.reconfigure(Self.sequenceConfiguration(updated))
+        return Self.describe(updated)
+    }
+
+    /// The configuration in force, as the `config` event and the `set` reply carry it.
+    static func describe(_ s: DaemonSettings) -> [(String, JSONValue)] {
+        let roi = s.regionOfInterest
+        let types = s.types
+        let names = types.symbologies.sorted().map(\.rawValue) + types.contentTypes.map(\.rawValue).sorted() + (types.plainText ? ["text"] : [])
+        return [
+            ("roi", .array([roi.x, roi.y, roi.width, roi.height].map { .number($0, decimals: 4) })),
+            ("quality", .string(s.quality.rawValue)),
+            ("types", .array(names.map { .string($0) })),
+            ("single", .bool(s.singleItem)),
+        ]
+    }
+
+    /// `SIGHUP`: reads the configuration again. Keys that changed and can change live (recognition,
+    /// tracking, log level) are applied from the next frame and announced as a `config` event; keys
+    /// that need a restart are named in the log (and the event). A configuration with any error is
+    /// refused whole, with every reason logged, and the one in force stays.
+    public func reload() {
+        notifier.notify(["RELOADING=1", "MONOTONIC_USEC=\(Heartbeat.monotonicNanoseconds() / 1000)"])
+        defer { notifier.notify(["READY=1", "STATUS=\(statusLine())"]) }
+        let next: LoadedConfiguration
+        do {
+            next = try reloadConfiguration()
+        } catch {
+            for problem in error.errors {
+                logger.error("configuration reload refused", metadata: ["error": "\(problem)"])
+            }
+            notifier.notify(["STATUS=reload refused: \(error.errors.first.map { "\($0)" } ?? "")"])
+            return
+        }
+        let previous = loaded.withLock { old -> LoadedConfiguration in
+            defer { old = next }
+            return old
+        }
+        let changed = next.changedKeys(from: previous)
+        let live = changed.filter(\.live)
+        let restart = next.changedKeys(from: startup).filter { !$0.live }
+        guard !live.isEmpty || !restart.isEmpty else {
+            logger.info("configuration reloaded: nothing changed")
+            return
+        }
+        logLevel.current = next.settings.logLevel
+        let updated = settings.withLock { s -> DaemonSettings in
+            s.takeLiveSettings(Set(live.map(\.name)), from: next.settings)
+            return s
+        }
+        if !live.isEmpty { sequence.reconfigure(Self.sequenceConfiguration(updated)) }
+        logger.notice("configuration reloaded", metadata: [
+            "applied": "\(live.map(\.name).joined(separator: ","))",
+            "restartRequired": "\(restart.map(\.name).joined(separator: ","))",
+        ])
+        if !live.isEmpty {
+            hub.publishNotice("config", Self.describe(updated) + [
+                ("reason", .string("reload")), ("changed", .array(live.map { .string($0.name) })),
+                ("restartRequired", .array(restart.map { .string($0.name) })),
+            ])
+        }
+    }
+
+    // MARK: Status
+
+    func statusLine(fps: Double = 0) -> String {
+        let stalled: Duration? = notifier.watchdogTimeout.flatMap { timeout in
+            let age = heartbeat.age
+            return WatchdogPolicy(timeout: timeout).shouldPing(heartbeatAge: age) ? nil : age
+        }
+        return DaemonStatus.line(
+            source: status.source, name: source is CameraSource ? "camera \(hub.sourceName)" : hub.sourceName,
+            fps: fps, stalledFor: stalled, items: hub.items.count, clients: hub.subscriberCount)
+    }
+
+    /// Pipeline events: published, and noted for the status line.
+    func emit(_ event: PipelineEvent) {
+        switch event {
+        case .source(.available): status.source = .available
+        case .source(.unavailable(let reason)): status.source = .unavailable(reason: reason)
+        case .end: status.source = .ended
+        case .item, .source(.frame), .source(.end): break
+        }
+        hub.publish(event)
+    }
+
+    // MARK: Server
+
+    static func makeServer(_ s: DaemonSettings, hub: EventHub, logger: Logger, daemon: WeakDaemon) -> EventServer {
+        EventServer(
+            hub: hub,
+            configuration: EventServerConfiguration(
+                path: s.socketPath, mode: mode_t(s.socketMode), maximumClients: s.maximumClients,
+                group: s.socketGroup.flatMap(Accounts.groupID), allowedUsers: Set(s.allowUsers.compactMap(Accounts.userID)),
+                allowedGroups: Set(s.allowGroups.compactMap(Accounts.groupID)),
+                controlUsers: Set(s.controlUsers.compactMap(Accounts.userID)), controlGroups: Set(s.controlGroups.compactMap(Accounts.groupID))),
+            logger: logger,
+            stats: { daemon.daemon?.statistics() ?? [] },
+            configure: { change in
+                guard let daemon = daemon.daemon else { return .failure(.init("shutting down")) }
+                return .success(daemon.apply(change))
+            },
+            capture: { annotate in
+                guard let daemon = daemon.daemon else { return .failure(.init("shutting down")) }
+                return await daemon.photo(annotate: annotate)
+            })
+    }
+
+    /// The next frame at full resolution as JPEG: the camera's own JPEG when it sent one and no
+    /// annotation is asked for; otherwise its luma, with the items' bounds drawn if asked, encoded here.
+    func photo(annotate: Bool) async -> Result<EventServer.CapturedPhoto, EventServer.ConfigurationRefusal> {
+        nonisolated(unsafe) let source = self.source
+        let items = hub.items.map(\.item.bounds)
+        let photo: Photo? = await withCheckedContinuation { continuation in
+            let resumed = Mutex(false)
+            let finish: @Sendable (Photo?) -> Void = { photo in
+                let first = resumed.withLock { done -> Bool in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: photo) }
+            }
+            source.takePhoto(finish)
+            DispatchQueue.global().asyncAfter(deadline: .now() + 3) { finish(nil) }
+        }
+        guard let photo else { return .failure(.init("no frame within 3 s (is the camera available?)")) }
+        if !annotate, let jpeg = photo.jpeg {
+            return .success(.init(jpeg: jpeg, width: photo.width, height: photo.height))
+        }
+        do {
+            var image: GrayImage
+            if let luma = photo.luma {
+                image = luma
+            } else {
+                image = try ImageDecoder().decode(photo.jpeg ?? Data()).image
+            }
+            if annotate {
+                let w = Double(image.width), h = Double(image.height)
+                for quad in items { image.strokePolygon(quad.corners.map { Point(x: $0.x * w, y: $0.y * h) }, width: max(3, image.width / 320)) }
+            }
+            let jpeg = try JPEGEncoder().encode(image, quality: 90)
+            return .success(.init(jpeg: jpeg, width: image.width, height: image.height))
+        } catch {
+            return .failure(.init("cannot encode the photo: \(error)"))
+        }
+    }
+}
+
+/// The daemon as the server's closures see it.
+final class WeakDaemon: @unchecked Sendable {
+    // Written once, in the daemon's init, before the server runs.
+    weak var daemon: ScannerDaemon?
+}
+
+/// The two ways a sequence is processed.
+enum SequenceRunner: @unchecked Sendable {
+    /// Every frame, in order, on one thread (replays with `pace: none`): the same events every run.
+    case deterministic(SequenceHandler, fps: Double)
+    /// Recognizers on their own threads, newest frame each (cameras, real-time replays).
+    case live(LivePipeline)
+
+    func reconfigure(_ configuration: SequenceConfiguration) {
+        switch self {
+        case .deterministic(let handler, _): handler.reconfigure(configuration)
+        case .live(let pipeline): pipeline.reconfigure(configuration)
+        }
+    }
+}
+
+/// Opens once; waiters before and after pass.
+final class ReadyGate: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.open = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    var isOpen: Bool { state.withLock { $0.open } }
+
+    /// Returns when open (or at once, if the caller is cancelled: check `isOpen`).
+    func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { s -> Bool in
+                    if s.open || Task.isCancelled { return true }
+                    s.waiters.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+                defer { s.waiters = [] }
+                return s.waiters
+            }
+            waiters.forEach { $0.resume() }
+        }
+    }
+}
+
+extension DaemonSettings {
+    /// Copies the named live keys' values from `other` (a reload applies what the file changed and
+    /// leaves the rest, including earlier `set` requests, alone).
+    mutating func takeLiveSettings(_ keys: Set<String>, from other: DaemonSettings) {
+        for key in keys {
+            switch key {
+            case "recognition.types": types = other.types
+            case "recognition.quality": quality = other.quality
+            case "recognition.region-of-interest": regionOfInterest = other.regionOfInterest
+            case "recognition.single-item": singleItem = other.singleItem
+            case "recognition.phone-region": phoneRegion = other.phoneRegion
+            case "recognition.languages": languages = other.languages
+            case "tracking.grace-period": gracePeriod = other.gracePeriod
+            case "tracking.text-grace-period": textGracePeriod = other.textGracePeriod
+            case "tracking.move-threshold": moveThreshold = other.moveThreshold
+            case "tracking.weak-barcode-confirmations": weakBarcodeConfirmations = other.weakBarcodeConfirmations
+            case "tracking.text-agreement": textAgreement = other.textAgreement
+            case "tracking.text-window": textWindow = other.textWindow
+            case "log.level": logLevel = other.logLevel
+            default: assertionFailure("\(key) is marked live but not copied")
+            }
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Capture
+import EventServer
+import Foundation
+import Logging
+import Pipeline
+import ScannerCore
+import ServiceLifecycle
+import UnixSignals
+
+/// The event server. Starts listening first; on shutdown it lets every client receive what is
+/// already queued for it (the pipeline's last events), then closes.
+struct ServerService: Service {
+    let server: EventServer
+    let daemon: ScannerDaemon
+
+    func run() async throws {
+        let server = self.server
+        defer { server.removeSocketFile() }
+        try await withGracefulShutdownHandler {
+            try await server.run(ready: {
+                daemon.status.serverListening()
+                daemon.serverReady.open()
+            })
+        } onGracefulShutdown: {
+            server.shutdownGracefully()
+        }
+    }
+}
+
+/// Capture and recognition. The blocking loop runs on a thread of its own (never the cooperative
+/// pool); graceful shutdown cancels the source, whose `next()` then returns `.end` within one poll
+/// slice, and the pipeline publishes `removed` for what is left and `end`.
+struct PipelineService: Service {
+    let daemon: ScannerDaemon
+
+    func run() async throws {
+        await daemon.serverReady.wait()
+        guard daemon.serverReady.isOpen, !Task.isCancelled else { return }
+        nonisolated(unsafe) let source = daemon.source
+        await withGracefulShutdownHandler {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                let thread = Thread {
+                    daemon.runPipeline()
+                    done.resume()
+                }
+                thread.name = "scannerd-capture"
+                thread.start()
+            }
+        } onGracefulShutdown: {
+            source.cancel()
+        }
+    }
+}
+
+/// sd_notify: `READY=1` once clients can connect and the source has been tried, `STATUS=` when it
+/// changes, `WATCHDOG=1` while the heartbeat is recent, `STOPPING=1` on shutdown.
+struct SystemdService: Service {
+    let daemon: ScannerDaemon
+
+    func run() async throws {
+        let notifier = daemon.notifier
+        guard notifier.isEnabled else {
+            try? await gracefulShutdown()
+            return
+        }
+        let policy = notifier.watchdogTimeout.map(WatchdogPolicy.init(timeout:))
+        let interval = min(policy?.checkInterval ?? .seconds(2), .seconds(2))
+        var ready = false
+        var lastStatus = ""
+        var lastFrames = daemon.source.statistics.delivered
+        var lastTime = ContinuousClock.now
+        var fps = 0.0
+        var pinging = true
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let now = ContinuousClock.now
+            let frames = daemon.source.statistics.delivered
+            let elapsed = (now - lastTime).inSeconds
+            if elapsed >= 1 {
+                fps = Double(frames - lastFrames) / elapsed
+                lastFrames = frames
+                lastTime = now
+            }
+            var fields: [String] = []
+            if !ready, daemon.status.isReady(needsServer: daemon.server != nil) {
+                ready = true
+                fields.append("READY=1")
+                daemon.logger.notice("ready", metadata: ["source": "\(daemon.hub.sourceName)"])
+            }
+            let status = daemon.statusLine(fps: fps)
+            if status != lastStatus {
+                fields.append("STATUS=\(status)")
+                lastStatus = status
+            }
+            if let policy {
+                let healthy = policy.shouldPing(heartbeatAge: daemon.heartbeat.age)
+                if healthy { fields.append("WATCHDOG=1") }
+                if healthy != pinging {
+                    pinging = healthy
+                    if healthy {
+                        daemon.logger.notice("pipeline moving again; watchdog pings resumed")
+                    } else {
+                        daemon.logger.error("pipeline stalled; watchdog pings stopped", metadata: [
+                            "lastProgress": "\(String(format: "%.1f", daemon.heartbeat.age.inSeconds))s ago",
+                        ])
+                    }
+                }
+            }
+            if !fields.isEmpty { notifier.notify(fields) }
+            try? await Task.sleep(for: interval)
+        }
+        notifier.notify(["STOPPING=1", "STATUS=stopping"])
+    }
+}
+
+/// `SIGHUP`: reload the configuration.
+struct ReloadService: Service {
+    let daemon: ScannerDaemon
+
+    func run() async throws {
+        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+            daemon.reload()
+        }
+    }
+}
+
+extension ScannerDaemon {
+    /// The blocking capture → recognition loop (on its own thread).
+    func runPipeline() {
+        switch sequence {
+        case .deterministic(let handler, let fps):
+            var lastFrame = 0
+            loop: while true {
+                switch source.next() {
+                case .frame(let frame):
+                    heartbeat.beat()
+                    lastFrame = frame.index
+                    for action in handler.process(frame, time: Double(frame.index) / fps) {
+                        emit(.item(action, frame: frame.index))
+                    }
+                case .available:
+                    emit(.source(.available))
+                case .unavailable(let reason):
+                    emit(.source(.unavailable(reason: reason)))
+                case .end:
+                    for action in handler.finish() { emit(.item(action, frame: lastFrame)) }
+                    emit(.end(frames: source.statistics.delivered))
+                    break loop
+                }
+            }
+            logger.info("pipeline", metadata: Self.metadata(handler.statistics))
+        case .live(let pipeline):
+            pipeline.run(source: source, heartbeat: heartbeat) { self.emit($0) }
+            logger.info("pipeline", metadata: Self.metadata(pipeline.statistics))
+        }
+    }
+
+    static func metadata(_ s: SequenceStatistics) -> Logger.Metadata {
+        [
+            "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)",
+            "ocrPasses": "\(s.ocrPasses)", "ocrPartialPasses": "\(s.ocrPartialPasses)", "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)",
+            "ocrSkippedUnchanged": "\(s.ocrSkippedUnchanged)",
+        ]
+    }
+
+    /// The `stats` reply's figures beyond the server's own.
+    func statistics() -> [(String, JSONValue)] {
+        let s = source.statistics
+        return [
+            ("framesDelivered", .integer(s.delivered)), ("framesDropped", .integer(s.dropped)),
+            ("framesCorrupt", .integer(s.corrupt)), ("reconnects", .integer(s.reconnects)),
+            ("uptime", .number((ContinuousClock.now - startedAt).inSeconds, decimals: 1)),
+        ]
+    }
+}

@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# Static checks of the systemd integration (systemd/): the units verify cleanly, keep their hardening, and
+# rate 2.0 or lower on `systemd-analyze security`. The udev rule parses and matches capture devices only,
+# and `make install` / `make uninstall` put in and take out exactly the expected files. Nothing is started:
+# systemd need not be PID 1.
+#
+#   bash Tests/system/check-units.sh [SCANNERD]
+#
+# SCANNERD is a built scannerd, with scanctl beside it (`make test` passes the debug build). Without it, the
+# checks run on /bin/true stand-ins and skip the one that asks scannerd itself.
+# Prints one line per check and stops at the first failure, exiting 1.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pass() { printf 'ok    %s\n' "$*"; }
+skip() { printf 'skip  %s\n' "$*"; }
+fail() {
+    printf 'FAIL  %s\n' "$1" >&2
+    [ $# -lt 2 ] || sed 's/^/      /' "$2" >&2
+    exit 1
+}
+
+# The binaries the checks use: symlinks in $bin (install(1) copies what they point to).
+bin=$tmp/bin
+mkdir -p "$bin"
+if [ $# -ge 1 ]; then
+    [ -x "$1" ] && [ -f "$1" ] || fail "$1: not an executable file"
+    [ -x "$(dirname "$1")/scanctl" ] || fail "$(dirname "$1")/scanctl: missing (build every product: swift build)"
+    ln -s "$(readlink -f "$1")" "$bin/scannerd"
+    ln -s "$(readlink -f "$(dirname "$1")/scanctl")" "$bin/scanctl"
+    real_binary=1
+else
+    ln -s /bin/true "$bin/scannerd"
+    ln -s /bin/true "$bin/scanctl"
+    real_binary=0
+fi
+for tool in systemd-analyze systemd-sysusers make; do
+    command -v "$tool" >/dev/null || fail "$tool not found (make deps installs systemd and udev)"
+done
+
+# --- (a) the templates, substituted as make install does, with bindir = the binary under test
+units=$tmp/units
+mkdir -p "$units"
+for unit in scannerd.service scannerd.socket; do
+    sed -e "s|@bindir@|$bin|g" -e 's|@sysconfdir@|/etc|g' -e 's|@docdir@|/usr/local/share/doc/scannerd|g' \
+        "$repo/systemd/$unit.in" >"$units/$unit"
+done
+if grep -n '@[a-z]*@' "$units"/* >"$tmp/placeholders"; then
+    fail "placeholders that make install does not substitute" "$tmp/placeholders"
+fi
+pass "templates substituted (@bindir@, @sysconfdir@, @docdir@)"
+
+# systemd-analyze verify prints nothing for good units. Anything that names our units or files is a failure
+# (a bad value, a missing executable, an unknown key), and so is a non-zero exit.
+# Filtered precisely, because they depend on the machine rather than the unit:
+#   - "unit configures an IP firewall, but the local system does not support BPF/cgroup firewalling" or
+#     "... but not running as root", and its "(This warning is only shown ...)" follow-up. These come from
+#     IPAddressDeny= on kernels or containers without cgroup BPF, or when not run as root. The unit is fine.
+#   - lines that do not name scannerd: they come from system units that verify loads as dependencies
+#     (modprobe@.service, sysinit.target, …). They are printed as notes, not counted.
+set +e
+(cd "$units" && systemd-analyze verify ./scannerd.service ./scannerd.socket) >"$tmp/verify" 2>&1
+verify_status=$?
+set -e
+grep -v -E 'unit configures an IP firewall, but (the local system does not support BPF/cgroup firewalling|not running as root)\.$|^\(This warning is only shown for the first unit using IP firewalling\.\)$' \
+    "$tmp/verify" >"$tmp/verify.relevant" || true
+if grep -q 'scannerd' "$tmp/verify.relevant" || [ "$verify_status" != 0 ]; then
+    fail "systemd-analyze verify scannerd.service scannerd.socket (exit $verify_status)" "$tmp/verify"
+fi
+if [ -s "$tmp/verify.relevant" ]; then
+    sed 's/^/      note (not about scannerd): /' "$tmp/verify.relevant"
+fi
+pass "systemd-analyze verify scannerd.service scannerd.socket"
+
+# The settings the service must state itself. Several are implied by DynamicUser=yes and would not change
+# the score if deleted, but they must stay if DynamicUser= ever goes. Whole lines, exactly.
+required_service=(
+    "Type=notify" "NotifyAccess=main"
+    "ExecStart=$bin/scannerd run --config /etc/scannerd/scannerd.conf"
+    'ExecReload=/bin/kill -HUP $MAINPID'
+    "WatchdogSec=10s" "Restart=on-failure" "RestartSec=2s" "TimeoutStopSec=5s"
+    "Requires=scannerd.socket" "After=scannerd.socket" "WantedBy=multi-user.target"
+    "DynamicUser=yes" "SupplementaryGroups=video" "DevicePolicy=closed" "DeviceAllow=char-video4linux rw"
+    "ProtectSystem=strict" "ProtectHome=yes" "PrivateTmp=yes" "PrivateMounts=yes" "ProcSubset=pid"
+    "PrivateNetwork=yes" "RestrictAddressFamilies=AF_UNIX" "IPAddressDeny=any"
+    "NoNewPrivileges=yes" "MemoryDenyWriteExecute=yes" "CapabilityBoundingSet="
+    "SystemCallFilter=@system-service" "SystemCallFilter=~@privileged @resources"
+    "SystemCallErrorNumber=EPERM" "SystemCallArchitectures=native"
+    "ProtectKernelTunables=yes" "ProtectKernelModules=yes" "ProtectKernelLogs=yes" "ProtectControlGroups=yes"
+    "ProtectClock=yes" "ProtectHostname=yes" "RestrictNamespaces=yes" "LockPersonality=yes"
+    "RestrictRealtime=yes" "RestrictSUIDSGID=yes" "UMask=0077"
+)
+for line in "${required_service[@]}"; do
+    grep -qxF -- "$line" "$units/scannerd.service" || fail "scannerd.service lacks the line: $line"
+done
+# PrivateDevices= would hide the cameras; PrivateUsers= would unmap the video group; RuntimeDirectory=
+# would chown the socket to the dynamic user (see the comments in the unit).
+for key in PrivateDevices=yes PrivateUsers=yes RuntimeDirectory=; do
+    if grep -q "^$key" "$units/scannerd.service"; then fail "scannerd.service must not set $key"; fi
+done
+pass "scannerd.service states its ${#required_service[@]} required settings, and none of the excluded ones"
+
+required_socket=("ListenStream=/run/scannerd/scannerd.sock" "SocketMode=0660" "SocketGroup=scannerd"
+    "RemoveOnStop=yes" "WantedBy=sockets.target")
+for line in "${required_socket[@]}"; do
+    grep -qxF -- "$line" "$units/scannerd.socket" || fail "scannerd.socket lacks the line: $line"
+done
+pass "scannerd.socket states its ${#required_socket[@]} required settings"
+
+if [ "$real_binary" = 1 ]; then
+    "$bin/scannerd" run --help >"$tmp/help" 2>&1 || fail "scannerd run --help failed" "$tmp/help"
+    grep -q -- '--config' "$tmp/help" || fail "scannerd run has no --config option, which ExecStart passes"
+    pass "scannerd run accepts the options ExecStart passes (--config)"
+else
+    skip "scannerd run --help (no scannerd binary given)"
+fi
+
+# --- (b) exposure: overall at most 2.0, and nothing exposed beyond the accepted items
+systemd-analyze security --offline=true "$units/scannerd.service" >"$tmp/security" 2>&1 ||
+    fail "systemd-analyze security --offline=true failed" "$tmp/security"
+exposure=$(sed -n 's/^→ Overall exposure level for scannerd\.service: \([0-9.]*\) .*/\1/p' "$tmp/security")
+[ -n "$exposure" ] || fail "no overall exposure in the output of systemd-analyze security" "$tmp/security"
+awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }' ||
+    fail "exposure $exposure > 2.0" "$tmp/security"
+pass "systemd-analyze security: overall exposure $exposure (at most 2.0)"
+# Each item still exposed must be a decision recorded in the unit. Anything new fails here even though the
+# total would stay under 2.0.
+accepted=(
+    "RootDirectory=/RootImage=" # runs in the host's tree: it needs the host's /dev, /usr/share/tesseract-ocr, /etc/scannerd
+    "SupplementaryGroups="      # video, for /dev/video*
+    "PrivateDevices="           # would hide /dev/video*
+    "DeviceAllow="              # char-video4linux rw (and char-rtc r from ProtectClock=)
+    "PrivateUsers="             # would unmap the video group
+    "ProtectProc="              # the daemon reads /proc/<peer>/status for supplementary groups
+    "RestrictAddressFamilies=~AF_UNIX" # the clients' socket and sd_notify
+)
+grep '^✗' "$tmp/security" | awk '{ print $2 }' >"$tmp/exposed"
+for item in "${accepted[@]}"; do
+    grep -vxF -- "$item" "$tmp/exposed" >"$tmp/exposed.rest" || true
+    mv "$tmp/exposed.rest" "$tmp/exposed"
+done
+if [ -s "$tmp/exposed" ]; then
+    fail "exposed beyond the accepted items: $(tr '\n' ' ' <"$tmp/exposed")" "$tmp/security"
+fi
+pass "systemd-analyze security: only the ${#accepted[@]} accepted items are exposed"
+
+# --- the sysusers file: systemd-sysusers applies it to an empty root
+mkdir -p "$tmp/sysroot/etc"
+systemd-sysusers --root="$tmp/sysroot" "$repo/systemd/scannerd.sysusers" >"$tmp/sysusers" 2>&1 ||
+    fail "systemd-sysusers rejects systemd/scannerd.sysusers" "$tmp/sysusers"
+grep -q '^scannerd:x:[0-9]*:$' "$tmp/sysroot/etc/group" || fail "systemd-sysusers created no scannerd group" "$tmp/sysusers"
+[ "$(grep -c . "$tmp/sysroot/etc/group")" = 1 ] && [ ! -e "$tmp/sysroot/etc/passwd" ] ||
+    fail "systemd-sysusers created more than the scannerd group" "$tmp/sysroot/etc/group"
+pass "systemd-sysusers: scannerd.sysusers creates exactly the group scannerd"
+
+# --- the udev rule
+# udevadm 252 has no offline syntax check (`udevadm verify` arrived in 253). `udevadm test` parses every rule
+# file it loads, reporting errors as FILE:LINE, and runs the rules on a device. The device is a fake
+# video4linux node in sysfs, made in a private mount namespace where /run, /dev and /sys/devices/virtual
+# are tmpfs and the only rule file is ours. SYSTEMD_DEVICE_VERIFY_SYSFS=0 is systemd's switch for testing
+# on such a tree, and the uevent file gives the device its properties, as v4l_id would.
+# This needs root and unshare(1). Without them the rule is only grepped for its key pieces.
+rule=$repo/systemd/70-scannerd.rules
+udev_run() { # ACTION CAPABILITIES → udevadm test output in $tmp/udev.out
+    RULE="$rule" ACTION_="$1" CAPS="$2" unshare --mount --propagation private bash -c '
+        set -e
+        mount -t tmpfs tmpfs /run
+        mkdir -p /run/udev/rules.d /run/empty
+        cp "$RULE" /run/udev/rules.d/70-scannerd.rules
+        for dir in /etc/udev/rules.d /usr/lib/udev/rules.d /lib/udev/rules.d /usr/local/lib/udev/rules.d; do
+            if [ -d "$dir" ]; then mount --bind /run/empty "$dir"; fi
+        done
+        mount -t tmpfs tmpfs /sys/devices/virtual
+        device=/sys/devices/virtual/video4linux/video0
+        mkdir -p "$device"
+        printf "MAJOR=81\nMINOR=0\nDEVNAME=video0\nID_V4L_CAPABILITIES=%s\n" "$CAPS" >"$device/uevent"
+        ln -s ../../../../class/video4linux "$device/subsystem"
+        mount -t tmpfs tmpfs /dev
+        SYSTEMD_DEVICE_VERIFY_SYSFS=0 udevadm test --action="$ACTION_" "$device"
+    ' >"$tmp/udev.out" 2>&1
+}
+if [ "$(id -u)" = 0 ] && command -v udevadm >/dev/null && unshare --mount --propagation private true 2>/dev/null; then
+    udev_run add :capture: || fail "udevadm test failed" "$tmp/udev.out"
+    grep -q 'Reading rules file: /run/udev/rules.d/70-scannerd.rules' "$tmp/udev.out" ||
+        fail "udevadm test did not read the rule" "$tmp/udev.out"
+    if grep -q '^/run/udev/rules.d/70-scannerd.rules:' "$tmp/udev.out"; then
+        fail "udevadm reports errors in systemd/70-scannerd.rules" "$tmp/udev.out"
+    fi
+    pass "udev rule parses (udevadm test)"
+    grep -qx 'SYSTEMD_WANTS=scannerd.service' "$tmp/udev.out" && grep -qx 'CURRENT_TAGS=:systemd:' "$tmp/udev.out" ||
+        fail "a capture device added: no SYSTEMD_WANTS=scannerd.service with the systemd tag" "$tmp/udev.out"
+    pass "udev rule: a capture device added is tagged systemd and wants scannerd.service"
+    udev_run change :capture: || fail "udevadm test --action=change failed" "$tmp/udev.out"
+    grep -qx 'CURRENT_TAGS=:systemd:' "$tmp/udev.out" || fail "a capture device changed: the systemd tag is lost" "$tmp/udev.out"
+    pass "udev rule: the systemd tag stays on change events"
+    udev_run add :video_output: || fail "udevadm test failed" "$tmp/udev.out"
+    if grep -q -e '^SYSTEMD_WANTS=' -e '^CURRENT_TAGS=' "$tmp/udev.out"; then
+        fail "a device without :capture: matched the rule" "$tmp/udev.out"
+    fi
+    pass "udev rule: a device without capture is left alone"
+else
+    for piece in 'SUBSYSTEM!="video4linux", GOTO="scannerd_end"' 'ENV{ID_V4L_CAPABILITIES}=="*:capture:*"' \
+        'TAG+="systemd"' 'ENV{SYSTEMD_WANTS}+="scannerd.service"' 'LABEL="scannerd_end"'; do
+        grep -qF -- "$piece" "$rule" || fail "systemd/70-scannerd.rules lacks: $piece"
+    done
+    skip "udevadm test (needs root, udevadm and unshare); grepped the rule's key pieces instead"
+fi
+
+# --- (c) make install / uninstall into a DESTDIR, taking the binaries from $bin (no build)
+run_make() { # TARGET DESTDIR → log in $tmp/make.log
+    # Without the calling make's MAKEFLAGS (make test), whose variables would override ours.
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -C "$repo" "$1" DESTDIR="$2" \
+        PREFIX=/usr/local BUILD_DIR="$bin" >"$tmp/make.log" 2>&1
+}
+dest=$tmp/dest
+run_make install "$dest" || fail "make install DESTDIR=… PREFIX=/usr/local" "$tmp/make.log"
+expected=(
+    "0755 usr/local/bin/scannerd" "0755 usr/local/bin/scanctl"
+    "0644 usr/local/lib/systemd/system/scannerd.service" "0644 usr/local/lib/systemd/system/scannerd.socket"
+    "0644 etc/udev/rules.d/70-scannerd.rules" "0644 usr/local/lib/sysusers.d/scannerd.conf"
+    "0644 etc/scannerd/scannerd.conf" "0644 usr/local/share/doc/scannerd/README.md"
+    "0644 usr/local/share/doc/scannerd/systemd/README.md"
+)
+for doc in "$repo"/docs/*.md; do expected+=("0644 usr/local/share/doc/scannerd/docs/$(basename "$doc")"); done
+for entry in "${expected[@]}"; do
+    mode=${entry%% *} path=${entry#* }
+    [ -f "$dest/$path" ] || fail "make install did not install /$path"
+    [ "$(stat -c %a "$dest/$path")" = "${mode#0}" ] || fail "/$path has mode $(stat -c %a "$dest/$path"), not $mode"
+done
+(cd "$dest" && find . -type f -o -type l) | sed 's|^\./||' | sort >"$tmp/installed"
+printf '%s\n' "${expected[@]#* }" | sort >"$tmp/expected"
+diff "$tmp/expected" "$tmp/installed" >"$tmp/diff" || fail "make install installed other files than expected" "$tmp/diff"
+pass "make install: ${#expected[@]} files with the right modes, nothing else"
+
+cmp -s "$bin/scannerd" "$dest/usr/local/bin/scannerd" || fail "the installed scannerd is not the given binary"
+cmp -s "$repo/config/scannerd.conf" "$dest/etc/scannerd/scannerd.conf" || fail "the installed scannerd.conf is not config/scannerd.conf"
+service=$dest/usr/local/lib/systemd/system/scannerd.service
+grep -qxF 'ExecStart=/usr/local/bin/scannerd run --config /etc/scannerd/scannerd.conf' "$service" ||
+    fail "installed scannerd.service: ExecStart is not /usr/local/bin/scannerd run --config /etc/scannerd/scannerd.conf" "$service"
+if grep -n '@[a-z]*@' "$dest"/usr/local/lib/systemd/system/* >"$tmp/placeholders"; then
+    fail "placeholders left in the installed units" "$tmp/placeholders"
+fi
+pass "installed units point at /usr/local/bin/scannerd and /etc/scannerd/scannerd.conf"
+
+conf=$dest/etc/scannerd/scannerd.conf
+echo "# changed by the operator" >>"$conf"
+cp "$conf" "$tmp/changed.conf"
+run_make install "$dest" || fail "second make install" "$tmp/make.log"
+cmp -s "$tmp/changed.conf" "$conf" || fail "a second make install overwrote the changed scannerd.conf"
+cmp -s "$repo/config/scannerd.conf" "$conf.default" || fail "a second make install did not put the shipped defaults in scannerd.conf.default"
+pass "second make install keeps a changed scannerd.conf and installs scannerd.conf.default beside it"
+
+run_make uninstall "$dest" || fail "make uninstall DESTDIR=… PREFIX=/usr/local" "$tmp/make.log"
+(cd "$dest" && find . -type f -o -type l) | sed 's|^\./||' >"$tmp/left"
+[ "$(cat "$tmp/left")" = "etc/scannerd/scannerd.conf" ] || fail "make uninstall left other files than the changed scannerd.conf" "$tmp/left"
+cmp -s "$tmp/changed.conf" "$conf" || fail "make uninstall changed the operator's scannerd.conf"
+[ ! -e "$dest/usr/local/share/doc/scannerd" ] || fail "make uninstall left /usr/local/share/doc/scannerd"
+pass "make uninstall removes everything but the changed scannerd.conf"
+
+dest=$tmp/dest2
+run_make install "$dest" || fail "make install (second tree)" "$tmp/make.log"
+run_make uninstall "$dest" || fail "make uninstall (second tree)" "$tmp/make.log"
+[ -z "$(cd "$dest" && find . -type f -o -type l)" ] && [ ! -e "$dest/etc/scannerd" ] ||
+    fail "make uninstall left files or /etc/scannerd behind with an unchanged scannerd.conf"
+pass "make uninstall removes an unchanged scannerd.conf and /etc/scannerd"
+
+echo "check-units: all checks passed"
