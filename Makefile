@@ -3,8 +3,8 @@
 #   make run     install what is missing, build, and run on the bundled demo clip (DEVICE=/dev/video0 for a camera)
 #   make test    install what is missing and run every test
 #   make bench   per-stage recognition costs → docs/benchmarks.md
-#   make install     release build, then the binaries, systemd units, udev rule, sysusers file, docs and
-#                    config (PREFIX=/usr/local DESTDIR= …); make uninstall removes them again
+#   make install    release build, then binaries, systemd units, udev rule, sysusers file, docs, config
+#                   (PREFIX=/usr/local, DESTDIR=); make uninstall removes them again
 #
 # Every target that builds depends on `deps`, which installs only the Debian packages that are missing.
 

@@ -118,6 +118,9 @@ extension Subprocess {
             return process.terminationStatus
         }
 
+        /// Sends `signal` (SIGHUP, …) without waiting.
+        public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
         /// Open descriptors of the child (from /proc).
         public var descriptorCount: Int {
             (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").count) ?? -1

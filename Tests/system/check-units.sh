@@ -8,18 +8,23 @@
 #
 # SCANNERD is a built scannerd, with scanctl beside it (`make test` passes the debug build). Without it, the
 # checks run on /bin/true stand-ins and skip the one that asks scannerd itself.
-# Prints one line per check and stops at the first failure, exiting 1.
+# Prints one line per check and stops at the first failure, exiting 1. The last line is the count
+# ("check-units: N passed, N failed, N skipped").
+#
+# shellcheck disable=SC2015,SC2016 # `A && B || fail` is meant (fail exits); '$MAINPID' and the namespace script stay literal
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-pass() { printf 'ok    %s\n' "$*"; }
-skip() { printf 'skip  %s\n' "$*"; }
-fail() {
+passed=0 skipped=0
+pass() { printf 'ok    %s\n' "$*"; passed=$((passed + 1)); }
+skip() { printf 'skip  %s\n' "$*"; skipped=$((skipped + 1)); }
+fail() { # MESSAGE [FILE to show]
     printf 'FAIL  %s\n' "$1" >&2
     [ $# -lt 2 ] || sed 's/^/      /' "$2" >&2
+    echo "check-units: $passed passed, 1 failed, $skipped skipped"
     exit 1
 }
 
@@ -162,7 +167,7 @@ pass "systemd-sysusers: scannerd.sysusers creates exactly the group scannerd"
 # video4linux node in sysfs, made in a private mount namespace where /run, /dev and /sys/devices/virtual
 # are tmpfs and the only rule file is ours. SYSTEMD_DEVICE_VERIFY_SYSFS=0 is systemd's switch for testing
 # on such a tree, and the uevent file gives the device its properties, as v4l_id would.
-# This needs root and unshare(1). Without them the rule is only grepped for its key pieces.
+# This needs root, unshare(1) and permission to mount. Without them the rule is only grepped for its key pieces.
 rule=$repo/systemd/70-scannerd.rules
 udev_run() { # ACTION CAPABILITIES → udevadm test output in $tmp/udev.out
     RULE="$rule" ACTION_="$1" CAPS="$2" unshare --mount --propagation private bash -c '
@@ -182,7 +187,8 @@ udev_run() { # ACTION CAPABILITIES → udevadm test output in $tmp/udev.out
         SYSTEMD_DEVICE_VERIFY_SYSFS=0 udevadm test --action="$ACTION_" "$device"
     ' >"$tmp/udev.out" 2>&1
 }
-if [ "$(id -u)" = 0 ] && command -v udevadm >/dev/null && unshare --mount --propagation private true 2>/dev/null; then
+if [ "$(id -u)" = 0 ] && command -v udevadm >/dev/null &&
+    unshare --mount --propagation private sh -c 'mount -t tmpfs tmpfs /run && mount -t tmpfs tmpfs /sys/devices/virtual' 2>/dev/null; then
     udev_run add :capture: || fail "udevadm test failed" "$tmp/udev.out"
     grep -q 'Reading rules file: /run/udev/rules.d/70-scannerd.rules' "$tmp/udev.out" ||
         fail "udevadm test did not read the rule" "$tmp/udev.out"
@@ -206,7 +212,7 @@ else
         'TAG+="systemd"' 'ENV{SYSTEMD_WANTS}+="scannerd.service"' 'LABEL="scannerd_end"'; do
         grep -qF -- "$piece" "$rule" || fail "systemd/70-scannerd.rules lacks: $piece"
     done
-    skip "udevadm test (needs root, udevadm and unshare); grepped the rule's key pieces instead"
+    skip "udevadm test (needs root, udevadm, unshare and mount); grepped the rule's key pieces instead"
 fi
 
 # --- (c) make install / uninstall into a DESTDIR, taking the binaries from $bin (no build)
@@ -267,4 +273,4 @@ run_make uninstall "$dest" || fail "make uninstall (second tree)" "$tmp/make.log
     fail "make uninstall left files or /etc/scannerd behind with an unchanged scannerd.conf"
 pass "make uninstall removes an unchanged scannerd.conf and /etc/scannerd"
 
-echo "check-units: all checks passed"
+echo "check-units: $passed passed, 0 failed, $skipped skipped"

@@ -1,0 +1,191 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The daemon as a service: signals, reload, systemd notification and the watchdog — the unmodified
+/// binary, driven the way systemd drives it.
+@Suite(.serialized) struct ServiceTests {
+    let scannerd = Subprocess.executable("scannerd")
+    let scanctl = Subprocess.executable("scanctl")
+
+    static func socketPath() -> String { NSTemporaryDirectory() + "svc-\(UUID().uuidString.prefix(8)).sock" }
+
+    static func events(_ lines: [String]) -> [[String: Any]] { EmulatedCameraTests.events(lines) }
+
+    /// A camera daemon on the emulated camera, serving `socket`.
+    func cameraDaemon(socket: String, environment: [String: String] = [:], arguments: [String] = []) throws -> Subprocess.Running {
+        var env = [
+            "LD_PRELOAD": EmulatedCameraTests.library, "FAKECAM_FRAMES": EmulatedCameraTests.clip, "FAKECAM_DEVICE": "/dev/video0",
+            "FAKECAM_FPS": "30",
+        ]
+        env.merge(environment) { $1 }
+        return try Subprocess.Running(
+            scannerd,
+            ["run", "--no-config", "--device", "/dev/video0", "--width", "640", "--height", "480", "--quality", "fast", "--socket", socket] + arguments,
+            environment: env)
+    }
+
+    func watch(_ socket: String) throws -> Subprocess.Running {
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { Thread.sleep(forTimeInterval: 0.05) }
+        return try Subprocess.Running(scanctl, ["watch", "--json", "--socket", socket])
+    }
+
+    @Test func sigtermSendsRemovedForWhatIsInViewThenEndAndExitsZeroWithinTwoSeconds() throws {
+        let socket = Self.socketPath()
+        let daemon = try cameraDaemon(socket: socket)
+        let client = try watch(socket)
+        let sawItem = client.waitFor(timeout: 20) { lines in Self.events(lines).contains { $0["event"] as? String == "added" } }
+        try #require(sawItem, "the client saw an item added: \(client.output)")
+        let live = Set(Self.events(client.output).compactMap { e -> String? in
+            e["event"] as? String == "added" ? (e["item"] as? [String: Any])?["id"] as? String : nil
+        })
+        let asked = Date()
+        let status = daemon.stop(signal: SIGTERM)
+        let took = Date().timeIntervalSince(asked)
+        #expect(status == 0)
+        #expect(took < 2, "exit took \(took) s")
+        #expect(client.waitFor(timeout: 5) { Self.events($0).last?["event"] as? String == "end" }, "\(client.output.suffix(5))")
+        let events = Self.events(client.output)
+        // Everything that was added and not yet removed is removed before `end`.
+        var open = Set<String>()
+        for event in events {
+            guard let id = (event["item"] as? [String: Any])?["id"] as? String else { continue }
+            if event["event"] as? String == "added" { open.insert(id) }
+            if event["event"] as? String == "removed" { open.remove(id) }
+        }
+        #expect(open.isEmpty, "items left without `removed`: \(open)")
+        #expect(!live.isEmpty)
+        #expect(client.stop() == 0, "scanctl watch ends cleanly when the daemon closes")
+        #expect(!FileManager.default.fileExists(atPath: socket), "the socket file is removed")
+    }
+
+    @Test func notifiesReadyStatusWatchdogAndStopping() throws {
+        let notify = try NotifyListener()
+        let socket = Self.socketPath()
+        let daemon = try cameraDaemon(socket: socket, environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "2000000"])
+        #expect(notify.waitFor(timeout: 20) { $0 == "READY=1" })
+        #expect(notify.waitFor(timeout: 10) { $0 == "WATCHDOG=1" })
+        #expect(notify.waitFor(timeout: 10) { $0.hasPrefix("STATUS=camera /dev/video0: ") && $0.contains(" fps") }, "\(notify.fields)")
+        // Ready only once the socket accepts clients.
+        #expect(FileManager.default.fileExists(atPath: socket))
+        #expect(daemon.stop() == 0)
+        #expect(notify.fields.contains { $0.field == "STOPPING=1" })
+    }
+
+    @Test func watchdogPingsStopWhenTheCameraStopsDelivering() throws {
+        // The clip is played once (FAKECAM_LOOP=0): 30 frames at 10 fps, then the camera stays open
+        // and silent — a wedged capture, which only a restart can fix.
+        let notify = try NotifyListener()
+        let daemon = try cameraDaemon(socket: Self.socketPath(), environment: [
+            "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000", "FAKECAM_LOOP": "0", "FAKECAM_FPS": "10",
+        ])
+        try #require(notify.waitFor(timeout: 20) { $0 == "WATCHDOG=1" }, "pings while frames arrive")
+        // Frames stop about 3 s after streaming starts; wait until the watchdog has been silent for
+        // three of its timeouts (or give up after 20 s).
+        let deadline = Date().addingTimeInterval(20)
+        var silentFor = 0.0
+        while Date() < deadline {
+            let lastPing = notify.fields.last { $0.field == "WATCHDOG=1" }?.time ?? 0
+            silentFor = notify.now - lastPing
+            if silentFor > 3 { break }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        let pings = notify.fields.filter { $0.field == "WATCHDOG=1" }.count
+        #expect(daemon.stop() == 0)
+        #expect(silentFor > 3, "watchdog pings went on: silent for only \(silentFor) s")
+        #expect(pings >= 2, "it pinged while frames came (\(pings))")
+        #expect(daemon.stderr.contains("pipeline stalled; watchdog pings stopped"), "\(daemon.stderr)")
+    }
+
+    @Test func waitingForAMissingCameraIsHealthy() throws {
+        // No camera at all: the daemon is ready (clients are told it is unavailable) and keeps pinging.
+        let notify = try NotifyListener()
+        let daemon = try Subprocess.Running(
+            scannerd, ["run", "--no-config", "--device", "/dev/video-none-\(UUID().uuidString.prefix(4))", "--socket", Self.socketPath()],
+            environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000"])
+        #expect(notify.waitFor(timeout: 20) { $0 == "READY=1" })
+        #expect(notify.waitFor(timeout: 10) { $0.hasPrefix("STATUS=waiting for camera /dev/video-none") }, "\(notify.fields)")
+        let start = notify.now
+        Thread.sleep(forTimeInterval: 3)
+        let pings = notify.fields.filter { $0.field == "WATCHDOG=1" && $0.time > start }.count
+        #expect(daemon.stop() == 0)
+        #expect(pings >= 4, "\(pings) pings in 3 s while waiting for the camera")
+    }
+
+    @Test func sighupAppliesGoodChangesAndRefusesBadOnes() throws {
+        let config = NSTemporaryDirectory() + "reload-\(UUID().uuidString.prefix(8)).conf"
+        func write(_ text: String) throws { try text.write(toFile: config, atomically: true, encoding: .utf8) }
+        try write("camera:\n  source: demo\n  loop: true\nrecognition:\n  quality: balanced\n")
+        let socket = Self.socketPath()
+        let notify = try NotifyListener()
+        let daemon = try Subprocess.Running(scannerd, ["run", "--config", config, "--socket", socket], environment: ["NOTIFY_SOCKET": notify.path])
+        try #require(notify.waitFor(timeout: 20) { $0 == "READY=1" })
+        let client = try watch(socket)
+        try #require(client.waitFor(timeout: 10) { Self.events($0).first?["event"] as? String == "hello" })
+
+        // (Conditions get the lines: `client.output` inside one would take the lock waitFor holds.)
+        func configEvents(_ lines: [String]? = nil) -> [[String: Any]] {
+            Self.events(lines ?? client.output).filter { $0["event"] as? String == "config" }
+        }
+
+        // A good change: applied live and announced; a restart-only key is named, not applied.
+        try write("camera:\n  source: demo\n  loop: true\n  width: 640\nrecognition:\n  quality: fast\n  types: [qr]\n")
+        daemon.signal(SIGHUP)
+        try #require(client.waitFor(timeout: 10) { configEvents($0).count == 1 }, "\(client.output.suffix(3))")
+        let first = configEvents()[0]
+        #expect(first["quality"] as? String == "fast")
+        #expect(first["types"] as? [String] == ["qr"])
+        #expect(first["changed"] as? [String] == ["recognition.types", "recognition.quality"])
+        #expect(first["restartRequired"] as? [String] == ["camera.width"])
+        #expect(notify.fields.contains { $0.field == "RELOADING=1" })
+
+        // A bad file: refused whole, the old configuration stays, systemd's status says why.
+        try write("camera:\n  source: demo\n  loop: true\nrecognition:\n  quality: best\n  types: [qr, url]\n  colour: red\n")
+        daemon.signal(SIGHUP)
+        #expect(notify.waitFor(timeout: 10) { $0.hasPrefix("STATUS=reload refused: ") && $0.contains(":5: recognition.quality: invalid value 'best'") }, "\(notify.fields.suffix(4))")
+
+        // Then a good one again: the next `config` event is this one (nothing was applied in between).
+        try write("camera:\n  source: demo\n  loop: true\nrecognition:\n  quality: accurate\n  types: [qr]\n")
+        daemon.signal(SIGHUP)
+        #expect(client.waitFor(timeout: 10) { configEvents($0).count == 2 })
+        #expect(configEvents().map { $0["quality"] as? String } == ["fast", "accurate"])
+        #expect(daemon.stop() == 0)
+        let log = daemon.stderr
+        #expect(log.contains("configuration reload refused"), "\(log)")
+        #expect(log.contains(":5: recognition.quality: invalid value 'best': expected one of fast, balanced, accurate"))
+        #expect(log.contains(":7: unknown key 'recognition.colour'"))
+        _ = client.stop()
+    }
+
+    @Test func checkConfigValidatesWithoutStarting() throws {
+        let good = try Subprocess.run(scannerd, ["check-config", "config/scannerd.conf"])
+        #expect(good.status == 0)
+        #expect(good.stdout == "config/scannerd.conf: ok\n")
+        let bad = NSTemporaryDirectory() + "bad-\(UUID().uuidString.prefix(8)).conf"
+        try "camera:\n  fps: fast\n  device: /dev/video0\nserver:\n  socket-mode: rw\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let result = try Subprocess.run(scannerd, ["check-config", bad])
+        #expect(result.status == 2)
+        #expect(result.stderrLines == [
+            "\(bad):2: camera.fps: invalid value 'fast': expected a number above 0 and at most 1000",
+            "\(bad):5: server.socket-mode: invalid value 'rw': expected an octal mode such as \"0660\"",
+        ])
+        let effective = try Subprocess.run(scannerd, ["check-config", "--effective", "config/scannerd.conf"], environment: ["SCANNERD_CAMERA_FPS": "12"])
+        #expect(effective.stdoutLines.contains { $0.hasPrefix("camera.fps") && $0.contains("auto") && $0.contains("config/scannerd.conf:") })
+        let withEnvironment = try Subprocess.run(scannerd, ["check-config", "--environment", "--effective", "config/scannerd.conf"], environment: ["SCANNERD_CAMERA_FPS": "12"])
+        #expect(withEnvironment.stdoutLines.contains { $0.hasPrefix("camera.fps") && $0.contains("12") && $0.contains("environment SCANNERD_CAMERA_FPS") })
+    }
+
+    @Test func theEnvironmentSitsBetweenTheFileAndTheCommandLine() throws {
+        // The file says balanced, the environment fast, and the command line nothing: fast is in force.
+        let config = NSTemporaryDirectory() + "env-\(UUID().uuidString.prefix(8)).conf"
+        try "camera:\n  source: demo\nrecognition:\n  quality: balanced\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let socket = Self.socketPath()
+        let daemon = try Subprocess.Running(scannerd, ["run", "--config", config, "--socket", socket, "--loop"], environment: ["SCANNERD_RECOGNITION_QUALITY": "fast"])
+        let client = try watch(socket)
+        client.waitFor(timeout: 10) { !$0.isEmpty }
+        let reply = try Subprocess.run(scanctl, ["set", "--socket", socket, "--single", "off"])
+        _ = daemon.stop()
+        _ = client.stop()
+        #expect(reply.stdout.contains("quality: fast"), "\(reply.stdout) \(reply.stderr)")
+    }
+}
