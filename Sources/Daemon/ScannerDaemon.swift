@@ -309,6 +309,13 @@ enum SequenceRunner: @unchecked Sendable {
     /// Recognizers on their own threads, newest frame each (cameras, real-time replays).
     case live(LivePipeline)
 
+    var metrics: PipelineMetrics {
+        switch self {
+        case .deterministic(let handler, _): handler.metrics
+        case .live(let pipeline): pipeline.metrics
+        }
+    }
+
     func reconfigure(_ configuration: SequenceConfiguration) {
         switch self {
         case .deterministic(let handler, _): handler.reconfigure(configuration)

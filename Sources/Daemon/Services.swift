@@ -67,19 +67,9 @@ struct SystemdService: Service {
         let interval = min(policy?.checkInterval ?? .seconds(2), .seconds(2))
         var ready = false
         var lastStatus = ""
-        var lastFrames = daemon.source.statistics.delivered
-        var lastTime = ContinuousClock.now
-        var fps = 0.0
         var pinging = true
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            let now = ContinuousClock.now
-            let frames = daemon.source.statistics.delivered
-            let elapsed = (now - lastTime).inSeconds
-            if elapsed >= 1 {
-                fps = Double(frames - lastFrames) / elapsed
-                lastFrames = frames
-                lastTime = now
-            }
+            let fps = daemon.sequence.metrics.figures(.capture).perSecond
             var fields: [String] = []
             if !ready, daemon.status.isReady(needsServer: daemon.server != nil) {
                 ready = true
@@ -162,13 +152,31 @@ extension ScannerDaemon {
         ]
     }
 
-    /// The `stats` reply's figures beyond the server's own.
+    /// The `stats` reply's figures beyond the server's own (`events`): per stage.
     func statistics() -> [(String, JSONValue)] {
         let s = source.statistics
+        let metrics = sequence.metrics
+        let capture = metrics.figures(.capture)
+        func milliseconds(_ value: Double?) -> JSONValue { value.map { .number($0, decimals: 2) } ?? .null }
+        func recognizer(_ f: PipelineMetrics.Figures, runs: String) -> JSONValue {
+            .object([
+                (runs, .integer(f.count)), ("perSecond", .number(f.perSecond, decimals: 2)),
+                ("latencyP50", milliseconds(f.p50)), ("latencyP99", milliseconds(f.p99)),
+            ])
+        }
+        let available: Bool = if case .available = status.source { true } else { false }
         return [
-            ("framesDelivered", .integer(s.delivered)), ("framesDropped", .integer(s.dropped)),
-            ("framesCorrupt", .integer(s.corrupt)), ("reconnects", .integer(s.reconnects)),
             ("uptime", .number((ContinuousClock.now - startedAt).inSeconds, decimals: 1)),
+            ("capture", .object([
+                ("source", .string(hub.sourceName)), ("available", .bool(available)),
+                // Every frame the source took: decoded ones, ones dropped for a newer frame (or skipped
+                // undecoded while the scene is still), and corrupt ones.
+                ("frames", .integer(s.delivered + s.dropped + s.corrupt)), ("decoded", .integer(s.delivered)),
+                ("dropped", .integer(s.dropped)), ("corrupt", .integer(s.corrupt)), ("reconnects", .integer(s.reconnects)),
+                ("fps", .number(capture.perSecond, decimals: 1)),
+            ])),
+            ("barcodes", recognizer(metrics.figures(.barcodes), runs: "scans")),
+            ("text", recognizer(metrics.figures(.text), runs: "passes")),
         ]
     }
 }

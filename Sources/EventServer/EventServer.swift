@@ -322,10 +322,12 @@ public final class EventServer: Sendable {
         case .success(.items):
             return Reply.ok("items", id: id, [("items", .array(hub.items.map(\.json)))])
         case .success(.stats):
-            return Reply.ok("stats", id: id, [
-                ("clients", .integer(hub.subscriberCount)), ("overflows", .integer(hub.overflows)),
-                ("items", .integer(hub.items.count)),
-            ] + stats())
+            return Reply.ok("stats", id: id, stats() + [
+                ("events", .object([
+                    ("items", .integer(hub.items.count)), ("clients", .integer(hub.subscriberCount)),
+                    ("overflows", .integer(hub.overflows)), ("published", .integer(hub.published)),
+                ])),
+            ])
         case .success(.subscribe(let filter)):
             hub.setFilter(filter, for: subscriber)
             return Reply.ok("subscribe", id: id)

@@ -90,6 +90,8 @@ public final class EventHub: Sendable {
 
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
     public var overflows: Int { state.withLock { $0.overflows } }
+    /// Events numbered so far (the last `seq`).
+    public var published: Int { state.withLock { $0.seq } }
 
     /// Publishes a pipeline event to every subscriber whose filter accepts it; returns the JSON line.
     @discardableResult

@@ -31,6 +31,8 @@ public final class LivePipeline: @unchecked Sendable {
     private let barcodeBox = Mailbox<Frame>()
     static let idleAfterFrames = 30
     private let textBox = Mailbox<Frame>()
+    /// Live per-stage figures (`stats`).
+    public let metrics = PipelineMetrics()
 
     /// `clock` is the trackers' time in seconds (monotonic).
     public init(
@@ -71,7 +73,9 @@ public final class LivePipeline: @unchecked Sendable {
                     locked { configuration = changed; tracker.configuration = changed.tracker }
                 }
                 let current = withLock { configuration }
-                let found = selectSingle(barcodes.scan(frame.image.image), current)
+                let scansBefore = barcodes.scans
+                let scanned = metrics.measure(.barcodes, { barcodes.scan(frame.image.image) }, ran: { _ in barcodes.scans > scansBefore })
+                let found = selectSingle(scanned, current)
                 // A second of unchanged frames: let the camera decode half of them.
                 idleHint.setIdle(barcodes.unchangedStreak >= Self.idleAfterFrames)
                 update(FrameObservations(frame: frame.index, time: clock(), barcodes: found, text: nil), emit)
@@ -99,7 +103,9 @@ public final class LivePipeline: @unchecked Sendable {
                     }
                     lastPass = clock()
                     let pending = withLock { tracker.pendingTextAreas }
-                    guard let reading = text.read(frame.image.image, confirm: pending) else { continue }
+                    let passesBefore = text.passes
+                    let read = metrics.measure(.text, { text.read(frame.image.image, confirm: pending) }, ran: { _ in text.passes > passesBefore })
+                    guard let reading = read else { continue }
                     update(FrameObservations(
                         frame: frame.index, time: clock(), barcodes: nil, text: selectSingle(reading.items, current),
                         textIsRepeat: reading.isRepeat), emit)
@@ -111,6 +117,7 @@ public final class LivePipeline: @unchecked Sendable {
             switch source.next() {
             case .frame(let frame):
                 lastFrame = frame.index
+                metrics.record(.capture)
                 barcodeBox.put(frame)
                 if text != nil { textBox.put(frame) }
             case .available:

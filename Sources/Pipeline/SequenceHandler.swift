@@ -192,6 +192,8 @@ public final class SequenceHandler: @unchecked Sendable {
     private var scanned = 0
     /// A configuration to apply before the next frame (set from another thread).
     private let pending = Mutex<SequenceConfiguration?>(nil)
+    /// Live per-stage figures (`stats`).
+    public let metrics = PipelineMetrics()
 
     public init(configuration: SequenceConfiguration, makeID: @escaping @Sendable () -> UUID = { UUID() }) throws(ScannerError) {
         self.configuration = configuration
@@ -223,8 +225,14 @@ public final class SequenceHandler: @unchecked Sendable {
         }
         scanned += 1
         let image = frame.image.image
-        let found = selectSingle(barcodes.scan(image), configuration)
-        let reading = frame.index % configuration.ocrEveryFrames == 0 ? text?.read(image, confirm: tracker.pendingTextAreas) : nil
+        metrics.record(.capture)
+        let scansBefore = barcodes.scans
+        let found = selectSingle(metrics.measure(.barcodes, { barcodes.scan(image) }, ran: { _ in barcodes.scans > scansBefore }), configuration)
+        var reading: TextStage.Reading? = nil
+        if frame.index % configuration.ocrEveryFrames == 0, let text {
+            let passesBefore = text.passes
+            reading = metrics.measure(.text, { text.read(image, confirm: tracker.pendingTextAreas) }, ran: { _ in text.passes > passesBefore })
+        }
         return tracker.update(FrameObservations(
             frame: frame.index, time: time, barcodes: found, text: reading.map { selectSingle($0.items, configuration) },
             textIsRepeat: reading?.isRepeat ?? false))

@@ -40,7 +40,18 @@ import Testing
         let ping = try Subprocess.run(scanctl, ["ping", "--socket", socket])
         #expect(ping.status == 0 && ping.stdout.contains("answered"))
         let stats = try Subprocess.run(scanctl, ["stats", "--socket", socket])
-        #expect(stats.status == 0 && stats.stdout.contains("framesDelivered:"))
+        #expect(stats.status == 0, "\(stats.stderr)")
+        for figure in ["uptime", "capture.frames", "capture.decoded", "capture.dropped", "capture.corrupt", "capture.reconnects", "capture.fps",
+                       "barcodes.scans", "barcodes.latencyP50", "barcodes.latencyP99", "text.passes", "text.perSecond",
+                       "text.latencyP50", "text.latencyP99", "events.items", "events.clients"] {
+            #expect(stats.stdoutLines.contains { $0.hasPrefix(figure + ": ") }, "scanctl stats shows \(figure): \(stats.stdout)")
+        }
+        func figure(_ name: String) -> Double? {
+            stats.stdoutLines.first { $0.hasPrefix(name + ": ") }.flatMap { Double($0.dropFirst(name.count + 2)) }
+        }
+        // The phone was read, so Tesseract ran; its latencies are real measurements, in order.
+        #expect((figure("text.passes") ?? 0) > 0 && (figure("capture.decoded") ?? 0) > 0 && (figure("barcodes.scans") ?? 0) > 0)
+        #expect((figure("text.latencyP50") ?? 0) > 0 && (figure("text.latencyP50") ?? .infinity) <= (figure("text.latencyP99") ?? 0))
         let items = try Subprocess.run(scanctl, ["items", "--socket", socket])
         #expect(items.status == 0)
         #expect(items.stdoutLines.allSatisfy { $0.hasPrefix("{") && $0.contains("\"id\"") })

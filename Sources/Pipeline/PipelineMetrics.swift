@@ -1,0 +1,85 @@
+import ScannerCore
+import Synchronization
+
+/// Live figures per stage for `stats`, safe to read while the pipeline runs: totals, the rate over the
+/// last `rateWindow` seconds, and latency percentiles over the last `capacity` runs of a recognizer.
+/// A window of recent work, not all-time figures: what an operator asks is "how is it doing now".
+public final class PipelineMetrics: Sendable {
+    public enum Stage: Int, Sendable, CaseIterable {
+        /// Frames taken from the source (decoded).
+        case capture
+        /// zbar (+ zxing) runs, not counting frames whose scan was reused because nothing changed.
+        case barcodes
+        /// Tesseract passes, whole frame or changed area.
+        case text
+    }
+
+    public struct Figures: Sendable, Equatable {
+        public var count: Int
+        /// Runs per second over the last `rateWindow` seconds.
+        public var perSecond: Double
+        /// Latency percentiles in milliseconds (nil: no runs yet, or a stage without latency).
+        public var p50: Double?
+        public var p99: Double?
+    }
+
+    struct Window {
+        var count = 0
+        var times: [Double] = []
+        var durations: [Double] = []
+        var next = 0
+    }
+
+    public let capacity: Int
+    public let rateWindow: Double
+    private let clock: @Sendable () -> Double
+    private let windows = Mutex<[Window]>(Array(repeating: Window(), count: Stage.allCases.count))
+
+    /// `clock`: monotonic seconds (injected in tests).
+    public init(capacity: Int = 512, rateWindow: Double = 10, clock: @escaping @Sendable () -> Double = PipelineMetrics.now) {
+        self.capacity = capacity
+        self.rateWindow = rateWindow
+        self.clock = clock
+    }
+
+    public static func now() -> Double { Double(Heartbeat.monotonicNanoseconds()) / 1e9 }
+
+    /// One run of `stage` that took `seconds`, ending now.
+    public func record(_ stage: Stage, seconds: Double = 0) {
+        let time = clock()
+        windows.withLock { all in
+            var w = all[stage.rawValue]
+            w.count += 1
+            if w.times.count < capacity {
+                w.times.append(time)
+                w.durations.append(seconds)
+            } else {
+                w.times[w.next] = time
+                w.durations[w.next] = seconds
+                w.next = (w.next + 1) % capacity
+            }
+            all[stage.rawValue] = w
+        }
+    }
+
+    /// Times `body` and records it as a run of `stage` if `ran` says it did real work.
+    public func measure<T>(_ stage: Stage, _ body: () -> T, ran: (T) -> Bool = { _ in true }) -> T {
+        let start = clock()
+        let result = body()
+        if ran(result) { record(stage, seconds: clock() - start) }
+        return result
+    }
+
+    public func figures(_ stage: Stage) -> Figures {
+        let now = clock()
+        let w = windows.withLock { $0[stage.rawValue] }
+        let recent = w.times.filter { $0 > now - rateWindow }.count
+        // A window not yet full (the daemon just started) is divided by the time it covers.
+        let span = min(rateWindow, max(now - (w.times.min() ?? now), 1e-9))
+        let perSecond = recent == 0 ? 0 : Double(recent) / max(span, rateWindow / 10)
+        guard stage != .capture, !w.durations.isEmpty else { return Figures(count: w.count, perSecond: perSecond, p50: nil, p99: nil) }
+        let sorted = w.durations.sorted()
+        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)] * 1000 }
+        return Figures(count: w.count, perSecond: perSecond, p50: percentile(0.5), p99: percentile(0.99))
+    }
+}
