@@ -288,10 +288,10 @@ sample() {   # $1 = elapsed s
   cpu=$(awk -v t="$ticks" -v h="$CLK_TCK" 'BEGIN {printf "%.2f", t / h}')
   local fdlist=( "/proc/$DAEMON_PID/fd/"* )
   fds=${#fdlist[@]}
-  unplugs=$(grep -c '\[Capture\] camera lost$' "$LOG" || true)
-  replugs=$(grep -c '\[Capture\] camera available$' "$LOG" || true)
+  unplugs=$(grep -c ' warning camera lost ' "$LOG" || true)
+  replugs=$(grep -c ' notice camera available ' "$LOG" || true)
   camera=$(cat "$WORK/camera" 2>/dev/null || echo '?')
-  frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("framesDelivered",""))' \
+  frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("capture",{}).get("decoded",""))' \
     "$WORK/stats.json" 2>/dev/null || true)
   [[ -n $rss && -n $hwm ]] || return 1
   echo "$1,$rss,$hwm,$fds,$threads,$cpu,$unplugs,$replugs,$camera,$frames" >>"$CSV"
@@ -340,13 +340,13 @@ CLIENT_PID=
 
 # ---------------------------------------------------------------------------------------------------
 # Figures.
-UNPLUGS=$(grep -c '\[Capture\] camera lost$' "$LOG" || true)
-REPLUGS=$(grep -c '\[Capture\] camera available$' "$LOG" || true)
-STOPPED_LINE=$(grep '\[scannerd\] stopped$' "$LOG" | tail -n 1 || true)
+UNPLUGS=$(grep -c ' warning camera lost ' "$LOG" || true)
+REPLUGS=$(grep -c ' notice camera available ' "$LOG" || true)
+STOPPED_LINE=$(grep ' info stopped ' "$LOG" | tail -n 1 || true)
 DAEMON_RECONNECTS=$(sed -n 's/.* reconnects=\([0-9]*\).*/\1/p' <<<"$STOPPED_LINE")
 DAEMON_FRAMES=$(sed -n 's/.* frames=\([0-9]*\).*/\1/p' <<<"$STOPPED_LINE")
 DAEMON_DROPPED=$(sed -n 's/.* dropped=\([0-9]*\).*/\1/p' <<<"$STOPPED_LINE")
-WARNINGS=$(grep -Evc ' (info|notice) scannerd: |\[Capture\] camera (lost|not available)$' "$LOG" || true)
+WARNINGS=$(grep -Evc ' (info|notice) | warning camera (lost|not available) ' "$LOG" || true)
 
 { read -r CLIENT_OK CLIENT_DESC; read -r OUTAGES; } < <(python3 - "$WORK/client.json" "$END_MS" <<'PY'
 import json, sys
