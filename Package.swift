@@ -166,6 +166,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "DaemonConfigurationTests", dependencies: ["DaemonConfiguration", "ScannerCore", "Capture", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "DaemonConfiguration", "ScannerCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore"]),
         .testTarget(name: "EventsTests", dependencies: ["Events", "Pipeline", "Tracking", "ScannerCore"]),
         .testTarget(

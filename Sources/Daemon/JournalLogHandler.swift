@@ -46,7 +46,7 @@ public struct JournalLogHandler: LogHandler {
         write(Self.format(level: event.level, message: "\(event.message)", metadata: fields, journal: journal, date: Date()) + "\n")
     }
 
-    static func format(level: Logger.Level, message: String, metadata: Logger.Metadata, journal: Bool, date: Date) -> String {
+    public static func format(level: Logger.Level, message: String, metadata: Logger.Metadata, journal: Bool, date: Date) -> String {
         let pairs = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\(quoted("\($0.value)"))" }
         let body = ([message] + pairs).joined(separator: " ")
         if journal { return "<\(priority(level))>\(body)" }
@@ -57,7 +57,7 @@ public struct JournalLogHandler: LogHandler {
     }
 
     /// Values with spaces, quotes or `=` are quoted so every line splits back into its keys.
-    static func quoted(_ value: String) -> String {
+    public static func quoted(_ value: String) -> String {
         guard value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\n" }) else { return value }
         return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n") + "\""

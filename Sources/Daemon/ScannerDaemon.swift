@@ -360,6 +360,13 @@ final class ReadyGate: Sendable {
     }
 }
 
+extension ScannerDaemon {
+    /// What a reload applies: the named live keys' values from `source` into `settings`.
+    public static func applyLive(_ keys: Set<String>, from source: DaemonSettings, to settings: inout DaemonSettings) {
+        settings.takeLiveSettings(keys, from: source)
+    }
+}
+
 extension DaemonSettings {
     /// Copies the named live keys' values from `other` (a reload applies what the file changed and
     /// leaves the rest, including earlier `set` requests, alone).

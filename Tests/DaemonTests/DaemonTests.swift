@@ -1,0 +1,163 @@
+import Daemon
+import DaemonConfiguration
+import Foundation
+import Logging
+import ScannerCore
+import Synchronization
+import TestSupport
+import Testing
+
+@Suite struct JournalLogTests {
+    @Test func underTheJournalLinesCarryTheirPriorityAndNoTime() {
+        let line = JournalLogHandler.format(
+            level: .warning, message: "camera lost", metadata: ["reason": "no frame for 3 s", "device": "/dev/video0"],
+            journal: true, date: Date(timeIntervalSince1970: 0))
+        #expect(line == #"<4>camera lost device=/dev/video0 reason="no frame for 3 s""#)
+        #expect(JournalLogHandler.format(level: .error, message: "x", metadata: [:], journal: true, date: Date()) == "<3>x")
+        #expect(JournalLogHandler.format(level: .debug, message: "x", metadata: [:], journal: true, date: Date()) == "<7>x")
+    }
+
+    @Test func elsewhereLinesStartWithTimeAndLevel() {
+        let line = JournalLogHandler.format(
+            level: .notice, message: "ready", metadata: ["source": "demo"], journal: false, date: Date(timeIntervalSince1970: 0))
+        #expect(line == "1970-01-01T00:00:00.000Z notice ready source=demo")
+    }
+
+    @Test func valuesAreQuotedSoEveryLineSplitsBackIntoItsKeys() {
+        #expect(JournalLogHandler.quoted("plain") == "plain")
+        #expect(JournalLogHandler.quoted("") == #""""#)
+        #expect(JournalLogHandler.quoted(#"say "hi" a=b"#) == #""say \"hi\" a=b""#)
+        #expect(JournalLogHandler.quoted("two\nlines") == #""two\nlines""#)
+    }
+
+    @Test func theJournalIsRecognisedByTheStreamItSetUp() {
+        var info = stat()
+        fstat(2, &info)
+        #expect(JournalLogHandler.stderrIsJournal(environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)"]))
+        #expect(!JournalLogHandler.stderrIsJournal(environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino + 1)"]))
+        #expect(!JournalLogHandler.stderrIsJournal(environment: [:]))
+    }
+
+    @Test func theLevelIsSharedAndChangesLive() {
+        let control = LogLevelControl(.info)
+        let lines = Mutex<[String]>([])
+        let handler = JournalLogHandler(label: "t", level: control, journal: true, write: { line in lines.withLock { $0.append(line) } })
+        let logger = Logger(label: "t", factory: { _ in handler })
+        logger.debug("hidden")
+        control.current = .debug
+        logger.debug("shown")
+        #expect(lines.withLock { $0 } == ["<7>shown\n"])
+    }
+}
+
+@Suite struct SystemdNotifierTests {
+    @Test func messagesReachTheNotifySocketAsOneDatagram() throws {
+        let listener = try NotifyListener()
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": listener.path])
+        #expect(notifier.isEnabled)
+        #expect(notifier.notify(["READY=1", "STATUS=camera /dev/video0: 30.0 fps\nsecond line"]))
+        #expect(listener.waitFor(timeout: 5) { $0 == "READY=1" })
+        #expect(listener.messages.first?.fields == ["READY=1", "STATUS=camera /dev/video0: 30.0 fps second line"])
+    }
+
+    @Test func withoutSystemdNothingIsSent() {
+        let notifier = SystemdNotifier(environment: [:])
+        #expect(!notifier.isEnabled)
+        #expect(!notifier.notify(["READY=1"]))
+        #expect(notifier.watchdogTimeout == nil)
+    }
+
+    @Test func theWatchdogTimeoutIsForThisProcessOnly() {
+        #expect(SystemdNotifier(environment: ["WATCHDOG_USEC": "10000000"]).watchdogTimeout == .seconds(10))
+        #expect(SystemdNotifier(environment: ["WATCHDOG_USEC": "10000000", "WATCHDOG_PID": "\(getpid())"]).watchdogTimeout == .seconds(10))
+        #expect(SystemdNotifier(environment: ["WATCHDOG_USEC": "10000000", "WATCHDOG_PID": "1"]).watchdogTimeout == nil)
+        #expect(SystemdNotifier(environment: ["WATCHDOG_USEC": "0"]).watchdogTimeout == nil)
+    }
+
+    @Test func thePolicyPingsOnlyWhileTheHeartbeatIsRecent() {
+        let policy = WatchdogPolicy(timeout: .seconds(10))
+        #expect(policy.checkInterval == .milliseconds(2500))
+        #expect(policy.shouldPing(heartbeatAge: .seconds(4.9)))
+        #expect(!policy.shouldPing(heartbeatAge: .seconds(5)))
+    }
+
+    @Test func theHeartbeatAgesWithItsClock() {
+        let now = Atomic<Int64>(1_000)
+        let heartbeat = Heartbeat(clock: { now.load(ordering: .relaxed) })
+        now.store(3_000_001_000, ordering: .relaxed)
+        #expect(heartbeat.age == .seconds(3))
+        heartbeat.beat()
+        #expect(heartbeat.age == .zero)
+    }
+}
+
+@Suite struct DaemonStatusTests {
+    @Test func theStatusLineSaysWhatSystemctlStatusShouldShow() {
+        #expect(DaemonStatus.line(source: .available, name: "camera /dev/video0", fps: 29.96, stalledFor: nil, items: 1, clients: 2)
+            == "camera /dev/video0: 30.0 fps; 1 item, 2 clients")
+        #expect(DaemonStatus.line(source: .unavailable(reason: "no such file"), name: "camera /dev/video0", fps: 0, stalledFor: nil, items: 0, clients: 1)
+            == "waiting for camera /dev/video0: no such file; 0 items, 1 client")
+        #expect(DaemonStatus.line(source: .available, name: "camera /dev/video0", fps: 0, stalledFor: .seconds(7.4), items: 0, clients: 0)
+            == "stalled: no frame processed from camera /dev/video0 for 7 s; 0 items, 0 clients")
+    }
+
+    @Test func readyNeedsTheSocketAndATriedSource() {
+        let status = DaemonStatus()
+        #expect(!status.isReady(needsServer: false))
+        status.source = .unavailable(reason: "unplugged")
+        #expect(status.isReady(needsServer: false))
+        #expect(!status.isReady(needsServer: true))
+        status.serverListening()
+        #expect(status.isReady(needsServer: true))
+    }
+}
+
+@Suite struct ReloadApplicationTests {
+    /// Every live key set away from its default.
+    let changed = """
+        recognition:
+          types: [qr, url]
+          quality: accurate
+          region-of-interest: [0.1, 0.1, 0.5, 0.5]
+          single-item: true
+          phone-region: DE
+          languages: [deu]
+        tracking:
+          grace-period: 2
+          text-grace-period: 3
+          move-threshold: 0.05
+          weak-barcode-confirmations: 3
+          text-agreement: 3
+          text-window: 6
+        log:
+          level: debug
+        camera:
+          width: 640
+        """
+
+    @Test func everyLiveKeyIsCopiedAndNothingElse() throws {
+        let path = NSTemporaryDirectory() + "live-\(UUID().uuidString.prefix(8)).conf"
+        try changed.write(toFile: path, atomically: true, encoding: .utf8)
+        let target = try ConfigurationLoader(filePath: path, environment: [:]).load().settings
+        let live = SettingsSchema.keys.filter(\.live)
+        for key in live { #expect(key.value(in: target) != key.value(in: DaemonSettings()), "the fixture changes \(key.name)") }
+        var settings = DaemonSettings()
+        ScannerDaemon.applyLive(Set(live.map(\.name)), from: target, to: &settings)
+        for key in SettingsSchema.keys {
+            let expected = key.live ? key.value(in: target) : key.value(in: DaemonSettings())
+            #expect(key.value(in: settings) == expected, "\(key.name)")
+        }
+    }
+
+    @Test func trackingSettingsReachThePipeline() {
+        var s = DaemonSettings()
+        s.quality = .accurate
+        s.gracePeriod = 2
+        s.textWindow = 7
+        let c = ScannerDaemon.sequenceConfiguration(s)
+        #expect(c.tracker.gracePeriod == 2)
+        #expect(c.tracker.textWindow == 7)
+        #expect(c.tracker.textAgreement == 3, "auto: the quality level's")
+        #expect(c.options.quality == .accurate)
+    }
+}
