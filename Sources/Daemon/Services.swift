@@ -15,6 +15,10 @@ struct ServerService: Service {
 
     func run() async throws {
         let server = self.server
+        // The socket's directory (/run/scannerd) exists under systemd (the socket unit makes it); by
+        // hand it may not.
+        let directory = (server.configuration.path as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { server.removeSocketFile() }
         try await withGracefulShutdownHandler {
             try await server.run(ready: {

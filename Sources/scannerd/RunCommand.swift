@@ -134,6 +134,9 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // SIGHUP's default action ends the process: until the reload service listens for it, a reload
+        // sent right at start is ignored instead.
+        signal(SIGHUP, SIG_IGN)
         let loader = ConfigurationLoader(
             filePath: ConfigurationPath.resolve(explicit: config, none: noConfig), commandLine: commandLineEntries)
         let loaded: LoadedConfiguration
