@@ -8,29 +8,48 @@ import Yams
 /// octal text and `phone-region: NO` stays Norway; each key's parser decides what its text means.
 public enum ConfigurationFile {
     public static func entries(path: String) throws(ConfigurationErrors) -> [SettingEntry] {
-        let text: String
+        try entries(yaml: read(path), path: path)
+    }
+
+    public static func entries(yaml text: String, path: String) throws(ConfigurationErrors) -> [SettingEntry] {
+        let (entries, errors) = parse(yaml: text, path: path)
+        if !errors.isEmpty { throw ConfigurationErrors(errors) }
+        return entries
+    }
+
+    /// The entries that could be read, and the problems with the rest: the loader checks the entries'
+    /// keys and values too, so one run reports everything.
+    static func parse(path: String) -> ([SettingEntry], [ConfigurationError]) {
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            let text = try read(path)
+            return parse(yaml: text, path: path)
+        } catch {
+            return ([], error.errors)
+        }
+    }
+
+    static func read(_ path: String) throws(ConfigurationErrors) -> String {
+        do {
+            return try String(contentsOfFile: path, encoding: .utf8)
         } catch {
             let reason = (error as NSError).localizedFailureReason ?? String(cString: strerror(errno))
             throw ConfigurationErrors([.unreadable(path: path, reason: FileManager.default.fileExists(atPath: path) ? reason : "no such file")])
         }
-        return try entries(yaml: text, path: path)
     }
 
-    public static func entries(yaml text: String, path: String) throws(ConfigurationErrors) -> [SettingEntry] {
+    static func parse(yaml text: String, path: String) -> ([SettingEntry], [ConfigurationError]) {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
         } catch let error as YamlError {
-            throw ConfigurationErrors([syntaxError(error, path: path)])
+            return ([], [syntaxError(error, path: path)])
         } catch {
-            throw ConfigurationErrors([.syntax(path: path, line: 1, column: 1, problem: "\(error)")])
+            return ([], [.syntax(path: path, line: 1, column: 1, problem: "\(error)")])
         }
         // An empty file (or only comments) is a valid configuration: all defaults.
-        guard let root else { return [] }
+        guard let root else { return ([], []) }
         func origin(_ node: Node) -> SettingOrigin { .file(path: path, line: node.mark?.line ?? 1) }
-        guard let sections = root.mapping else { throw ConfigurationErrors([.notAMapping(key: nil, origin: origin(root))]) }
+        guard let sections = root.mapping else { return ([], [.notAMapping(key: nil, origin: origin(root))]) }
         var entries: [SettingEntry] = []
         var errors: [ConfigurationError] = []
         var seen = Set<String>()
@@ -57,8 +76,7 @@ public enum ConfigurationFile {
                 }
             }
         }
-        if !errors.isEmpty { throw ConfigurationErrors(errors) }
-        return entries
+        return (entries, errors)
     }
 
     private static func value(_ node: Node) throws(ValueProblem) -> SettingValue {

@@ -37,7 +37,9 @@ public struct ConfigurationLoader: Sendable {
         var errors: [ConfigurationError] = []
         var layers: [[SettingEntry]] = []
         if let filePath {
-            do { layers.append(try ConfigurationFile.entries(path: filePath)) } catch { errors += error.errors }
+            let (entries, problems) = ConfigurationFile.parse(path: filePath)
+            layers.append(entries)
+            errors += problems
         }
         layers.append(environmentEntries(&errors))
         layers.append(commandLine)
