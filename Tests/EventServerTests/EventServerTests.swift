@@ -93,8 +93,9 @@ final class RunningServer: @unchecked Sendable {
             #expect(try ask(#"{"request":"ping","id":true}"#)["id"] is NSNull)
             let items = try ask(#"{"request":"items"}"#)
             #expect((items["items"] as? [[String: Any]])?.count == 1)
-            let stats = try ask(#"{"request":"stats"}"#)
+            let stats = try #require(try ask(#"{"request":"stats"}"#)["events"] as? [String: Any])
             #expect(stats["clients"] as? Int == 1 && stats["items"] as? Int == 1 && stats["overflows"] as? Int == 0)
+            #expect((stats["published"] as? Int ?? 0) >= 1)
             for (line, code) in [
                 ("not json", "malformed"), (#"{"id":1}"#, "malformed"), (#"[1,2]"#, "malformed"),
                 (#"{"request":"explode"}"#, "unknown-request"),
