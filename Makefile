@@ -34,7 +34,8 @@ deps:
 build: deps
 	$(SWIFT) build -c $(CONFIG)
 
-RUN_FLAGS ?= --events-stdout --socket $(CURDIR)/.build/scannerd.sock
+# The repository's configuration (every key at its default), not an installed /etc/scannerd/scannerd.conf.
+RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock
 run: build
 ifdef DEVICE
 	$(SWIFT) run -c $(CONFIG) scannerd run --device $(DEVICE) $(RUN_FLAGS)
