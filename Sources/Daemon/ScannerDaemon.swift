@@ -1,4 +1,3 @@
-import CMalloc
 import Capture
 import DaemonConfiguration
 import EventServer
@@ -58,11 +57,6 @@ public final class ScannerDaemon: Sendable {
         logger: Logger, reload: @escaping @Sendable () throws(ConfigurationErrors) -> LoadedConfiguration
     ) throws(DaemonError) {
         let s = configuration.settings
-        // Frames (300 KB at 640×480) are allocated on the capture thread and freed on the recognizers'.
-        // With glibc's dynamic mmap threshold they soon come from the heap, and RSS then grew ~130 kB/min
-        // while the live heap stayed flat (heaptrack); a fixed threshold keeps them mmapped and RSS flat
-        // (docs/benchmarks.md, "Soak").
-        _ = cmalloc_fix_mmap_threshold(128 * 1024)
         self.logger = logger
         self.logLevel = logLevel
         self.notifier = notifier

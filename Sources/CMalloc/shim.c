@@ -1,2 +1,0 @@
-// The functions are static inline in include/cmalloc.h; this file makes the target a C target.
-#include "cmalloc.h"
