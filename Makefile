@@ -3,6 +3,7 @@
 #   make run     install what is missing, build, and run on the bundled demo clip (DEVICE=/dev/video0 for a camera)
 #   make test    install what is missing and run every test
 #   make bench   per-stage recognition costs → docs/benchmarks.md
+#   make soak    10 minutes on the emulated camera with unplugs: RSS / descriptors flat? → docs/benchmarks.md
 #   make install    release build, then binaries, systemd units, udev rule, sysusers file, docs, config
 #                   (PREFIX=/usr/local, DESTDIR=); make uninstall removes them again
 #
@@ -19,7 +20,7 @@ APT_PACKAGES := pkg-config libzbar-dev libtesseract-dev libleptonica-dev tessera
 # Tests/system/check-units.sh: systemd-analyze (verify, security) and udevadm (test).
 APT_PACKAGES += systemd udev
 
-.PHONY: deps build run test bench clean fixtures install uninstall
+.PHONY: deps build run test bench soak clean fixtures install uninstall
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -54,6 +55,13 @@ test: deps
 bench: deps
 	$(SWIFT) build -c release
 	.build/release/scannerd-bench --output docs/benchmarks.md
+
+# Ten minutes on the emulated camera with an unplug every ~30 s: RSS, descriptors and threads must stay
+# flat (Tests/soak/soak.sh; SOAK_SECONDS=… to shorten). The result replaces the soak section of docs/benchmarks.md.
+soak: deps
+	$(SWIFT) build -c release --product scannerd
+	$(SWIFT) build -c release --product FakeCamera
+	SOAK_OUTPUT=docs/benchmarks.md bash Tests/soak/soak.sh
 
 # Regenerates the committed fixtures (needs: pip install pillow segno treepoem numpy; apt ghostscript).
 fixtures:

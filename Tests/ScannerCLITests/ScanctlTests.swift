@@ -228,7 +228,7 @@ import Testing
         let announced = daemon.waitFor(timeout: 10) { $0.contains { $0.contains(#""event":"config""#) } }
         #expect(announced)
         let configIndex = daemon.output.firstIndex { $0.contains(#""event":"config""#) } ?? 0
-        let sawPhone = daemon.waitFor(timeout: 20) { lines in lines[configIndex...].contains { $0.contains(#""event":"added""#) && $0.contains("+12125550187") } }
+        let sawPhone = daemon.waitFor(timeout: 40) { lines in lines[configIndex...].contains { $0.contains(#""event":"added""#) && $0.contains("+12125550187") } }
         Thread.sleep(forTimeInterval: 1)
         _ = daemon.stop()
         let after = daemon.output[configIndex...].filter { $0.contains(#""event":"added""#) }

@@ -20,6 +20,7 @@
 #   SOAK_REPLUG_MS      outage length, ms                 (2000)
 #   SOAK_TABLE_EVERY    one table row every N s           (a tenth of the run, rounded to the interval)
 #   SOAK_RSS_GROWTH_PCT verdict threshold, %              (5)
+#   SOAK_RSS_TREND_KB_MIN verdict threshold, kB/min     (30)
 #   SOAK_STOP_TIMEOUT   s to wait for exit after SIGTERM  (10)
 #   SOAK_OUTPUT         file to write the section into, between <!-- soak:begin --> and <!-- soak:end -->
 #                       (appended at the end with the markers if they are absent)
@@ -39,6 +40,9 @@ SOAK_INTERVAL=${SOAK_INTERVAL:-10}
 SOAK_UNPLUG_FRAMES=${SOAK_UNPLUG_FRAMES:-900}
 SOAK_REPLUG_MS=${SOAK_REPLUG_MS:-2000}
 SOAK_RSS_GROWTH_PCT=${SOAK_RSS_GROWTH_PCT:-5}
+# A percentage over ten minutes hides a slow leak (1.5 % in 10 min is 190 MB a day): the trend after
+# warm-up (least-squares slope of RSS) must stay under this too.
+SOAK_RSS_TREND_KB_MIN=${SOAK_RSS_TREND_KB_MIN:-30}
 SOAK_STOP_TIMEOUT=${SOAK_STOP_TIMEOUT:-10}
 SOAK_OUTPUT=${SOAK_OUTPUT:-}
 SOAK_KEEP=${SOAK_KEEP:-0}
@@ -404,6 +408,8 @@ awk -F, -v warm="$SOAK_WARMUP" '
 REASONS=()
 awk -v g="$GROWTH_PCT" -v lim="$SOAK_RSS_GROWTH_PCT" 'BEGIN {exit !(g < lim)}' ||
   REASONS+=("RSS grew ${GROWTH_PCT} % after warm-up (limit ${SOAK_RSS_GROWTH_PCT} %)")
+awk -v t="$SLOPE" -v lim="$SOAK_RSS_TREND_KB_MIN" 'BEGIN {exit !(t < lim)}' ||
+  REASONS+=("RSS trend after warm-up ${SLOPE} kB/min (limit ${SOAK_RSS_TREND_KB_MIN} kB/min)")
 (( FD_MAX <= FD_WMAX )) || REASONS+=("descriptors reached $FD_MAX after warm-up (warm-up max $FD_WMAX)")
 (( TH_MAX <= TH_WMAX )) || REASONS+=("threads reached $TH_MAX after warm-up (warm-up max $TH_WMAX)")
 (( UNPLUGS >= 1 )) || REASONS+=("the camera was never unplugged (SOAK_UNPLUG_FRAMES too large for the run?)")
@@ -460,7 +466,8 @@ SECTION=$WORK/section.md
     NR > 1 && ($1 % every == 0 || $1 == last) {
       printf "| %d | %d | %d | %d | %d | %.1f | %d | %s |\n", $1, $2, $3, $4, $5, $6, $7, $9 }' "$CSV"
   echo
-  echo "Verdict (flat = RSS at the end less than ${SOAK_RSS_GROWTH_PCT} % above RSS after warm-up; no more" \
+  echo "Verdict (flat = RSS at the end less than ${SOAK_RSS_GROWTH_PCT} % above RSS after warm-up and its trend" \
+       "under ${SOAK_RSS_TREND_KB_MIN} kB/min; no more" \
        "descriptors or threads after warm-up than during it; the camera unplugged and back; the client served to" \
        "the end; exit 0 on SIGTERM): $VERDICT"
 } >"$SECTION"
