@@ -47,9 +47,6 @@ let package = Package(
             linkerSettings: [.linkedLibrary("ZXing"), .linkedLibrary("stdc++")]
         ),
 
-        // glibc's malloc_trim, which Swift's Glibc module does not export.
-        .target(name: "CMalloc"),
-
         // Test double: answers V4L2 for a fake /dev/videoN when LD_PRELOADed. Nothing in the daemon knows it.
         .target(
             name: "CFakeCamera",
@@ -119,7 +116,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "ScannerCore", "ImageDecoding", "Recognition", "Capture", "Tracking", "Pipeline", "Events",
-                "EventServer", "DaemonConfiguration", "CMalloc",
+                "EventServer", "DaemonConfiguration",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -113,7 +113,6 @@ public final class ScannerDaemon: Sendable {
             successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup))
         services.append(.init(service: SystemdService(daemon: self)))
         services.append(.init(service: ReloadService(daemon: self)))
-        services.append(.init(service: MemoryTrimService()))
         var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.logger = Logger(label: "scannerd.lifecycle", factory: { _ in SwiftLogNoOpLogHandler() })
         try await ServiceGroup(configuration: configuration).run()

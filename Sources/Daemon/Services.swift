@@ -1,4 +1,3 @@
-import CMalloc
 import Capture
 import EventServer
 import Foundation
@@ -105,20 +104,6 @@ struct SystemdService: Service {
             guard (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: interval) })) != nil else { break }
         }
         notifier.notify(["STOPPING=1", "STATUS=stopping"])
-    }
-}
-
-/// Returns freed heap pages to the kernel every `interval`. Frames and OCR buffers are allocated and
-/// freed all the time, on several threads; glibc keeps freed pages inside the heap, and over hours RSS
-/// crept up while the live heap stayed flat (docs/benchmarks.md, "Soak"). `malloc_trim` gives them back.
-struct MemoryTrimService: Service {
-    var interval: Duration = .seconds(10)
-
-    func run() async throws {
-        // The sleep ends at once on shutdown, so this never delays the exit.
-        while (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: interval) })) != nil {
-            _ = cmalloc_trim()
-        }
     }
 }
 

@@ -68,7 +68,7 @@ import Testing
         #expect(notify.waitFor(timeout: 10) { $0.hasPrefix("STATUS=camera /dev/video0: ") && $0.contains(" fps") }, "\(notify.fields)")
         // Ready only once the socket accepts clients.
         #expect(FileManager.default.fileExists(atPath: socket))
-        // Under systemd too (the notifier and the memory trimmer sleep between rounds) the exit is prompt.
+        // Under systemd too (the notifier sleeps between rounds) the exit is prompt.
         let asked = Date()
         #expect(daemon.stop() == 0)
         let took = Date().timeIntervalSince(asked)
