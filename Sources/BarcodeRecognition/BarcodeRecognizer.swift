@@ -23,7 +23,8 @@ public struct BarcodeObservation: Sendable, Equatable {
 ///
 /// One recognizer owns one `zbar_image_scanner_t`; it is not thread-safe, use one per thread.
 public final class BarcodeRecognizer {
-    private let scanner: OpaquePointer
+    private var scanner: OpaquePointer
+    private let settings: Settings
     public let symbologies: Set<Symbology>
 
     /// zbar's decoders by symbology. PDF417 is absent: zbar's PDF417 decoder was never completed
@@ -45,30 +46,77 @@ public final class BarcodeRecognizer {
     ///     consecutive frames. Off for still images.
     ///   - scanDensity: scan every n-th row and column (zbar's X/Y density). 1 finds the smallest
     ///     codes; 2 halves the cost and still finds codes more than a few dozen pixels tall.
+    ///   - renewAfterSymbols: replace the zbar scanner after this many decoded symbols (see
+    ///     `defaultRenewal`); nil never does, as zbar is shipped (benchmarks only).
     public init(
-        symbologies: Set<Symbology>, testInverted: Bool = false, cacheFrames: Bool = false, scanDensity: Int = 1
+        symbologies: Set<Symbology>, testInverted: Bool = false, cacheFrames: Bool = false, scanDensity: Int = 1,
+        renewAfterSymbols: Int? = BarcodeRecognizer.defaultRenewal
     ) throws(ScannerError) {
+        self.symbologies = symbologies.intersection(Self.supported)
+        self.renewAfterSymbols = renewAfterSymbols.map { max(1, $0) }
+        settings = Settings(
+            zbarTypes: self.symbologies.compactMap { Self.zbarTypes[$0] }, upca: self.symbologies.contains(.upca),
+            testInverted: testInverted, cacheFrames: cacheFrames, density: Int32(max(1, scanDensity)))
+        scanner = try Self.makeScanner(settings)
+    }
+
+    /// What a zbar scanner is configured with, kept to make an identical one (`renewScannerIfDue`).
+    private struct Settings {
+        var zbarTypes: [zbar_symbol_type_t]
+        var upca: Bool
+        var testInverted: Bool
+        var cacheFrames: Bool
+        var density: Int32
+    }
+
+    private static func makeScanner(_ settings: Settings) throws(ScannerError) -> OpaquePointer {
         guard let scanner = zbar_image_scanner_create() else {
             throw .libraryFailure(library: "zbar", reason: "zbar_image_scanner_create failed")
         }
-        self.scanner = scanner
-        self.symbologies = symbologies.intersection(Self.supported)
         // Symbology 0 (ZBAR_NONE) addresses every decoder: start from nothing enabled.
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        for type in self.symbologies.compactMap({ Self.zbarTypes[$0] }) {
+        for type in settings.zbarTypes {
             zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_ENABLE, 1)
         }
-        if self.symbologies.contains(.upca) {
+        if settings.upca {
             // zbar decodes UPC-A inside its EAN-13 decoder, which must run for UPC-A to be found at all
             // (measured: with UPC-A alone enabled nothing decodes). Real EAN-13 symbols it then finds
             // are dropped in `observation(from:)` unless EAN-13 was asked for.
             zbar_image_scanner_set_config(scanner, ZBAR_EAN13, ZBAR_CFG_ENABLE, 1)
         }
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, testInverted ? 1 : 0)
-        zbar_image_scanner_enable_cache(scanner, cacheFrames ? 1 : 0)
-        let density = Int32(max(1, scanDensity))
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, density)
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, density)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, settings.testInverted ? 1 : 0)
+        zbar_image_scanner_enable_cache(scanner, settings.cacheFrames ? 1 : 0)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, settings.density)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, settings.density)
+        return scanner
+    }
+
+    /// zbar keeps every symbol it decodes for reuse, in buckets by data size, but its QR decoder always
+    /// asks for a symbol with no data and grows it afterwards: a QR symbol is never reused, and the
+    /// buckets grow by one symbol per QR code decoded until the scanner is destroyed
+    /// (github.com/mchehab/zbar/issues/258, open; Debian 12 ships 0.23.92). A kiosk decoding a QR code
+    /// on every frame grew ~60 kB per 1000 scans, 130–170 kB/min in the soak (docs/benchmarks.md). So
+    /// after this many decoded symbols the scanner is replaced by an identical one, which frees them.
+    /// Making one costs microseconds; with `cacheFrames` the renewal restarts zbar's cache (one frame's
+    /// delay).
+    public static let defaultRenewal = 256
+
+    /// Decoded symbols after which the zbar scanner is replaced; nil: never.
+    public let renewAfterSymbols: Int?
+
+    /// Symbols decoded by the current zbar scanner.
+    private var symbolsSinceRenewal = 0
+
+    /// How many times the zbar scanner was replaced (see `renewAfterSymbols`).
+    public private(set) var renewals = 0
+
+    private func renewScannerIfDue() {
+        guard let renewAfterSymbols, symbolsSinceRenewal >= renewAfterSymbols, let fresh = try? Self.makeScanner(settings)
+        else { return }
+        zbar_image_scanner_destroy(scanner)
+        scanner = fresh
+        symbolsSinceRenewal = 0
+        renewals += 1
     }
 
     deinit { zbar_image_scanner_destroy(scanner) }
@@ -111,13 +159,20 @@ public final class BarcodeRecognizer {
         // zbar's Y800 input has no stride: repack if the decoder left padding.
         let packed = image.isPacked ? image : image.packed()
         guard let zimage = zbar_image_create() else { return [] }
-        defer { zbar_image_destroy(zimage) }
+        // The image holds a reference to its symbols, which the scanner recycles: destroy the image,
+        // and only then, if due, the scanner.
+        defer {
+            zbar_image_destroy(zimage)
+            renewScannerIfDue()
+        }
         zbar_image_set_format(zimage, czbar_fourcc_y800())
         zbar_image_set_size(zimage, UInt32(packed.width), UInt32(packed.height))
         return packed.pixels.withUnsafeBytes { bytes -> [BarcodeObservation] in
             // No cleanup handler: the bytes belong to `packed`, which outlives the scan.
             zbar_image_set_data(zimage, bytes.baseAddress, UInt(packed.width * packed.height), nil)
-            guard zbar_scan_image(scanner, zimage) > 0 else { return [] }
+            let decoded = zbar_scan_image(scanner, zimage)
+            guard decoded > 0 else { return [] }
+            symbolsSinceRenewal += Int(decoded)
             var observations: [BarcodeObservation] = []
             var symbol = zbar_image_first_symbol(zimage)
             while let current = symbol {

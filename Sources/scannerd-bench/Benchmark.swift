@@ -27,7 +27,13 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Internal: processing width for --probe-device (0 = full size).", visibility: .hidden))
     var probeWidth: Int = 0
 
-    @Option(help: ArgumentHelp("Run only these sections (recognition, capture, sequence, delivery).", valueName: "list"))
+    @Option(help: ArgumentHelp("Internal: run one stage repeatedly, printing RssAnon (the memory section).", visibility: .hidden))
+    var memoryProbe: String?
+
+    @Option(help: ArgumentHelp("Internal: calls for --memory-probe.", visibility: .hidden))
+    var memoryIterations: Int = 2000
+
+    @Option(help: ArgumentHelp("Run only these sections (recognition, capture, sequence, delivery, memory).", valueName: "list"))
     var only: String?
 
     func wants(_ section: String) -> Bool { only.map { $0.split(separator: ",").contains(Substring(section)) } ?? true }
@@ -35,6 +41,10 @@ struct Benchmark: AsyncParsableCommand {
     func run() async throws {
         if let probeDevice {
             try CaptureBenchmark.probe(device: probeDevice, frames: 60, processingWidth: probeWidth == 0 ? nil : probeWidth)
+            return
+        }
+        if let memoryProbe {
+            try MemoryBenchmark.probe(stage: memoryProbe, calls: memoryIterations)
             return
         }
         var sections: [(String, String)] = []
@@ -49,6 +59,9 @@ struct Benchmark: AsyncParsableCommand {
         }
         if wants("delivery") {
             sections.append(("delivery", try await DeliveryBenchmark.render(today: Self.today(), machine: Self.machine())))
+        }
+        if wants("memory") {
+            sections.append(("memory", try MemoryBenchmark.render(today: Self.today(), machine: Self.machine())))
         }
         for (name, text) in sections where !text.isEmpty {
             print(text)

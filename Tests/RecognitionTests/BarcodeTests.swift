@@ -127,6 +127,32 @@ func scanFixture(_ name: String, options: ScanOptions = ScanOptions(types: Recog
         options.regionOfInterest = NormalizedRect(x: 0, y: 0, width: 0.5, height: 1)
         #expect(try scanFixture("roi.png", options: options).map(\.payload) == ["ROI-LEFT"])
     }
+
+    /// zbar's QR decoder never reuses the symbols it keeps (mchehab/zbar#258), so the recognizer replaces
+    /// its zbar scanner every `defaultRenewal` decoded symbols. The replacement must behave exactly
+    /// like the original: same results, and still only the symbologies asked for.
+    @Test func renewedZBarScannerKeepsItsConfiguration() throws {
+        let decoder = try ImageDecoder()
+        let qr = try decoder.decodeFile(atPath: Fixtures.path("qr.png")).image
+        let ean = try decoder.decodeFile(atPath: Fixtures.path("ean13.png")).image
+        let recognizer = try BarcodeRecognizer(symbologies: [.qr])
+        let first = recognizer.recognize(qr)
+        #expect(first.map(\.payload) == ["https://example.com/scannerd"])
+        for _ in 1...BarcodeRecognizer.defaultRenewal {
+            #expect(recognizer.recognize(qr) == first)
+        }
+        #expect(recognizer.renewals == 1)
+        #expect(recognizer.recognize(qr) == first)
+        #expect(recognizer.recognize(ean).isEmpty, "EAN-13 was not asked for, before or after the renewal")
+    }
+
+    /// Scans that decode nothing leave nothing behind: no renewal.
+    @Test func scansWithoutSymbolsDoNotRenew() throws {
+        let ean = try ImageDecoder().decodeFile(atPath: Fixtures.path("ean13.png")).image
+        let recognizer = try BarcodeRecognizer(symbologies: [.qr])
+        for _ in 0...BarcodeRecognizer.defaultRenewal { _ = recognizer.recognize(ean) }
+        #expect(recognizer.renewals == 0)
+    }
 }
 
 #if canImport(Glibc)
