@@ -50,7 +50,9 @@ public final class CameraSource: FrameSource {
     private var openErrors = RepeatFilter()
     private var lastFrame = ContinuousClock.now
     private var countedBeforeDevice = CaptureCounters()
-    public private(set) var statistics = SourceStatistics()
+    /// Written by the capture thread, read by `stats` requests from any thread.
+    private let counts = Mutex(SourceStatistics())
+    public var statistics: SourceStatistics { counts.withLock { $0 } }
     private let idle = Atomic<Bool>(false)
     private let photos = PhotoRequests()
     private var skipNext = false
@@ -85,7 +87,7 @@ public final class CameraSource: FrameSource {
                     let repeats = openErrors.clear()
                     if reportedUnavailable {
                         reportedUnavailable = false
-                        statistics.reconnects += 1
+                        counts.withLock { $0.reconnects += 1 }
                         logger.notice("camera available", metadata: ["device": "\(configuration.path)", "failedAttempts": "\(repeats + 1)"])
                         return .available
                     }
@@ -139,7 +141,8 @@ public final class CameraSource: FrameSource {
                 syncStatistics(device)
                 guard var frame else { continue }
                 // Every dequeued frame counts in the numbering, delivered or not.
-                frame.index = statistics.delivered + statistics.dropped + statistics.corrupt - 1
+                let counted = statistics
+                frame.index = counted.delivered + counted.dropped + counted.corrupt - 1
                 lastFrame = .now
                 return .frame(frame)
             } catch .timeout {
@@ -166,9 +169,12 @@ public final class CameraSource: FrameSource {
 
     private func syncStatistics(_ device: V4L2Device) {
         let c = device.counters
-        statistics.delivered = countedBeforeDevice.delivered + c.delivered
-        statistics.dropped = countedBeforeDevice.stale + c.stale
-        statistics.corrupt = countedBeforeDevice.corrupt + c.corrupt
+        let before = countedBeforeDevice
+        counts.withLock {
+            $0.delivered = before.delivered + c.delivered
+            $0.dropped = before.stale + c.stale
+            $0.corrupt = before.corrupt + c.corrupt
+        }
     }
 
     private func lose(_ lost: V4L2Device, reason: String) -> SourceEvent {

@@ -54,7 +54,9 @@ public final class ReplaySource: FrameSource {
     private let idle = Atomic<Bool>(false)
     private let photos = PhotoRequests()
     private var skipNext = false
-    public private(set) var statistics = SourceStatistics()
+    /// Written by the capture thread, read by `stats` requests from any thread.
+    private let counts = Mutex(SourceStatistics())
+    public var statistics: SourceStatistics { counts.withLock { $0 } }
 
     /// The number of frames in one pass of the clip.
     public var frameCount: Int { clip.count }
@@ -133,7 +135,7 @@ public final class ReplaySource: FrameSource {
             nextIndex = index + 1
             if configuration.pace == .realtime && idle.load(ordering: .relaxed) && skipNext {
                 skipNext = false
-                statistics.dropped += 1
+                counts.withLock { $0.dropped += 1 }
                 continue
             }
             skipNext = true
@@ -141,10 +143,10 @@ public final class ReplaySource: FrameSource {
             do {
                 if !photos.isEmpty { photos.fulfill(try photo(position)) }
                 let image = try decode(position)
-                statistics.delivered += 1
+                counts.withLock { $0.delivered += 1 }
                 return .frame(Frame(index: index, image: image, format: nil))
             } catch {
-                statistics.corrupt += 1
+                counts.withLock { $0.corrupt += 1 }
                 logger.warning("replay frame skipped", metadata: ["source": "\(name)", "frame": "\(index)", "reason": "\(error)"])
             }
         }
@@ -164,7 +166,8 @@ public final class ReplaySource: FrameSource {
         if due >= nextIndex {
             // The consumer was slow: skip to the newest due frame, as a camera would.
             let index = min(due, last)
-            statistics.dropped += index - nextIndex
+            let skipped = index - nextIndex
+            counts.withLock { $0.dropped += skipped }
             return index
         }
         let wait = Double(nextIndex) / configuration.fps - (now - start).inSeconds
