@@ -2,7 +2,7 @@
 #
 #   make run     install what is missing, build, and run on the bundled demo clip (DEVICE=/dev/video0 for a camera)
 #   make test    install what is missing and run every test
-#   make bench   per-stage recognition costs → docs/benchmarks.md
+#   make bench   per-stage costs: recognition, capture, sequence, delivery, memory per call → docs/benchmarks.md
 #   make soak    10 minutes on the emulated camera with unplugs: RSS / descriptors flat? → docs/benchmarks.md
 #   make install    release build, then binaries, systemd units, udev rule, sysusers file, docs, config
 #                   (PREFIX=/usr/local, DESTDIR=); make uninstall removes them again
