@@ -98,20 +98,19 @@ enum MemoryBenchmark {
     static func probe(stage: String, calls: Int) throws {
         let frames = try demoFrames()
         let images = frames.map(\.image.image)
+        // The barcode stages differ only in what the recognizer is asked for.
         let linear: Set<Symbology> = [.ean13, .code128, .code39, .i2of5, .codabar, .gs1DataBar]
+        let barcodeStages: [String: (symbologies: Set<Symbology>, renewal: Int?)] = [
+            "zbar-qr-unrenewed": ([.qr], nil),
+            "zbar-qr": ([.qr], BarcodeRecognizer.defaultRenewal),
+            "zbar-linear": (linear, BarcodeRecognizer.defaultRenewal),
+            "zxing-pdf417": ([.pdf417], BarcodeRecognizer.defaultRenewal),
+        ]
         let call: (Int) -> Void
         switch stage {
-        case "zbar-qr-unrenewed":
-            let recognizer = try BarcodeRecognizer(symbologies: [.qr], renewAfterSymbols: nil)
-            call = { i in _ = recognizer.recognize(images[i % images.count]) }
-        case "zbar-qr":
-            let recognizer = try BarcodeRecognizer(symbologies: [.qr])
-            call = { i in _ = recognizer.recognize(images[i % images.count]) }
-        case "zbar-linear":
-            let recognizer = try BarcodeRecognizer(symbologies: linear)
-            call = { i in _ = recognizer.recognize(images[i % images.count]) }
-        case "zxing-pdf417":
-            let recognizer = try BarcodeRecognizer(symbologies: [.pdf417])
+        case let name where barcodeStages[name] != nil:
+            let (symbologies, renewal) = barcodeStages[name]!
+            let recognizer = try BarcodeRecognizer(symbologies: symbologies, renewAfterSymbols: renewal)
             call = { i in _ = recognizer.recognize(images[i % images.count]) }
         case "tesseract":
             let recognizer = try TextRecognizer()
