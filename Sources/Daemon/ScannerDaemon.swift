@@ -165,22 +165,39 @@ public final class ScannerDaemon: Sendable {
         ]
     }
 
+    /// How long reading the configuration may take before a reload gives up on it. Reading is
+    /// bounded by the file's limits (docs/security.md) and takes milliseconds; the deadline is for
+    /// what no limit foresaw (a file on a hung network mount).
+    public static let reloadDeadline: Duration = .seconds(5)
+
     /// `SIGHUP`: reads the configuration again. Keys that changed and can change live (recognition,
     /// tracking, log level) are applied from the next frame and announced as a `config` event; keys
     /// that need a restart are named in the log (and the event). A configuration with any error is
-    /// refused whole, with every reason logged, and the one in force stays.
-    public func reload() {
+    /// refused whole, with every reason logged, and the one in force stays. The file is read on a
+    /// thread of its own: past `deadline`, or when the caller is cancelled (shutdown), the reload is
+    /// abandoned and whatever that read finds later is ignored.
+    public func reload(deadline: Duration = ScannerDaemon.reloadDeadline) async {
         notifier.notify(["RELOADING=1", "MONOTONIC_USEC=\(Heartbeat.monotonicNanoseconds() / 1000)"])
         defer { notifier.notify(["READY=1", "STATUS=\(statusLine())"]) }
+        let read = reloadConfiguration
+        let outcome = await OffThread.run(deadline: deadline) { () -> Result<LoadedConfiguration, ConfigurationErrors> in
+            do throws(ConfigurationErrors) { return .success(try read()) } catch { return .failure(error) }
+        }
         let next: LoadedConfiguration
-        do {
-            next = try reloadConfiguration()
-        } catch {
+        switch outcome {
+        case nil:
+            let reason = Task.isCancelled ? "shutting down" : "reading the configuration took longer than \(deadline.inSeconds) s"
+            logger.error("configuration reload abandoned", metadata: ["reason": "\(reason)"])
+            notifier.notify(["STATUS=reload abandoned: \(reason)"])
+            return
+        case .failure(let error)?:
             for problem in error.errors {
                 logger.error("configuration reload refused", metadata: ["error": "\(problem)"])
             }
             notifier.notify(["STATUS=reload refused: \(error.errors.first.map { "\($0)" } ?? "")"])
             return
+        case .success(let loaded)?:
+            next = loaded
         }
         let previous = loaded.withLock { old -> LoadedConfiguration in
             defer { old = next }
@@ -240,7 +257,7 @@ public final class ScannerDaemon: Sendable {
         EventServer(
             hub: hub,
             configuration: EventServerConfiguration(
-                path: s.socketPath, mode: mode_t(s.socketMode), maximumClients: s.maximumClients,
+                path: s.socketPath, mode: mode_t(s.socketMode), maximumClients: s.maximumClients, maximumClientsPerUser: s.maximumClientsPerUser,
                 group: s.socketGroup.flatMap(Accounts.groupID), allowedUsers: Set(s.allowUsers.compactMap(Accounts.userID)),
                 allowedGroups: Set(s.allowGroups.compactMap(Accounts.groupID)),
                 controlUsers: Set(s.controlUsers.compactMap(Accounts.userID)), controlGroups: Set(s.controlGroups.compactMap(Accounts.groupID))),
@@ -261,19 +278,8 @@ public final class ScannerDaemon: Sendable {
     func photo(annotate: Bool) async -> Result<EventServer.CapturedPhoto, EventServer.ConfigurationRefusal> {
         nonisolated(unsafe) let source = self.source
         let items = hub.items.map(\.item.bounds)
-        let photo: Photo? = await withCheckedContinuation { continuation in
-            let resumed = Mutex(false)
-            let finish: @Sendable (Photo?) -> Void = { photo in
-                let first = resumed.withLock { done -> Bool in
-                    defer { done = true }
-                    return !done
-                }
-                if first { continuation.resume(returning: photo) }
-            }
-            source.takePhoto(finish)
-            DispatchQueue.global().asyncAfter(deadline: .now() + 3) { finish(nil) }
-        }
-        guard let photo else { return .failure(.init("no frame within 3 s (is the camera available?)")) }
+        let photo: Photo?? = await OffThread.waitForCallback(deadline: .seconds(3)) { finish in source.takePhoto(finish) }
+        guard let photo = photo ?? nil else { return .failure(.init("no frame within 3 s (is the camera available?)")) }
         if !annotate, let jpeg = photo.jpeg {
             return .success(.init(jpeg: jpeg, width: photo.width, height: photo.height))
         }

@@ -107,13 +107,15 @@ struct SystemdService: Service {
     }
 }
 
-/// `SIGHUP`: reload the configuration.
+/// `SIGHUP`: reload the configuration. The file is read on a thread of its own with a deadline
+/// (`ScannerDaemon.reload`), so neither a slow file nor shutdown waits on it: the next `SIGHUP` is
+/// heard, and `SIGTERM` ends this service at once.
 struct ReloadService: Service {
     let daemon: ScannerDaemon
 
     func run() async throws {
         for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
-            daemon.reload()
+            try? await cancelWhenGracefulShutdown { await daemon.reload() }
         }
     }
 }

@@ -3,6 +3,10 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
     case unreadable(path: String, reason: String)
     /// The file is not valid YAML.
     case syntax(path: String, line: Int, column: Int, problem: String)
+    /// The file breaks a limit that bounds the cost of reading it (docs/security.md).
+    case limit(path: String, line: Int, column: Int, problem: String)
+    /// More problems than are worth listing.
+    case more(count: Int)
     /// Something other than a `key: value` mapping where one was expected.
     case notAMapping(key: String?, origin: SettingOrigin)
     case unknownKey(key: String, origin: SettingOrigin, suggestion: String?)
@@ -17,6 +21,10 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
             "\(path): cannot read the configuration: \(reason)"
         case .syntax(let path, let line, let column, let problem):
             "\(path):\(line):\(column): not valid YAML: \(problem)"
+        case .limit(let path, let line, let column, let problem):
+            "\(path):\(line):\(column): refused: \(problem)"
+        case .more(let count):
+            "… and \(count) more problems"
         case .notAMapping(let key, let origin):
             "\(origin): \(key.map { "'\($0)' must be" } ?? "the file must be") a mapping of keys to values"
         case .unknownKey(let key, let origin, let suggestion):
@@ -35,7 +43,13 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
 public struct ConfigurationErrors: Error, Sendable, Equatable, CustomStringConvertible {
     public var errors: [ConfigurationError]
 
-    public init(_ errors: [ConfigurationError]) { self.errors = errors }
+    /// Problems listed at most; the rest are counted. (Each costs a closest-key search, and nobody
+    /// reads the thousandth.)
+    public static let listed = 20
+
+    public init(_ errors: [ConfigurationError]) {
+        self.errors = errors.count <= Self.listed ? errors : Array(errors.prefix(Self.listed)) + [.more(count: errors.count - Self.listed)]
+    }
 
     public var description: String { errors.map(\.description).joined(separator: "\n") }
 }

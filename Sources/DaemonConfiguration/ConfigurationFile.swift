@@ -28,16 +28,41 @@ public enum ConfigurationFile {
         }
     }
 
+    /// The file's text, read only if it is a regular file of at most `YAMLLimits.maximumBytes`: a
+    /// FIFO would block the reader, a device or a huge file would exhaust it.
     static func read(_ path: String) throws(ConfigurationErrors) -> String {
-        do {
-            return try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            let reason = (error as NSError).localizedFailureReason ?? String(cString: strerror(errno))
-            throw ConfigurationErrors([.unreadable(path: path, reason: FileManager.default.fileExists(atPath: path) ? reason : "no such file")])
+        func unreadable(_ reason: String) -> ConfigurationErrors { ConfigurationErrors([.unreadable(path: path, reason: reason)]) }
+        // O_NONBLOCK: opening a FIFO must not wait for a writer.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw unreadable(errno == ENOENT ? "no such file" : String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw unreadable(String(cString: strerror(errno))) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw unreadable(info.st_mode & S_IFMT == S_IFDIR ? "is a directory" : "not a regular file")
         }
+        let limit = YAMLLimits.maximumBytes
+        guard info.st_size <= limit else { throw unreadable("too large (\(info.st_size) bytes; at most \(limit >> 20) MiB)") }
+        var bytes = [UInt8](repeating: 0, count: limit + 1)
+        var count = 0
+        while count <= limit {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, limit + 1 - count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw unreadable(String(cString: strerror(errno))) }
+            if n == 0 { break }
+            count += n
+        }
+        // It grew while being read.
+        guard count <= limit else { throw unreadable("too large (more than \(limit >> 20) MiB)") }
+        guard let text = String(validating: bytes[..<count], as: UTF8.self) else { throw unreadable("not UTF-8 text") }
+        return text
     }
 
     static func parse(yaml text: String, path: String) -> ([SettingEntry], [ConfigurationError]) {
+        if text.utf8.count > YAMLLimits.maximumBytes {
+            return ([], [.unreadable(path: path, reason: "too large (more than \(YAMLLimits.maximumBytes >> 20) MiB)")])
+        }
+        if let refused = YAMLLimits.check(text, path: path) { return ([], [refused]) }
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
@@ -54,7 +79,7 @@ public enum ConfigurationFile {
         var errors: [ConfigurationError] = []
         var seen = Set<String>()
         for (sectionNode, body) in sections {
-            let section = sectionNode.scalar?.string ?? "\(sectionNode)"
+            let section = sectionNode.scalar?.string ?? summary(sectionNode)
             guard SettingsSchema.keys.contains(where: { $0.name.hasPrefix(section + ".") }) else {
                 errors.append(.unknownKey(key: section, origin: origin(sectionNode), suggestion: ConfigurationLoader.suggestion(for: section)))
                 continue
@@ -64,7 +89,7 @@ public enum ConfigurationFile {
                 continue
             }
             for (keyNode, valueNode) in keys {
-                let name = section + "." + (keyNode.scalar?.string ?? "\(keyNode)")
+                let name = section + "." + (keyNode.scalar?.string ?? summary(keyNode))
                 if !seen.insert(name).inserted {
                     errors.append(.duplicateKey(key: name, origin: origin(keyNode)))
                     continue
@@ -72,11 +97,22 @@ public enum ConfigurationFile {
                 do {
                     entries.append(SettingEntry(key: name, value: try value(valueNode), origin: origin(valueNode.mark == nil ? keyNode : valueNode)))
                 } catch {
-                    errors.append(.badValue(key: name, value: "\(valueNode)", origin: origin(keyNode), reason: error.reason))
+                    errors.append(.badValue(key: name, value: summary(valueNode), origin: origin(keyNode), reason: error.reason))
                 }
             }
         }
         return (entries, errors)
+    }
+
+    /// A node as an error message shows it: a scalar's text (shortened), or what kind of node it is;
+    /// never a dump of the tree.
+    static func summary(_ node: Node) -> String {
+        switch node {
+        case .scalar(let scalar): scalar.string.count > 60 ? String(scalar.string.prefix(57)) + "…" : scalar.string
+        case .sequence: "(a list)"
+        case .mapping: "(a mapping)"
+        case .alias: "(an alias)"
+        }
     }
 
     private static func value(_ node: Node) throws(ValueProblem) -> SettingValue {

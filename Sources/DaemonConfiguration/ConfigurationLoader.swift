@@ -96,6 +96,8 @@ public struct ConfigurationLoader: Sendable {
     }
 
     static func closest(_ name: String, among candidates: [String]) -> String? {
+        // The search is quadratic in the name's length; no key is longer than 40 characters.
+        guard name.count <= 64 else { return nil }
         let scored = candidates.map { ($0, editDistance(name.lowercased(), $0.lowercased())) }.min { $0.1 < $1.1 }
         guard let (best, distance) = scored, distance <= max(2, name.count / 5) else { return nil }
         return best

@@ -55,6 +55,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var socketMode: UInt32 = 0o660
     public var socketGroup: String?
     public var maximumClients = 64
+    public var maximumClientsPerUser = 16
     public var allowUsers: [String] = []
     public var allowGroups: [String] = []
     public var controlUsers: [String] = []

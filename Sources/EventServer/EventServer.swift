@@ -12,6 +12,8 @@ public struct EventServerConfiguration: Sendable {
     /// File mode of the socket (owner and group may connect by default).
     public var mode: mode_t
     public var maximumClients: Int
+    /// Connections one user may hold (root, the daemon's own user and control peers: no limit).
+    public var maximumClientsPerUser: Int
     /// Lines that may wait for one client before it is cut off as too slow.
     public var queueLimit: Int
     public var maximumLineLength: Int
@@ -21,13 +23,14 @@ public struct EventServerConfiguration: Sendable {
     /// whoever may open the socket file.
     public var allowedUsers: Set<uid_t>
     public var allowedGroups: Set<gid_t>
-    /// Who may change the daemon's state (`set`): a narrower set than who may listen. Both empty:
-    /// every client that was let in.
+    /// Who may change the daemon's state (`set`) besides root and the daemon's own user: a narrower
+    /// set than who may listen. Both empty: every client that was let in may `set`. Writing files
+    /// (`capture` with a path) is only ever for root, the daemon's user and these (docs/security.md).
     public var controlUsers: Set<uid_t>
     public var controlGroups: Set<gid_t>
 
     public init(
-        path: String = "/run/scannerd/scannerd.sock", mode: mode_t = 0o660, maximumClients: Int = 64, queueLimit: Int = 1024,
+        path: String = "/run/scannerd/scannerd.sock", mode: mode_t = 0o660, maximumClients: Int = 64, maximumClientsPerUser: Int = 16, queueLimit: Int = 1024,
         maximumLineLength: Int = 64 * 1024, group: gid_t? = nil, allowedUsers: Set<uid_t> = [], allowedGroups: Set<gid_t> = [],
         controlUsers: Set<uid_t> = [], controlGroups: Set<gid_t> = []
     ) {
@@ -39,6 +42,7 @@ public struct EventServerConfiguration: Sendable {
         self.allowedUsers = allowedUsers
         self.allowedGroups = allowedGroups
         self.maximumClients = maximumClients
+        self.maximumClientsPerUser = maximumClientsPerUser
         self.queueLimit = queueLimit
         self.maximumLineLength = maximumLineLength
     }
@@ -48,9 +52,11 @@ public enum EventServerError: Error, CustomStringConvertible, Sendable {
     case alreadyRunning(path: String)
     case notASocket(path: String)
     case cannotBind(path: String, reason: String)
+    case descriptorLimit(message: String)
 
     public var description: String {
         switch self {
+        case .descriptorLimit(let message): message
         case .alreadyRunning(let path): "\(path): another scannerd is listening on this socket"
         case .notASocket(let path): "\(path): exists and is not a socket; refusing to remove it"
         case .cannotBind(let path, let reason): "\(path): cannot listen: \(reason)"
@@ -94,7 +100,11 @@ public final class EventServer: Sendable {
     struct Channels {
         var listener: Channel?
         var clients: [ObjectIdentifier: Channel] = [:]
+        /// The user of each admitted client (for the per-user limit).
+        var users: [ObjectIdentifier: uid_t] = [:]
         var closing = false
+        /// The socket file this server bound (device and inode): the only file it ever removes.
+        var boundSocket: FileIdentity?
     }
     private let channels = Mutex(Channels())
 
@@ -120,21 +130,30 @@ public final class EventServer: Sendable {
         self.configure = configure
     }
 
-    /// Removes a socket file left by a daemon that is gone; refuses when a daemon still answers on it.
+    /// Removes a socket file left by a daemon that is gone; refuses when a daemon still answers on it,
+    /// and never touches anything that is not a socket (a regular file, a link, a directory, a device).
     static func clearStaleSocket(at path: String) throws(EventServerError) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return }
-        guard info.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path: path) }
+        guard let found = FileIdentity(lstat: path) else { return }
+        guard found.isSocket else { throw .notASocket(path: path) }
         if UnixSocket.canConnect(to: path) { throw .alreadyRunning(path: path) }
-        unlink(path)
+        // Checked again right before: between the look and the unlink the path may have been replaced.
+        if FileIdentity(lstat: path) == found { unlink(path) }
     }
 
     /// Binds (or takes the socket systemd passed, `LISTEN_FDS`), then serves until the task is
     /// cancelled. `ready` is called once clients can connect.
     public func run(ready: @escaping @Sendable () -> Void = {}) async throws {
+        try DescriptorBudget.ensure(maximumClients: configuration.maximumClients)
         let group = MultiThreadedEventLoopGroup.singleton
+        let logger = self.logger
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
+            // Sits before NIO's own AcceptBackoffHandler (which waits a second after EMFILE/ENFILE
+            // before accepting again, and says nothing): names the condition in the log, once per run
+            // of failures.
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptErrorLogger(logger: logger)) }
+            }
         let maximumLineLength = configuration.maximumLineLength
         let initializer: @Sendable (Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> = { channel in
             channel.eventLoop.makeCompletedFuture {
@@ -157,6 +176,8 @@ public final class EventServer: Sendable {
             } catch {
                 throw EventServerError.cannotBind(path: configuration.path, reason: "\(error)")
             }
+            let bound = FileIdentity(lstat: configuration.path)
+            channels.withLock { $0.boundSocket = bound }
             chmod(configuration.path, configuration.mode)
             if let group = configuration.group, chown(configuration.path, uid_t.max, group) != 0 {
                 logger.warning("cannot give the socket to its group", metadata: ["gid": "\(group)", "error": "\(String(cString: strerror(errno)))"])
@@ -210,9 +231,12 @@ public final class EventServer: Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout.inSeconds) { self.shutdown() }
     }
 
-    /// Stops listening: removes the socket file (the caller cancels `run`).
+    /// Stops listening: removes the socket file this server bound, if it is still there (the caller
+    /// cancels `run`). Whatever else sits at the path — another daemon's socket, a file that replaced
+    /// ours, the file that made binding fail — stays. A socket systemd passed is systemd's to remove.
     public func removeSocketFile() {
-        if SocketActivation.listeningDescriptor() == nil { unlink(configuration.path) }
+        guard let bound = channels.withLock({ $0.boundSocket }) else { return }
+        if FileIdentity(lstat: configuration.path) == bound { unlink(configuration.path) }
     }
 
     private func serve(_ client: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
@@ -222,7 +246,12 @@ public final class EventServer: Sendable {
             return state.closing
         }
         if closing { client.channel.close(promise: nil) }
-        defer { _ = channels.withLock { $0.clients.removeValue(forKey: key) } }
+        defer {
+            channels.withLock { state in
+                state.clients.removeValue(forKey: key)
+                state.users.removeValue(forKey: key)
+            }
+        }
         do {
             try await client.executeThenClose { inbound, outbound in
                 func send(_ line: String) async throws {
@@ -231,12 +260,19 @@ public final class EventServer: Sendable {
                 let peer = await peerCredentials(client.channel)
                 if let refusal = accessRefusal(peer) {
                     logger.warning("client refused", metadata: ["reason": "\(refusal)"])
-                    try await send(Reply.error(nil, id: nil, code: "access-denied", message: refusal))
+                    try await send(Reply.error(Request.Echo(), code: "access-denied", message: refusal))
                     return
                 }
-                guard hub.subscriberCount < configuration.maximumClients else {
-                    logger.warning("client refused: too many clients", metadata: ["limit": "\(configuration.maximumClients)"])
-                    try await send(Reply.error(nil, id: nil, code: "too-many-clients", message: "the daemon serves at most \(configuration.maximumClients) clients"))
+                let privileged = isPrivileged(peer)
+                let decision = channels.withLock { state -> Admission.Decision in
+                    let sameUser = peer.map { uid in state.users.values.filter { $0 == uid.uid }.count } ?? 0
+                    let decision = admission.decide(privileged: privileged, connected: state.users.count, connectedBySameUser: sameUser)
+                    if decision == .admit { state.users[key] = peer?.uid ?? uid_t.max }
+                    return decision
+                }
+                if case .refuse(let code, let message) = decision {
+                    logger.warning("client refused", metadata: ["reason": "\(message)", "uid": "\(peer.map { "\($0.uid)" } ?? "?")"])
+                    try await send(Reply.error(Request.Echo(), code: code, message: message))
                     return
                 }
                 let channel = client.channel
@@ -269,10 +305,10 @@ public final class EventServer: Sendable {
                     group.addTask {
                         do {
                             for try await line in inbound {
-                                try await send(await self.answer(String(buffer: line), subscriber: id, mayControl: self.mayControl(peer)))
+                                try await send(await self.answer(String(buffer: line), subscriber: id, peer: peer))
                             }
                         } catch let tooLong as LineDecoder.LineTooLong {
-                            try? await send(Reply.error(nil, id: nil, code: "line-too-long", message: "request lines are limited to \(tooLong.limit) bytes; disconnecting"))
+                            try? await send(Reply.error(Request.Echo(), code: "line-too-long", message: "request lines are limited to \(tooLong.limit) bytes; disconnecting"))
                         }
                     }
                     // Whichever ends first (client gone, client cut off) ends the connection.
@@ -285,44 +321,63 @@ public final class EventServer: Sendable {
         }
     }
 
-    /// The peer's user and groups (SO_PEERCRED, supplementary groups from /proc), if they matter.
-    func peerCredentials(_ channel: Channel) async -> (uid: uid_t, groups: Set<gid_t>)? {
-        let c = configuration
-        guard !(c.allowedUsers.isEmpty && c.allowedGroups.isEmpty && c.controlUsers.isEmpty && c.controlGroups.isEmpty) else { return nil }
+    /// The peer's user and groups (SO_PEERCRED, supplementary groups from /proc), or nil when they
+    /// cannot be read.
+    func peerCredentials(_ channel: Channel) async -> Peer? {
         guard let provider = channel as? SocketOptionProvider,
             let peer: PeerCredentials.Ucred = try? await provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)).get()
         else { return nil }
         return (peer.uid, PeerCredentials.groups(pid: peer.pid, primary: peer.gid))
     }
 
-    static func permits(_ peer: (uid: uid_t, groups: Set<gid_t>)?, users: Set<uid_t>, groups: Set<gid_t>) -> Bool {
+    typealias Peer = (uid: uid_t, groups: Set<gid_t>)
+
+    var admission: Admission {
+        Admission(maximumClients: configuration.maximumClients, maximumClientsPerUser: configuration.maximumClientsPerUser)
+    }
+
+    static func permits(_ peer: Peer?, users: Set<uid_t>, groups: Set<gid_t>) -> Bool {
         guard !users.isEmpty || !groups.isEmpty else { return true }
         guard let peer else { return false }
         return users.contains(peer.uid) || !groups.isDisjoint(with: peer.groups)
     }
 
     /// Why the peer may not use the socket, or nil.
-    func accessRefusal(_ peer: (uid: uid_t, groups: Set<gid_t>)?) -> String? {
+    func accessRefusal(_ peer: Peer?) -> String? {
         guard !Self.permits(peer, users: configuration.allowedUsers, groups: configuration.allowedGroups) else { return nil }
         guard let peer else { return "cannot read the peer's credentials" }
         return "user \(peer.uid) (groups \(peer.groups.sorted().map(String.init).joined(separator: ","))) may not use this socket"
     }
 
-    func mayControl(_ peer: (uid: uid_t, groups: Set<gid_t>)?) -> Bool {
-        Self.permits(peer, users: configuration.controlUsers, groups: configuration.controlGroups)
+    /// Root, the daemon's own user, and the configured control users and groups: they may write
+    /// files through `capture`, use the reserved connection slots, and are not held to the per-user
+    /// limit.
+    func isPrivileged(_ peer: Peer?) -> Bool {
+        guard let peer else { return false }
+        if peer.uid == 0 || peer.uid == geteuid() { return true }
+        let c = configuration
+        return c.controlUsers.contains(peer.uid) || !c.controlGroups.isDisjoint(with: peer.groups)
     }
 
-    func answer(_ line: String, subscriber: Int, mayControl: Bool = true) async -> String {
-        let (id, name, parsed) = Request.parse(line)
+    /// Who may `set`: privileged peers; and everybody let in when no control user or group is
+    /// configured.
+    func mayControl(_ peer: Peer?) -> Bool {
+        (configuration.controlUsers.isEmpty && configuration.controlGroups.isEmpty) || isPrivileged(peer)
+    }
+
+    /// The reply to one request line. `peer` nil (tests, or credentials that cannot be read) is
+    /// treated as unprivileged.
+    func answer(_ line: String, subscriber: Int, peer: Peer?) async -> String {
+        let (echo, parsed) = Request.parse(line)
         switch parsed {
         case .failure(let failure):
-            return Reply.error(name, id: id, code: failure.code, message: failure.message)
+            return Reply.error(echo, code: failure.code, message: failure.message)
         case .success(.ping):
-            return Reply.ok("ping", id: id)
+            return Reply.ok(echo)
         case .success(.items):
-            return Reply.ok("items", id: id, [("items", .array(hub.items.map(\.json)))])
+            return Reply.ok(echo, [("items", .array(hub.items.map(\.json)))])
         case .success(.stats):
-            return Reply.ok("stats", id: id, stats() + [
+            return Reply.ok(echo, stats() + [
                 ("events", .object([
                     ("items", .integer(hub.items.count)), ("clients", .integer(hub.subscriberCount)),
                     ("overflows", .integer(hub.overflows)), ("published", .integer(hub.published)),
@@ -330,41 +385,66 @@ public final class EventServer: Sendable {
             ])
         case .success(.subscribe(let filter)):
             hub.setFilter(filter, for: subscriber)
-            return Reply.ok("subscribe", id: id)
+            return Reply.ok(echo)
         case .success(.set(let change)):
-            guard mayControl else {
-                return Reply.error("set", id: id, code: "access-denied", message: "this user may watch but not change the daemon's settings")
+            guard mayControl(peer) else {
+                return Reply.error(echo, code: "access-denied", message: "this user may watch but not change the daemon's settings")
             }
             switch configure(change) {
             case .success(let applied):
                 logger.notice("configuration changed", metadata: ["config": "\(JSONValue.object(applied).serialized())"])
                 hub.publishNotice("config", applied)
-                return Reply.ok("set", id: id, applied)
+                return Reply.ok(echo, applied)
             case .failure(let refusal):
-                return Reply.error("set", id: id, code: "refused", message: refusal.message)
+                return Reply.error(echo, code: "refused", message: refusal.message)
             }
-        case .success(.capture(let path, let annotate)):
-            // Writing a file with the daemon's rights changes state; base64 in the reply does not.
-            if path != nil && !mayControl {
-                return Reply.error("capture", id: id, code: "access-denied", message: "this user may not have the daemon write files")
+        case .success(.capture(let path, let annotate, let overwrite)):
+            // Writing a file with the daemon's rights is for privileged peers only; base64 in the
+            // reply is for anybody let in.
+            if path != nil && !isPrivileged(peer) {
+                return Reply.error(echo, code: "access-denied", message: "only root, the daemon's user and control users may have the daemon write files")
             }
             switch await capture(annotate) {
             case .failure(let refusal):
-                return Reply.error("capture", id: id, code: "unavailable", message: refusal.message)
+                return Reply.error(echo, code: "unavailable", message: refusal.message)
             case .success(let photo):
                 let size: [(String, JSONValue)] = [("width", .integer(photo.width)), ("height", .integer(photo.height)), ("bytes", .integer(photo.jpeg.count))]
                 guard let path else {
-                    return Reply.ok("capture", id: id, size + [("jpeg", .string(photo.jpeg.base64EncodedString()))])
+                    return Reply.ok(echo, size + [("jpeg", .string(photo.jpeg.base64EncodedString()))])
                 }
-                do {
-                    try photo.jpeg.write(to: URL(fileURLWithPath: path), options: .atomic)
+                do throws(PhotoFile.Failure) {
+                    try PhotoFile.write(photo.jpeg, to: path, overwrite: overwrite)
                 } catch {
-                    return Reply.error("capture", id: id, code: "write-failed", message: "\(path): \(error.localizedDescription)")
+                    logger.warning("photo not written", metadata: ["reason": "\(error)", "uid": "\(peer.map { "\($0.uid)" } ?? "?")"])
+                    return Reply.error(echo, code: error.code, message: error.description)
                 }
                 logger.info("photo written", metadata: ["path": "\(path)", "bytes": "\(photo.jpeg.count)"])
-                return Reply.ok("capture", id: id, [("path", .string(path))] + size)
+                return Reply.ok(echo, [("path", .string(path))] + size)
             }
         }
+    }
+}
+
+/// Logs accept failures (EMFILE, ENFILE: out of descriptors) once per run of failures; NIO's
+/// AcceptBackoffHandler after it does the waiting.
+final class AcceptErrorLogger: ChannelInboundHandler, Sendable {
+    typealias InboundIn = Channel
+    let logger: Logger
+    private let failing = Mutex(RepeatFilter())
+
+    init(logger: Logger) { self.logger = logger }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let failed = failing.withLock { filter -> Int? in filter.current == nil ? nil : filter.clear() + 1 }
+        if let failed { logger.notice("accepting clients again", metadata: ["failedAccepts": "\(failed)"]) }
+        context.fireChannelRead(data)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if case .report(let previous) = failing.withLock({ $0.record("\(error)") }) {
+            logger.error("cannot accept clients; retrying every second", metadata: ["error": "\(error)", "previousErrorRepeated": "\(previous)"])
+        }
+        context.fireErrorCaught(error)
     }
 }
 
@@ -401,6 +481,24 @@ enum SocketActivation {
         else { return nil }
         return 3
     }
+}
+
+/// Which file a path names (lstat: a link is the link itself), to tell "still the one we made" apart
+/// from a file that took its place.
+struct FileIdentity: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var type: mode_t
+
+    init?(lstat path: String) {
+        var info = stat()
+        guard Glibc.lstat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        type = info.st_mode & S_IFMT
+    }
+
+    var isSocket: Bool { type == S_IFSOCK }
 }
 
 /// Plain blocking Unix-socket helpers (for the stale-socket check).

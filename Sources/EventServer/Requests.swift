@@ -3,127 +3,145 @@ import Foundation
 import ScannerCore
 
 /// A client's request line, parsed; or why it could not be.
-enum Request {
+///
+/// Lines are decoded by `JSONDecoder` into `JSONValue`, so types are strict: `"single": 1` is not a
+/// boolean, `"annotate": "yes"` is not either, and an `id` must be a string or a number.
+enum Request: Equatable {
     case ping
     case items
     case stats
     case subscribe(EventFilter)
     case set(ConfigChange)
-    case capture(path: String?, annotate: Bool)
+    /// `path` nil: the photo goes back in the reply. `overwrite`: an existing file at `path` may be
+    /// replaced, and only if it is a regular file of the daemon's own (docs/security.md).
+    case capture(path: String?, annotate: Bool, overwrite: Bool)
 
-    struct Failure: Error {
+    struct Failure: Error, Equatable {
         var code: String
         var message: String
+
+        static func badArgument(_ message: String) -> Failure { Failure(code: "bad-argument", message: message) }
     }
 
-    /// Parses one line. `id` is whatever the client sent as "id" (echoed in the reply), if anything.
-    static func parse(_ line: String) -> (id: Any?, name: String?, result: Result<Request, Failure>) {
-        guard let data = line.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any]
-        else {
-            return (nil, nil, .failure(Failure(code: "malformed", message: "a request is one JSON object per line")))
+    /// What a reply echoes of the request: its name and its `id`, when they could be read.
+    struct Echo: Equatable {
+        var name: String?
+        var id: JSONValue?
+    }
+
+    /// Parses one line.
+    static func parse(_ line: String) -> (echo: Echo, result: Result<Request, Failure>) {
+        guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)), case .object = object else {
+            return (Echo(), .failure(Failure(code: "malformed", message: "a request is one JSON object per line")))
         }
-        let id = object["id"]
-        guard let name = object["request"] as? String else {
-            return (id, nil, .failure(Failure(code: "malformed", message: "missing \"request\" (ping, items, stats, subscribe)")))
-        }
-        switch name {
-        case "ping": return (id, name, .success(.ping))
-        case "items": return (id, name, .success(.items))
-        case "stats": return (id, name, .success(.stats))
-        case "subscribe":
-            do {
-                return (id, name, .success(.subscribe(try filter(object))))
-            } catch let failure as Failure {
-                return (id, name, .failure(failure))
-            } catch {
-                return (id, name, .failure(Failure(code: "bad-argument", message: "\(error)")))
-            }
-        case "capture":
-            let path = object["path"]
-            if let path, !(path is String) || !(path as! String).hasPrefix("/") {
-                return (id, name, .failure(Failure(code: "bad-argument", message: "\"path\" must be an absolute file path")))
-            }
-            let annotate = object["annotate"]
-            if let annotate, String(describing: type(of: annotate)).contains("Boolean") == false {
-                return (id, name, .failure(Failure(code: "bad-argument", message: "\"annotate\" must be true or false")))
-            }
-            return (id, name, .success(.capture(path: path as? String, annotate: (annotate as? Bool) ?? false)))
-        case "set":
-            do {
-                return (id, name, .success(.set(try change(object))))
-            } catch let failure as Failure {
-                return (id, name, .failure(failure))
-            } catch {
-                return (id, name, .failure(Failure(code: "bad-argument", message: "\(error)")))
-            }
+        var echo = Echo()
+        if let name = object["request"], case .string(let text) = name { echo.name = text }
+        switch object["id"] {
+        case nil: break
+        case .string?, .integer?, .number?: echo.id = object["id"]
         default:
-            return (id, name, .failure(Failure(code: "unknown-request", message: "unknown request '\(name)' (ping, items, stats, subscribe, set, capture)")))
+            return (echo, .failure(.badArgument("\"id\" must be a string or a number")))
+        }
+        guard let name = echo.name else {
+            return (echo, .failure(Failure(code: "malformed", message: "missing \"request\" (ping, items, stats, subscribe, set, capture)")))
+        }
+        do throws(Failure) {
+            return (echo, .success(try request(name, object)))
+        } catch {
+            return (echo, .failure(error))
         }
     }
 
-    static func change(_ object: [String: Any]) throws -> ConfigChange {
+    private static func request(_ name: String, _ object: JSONValue) throws(Failure) -> Request {
+        switch name {
+        case "ping": return .ping
+        case "items": return .items
+        case "stats": return .stats
+        case "subscribe": return .subscribe(try filter(object))
+        case "set": return .set(try change(object))
+        case "capture":
+            var path: String?
+            if let value = object["path"] {
+                guard case .string(let text) = value, text.hasPrefix("/"), !text.hasSuffix("/"), !text.utf8.contains(0) else {
+                    throw .badArgument("\"path\" must be an absolute file path")
+                }
+                path = text
+            }
+            let overwrite = try flag(object, "overwrite") ?? false
+            if overwrite && path == nil { throw .badArgument("\"overwrite\" goes with \"path\"") }
+            return .capture(path: path, annotate: try flag(object, "annotate") ?? false, overwrite: overwrite)
+        default:
+            throw Failure(code: "unknown-request", message: "unknown request '\(name)' (ping, items, stats, subscribe, set, capture)")
+        }
+    }
+
+    /// A boolean field: absent → nil; anything but `true`/`false` is refused.
+    private static func flag(_ object: JSONValue, _ key: String) throws(Failure) -> Bool? {
+        guard let value = object[key] else { return nil }
+        guard case .bool(let flag) = value else { throw .badArgument("\"\(key)\" must be true or false") }
+        return flag
+    }
+
+    /// A list of names: absent → empty.
+    private static func names(_ object: JSONValue, _ key: String) throws(Failure) -> [String] {
+        guard let value = object[key] else { return [] }
+        guard case .array(let items) = value else { throw .badArgument("\"\(key)\" must be a list of names") }
+        var names: [String] = []
+        for item in items {
+            guard case .string(let name) = item else { throw .badArgument("\"\(key)\" must be a list of names") }
+            names.append(name)
+        }
+        return names
+    }
+
+    static func change(_ object: JSONValue) throws(Failure) -> ConfigChange {
         var change = ConfigChange()
         if let roi = object["roi"] {
-            if roi is NSNull {
+            if roi == .null {
                 change.regionOfInterest = .full
             } else {
-                guard let values = roi as? [Double], values.count == 4 else {
-                    throw Failure(code: "bad-argument", message: "\"roi\" must be [x, y, width, height] (normalized) or null")
+                guard case .array(let items) = roi, items.count == 4, case let values = items.compactMap(\.doubleValue), values.count == 4 else {
+                    throw .badArgument("\"roi\" must be [x, y, width, height] (normalized) or null")
                 }
                 let rect = NormalizedRect(x: values[0], y: values[1], width: values[2], height: values[3])
-                if let problem = rect.validationProblem { throw Failure(code: "bad-argument", message: "roi: \(problem)") }
+                if let problem = rect.validationProblem { throw .badArgument("roi: \(problem)") }
                 change.regionOfInterest = rect
             }
         }
         if let quality = object["quality"] {
-            guard let name = quality as? String, let level = QualityLevel(rawValue: name) else {
-                throw Failure(code: "bad-argument", message: "\"quality\" must be fast, balanced or accurate")
+            guard case .string(let name) = quality, let level = QualityLevel(rawValue: name) else {
+                throw .badArgument("\"quality\" must be fast, balanced or accurate")
             }
             change.quality = level
         }
-        if let types = object["types"] {
-            guard let names = types as? [String] else { throw Failure(code: "bad-argument", message: "\"types\" must be a list of names") }
+        if object["types"] != nil {
+            let names = try names(object, "types")
             do {
                 change.types = try RecognitionTypes(parsing: names.joined(separator: ","))
             } catch {
-                throw Failure(code: "bad-argument", message: error.description)
+                throw .badArgument(error.description)
             }
         }
-        if let single = object["single"] {
-            guard let flag = single as? Bool else { throw Failure(code: "bad-argument", message: "\"single\" must be true or false") }
-            change.singleItem = flag
-        }
+        change.singleItem = try flag(object, "single")
         guard change != ConfigChange() else {
-            throw Failure(code: "bad-argument", message: "set needs at least one of roi, quality, types, single")
+            throw .badArgument("set needs at least one of roi, quality, types, single")
         }
         return change
     }
 
-    static func filter(_ object: [String: Any]) throws -> EventFilter {
-        func names(_ key: String) throws -> [String] {
-            guard let value = object[key] else { return [] }
-            guard let list = value as? [String] else {
-                throw Failure(code: "bad-argument", message: "\"\(key)\" must be a list of names")
-            }
-            return list
-        }
+    static func filter(_ object: JSONValue) throws(Failure) -> EventFilter {
         var filter = EventFilter()
-        for kind in try names("kinds") {
-            guard let k = RecognizedItem.Kind(rawValue: kind) else {
-                throw Failure(code: "bad-argument", message: "unknown kind '\(kind)' (barcode, text)")
-            }
+        for kind in try names(object, "kinds") {
+            guard let k = RecognizedItem.Kind(rawValue: kind) else { throw .badArgument("unknown kind '\(kind)' (barcode, text)") }
             filter.kinds.insert(k)
         }
-        for name in try names("symbologies") {
-            guard let s = Symbology(rawValue: name) else {
-                throw Failure(code: "bad-argument", message: "unknown symbology '\(name)'")
-            }
+        for name in try names(object, "symbologies") {
+            guard let s = Symbology(rawValue: name) else { throw .badArgument("unknown symbology '\(name)'") }
             filter.symbologies.insert(s)
         }
-        for name in try names("contentTypes") {
+        for name in try names(object, "contentTypes") {
             guard let c = TextContentType(rawValue: name) else {
-                throw Failure(code: "bad-argument", message: "unknown content type '\(name)' (telephoneNumber, url, emailAddress)")
+                throw .badArgument("unknown content type '\(name)' (telephoneNumber, url, emailAddress)")
             }
             filter.contentTypes.insert(c)
         }
@@ -143,29 +161,21 @@ public struct ConfigChange: Sendable, Equatable {
 
 /// Reply lines.
 enum Reply {
-    static func ok(_ name: String, id: Any?, _ fields: [(String, JSONValue)] = []) -> String {
-        JSONValue.object([("reply", .string(name))] + idField(id) + [("ok", .bool(true))] + fields).serialized()
+    static func ok(_ echo: Request.Echo, _ fields: [(String, JSONValue)] = []) -> String {
+        JSONValue.object(head(echo) + [("ok", .bool(true))] + fields).serialized()
     }
 
-    static func error(_ name: String?, id: Any?, code: String, message: String) -> String {
+    static func error(_ echo: Request.Echo, code: String, message: String) -> String {
         JSONValue.object(
-            [("reply", name.map { .string($0) } ?? .null)] + idField(id) + [
+            head(echo) + [
                 ("ok", .bool(false)),
                 ("error", .object([("code", .string(code)), ("message", .string(message))])),
             ]).serialized()
     }
 
-    /// The client's id echoed back: strings and numbers as given, anything else as its JSON text.
-    static func idField(_ id: Any?) -> [(String, JSONValue)] {
-        // Foundation bridges JSON numbers and booleans to NSNumber, and NSNumber(1) also says it is a
-        // Bool: tell booleans apart by their class (__NSCFBoolean), not by casting.
-        switch id {
-        case nil: []
-        case let s as String: [("id", .string(s))]
-        case let n as NSNumber where String(describing: type(of: n)).contains("Boolean"): [("id", .null)]
-        case let n as NSNumber where n.doubleValue == n.doubleValue.rounded() && abs(n.doubleValue) < 1e15: [("id", .integer(n.intValue))]
-        case let n as NSNumber: [("id", .number(n.doubleValue))]
-        default: [("id", .null)]
-        }
+    /// The request's name and the client's id, echoed as given (the parser lets only strings and
+    /// numbers through).
+    private static func head(_ echo: Request.Echo) -> [(String, JSONValue)] {
+        [("reply", echo.name.map { .string($0) } ?? .null)] + (echo.id.map { [("id", $0)] } ?? [])
     }
 }

@@ -95,11 +95,16 @@ public struct NormalizedRect: Sendable, Equatable, CustomStringConvertible {
         self = rect
     }
 
+    /// The smallest width and height a region of interest may have: a thousandth of the image. Smaller
+    /// ones round to nothing where the region is reported (four decimals) and cover no pixel of a
+    /// camera frame.
+    public static let minimumSize = 0.001
+
     /// Why this rectangle is not a usable region of interest, or nil.
     public var validationProblem: String? {
         guard [x, y, width, height].allSatisfy({ $0.isFinite }) else { return "values must be finite" }
         guard x >= 0, y >= 0 else { return "x and y must be ≥ 0" }
-        guard width > 0, height > 0 else { return "width and height must be > 0" }
+        guard width >= Self.minimumSize, height >= Self.minimumSize else { return "width and height must be at least \(Self.minimumSize)" }
         let eps = 1e-9
         guard x + width <= 1 + eps, y + height <= 1 + eps else { return "rectangle must lie within 0…1" }
         return nil

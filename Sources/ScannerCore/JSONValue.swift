@@ -2,7 +2,7 @@
 ///
 /// Why not `JSONEncoder`: on Linux it emits keys in a different order on every run (measured with
 /// Swift 6.3), and the event lines are read by people and diffed by tests. Writing JSON is small;
-/// *parsing* client requests is left to Foundation's `JSONSerialization`.
+/// *reading* it (client requests) is `JSONDecoder`'s job, through the `Decodable` conformance below.
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -79,5 +79,44 @@ public enum JSONValue: Sendable, Equatable {
             }
         }
         out += "\""
+    }
+}
+
+extension JSONValue: Decodable {
+    /// Strict about types, as `JSONDecoder` is: `true` is a boolean and never the number 1, `1` is a
+    /// number and never `true`. (An object's keys come back sorted: the decoder gives no order.)
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let bool = try? container.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let integer = try? container.decode(Int.self) {
+            self = .integer(integer)
+        } else if let number = try? container.decode(Double.self) {
+            self = .number(number, decimals: 17)
+        } else if let string = try? container.decode(String.self) {
+            self = .string(string)
+        } else if let array = try? container.decode([JSONValue].self) {
+            self = .array(array)
+        } else {
+            let object = try container.decode([String: JSONValue].self)
+            self = .object(object.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        }
+    }
+
+    /// The value of `key` when this is an object that has it.
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let fields) = self else { return nil }
+        return fields.first { $0.0 == key }?.1
+    }
+
+    /// The number, whether it was written as an integer or not.
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let i): Double(i)
+        case .number(let d, _): d
+        default: nil
+        }
     }
 }

@@ -72,6 +72,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Most clients served at once (default 64).")
     var maxClients: String?
 
+    @Option(name: .long, help: "Most connections one user may hold; root, the daemon's user and control users are not limited (default 16).")
+    var maxClientsPerUser: String?
+
     @Option(name: .long, help: ArgumentHelp("File mode of the socket, octal (default 0660).", valueName: "mode"))
     var socketMode: String?
 
@@ -122,6 +125,7 @@ struct RunCommand: AsyncParsableCommand {
         add("server.enabled", noSocket ? "false" : nil, "--no-socket")
         add("server.socket", socket, "--socket")
         add("server.max-clients", maxClients, "--max-clients")
+        add("server.max-clients-per-user", maxClientsPerUser, "--max-clients-per-user")
         add("server.socket-mode", socketMode, "--socket-mode")
         add("server.socket-group", socketGroup, "--socket-group")
         add("server.allow-users", list: allowUsers, "--allow-user")
