@@ -32,13 +32,19 @@ let package = Package(
         // MARK: C libraries (one shim each)
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
-        .systemLibrary(name: "CLeptonica", pkgConfig: "lept", providers: [.apt(["libleptonica-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         // libphonenumber is C++ only: a small C-ABI shim so Swift sees plain C.
         .target(
             name: "CPhoneNumber",
             linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("stdc++")]
+        ),
+
+        // Leptonica (Tesseract's image library) decodes everything but JPEG; a C file takes its and
+        // libtiff's messages, which would otherwise go straight to stderr.
+        .target(
+            name: "CLeptonica",
+            linkerSettings: [.linkedLibrary("lept"), .linkedLibrary("tiff")]
         ),
 
         // zbar cannot decode PDF417; zxing-cpp (C++) can. Same kind of shim.

@@ -7,21 +7,32 @@ import ScannerCore
 /// Not thread-safe (it owns a turbojpeg handle): use one per thread.
 public final class ImageDecoder {
     private let jpeg: JPEGDecoder
+    public let limits: ImageLimits
 
-    public init() throws(ScannerError) {
+    public init(limits: ImageLimits = .default) throws(ScannerError) {
         jpeg = try JPEGDecoder()
+        self.limits = limits
     }
 
     /// Decodes `data`. `targetWidth` lets JPEG decoding reduce by 1/2, 1/4 or 1/8 while staying at least
-    /// that wide; other formats are decoded at full size.
+    /// that wide; other formats are decoded at full size. The size the header declares is checked
+    /// against `limits` before anything is decoded.
     public func decode(_ data: Data, targetWidth: Int? = nil) throws(ScannerError) -> DecodedImage {
         guard !data.isEmpty else { throw .unreadableImage(path: "", reason: "empty file") }
+        guard data.count <= limits.maximumBytes else {
+            throw .unreadableImage(path: "", reason: "file too large (\(data.count) bytes; at most \(limits.maximumBytes >> 20) MiB)")
+        }
         let format = ImageFormat(sniffing: data)
+        let limits = self.limits
         let result: Result<DecodedImage, ScannerError> = data.withUnsafeBytes { raw in
             do throws(ScannerError) {
                 switch format {
-                case .jpeg: return .success(try jpeg.decodeGray(raw, targetWidth: targetWidth, strict: true))
-                case .png, .pnm, .other: return .success(try LeptonicaDecoder.decodeGray(raw))
+                case .jpeg:
+                    let (width, height) = try jpeg.dimensions(of: raw)
+                    if let problem = limits.problem(width: width, height: height) { throw .unreadableImage(path: "", reason: problem) }
+                    return .success(try jpeg.decodeGray(raw, targetWidth: targetWidth, strict: true))
+                case .png, .pnm, .other:
+                    return .success(try LeptonicaDecoder.decodeGray(raw, limits: limits))
                 }
             } catch {
                 return .failure(error)
@@ -32,35 +43,19 @@ public final class ImageDecoder {
 
     /// Reads and decodes the file at `path`; errors name the file.
     public func decodeFile(atPath path: String, targetWidth: Int? = nil) throws(ScannerError) -> DecodedImage {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch let error as CocoaError {
-            throw .unreadableImage(path: path, reason: Self.describe(error))
-        } catch {
-            throw .unreadableImage(path: path, reason: "\(error)")
-        }
+        try decodeFile(atRawPath: Array(path.utf8), targetWidth: targetWidth)
+    }
+
+    /// The same for a path given as bytes (a file name need not be UTF-8); errors name the file as
+    /// well as text can show it.
+    public func decodeFile(atRawPath path: [UInt8], targetWidth: Int? = nil) throws(ScannerError) -> DecodedImage {
+        let data = try ImageFile.read(rawPath: path, limits: limits)
         do {
             return try decode(data, targetWidth: targetWidth)
         } catch .unreadableImage(_, let reason) {
-            throw .unreadableImage(path: path, reason: reason)
+            throw .unreadableImage(path: String(decoding: path, as: UTF8.self), reason: reason)
         } catch {
             throw error
-        }
-    }
-
-    private static func describe(_ error: CocoaError) -> String {
-        switch error.code {
-        case .fileReadNoSuchFile: "no such file"
-        case .fileReadNoPermission: "permission denied"
-        default:
-            if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError,
-                underlying.domain == NSPOSIXErrorDomain, let code = POSIXErrorCode(rawValue: Int32(underlying.code))
-            {
-                String(cString: strerror(code.rawValue))
-            } else {
-                error.localizedDescription
-            }
         }
     }
 }

@@ -1,22 +1,33 @@
 import CLeptonica
 import ScannerCore
 
-/// Decodes PNG, PNM (PBM/PGM/PPM), TIFF, BMP and GIF to 8-bit gray with leptonica — the library
+/// Decodes PNG, PNM (PBM/PGM/PPM), TIFF, BMP, GIF and WebP to 8-bit gray with leptonica — the library
 /// Tesseract already pulls in, so this costs no extra dependency.
 enum LeptonicaDecoder {
-    /// Leptonica prints its own errors to stderr; we report them ourselves, once, with the file name.
-    private static let silenced: Void = { _ = setMsgSeverity(Int32(L_SEVERITY_NONE)) }()
+    /// Leptonica's and libtiff's messages are taken, not printed (CLeptonica/shim.h): we report one
+    /// line per file ourselves, with the file name.
+    private static let quiet: Void = {
+        _ = setMsgSeverity(Int32(L_SEVERITY_NONE))
+        clept_take_library_messages()
+    }()
 
-    static func decodeGray(_ data: UnsafeRawBufferPointer) throws(ScannerError) -> DecodedImage {
-        _ = silenced
+    static func decodeGray(_ data: UnsafeRawBufferPointer, limits: ImageLimits = .default) throws(ScannerError) -> DecodedImage {
+        _ = quiet
         guard let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count > 0 else {
             throw .unreadableImage(path: "", reason: "empty file")
         }
+        try checkDeclaredSize(base, count: data.count, limits: limits)
+        clept_reset_errors()
         guard let readPix = pixReadMem(base, data.count) else {
-            throw .unreadableImage(path: "", reason: "not a readable image (truncated or unsupported format)")
+            throw .unreadableImage(path: "", reason: "not a readable image (truncated, damaged or an unsupported format)")
         }
         var pix: UnsafeMutablePointer<PIX>? = readPix
         defer { pixDestroy(&pix) }
+        // libtiff reports a short or damaged strip and carries on; Leptonica then returns an image
+        // with rows missing. Such a file is damaged, and saying nothing would hide it.
+        if clept_error_count() > 0 {
+            throw .unreadableImage(path: "", reason: "damaged image: \(String(cString: clept_first_error_text()))")
+        }
         // pixConvertTo8 handles every depth: 1/2/4-bit, colormapped, 16-bit, and RGB (→ luminance).
         guard let grayPix = pixConvertTo8(readPix, 0) else {
             throw .unreadableImage(path: "", reason: "cannot convert image of depth \(pixGetDepth(readPix)) to gray")
@@ -38,5 +49,23 @@ enum LeptonicaDecoder {
         }
         return DecodedImage(
             image: GrayImage(width: width, height: height, pixels: pixels), sourceWidth: width, sourceHeight: height)
+    }
+
+    /// Reads the size the header declares (without decoding) and refuses it past the limits. GIF is
+    /// read here: Leptonica's header reader decodes a whole GIF to learn its size.
+    static func checkDeclaredSize(_ base: UnsafePointer<UInt8>, count: Int, limits: ImageLimits) throws(ScannerError) {
+        var width: Int32 = 0, height: Int32 = 0
+        if count >= 10, base[0] == UInt8(ascii: "G"), base[1] == UInt8(ascii: "I"), base[2] == UInt8(ascii: "F") {
+            // Logical screen width and height, little-endian, after "GIF87a"/"GIF89a". An image inside
+            // may not be larger than its screen (giflib refuses it), so this bounds the whole file.
+            width = Int32(base[6]) | Int32(base[7]) << 8
+            height = Int32(base[8]) | Int32(base[9]) << 8
+        } else {
+            var format: Int32 = 0, bitsPerSample: Int32 = 0, samples: Int32 = 0, colormap: Int32 = 0
+            guard pixReadHeaderMem(base, count, &format, &width, &height, &bitsPerSample, &samples, &colormap) == 0 else {
+                throw .unreadableImage(path: "", reason: "not a readable image (truncated, damaged or an unsupported format)")
+            }
+        }
+        if let problem = limits.problem(width: Int(width), height: Int(height)) { throw .unreadableImage(path: "", reason: problem) }
     }
 }

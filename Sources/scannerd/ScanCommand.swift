@@ -11,17 +11,34 @@ struct ScanCommand: ParsableCommand {
         abstract: "Recognize barcodes and typed text in still images; print one JSON line per item.",
         discussion: """
             Exit status: 0 if any item was found, 1 if none, 2 on any error (the other files are still \
-            scanned). Coordinates are normalized 0…1 with a top-left origin.
+            scanned; each error is one line on stderr, FILE: reason). Coordinates are normalized 0…1 \
+            with a top-left origin. An image is refused before decoding when its file or the size its \
+            header declares is past the limits (docs/security.md).
             """
     )
 
     @OptionGroup var recognition: RecognitionOptions
 
-    @Argument(help: ArgumentHelp("Image files: JPEG, PNG, PGM/PPM.", valueName: "image"))
+    @Option(name: .long, help: ArgumentHelp("Largest image to decode, in megapixels (default 50).", valueName: "n"))
+    var maxMegapixels: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Largest image file to read, in MiB (default 64).", valueName: "n"))
+    var maxFileSize: Int?
+
+    @Argument(help: ArgumentHelp("Image files: JPEG, PNG, PGM/PPM, TIFF, BMP, GIF, WebP.", valueName: "image"))
     var images: [String]
 
     func validate() throws {
         if images.isEmpty { throw ValidationError("give at least one image file") }
+        if let maxMegapixels, !(maxMegapixels > 0 && maxMegapixels <= 1000) { throw ValidationError("--max-megapixels must be more than 0 and at most 1000") }
+        if let maxFileSize, !(1...4096).contains(maxFileSize) { throw ValidationError("--max-file-size must be 1…4096 (MiB)") }
+    }
+
+    var limits: ImageLimits {
+        var limits = ImageLimits.default
+        if let maxMegapixels { limits.maximumPixels = Int(maxMegapixels * 1_000_000) }
+        if let maxFileSize { limits.maximumBytes = maxFileSize << 20 }
+        return limits
     }
 
     func run() throws {
@@ -35,31 +52,80 @@ struct ScanCommand: ParsableCommand {
         let decoder: ImageDecoder
         do {
             scanner = try ImageScanner(options: options)
-            decoder = try ImageDecoder()
+            decoder = try ImageDecoder(limits: limits)
         } catch {
             Self.report("scannerd: \(error)")
             throw ExitCode(2)
         }
 
         var found = false, failed = false
-        for path in images {
-            do {
-                let decoded = try decoder.decodeFile(atPath: path, targetWidth: scanner.settings.processingWidth)
-                for item in scanner.scan(decoded.image) {
+        for (path, rawPath) in zip(images, Self.rawArguments(for: images)) {
+            // libpng prints its errors itself (Leptonica gives it no handler of its own): taken here,
+            // and only the first line kept, as part of the file's one error line.
+            let (decoded, libraryOutput) = StandardErrorCapture.capturing {
+                Result { () throws(ScannerError) in try decoder.decodeFile(atRawPath: rawPath, targetWidth: scanner.settings.processingWidth) }
+            }
+            switch decoded {
+            case .success(let image):
+                for item in scanner.scan(image.image) {
                     found = true
                     guard case .object(let fields) = item.json else { continue }
                     print(JSONValue.object([("image", .string(path))] + fields).serialized())
                 }
-            } catch {
+            case .failure(let error):
                 failed = true
-                Self.report("scannerd: \(error)")
+                let detail = libraryOutput.split(whereSeparator: \.isNewline).first.map { " (\($0.trimmingCharacters(in: .whitespaces)))" } ?? ""
+                Self.report("scannerd: \(error)\(detail)")
             }
         }
         if failed { throw ExitCode(2) }
         if !found { throw ExitCode(1) }
     }
 
+    /// The bytes of each path as the command line gave them: Swift's `CommandLine.arguments` replaces
+    /// bytes that are not UTF-8 with U+FFFD, which names a file that does not exist.
+    static func rawArguments(for paths: [String]) -> [[UInt8]] {
+        var byText: [String: [[UInt8]]] = [:]
+        for i in 1..<Int(CommandLine.argc) {
+            guard let argument = CommandLine.unsafeArgv[i] else { continue }
+            let bytes = Array(UnsafeRawBufferPointer(start: argument, count: strlen(argument)))
+            byText[String(decoding: bytes, as: UTF8.self), default: []].append(bytes)
+        }
+        // In the order given, so two arguments that read alike stay apart.
+        return paths.map { path in
+            guard let bytes = byText[path]?.first else { return Array(path.utf8) }
+            byText[path]?.removeFirst()
+            return bytes
+        }
+    }
+
     static func report(_ line: String) {
         FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
+
+/// Runs a body with file descriptor 2 pointed at a temporary file, and returns what was written
+/// there. For a single-threaded command only: the redirection is process-wide.
+enum StandardErrorCapture {
+    static func capturing<T>(_ body: () -> T) -> (T, String) {
+        guard let file = tmpfile() else { return (body(), "") }
+        defer { fclose(file) }
+        let saved = dup(2)
+        guard saved >= 0 else { return (body(), "") }
+        fflush(nil)  // every C stream: stderr is unbuffered, but be sure
+        dup2(fileno(file), 2)
+        let result = body()
+        fflush(nil)  // every C stream: stderr is unbuffered, but be sure
+        dup2(saved, 2)
+        close(saved)
+        var text = Data()
+        rewind(file)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while text.count < 64 << 10 {
+            let n = fread(&buffer, 1, buffer.count, file)
+            if n <= 0 { break }
+            text.append(contentsOf: buffer[..<n])
+        }
+        return (result, String(decoding: text, as: UTF8.self))
     }
 }

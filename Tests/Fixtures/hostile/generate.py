@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Hostile images for scannerd's input limits (docs/security.md): headers that claim far more pixels
+than the file holds, and damaged files whose libraries print warnings. Standard library only, so
+`python3 Tests/Fixtures/hostile/generate.py` runs anywhere; the outputs are committed (each < 5 kB).
+
+Each bomb states its size in the header the decoder reads first; none holds the pixels, so a
+decoder that trusts the header allocates gigabytes before it finds out."""
+import os
+import struct
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def write(name, data):
+    with open(os.path.join(HERE, name), "wb") as f:
+        f.write(data)
+
+
+def png_chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+
+def png(width, height, color_type, rows):
+    """A PNG whose IDAT holds only `rows` rows (zeros) of the `width`x`height` image it declares."""
+    channels = {0: 1, 2: 3}[color_type]
+    raw = b"".join(b"\0" + b"\0" * (width * channels) for _ in range(rows))
+    return (b"\x89PNG\r\n\x1a\n"
+            + png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, color_type, 0, 0, 0))
+            + png_chunk(b"IDAT", zlib.compress(raw, 9))
+            + png_chunk(b"IEND", b""))
+
+
+def tiff(width, height, pixels):
+    """Little-endian, uncompressed 8-bit gray, one strip of width*height bytes, of which the file
+    holds `pixels`."""
+    entries = [
+        (256, 4, 1, width), (257, 4, 1, height), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 1),
+        (273, 4, 1, 8), (277, 3, 1, 1), (278, 4, 1, height), (279, 4, 1, width * height),
+    ]
+    ifd_offset = 8 + len(pixels)
+    ifd = struct.pack("<H", len(entries))
+    for tag, kind, count, value in entries:
+        ifd += struct.pack("<HHII", tag, kind, count, value) if kind == 4 else struct.pack("<HHIHH", tag, kind, count, value, 0)
+    ifd += struct.pack("<I", 0)
+    return b"II*\0" + struct.pack("<I", ifd_offset) + pixels + ifd
+
+
+def main():
+    # 74 bytes that claim 65535x65535 gray (4.3 GB of pixels).
+    write("bomb-65535.png", png(65535, 65535, 0, 0))
+    # 20000x20000 RGB (1.2 GB decoded), a few real rows.
+    write("bomb-20000-rgb.png", png(20000, 20000, 2, 4))
+    # PGM claiming 60000x60000.
+    write("bomb.pgm", b"P5\n60000 60000\n255\n" + b"\0" * 64)
+    # TIFF claiming 40000x40000 with 64 bytes of strip.
+    t = tiff(40000, 40000, b"\0" * 64)
+    write("bomb.tif", t)
+    # BMP: 30000x30000, 24-bit.
+    bmp_header = struct.pack("<2sIHHI", b"BM", 54 + 64, 0, 0, 54)
+    dib = struct.pack("<IiiHHIIiiII", 40, 30000, 30000, 1, 24, 0, 0, 2835, 2835, 0, 0)
+    write("bomb.bmp", bmp_header + dib + b"\0" * 64)
+    # GIF: a 65535x65535 logical screen and image.
+    gif = (b"GIF89a" + struct.pack("<HHBBB", 65535, 65535, 0, 0, 0)
+           + b"," + struct.pack("<HHHHB", 0, 0, 65535, 65535, 0) + b"\x02\x02\x44\x01\x00;")
+    write("bomb.gif", gif)
+    # WebP (VP8X extended header): a 16384x16384 canvas, 4 kB of nothing.
+    vp8x = struct.pack("<I", 0) + (16383).to_bytes(3, "little") + (16383).to_bytes(3, "little")
+    body = b"WEBP" + b"VP8X" + struct.pack("<I", len(vp8x)) + vp8x
+    body += b"VP8L" + struct.pack("<I", 4000) + b"\x2f" + b"\0" * 3999
+    write("bomb.webp", b"RIFF" + struct.pack("<I", len(body)) + body)
+    # JPEG: SOI, a quantization table, a baseline SOF0 for 65500x65500 gray, a Huffman table, the
+    # start of a scan with two bytes of data, EOI. Its header reads as a whole image.
+    dqt = b"\xFF\xDB" + struct.pack(">H", 67) + b"\x00" + bytes([1] * 64)
+    sof = b"\xFF\xC0" + struct.pack(">HBHHB", 11, 8, 65500, 65500, 1) + b"\x01\x11\x00"
+    dht = b"\xFF\xC4" + struct.pack(">H", 20) + b"\x00" + bytes([1] + [0] * 15) + b"\x00"
+    dht += b"\xFF\xC4" + struct.pack(">H", 20) + b"\x10" + bytes([1] + [0] * 15) + b"\x00"
+    sos = b"\xFF\xDA" + struct.pack(">HB", 8, 1) + b"\x01\x00" + b"\x00\x3F\x00"
+    write("bomb.jpg", b"\xFF\xD8" + dqt + sof + dht + sos + b"\x00\x00\xFF\xD9")
+    # A real 64x64 TIFF whose strip is cut in half: libtiff complains on stderr while reading it.
+    gradient = bytes((x * 4) & 0xFF for _ in range(64) for x in range(64))
+    write("truncated.tif", tiff(64, 64, gradient[: len(gradient) // 2]))
+
+
+if __name__ == "__main__":
+    main()
