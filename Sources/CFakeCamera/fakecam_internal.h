@@ -69,7 +69,7 @@ struct fc_frame {
 struct fc_clip {
     unsigned width, height;
     size_t count;
-    struct fc_frame *jpeg; // `count` complete JPEGs (SOI .. EOI)
+    struct fc_frame *jpeg; // `count` frames as the clip holds them: JPEGs, and whatever else it has
     uint8_t *yuyv;         // count * width*height*2 bytes, or NULL when YUYV is not configured
     uint8_t *grey;         // count * width*height bytes, or NULL when GREY is not configured
     size_t max_jpeg_length;

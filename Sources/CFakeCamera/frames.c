@@ -131,9 +131,12 @@ static bool append_frame(struct frame_list *list, const uint8_t *data, size_t le
         list->items = items;
         list->capacity = capacity;
     }
-    uint8_t *copy = malloc(length);
-    if (copy == NULL) return false;
-    memcpy(copy, data, length);
+    uint8_t *copy = NULL;
+    if (length > 0) { // an empty frame is a frame too: the camera sent nothing
+        copy = malloc(length);
+        if (copy == NULL) return false;
+        memcpy(copy, data, length);
+    }
     list->items[list->count++] = (struct fc_frame){copy, length};
     return true;
 }
@@ -183,14 +186,18 @@ static void load_stream_file(struct frame_list *list, const char *path) {
     free(data);
 }
 
+/// One file, one frame: a JPEG up to its EOI; anything else (an empty file, garbage) as it is, so a
+/// clip can hold the frames a broken camera sends.
 static void load_jpeg_file(struct frame_list *list, const char *path) {
     size_t length = 0;
     uint8_t *data = read_file(path, &length);
-    size_t jpeg = data ? jpeg_length(data, length) : 0;
-    if (jpeg == 0)
-        fc_warn("%s: not a JPEG, skipped", path);
-    else
-        append_frame(list, data, jpeg); // trailing bytes after EOI are dropped
+    if (data == NULL) {
+        fc_warn("%s: cannot read, skipped", path);
+        return;
+    }
+    size_t jpeg = jpeg_length(data, length);
+    if (jpeg == 0) fc_warn("%s: not a complete JPEG; served as it is", path);
+    append_frame(list, data, jpeg != 0 ? jpeg : length); // trailing bytes after EOI are dropped
     free(data);
 }
 
@@ -223,37 +230,57 @@ static void load_directory(struct frame_list *list, const char *directory) {
 
 // MARK: - Decoding
 
-/// Keeps the frames whose header parses and whose size matches the first frame's.
-static void keep_consistent_frames(tjhandle decoder, struct frame_list *list, struct fc_clip *clip) {
-    size_t kept = 0;
-    for (size_t i = 0; i < list->count; i++) {
-        struct fc_frame frame = list->items[i];
-        int width, height, subsampling, colorspace;
-        bool ok = tjDecompressHeader3(decoder, frame.data, frame.length, &width, &height,
-                                      &subsampling, &colorspace) == 0;
-        if (ok && kept == 0) {
-            clip->width = (unsigned)width;
-            clip->height = (unsigned)height;
-        }
-        if (!ok || (unsigned)width != clip->width || (unsigned)height != clip->height) {
-            fc_warn("frame %zu: %s, skipped", i,
-                    ok ? "size differs from the first frame" : tjGetErrorStr2(decoder));
-            free(frame.data);
-            continue;
-        }
-        if (frame.length > clip->max_jpeg_length) clip->max_jpeg_length = frame.length;
-        list->items[kept++] = frame;
+/// The size the frame's JPEG header declares. libjpeg-turbo 2.1 leaves a handle unusable after a
+/// header it cannot read (every later call fails the same way), so a failure replaces the handle:
+/// one garbage frame must not spoil the frames after it.
+static bool frame_size(tjhandle *decoder, const struct fc_frame *frame, int *width, int *height) {
+    int subsampling, colorspace;
+    if (frame->length > 0 && tjDecompressHeader3(*decoder, frame->data, frame->length, width, height,
+                                                 &subsampling, &colorspace) == 0)
+        return true;
+    tjhandle fresh = tjInitDecompress();
+    if (fresh != NULL) {
+        tjDestroy(*decoder);
+        *decoder = fresh;
     }
-    list->count = kept;
+    return false;
 }
 
-/// Decodes one frame; libjpeg warnings (e.g. a few corrupt bytes) still yield an image.
-static bool decode(tjhandle decoder, const struct fc_frame *frame, const struct fc_clip *clip,
+/// The clip's size is the first frame whose header reads. Every frame stays in the clip, whatever
+/// it holds — garbage, nothing, another size — and is served in MJPEG as it is: what a camera sends
+/// is the daemon's to validate. (The raw formats cannot carry them: those frames are black there.)
+static bool measure_frames(tjhandle *decoder, const struct frame_list *list, struct fc_clip *clip) {
+    bool sized = false;
+    for (size_t i = 0; i < list->count; i++) {
+        const struct fc_frame *frame = &list->items[i];
+        if (frame->length > clip->max_jpeg_length) clip->max_jpeg_length = frame->length;
+        int width, height;
+        if (!frame_size(decoder, frame, &width, &height)) {
+            fc_warn("frame %zu: not a readable JPEG; served as it is", i);
+        } else if (!sized) {
+            clip->width = (unsigned)width;
+            clip->height = (unsigned)height;
+            sized = true;
+        } else if ((unsigned)width != clip->width || (unsigned)height != clip->height) {
+            fc_warn("frame %zu: %dx%d, not the clip's %ux%u; served as it is", i, width, height, clip->width, clip->height);
+        }
+    }
+    return sized;
+}
+
+/// Decodes one frame of the clip's size into `out`; libjpeg warnings (e.g. a few corrupt bytes)
+/// still yield an image. False for a frame that is not a JPEG of the clip's size.
+static bool decode(tjhandle *decoder, const struct fc_frame *frame, const struct fc_clip *clip,
                    uint8_t *out, int pixel_format) {
-    if (tjDecompress2(decoder, frame->data, frame->length, out, (int)clip->width, 0,
+    int width, height;
+    if (!frame_size(decoder, frame, &width, &height)) return false;
+    if ((unsigned)width != clip->width || (unsigned)height != clip->height) return false;
+    if (tjDecompress2(*decoder, frame->data, frame->length, out, (int)clip->width, 0,
                       (int)clip->height, pixel_format, 0) == 0)
         return true;
-    return tjGetErrorCode(decoder) == TJERR_WARNING;
+    bool warning = tjGetErrorCode(*decoder) == TJERR_WARNING;
+    if (!warning) frame_size(decoder, &(struct fc_frame){NULL, 0}, &width, &height); // renew the handle
+    return warning;
 }
 
 static uint8_t clamp_byte(int value) {
@@ -289,7 +316,7 @@ static void rgb_to_yuyv(const uint8_t *rgb, unsigned width, unsigned height, uin
     }
 }
 
-static bool decode_yuyv(tjhandle decoder, struct fc_clip *clip) {
+static bool decode_yuyv(tjhandle *decoder, struct fc_clip *clip) {
     size_t pixels = (size_t)clip->width * clip->height;
     uint8_t *rgb = malloc(pixels * 3);
     clip->yuyv = malloc(pixels * 2 * clip->count);
@@ -299,7 +326,7 @@ static bool decode_yuyv(tjhandle decoder, struct fc_clip *clip) {
     }
     for (size_t i = 0; i < clip->count; i++) {
         if (!decode(decoder, &clip->jpeg[i], clip, rgb, TJPF_RGB)) {
-            fc_warn("frame %zu: %s (YUYV frame left black)", i, tjGetErrorStr2(decoder));
+            fc_warn("frame %zu: not a JPEG of the clip's size (YUYV frame left black)", i);
             memset(rgb, 0, pixels * 3);
         }
         rgb_to_yuyv(rgb, clip->width, clip->height, clip->yuyv + i * pixels * 2);
@@ -308,14 +335,14 @@ static bool decode_yuyv(tjhandle decoder, struct fc_clip *clip) {
     return true;
 }
 
-static bool decode_grey(tjhandle decoder, struct fc_clip *clip) {
+static bool decode_grey(tjhandle *decoder, struct fc_clip *clip) {
     size_t pixels = (size_t)clip->width * clip->height;
     clip->grey = malloc(pixels * clip->count);
     if (clip->grey == NULL) return false;
     for (size_t i = 0; i < clip->count; i++) {
         uint8_t *out = clip->grey + i * pixels;
         if (!decode(decoder, &clip->jpeg[i], clip, out, TJPF_GRAY)) {
-            fc_warn("frame %zu: %s (GREY frame left black)", i, tjGetErrorStr2(decoder));
+            fc_warn("frame %zu: not a JPEG of the clip's size (GREY frame left black)", i);
             memset(out, 0, pixels);
         }
     }
@@ -342,13 +369,12 @@ bool fc_clip_load(struct fc_clip *clip, const char *source, const bool wanted[FC
         fc_warn("turbojpeg: %s", tjGetErrorStr2(NULL));
         return false;
     }
-    keep_consistent_frames(decoder, &list, clip);
+    bool ok = measure_frames(&decoder, &list, clip);
     clip->jpeg = list.items;
     clip->count = list.count;
-    bool ok = clip->count > 0;
-    if (!ok) fc_warn("%s: no usable JPEG frames; the fake camera is disabled", source);
-    if (ok && wanted[FC_FMT_YUYV]) ok = decode_yuyv(decoder, clip);
-    if (ok && wanted[FC_FMT_GREY]) ok = decode_grey(decoder, clip);
+    if (!ok) fc_warn("%s: no readable JPEG frame to take the size from; the fake camera is disabled", source);
+    if (ok && wanted[FC_FMT_YUYV]) ok = decode_yuyv(&decoder, clip);
+    if (ok && wanted[FC_FMT_GREY]) ok = decode_grey(&decoder, clip);
     tjDestroy(decoder);
     return ok;
 }

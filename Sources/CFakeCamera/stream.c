@@ -147,7 +147,7 @@ static void fill_buffer(struct fc_handle *handle, struct fc_buffer *buffer, size
     const uint8_t *data = fc_clip_frame(&config->clip, handle->format, index, &length);
     if (is_corrupt_frame(config, handle, sequence)) length /= 2; // a truncated transfer: no EOI
     if (length > handle->buffer_length) length = handle->buffer_length;
-    memcpy(buffer->memory, data, length);
+    if (length > 0) memcpy(buffer->memory, data, length);
     struct timespec now = fc_now();
     buffer->bytesused = (uint32_t)length;
     buffer->sequence = sequence;

@@ -15,6 +15,11 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
     /// Two keys that exclude each other, both given in one layer.
     case conflict(keys: [String], origin: SettingOrigin)
 
+    /// A value as an error line quotes it: whole when short, its start when not.
+    static func shortened(_ value: String) -> String {
+        value.count > 60 ? String(value.prefix(57)) + "…" : value
+    }
+
     public var description: String {
         switch self {
         case .unreadable(let path, let reason):
@@ -30,7 +35,7 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
         case .unknownKey(let key, let origin, let suggestion):
             "\(origin): unknown key '\(key)'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "")
         case .badValue(let key, let value, let origin, let reason):
-            "\(origin): \(key): invalid value '\(value)': \(reason)"
+            "\(origin): \(key): invalid value '\(Self.shortened(value))': \(reason)"
         case .duplicateKey(let key, let origin):
             "\(origin): '\(key)' is given twice"
         case .conflict(let keys, let origin):

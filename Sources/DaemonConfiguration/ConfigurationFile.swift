@@ -108,7 +108,7 @@ public enum ConfigurationFile {
     /// never a dump of the tree.
     static func summary(_ node: Node) -> String {
         switch node {
-        case .scalar(let scalar): scalar.string.count > 60 ? String(scalar.string.prefix(57)) + "…" : scalar.string
+        case .scalar(let scalar): ConfigurationError.shortened(scalar.string)
         case .sequence: "(a list)"
         case .mapping: "(a mapping)"
         case .alias: "(an alias)"

@@ -24,6 +24,14 @@ public final class FrameDecoder {
     ) throws(ScannerError) -> DecodedImage {
         switch format {
         case .mjpeg:
+            // The size the JPEG declares must be the size the camera was set to: a frame may claim
+            // any size (65535×65535 in 20 bytes), and a camera does not change size on its own. Such
+            // a frame is refused (counted as corrupt); a camera that really changed its size sends
+            // nothing usable, times out, and is opened again with the size it now reports.
+            let declared = try jpeg.dimensions(of: bytes)
+            guard declared.width == width, declared.height == height else {
+                throw .unreadableImage(path: "", reason: "frame is \(declared.width)x\(declared.height), the camera was set to \(width)x\(height)")
+            }
             return try jpeg.decodeGray(bytes, targetWidth: targetWidth, strict: false)
         case .yuyv:
             return try Self.luma(bytes, width: width, height: height, bytesPerLine: max(bytesPerLine, width * 2), pixelStep: 2, targetWidth: targetWidth)

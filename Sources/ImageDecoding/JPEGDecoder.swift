@@ -9,8 +9,14 @@ import ScannerCore
 /// full-size decode.
 ///
 /// One decoder owns one `tjhandle`; it is not thread-safe, use one per thread.
+///
+/// After a failed call the handle is replaced: in libjpeg-turbo 2.1 (Debian 12's 2.1.5) a
+/// `tjDecompressHeader3` that fails leaves the decompressor in the middle of a header, and every
+/// later call on that handle fails with the same error (measured: one garbage frame from a camera,
+/// FF D8 … FF D9 with noise between, and no frame after it decoded again). 3.0 aborts the
+/// decompressor itself; a fresh handle costs microseconds and is right with either.
 public final class JPEGDecoder {
-    private let handle: tjhandle
+    private var handle: tjhandle
 
     /// The reductions we allow. turbojpeg offers others (e.g. 3/8), but only powers of two are
     /// cheap in the IDCT and keep pixel edges aligned.
@@ -32,7 +38,9 @@ public final class JPEGDecoder {
             handle, data.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(data.count),
             &width, &height, &subsampling, &colorspace)
         guard rc == 0, width > 0, height > 0 else {
-            throw .unreadableImage(path: "", reason: "not a readable JPEG (\(lastError))")
+            let message = lastError
+            renew()
+            throw .unreadableImage(path: "", reason: "not a readable JPEG (\(message))")
         }
         return (Int(width), Int(height))
     }
@@ -61,7 +69,9 @@ public final class JPEGDecoder {
             // Without STOPONWARNING a warning still leaves a full (partly gray) image: keep it.
             let isWarning = tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
             if strict || !isWarning {
-                throw .unreadableImage(path: "", reason: "JPEG decode failed: \(lastError)")
+                let message = lastError
+                renew()
+                throw .unreadableImage(path: "", reason: "JPEG decode failed: \(message)")
             }
         }
         return DecodedImage(
@@ -79,7 +89,11 @@ public final class JPEGDecoder {
                 handle, data.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(data.count), out.baseAddress,
                 Int32(width), Int32(width * 3), Int32(height), Int32(TJPF_RGB.rawValue), TJFLAG_STOPONWARNING)
         }
-        guard rc == 0 else { throw .unreadableImage(path: "", reason: "JPEG decode failed: \(lastError)") }
+        guard rc == 0 else {
+            let message = lastError
+            renew()
+            throw .unreadableImage(path: "", reason: "JPEG decode failed: \(message)")
+        }
         return (width, height, rgb)
     }
 
@@ -91,6 +105,13 @@ public final class JPEGDecoder {
             chosen = factor
         }
         return chosen
+    }
+
+    /// A fresh handle in place of one a failure may have left unusable (see the type's comment).
+    private func renew() {
+        guard let fresh = tjInitDecompress() else { return }
+        tjDestroy(handle)
+        handle = fresh
     }
 
     private var lastError: String {

@@ -90,7 +90,9 @@ final class RunningServer: @unchecked Sendable {
             #expect(ping["reply"] as? String == "ping" && ping["ok"] as? Bool == true && ping["id"] as? Int == 7)
             #expect(try ask(#"{"request":"ping","id":"abc"}"#)["id"] as? String == "abc")
             #expect(try ask(#"{"request":"ping","id":1}"#)["id"] as? Int == 1, "1 is a number, not true")
-            #expect(try ask(#"{"request":"ping","id":true}"#)["id"] is NSNull)
+            // An id is a string or a number; anything else is refused, not echoed (issue #11).
+            let boolean = try ask(#"{"request":"ping","id":true}"#)
+            #expect(boolean["id"] == nil && (boolean["error"] as? [String: Any])?["code"] as? String == "bad-argument")
             let items = try ask(#"{"request":"items"}"#)
             #expect((items["items"] as? [[String: Any]])?.count == 1)
             let stats = try #require(try ask(#"{"request":"stats"}"#)["events"] as? [String: Any])

@@ -78,3 +78,74 @@ import Testing
         #expect(error < 4, "mean error \(error)")
     }
 }
+
+/// Images that claim more than they hold, or are no image at all (issue #11, docs/security.md):
+/// refused from the header, before anything is decoded.
+@Suite struct ImageLimitsTests {
+    @Test(arguments: [
+        ("bomb-65535.png", "65535×65535"), ("bomb-20000-rgb.png", "20000×20000"), ("bomb.pgm", "60000×60000"),
+        ("bomb.tif", "40000×40000"), ("bomb.gif", "65535×65535"), ("bomb.jpg", "65500×65500"),
+    ])
+    func aDeclaredSizePastTheLimitIsRefusedBeforeDecoding(name: String, size: String) throws {
+        let path = Fixtures.path("hostile/" + name)
+        #expect(throws: ScannerError.unreadableImage(path: path, reason: "image too large (\(size); at most 50 megapixels)")) {
+            try ImageDecoder().decodeFile(atPath: path)
+        }
+    }
+
+    @Test func headersThatDoNotReadAreRefused() throws {
+        for name in ["bomb.bmp", "bomb.webp", "truncated.tif"] {
+            #expect(throws: ScannerError.self, "\(name)") { try ImageDecoder().decodeFile(atPath: Fixtures.path("hostile/" + name)) }
+        }
+    }
+
+    @Test func theLimitsAreTheCallers() throws {
+        let small = ImageLimits(maximumPixels: 100 * 100, maximumBytes: 1 << 20)
+        let qr = Fixtures.path("qr.png")
+        #expect(throws: ScannerError.self) { try ImageDecoder(limits: small).decodeFile(atPath: qr) }
+        #expect(try ImageDecoder().decodeFile(atPath: qr).image.width > 100)
+        let tiny = ImageLimits(maximumPixels: 50_000_000, maximumBytes: 100)
+        #expect(throws: ScannerError.unreadableImage(path: qr, reason: "file too large (\(try Data(contentsOf: URL(fileURLWithPath: qr)).count) bytes; at most 0 MiB)")) {
+            try ImageDecoder(limits: tiny).decodeFile(atPath: qr)
+        }
+    }
+
+    @Test func onlyRegularFilesAreRead() throws {
+        let fifo = NSTemporaryDirectory() + "scannerd-\(UUID().uuidString).fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        for (path, reason) in [(fifo, "not a regular file"), ("/dev/zero", "not a regular file"), (NSTemporaryDirectory(), "is a directory"), ("/no/such.png", "no such file")] {
+            #expect(throws: ScannerError.unreadableImage(path: path, reason: reason)) { try ImageDecoder().decodeFile(atPath: path) }
+        }
+    }
+
+    @Test func oneGarbageJPEGDoesNotSpoilTheDecoderForTheNext() throws {
+        // libjpeg-turbo 2.1 leaves a handle unusable after a header it cannot read.
+        var garbage = Data([0xFF, 0xD8])
+        var generator = SystemRandomNumberGenerator()
+        garbage += Data((0..<4000).map { _ in UInt8.random(in: 0...255, using: &generator) }) + Data([0xFF, 0xD9])
+        let good = try Fixtures.data("empty.jpg")
+        let decoder = try ImageDecoder()
+        #expect(throws: ScannerError.self) { try decoder.decode(garbage) }
+        #expect(try decoder.decode(good).image.width > 0)
+        let frames = try FrameDecoder()
+        try garbage.withUnsafeBytes { raw in
+            #expect(throws: ScannerError.self) { try frames.decode(raw, format: .mjpeg, width: 640, height: 480, bytesPerLine: 0, targetWidth: nil) }
+        }
+        let size = try decoder.decode(good)
+        try good.withUnsafeBytes { raw in
+            let image = try frames.decode(raw, format: .mjpeg, width: size.sourceWidth, height: size.sourceHeight, bytesPerLine: 0, targetWidth: nil)
+            #expect(image.image.width == size.sourceWidth)
+        }
+    }
+
+    @Test func aCameraFrameOfAnotherSizeIsRefused() throws {
+        // A frame may declare any size: only the one the camera was set to is decoded.
+        let bomb = try Fixtures.data("hostile/bomb.jpg")
+        try bomb.withUnsafeBytes { raw in
+            #expect(throws: ScannerError.unreadableImage(path: "", reason: "frame is 65500x65500, the camera was set to 640x480")) {
+                try FrameDecoder().decode(raw, format: .mjpeg, width: 640, height: 480, bytesPerLine: 0, targetWidth: 640)
+            }
+        }
+    }
+}

@@ -1,0 +1,229 @@
+@testable import EventServer
+import Foundation
+import ScannerCore
+import Testing
+
+/// What a hostile or careless client can send, and what the server's files are exposed to
+/// (docs/security.md). Each test names the finding of issue #11 it guards.
+@Suite struct RequestValidationTests {
+    func failure(_ line: String) -> Request.Failure? {
+        if case .failure(let failure) = Request.parse(line).result { return failure }
+        return nil
+    }
+
+    @Test func booleansAreBooleans() {
+        #expect(failure(#"{"request":"set","single":1}"#)?.message == #""single" must be true or false"#)
+        #expect(failure(#"{"request":"set","single":"true"}"#)?.code == "bad-argument")
+        #expect(failure(#"{"request":"capture","annotate":1}"#)?.message == #""annotate" must be true or false"#)
+        #expect(failure(#"{"request":"capture","path":"/tmp/x.jpg","overwrite":"yes"}"#)?.code == "bad-argument")
+        guard case .success(.set(let change)) = Request.parse(#"{"request":"set","single":true}"#).result else {
+            Issue.record("a real boolean is taken")
+            return
+        }
+        #expect(change.singleItem == true)
+    }
+
+    @Test func idsAreStringsOrNumbers() {
+        for id in [#"{"a":1}"#, "[1]", "true", "null"] {
+            let (echo, result) = Request.parse(#"{"request":"ping","id":\#(id)}"#)
+            guard case .failure(let failure) = result else {
+                Issue.record("id \(id) was accepted")
+                continue
+            }
+            #expect(failure.code == "bad-argument" && failure.message == #""id" must be a string or a number"#)
+            #expect(echo.id == nil && echo.name == "ping")
+            #expect(Reply.error(echo, code: failure.code, message: failure.message).hasPrefix(#"{"reply":"ping","ok":false"#))
+        }
+        #expect(Reply.ok(Request.parse(#"{"request":"ping","id":"a"}"#).echo) == #"{"reply":"ping","id":"a","ok":true}"#)
+        #expect(Reply.ok(Request.parse(#"{"request":"ping","id":7}"#).echo) == #"{"reply":"ping","id":7,"ok":true}"#)
+        #expect(Reply.ok(Request.parse(#"{"request":"ping","id":2.5}"#).echo) == #"{"reply":"ping","id":2.5,"ok":true}"#)
+    }
+
+    @Test func aRegionOfInterestThatRoundsToNothingIsRefused() {
+        #expect(failure(#"{"request":"set","roi":[0,0,1e-300,1e-300]}"#)?.message == "roi: width and height must be at least 0.001")
+        #expect(failure(#"{"request":"set","roi":[0,0,0.0009,0.5]}"#)?.code == "bad-argument")
+        #expect(failure(#"{"request":"set","roi":[0,0,"1",1]}"#)?.code == "bad-argument")
+        guard case .success(.set(let change)) = Request.parse(#"{"request":"set","roi":[0.5,0.5,0.001,0.001]}"#).result else {
+            Issue.record("the smallest region is taken")
+            return
+        }
+        #expect(change.regionOfInterest == NormalizedRect(x: 0.5, y: 0.5, width: 0.001, height: 0.001))
+    }
+
+    @Test func capturePathsAreAbsoluteAndOverwriteNeedsOne() {
+        #expect(failure(#"{"request":"capture","path":"photo.jpg"}"#)?.message == #""path" must be an absolute file path"#)
+        #expect(failure(#"{"request":"capture","path":"/tmp/"}"#)?.code == "bad-argument")
+        #expect(failure(#"{"request":"capture","path":7}"#)?.code == "bad-argument")
+        #expect(failure(#"{"request":"capture","overwrite":true}"#)?.message == #""overwrite" goes with "path""#)
+        #expect(Request.parse(#"{"request":"capture","path":"/tmp/a.jpg","overwrite":true}"#).result == .success(.capture(path: "/tmp/a.jpg", annotate: false, overwrite: true)))
+    }
+
+    @Test func malformedLinesGetOneErrorEach() {
+        for line in ["", "[]", "1", "\"ping\"", "{", #"{"request":1}"#, "\u{FFFD}{}"] {
+            #expect(failure(line)?.code == "malformed", "\(line)")
+        }
+    }
+}
+
+@Suite struct AdmissionTests {
+    let admission = Admission(maximumClients: 10, maximumClientsPerUser: 3)
+
+    @Test func theLastSlotsAreKeptForControlPeers() {
+        #expect(admission.reservedControlSlots == 4)
+        #expect(admission.decide(privileged: false, connected: 5, connectedBySameUser: 0) == .admit)
+        guard case .refuse(let code, let message) = admission.decide(privileged: false, connected: 6, connectedBySameUser: 0) else {
+            Issue.record("a watcher took a reserved slot")
+            return
+        }
+        #expect(code == "too-many-clients" && message.contains("kept for control users"))
+        #expect(admission.decide(privileged: true, connected: 9, connectedBySameUser: 9) == .admit)
+        #expect(admission.decide(privileged: true, connected: 10, connectedBySameUser: 0) != .admit, "nobody past the maximum")
+    }
+
+    @Test func oneUserHoldsAtMostItsShare() {
+        #expect(admission.decide(privileged: false, connected: 2, connectedBySameUser: 2) == .admit)
+        #expect(admission.decide(privileged: false, connected: 3, connectedBySameUser: 3)
+            == .refuse(code: "too-many-clients", message: "one user may hold at most 3 connections"))
+        #expect(admission.decide(privileged: true, connected: 3, connectedBySameUser: 3) == .admit)
+    }
+
+    @Test func aSmallServerStillLetsSomebodyIn() {
+        #expect(Admission(maximumClients: 1, maximumClientsPerUser: 16).reservedControlSlots == 0)
+        #expect(Admission(maximumClients: 1, maximumClientsPerUser: 16).decide(privileged: false, connected: 0, connectedBySameUser: 0) == .admit)
+        #expect(Admission(maximumClients: 3, maximumClientsPerUser: 16).reservedControlSlots == 2)
+    }
+
+    @Test func theOpenFileLimitIsCheckedAndRaisedWhereItCanBe() {
+        let needed = UInt64(100 + DescriptorBudget.headroom)
+        #expect(DescriptorBudget.decide(maximumClients: 100, softLimit: needed, hardLimit: needed) == .enough)
+        #expect(DescriptorBudget.decide(maximumClients: 100, softLimit: 64, hardLimit: 4096) == .raiseSoftLimit(to: needed))
+        guard case .refuse(let message) = DescriptorBudget.decide(maximumClients: 2000, softLimit: 1024, hardLimit: 1024) else {
+            Issue.record("2000 clients within 1024 descriptors")
+            return
+        }
+        #expect(message.contains("max-clients 2000 needs 2064 open files, but the limit is 1024") && message.contains("at most 960"))
+    }
+}
+
+/// A directory of its own, removed afterwards.
+final class ScratchDirectory {
+    let path: String
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("scannerd-hostile-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String, _ text: String) throws -> String {
+        let file = path + "/" + name
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        return file
+    }
+
+    /// Leftover temporary files of PhotoFile.
+    var leftovers: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.contains(".scannerd-") } }
+}
+
+@Suite struct PhotoFileTests {
+    let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9])
+
+    func contents(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
+
+    @Test func aNewFileIsCreatedPrivateToTheDaemonsGroup() throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.path + "/photo.jpg"
+        let old = umask(0)
+        defer { umask(old) }
+        try PhotoFile.write(jpeg, to: path, overwrite: false)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == jpeg)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o640)
+        #expect(scratch.leftovers.isEmpty)
+    }
+
+    @Test func anExistingFileIsKeptUnlessOverwriteIsAsked() throws {
+        let scratch = try ScratchDirectory()
+        let path = try scratch.file("secret.conf", "precious")
+        #expect(throws: PhotoFile.Failure.exists(path: path)) { try PhotoFile.write(jpeg, to: path, overwrite: false) }
+        #expect(contents(path) == "precious")
+        try PhotoFile.write(jpeg, to: path, overwrite: true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == jpeg, "a regular file of the daemon's own is replaced when asked")
+        #expect(scratch.leftovers.isEmpty)
+    }
+
+    @Test func nothingButARegularFileOfTheDaemonsIsEverReplaced() throws {
+        let scratch = try ScratchDirectory()
+        // A link to a file elsewhere: neither the link nor its target changes.
+        let target = try scratch.file("target.conf", "precious")
+        let link = scratch.path + "/link.jpg"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        // A FIFO, a directory, and a socket.
+        let fifo = scratch.path + "/fifo.jpg"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let directory = scratch.path + "/dir.jpg"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let socket = scratch.path + "/s.sock"
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(socket.utf8)); raw[socket.utf8.count] = 0 }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        try #require(bound == 0)
+
+        for (path, kind) in [(link, "a symbolic link"), (fifo, "a FIFO"), (directory, "a directory"), (socket, "a socket")] {
+            #expect(throws: PhotoFile.Failure.notReplaceable(path: path, reason: "is \(kind)")) { try PhotoFile.write(jpeg, to: path, overwrite: true) }
+            #expect(throws: PhotoFile.Failure.exists(path: path)) { try PhotoFile.write(jpeg, to: path, overwrite: false) }
+        }
+        #expect(contents(target) == "precious")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+        var info = stat()
+        #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        #expect(lstat(socket, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK)
+        #expect(scratch.leftovers.isEmpty)
+    }
+
+    @Test func anotherUsersFileIsNotReplaced() throws {
+        try #require(geteuid() == 0, "needs root to give a file away")
+        let scratch = try ScratchDirectory()
+        let path = try scratch.file("theirs.jpg", "theirs")
+        try #require(chown(path, 65534, 65534) == 0)
+        #expect(throws: PhotoFile.Failure.notReplaceable(path: path, reason: "belongs to another user (uid 65534)")) {
+            try PhotoFile.write(jpeg, to: path, overwrite: true)
+        }
+        #expect(contents(path) == "theirs")
+    }
+
+    @Test func aMissingDirectoryIsAClearError() throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.path + "/no/such/photo.jpg"
+        #expect(throws: PhotoFile.Failure.failed(path: path, reason: "directory: No such file or directory")) {
+            try PhotoFile.write(jpeg, to: path, overwrite: false)
+        }
+    }
+}
+
+@Suite struct SocketFileTests {
+    @Test func aFileAtTheSocketPathIsNeverRemoved() throws {
+        let scratch = try ScratchDirectory()
+        let path = try scratch.file("x.conf", "precious")
+        #expect(throws: EventServerError.self) { try EventServer.clearStaleSocket(at: path) }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
+    }
+
+    @Test func stoppingLeavesWhatTookTheSocketsPlace() async throws {
+        let server = try await RunningServer()
+        #expect(FileIdentity(lstat: server.path)?.isSocket == true)
+        unlink(server.path)
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: server.path))
+        await server.stop()
+        #expect(try String(contentsOfFile: server.path, encoding: .utf8) == "precious")
+        unlink(server.path)
+    }
+
+    @Test func stoppingRemovesTheSocketItBound() async throws {
+        let server = try await RunningServer()
+        await server.stop()
+        #expect(FileIdentity(lstat: server.path) == nil)
+    }
+}
