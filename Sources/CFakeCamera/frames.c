@@ -233,10 +233,14 @@ static void load_directory(struct frame_list *list, const char *directory) {
 /// The size the frame's JPEG header declares. libjpeg-turbo 2.1 leaves a handle unusable after a
 /// header it cannot read (every later call fails the same way), so a failure replaces the handle:
 /// one garbage frame must not spoil the frames after it.
+///
+/// A stream with tables and no image (noise between SOI and EOI can read as one) "succeeds" without
+/// a size: turbojpeg reads headers with require_image off and leaves the outputs as they were.
 static bool frame_size(tjhandle *decoder, const struct fc_frame *frame, int *width, int *height) {
     int subsampling, colorspace;
+    *width = *height = 0;
     if (frame->length > 0 && tjDecompressHeader3(*decoder, frame->data, frame->length, width, height,
-                                                 &subsampling, &colorspace) == 0)
+                                                 &subsampling, &colorspace) == 0 && *width > 0 && *height > 0)
         return true;
     tjhandle fresh = tjInitDecompress();
     if (fresh != NULL) {

@@ -12,7 +12,7 @@ struct Scanctl: ParsableCommand {
         commandName: "scanctl",
         abstract: "Watch and query a running scannerd.",
         discussion: "Exit status: 0 success, 1 the daemon refused the request, 2 usage error, 3 cannot connect.",
-        subcommands: [Watch.self, Items.self, Capture.self, Set.self, Stats.self, Ping.self])
+        subcommands: [Watch.self, Items.self, Capture.self, Set.self, Stats.self, Ping.self, RawRequest.self])
 
     static func main() {
         do {
@@ -244,5 +244,49 @@ struct Capture: ParsableCommand {
             throw ExitCode(1)
         }
         print("\(file): \(reply["width"] ?? "?")x\(reply["height"] ?? "?"), \(jpeg.count) bytes")
+    }
+}
+
+/// `scanctl request LINE`: one request line as written (docs/protocol.md), its reply line as it came.
+/// For requests scanctl has no command for (`capture` with a `path` the daemon writes), and for
+/// scripts that want the JSON.
+struct RawRequest: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "request",
+        abstract: "Send one JSON request line; print the reply line.",
+        discussion: "Exit status 1 when the reply says \"ok\": false.")
+    @OptionGroup var connection: Connection
+
+    @Option(name: .long, help: "Seconds to wait for the reply (default 5).")
+    var timeout: Double = 5
+
+    @Argument(help: ArgumentHelp("The request, e.g. '{\"request\":\"stats\"}'.", valueName: "json"))
+    var line: String
+
+    struct Head: Decodable {
+        var reply: String?
+        var ok: Bool?
+    }
+
+    func validate() throws {
+        if line.contains("\n") { throw ValidationError("one line: the request may not contain a newline") }
+        if !(timeout > 0) { throw ValidationError("--timeout must be positive") }
+    }
+
+    func run() throws {
+        let open = try connection.open()
+        try open.send(line)
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0, let answer = try open.readLine(timeout: left) else {
+                throw ScannerConnection.Failure.io("no reply within \(timeout) s")
+            }
+            // Events may come first; the reply is the line with a "reply" key.
+            guard let head = try? JSONDecoder().decode(Head.self, from: Data(answer.utf8)), head.reply != nil || head.ok != nil else { continue }
+            print(answer)
+            if head.ok != true { throw ExitCode(1) }
+            return
+        }
     }
 }

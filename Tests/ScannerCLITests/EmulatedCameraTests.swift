@@ -107,6 +107,40 @@ import Testing
         #expect(added.count == Set(added).count, "no duplicate added while frames are dropped: \(added)")
     }
 
+    /// A camera that sends garbage, nothing, or a frame of another size now and then (issue #11): the
+    /// emulated camera serves those frames as they are, and the daemon refuses each one (counted as
+    /// corrupt) without losing the frames after it.
+    @Test func garbageEmptyAndResizedFramesAreRefusedOneByOne() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scannerd-badclip-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // First a JPEG-looking frame of noise (the decoder used to stay broken after its header),
+        // then an empty one, then a clip with a QR code and a phone with a frame of another size in
+        // its middle. (The clip's size is its first readable frame's.)
+        var generator = SystemRandomNumberGenerator()
+        let noise = Data([0xFF, 0xD8]) + Data((0..<4000).map { _ in UInt8.random(in: 0...0xFE, using: &generator) }) + Data([0xFF, 0xD9])
+        try noise.write(to: directory.appendingPathComponent("0000-noise.jpg"))
+        try Data().write(to: directory.appendingPathComponent("0001-empty.jpg"))
+        try FileManager.default.copyItem(atPath: Fixtures.path("bench-1280x720.jpg"), toPath: directory.appendingPathComponent("10100-large.jpg").path)
+        let clip = Fixtures.path("clips/sequence")
+        for name in try FileManager.default.contentsOfDirectory(atPath: clip).filter({ $0.hasSuffix(".jpg") }).sorted() {
+            let target = try FileManager.default.destinationOfSymbolicLink(atPath: clip + "/" + name)
+            try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("1" + name).path, withDestinationPath: clip + "/" + target)
+        }
+        let daemon = try camera(["FAKECAM_FRAMES": directory.path, "FAKECAM_FORMATS": "MJPG"])
+        let found = daemon.waitFor(timeout: 40) { Self.payloads($0).isSuperset(of: ["https://example.com/clip", "+12125550187"]) }
+        let status = daemon.stop(signal: SIGINT)
+        #expect(found, "events: \(daemon.output.suffix(5)) stderr: \(daemon.stderr.suffix(1500))")
+        #expect(status == 0)
+        #expect(daemon.stderr.contains("frame 0: not a readable JPEG; served as it is"), "\(daemon.stderr.prefix(1500))")
+        #expect(daemon.stderr.contains("0001-empty.jpg: not a complete JPEG; served as it is"))
+        #expect(daemon.stderr.contains(": 1280x720, not the clip's 640x480; served as it is"), "\(daemon.stderr.prefix(1500))")
+        let stats = daemon.stderr.split(separator: "\n").first { $0.contains("stopped") }.map(String.init) ?? ""
+        let corrupt = stats.split(separator: " ").first { $0.hasPrefix("corrupt=") }.flatMap { Int($0.dropFirst(8)) } ?? 0
+        #expect(corrupt >= 2, "the noise and the large frame, at least once each: \(stats)")
+        #expect(!Self.names(daemon.output).contains("unavailable"), "bad frames are not an outage")
+    }
+
     @Test func descriptorsDoNotLeakOverTwentyUnplugCycles() throws {
         let daemon = try camera(["FAKECAM_UNPLUG_AFTER": "3", "FAKECAM_REPLUG_AFTER_MS": "50"], arguments: ["--types", "qr"])
         func outages() -> Int { Self.names(daemon.output).filter { $0 == "unavailable" }.count }
