@@ -75,11 +75,14 @@ public final class ReplaySource: FrameSource {
             }
             clip = try Self.concatenated(at: url.path)
         } else {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw .badSource(path: path, reason: "no such file or directory")
+            var info = stat()
+            guard stat(path, &info) == 0 else { throw .badSource(path: path, reason: "no such file or directory") }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: clip = try Self.directory(at: path)
+            case S_IFREG: clip = try Self.concatenated(at: path)
+            // A FIFO would block the start for ever, a device has no end.
+            default: throw .badSource(path: path, reason: "not a directory or a regular file")
             }
-            clip = isDirectory.boolValue ? try Self.directory(at: path) : try Self.concatenated(at: path)
         }
         do {
             decoder = try ImageDecoder()
