@@ -114,10 +114,12 @@ import Testing
         func write(_ text: String) throws { try text.write(toFile: config, atomically: true, encoding: .utf8) }
         try write("camera:\n  source: demo\n  loop: true\nrecognition:\n  quality: balanced\n")
         let socket = directory + "/s.sock"
-        let running = try Subprocess.Running(scannerd, ["run", "--config", config, "--socket", socket, "--events-stdout"])
-        try #require(waitForSocket(socket))
+        let notify = try NotifyListener()
+        let running = try Subprocess.Running(scannerd, ["run", "--config", config, "--socket", socket, "--events-stdout"], environment: ["NOTIFY_SOCKET": notify.path])
+        try #require(notify.waitFor(timeout: 20) { $0 == "READY=1" })
         try write(Self.laughs)
         running.signal(SIGHUP)
+        let refused = notify.waitFor(timeout: 10) { $0.hasPrefix("STATUS=reload refused: ") && $0.contains("anchors (&name) are not supported") }
         try write("camera:\n  source: demo\n  loop: true\nrecognition:\n  quality: fast\n")
         // The next SIGHUP is heard only if the first did not wedge the reload.
         var applied = false
@@ -129,6 +131,7 @@ import Testing
         let ping = try Subprocess.run(scanctl, ["ping", "--socket", socket])
         // Not gone 5 s after SIGTERM: killed, and the status says so.
         let status = running.stop(signal: SIGTERM, timeout: 5)
+        #expect(refused, "\(notify.fields.suffix(4))")
         #expect(applied, "\(running.stderr.suffix(600))")
         #expect(ping.status == 0)
         #expect(status == 0, "SIGTERM ends the daemon")
