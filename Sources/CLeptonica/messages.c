@@ -15,8 +15,10 @@ static void note_error(const char *text) {
     }
 }
 
-/* Leptonica's own messages: its return values say what failed. */
-static void leptonica_message(const char *text) { (void)text; }
+/* With the message severity at L_SEVERITY_NONE, what still reaches lept_stderr is printed
+ * unconditionally, and it means damage: "Bad file: amount too big: 192" once per strip that lies past
+ * the end of a truncated TIFF, while Leptonica goes on and returns the image with those rows blank. */
+static void leptonica_message(const char *text) { note_error(text); }
 
 static void tiff_error(const char *module, const char *format, va_list arguments) {
     (void)module;

@@ -23,8 +23,9 @@ enum LeptonicaDecoder {
         }
         var pix: UnsafeMutablePointer<PIX>? = readPix
         defer { pixDestroy(&pix) }
-        // libtiff reports a short or damaged strip and carries on; Leptonica then returns an image
-        // with rows missing. Such a file is damaged, and saying nothing would hide it.
+        // A truncated TIFF: Leptonica says "Bad file: amount too big" for each strip past the end (or
+        // libtiff reports a damaged strip) and carries on, returning an image with rows missing. Such a
+        // file is damaged, and saying nothing would hide it.
         if clept_error_count() > 0 {
             throw .unreadableImage(path: "", reason: "damaged image: \(String(cString: clept_first_error_text()))")
         }

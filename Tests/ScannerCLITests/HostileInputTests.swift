@@ -147,6 +147,8 @@ import Testing
         for bomb in bombs {
             #expect(result.stderr.contains("scannerd: \(bomb): image too large ("), "\(bomb): \(result.stderr)")
         }
+        // A truncated TIFF that Leptonica would return with rows missing, after 43 lines of noise.
+        #expect(result.stderr.contains("scannerd: \(Fixtures.path("hostile/truncated.tif")): damaged image: Bad file: amount too big: 192"), "\(result.stderr)")
         // One line per bad file, nothing from the libraries.
         #expect(result.stderrLines.count == bombs.count + 1, "\(result.stderr)")
         #expect(result.stderrLines.allSatisfy { $0.hasPrefix("scannerd: ") }, "\(result.stderr)")

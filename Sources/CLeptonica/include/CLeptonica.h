@@ -20,7 +20,7 @@ static inline unsigned char clept_get_byte(const l_uint32 *line, int x) { return
 void clept_take_library_messages(void);
 /* Forgets this thread's errors (before a decode). */
 void clept_reset_errors(void);
-/* How many errors libtiff reported on this thread since the reset, and the first one's text. */
+/* How many errors Leptonica or libtiff reported on this thread since the reset, and the first one's text. */
 int clept_error_count(void);
 const char *clept_first_error_text(void);
 #endif
