@@ -185,6 +185,17 @@ import Testing
         #expect(result.stdout.contains("https://example.com/scannerd"), "the file with a non-UTF-8 name was scanned: \(result.stdout)")
     }
 
+    @Test func aReplayDirectorySkipsABombAndPlaysTheRest() throws {
+        let directory = try sharedDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.copyItem(atPath: Fixtures.path("hostile/bomb-65535.png"), toPath: directory + "/0.png")
+        try FileManager.default.copyItem(atPath: Fixtures.path("qr.png"), toPath: directory + "/1.png")
+        let result = try Subprocess.run(scannerd, ["run", "--no-config", "--no-socket", "--events-stdout", "--source", directory, "--pace", "none"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(#""event":"added""#) && result.stdout.contains("https://example.com/scannerd"), "\(result.stdout)")
+        #expect(result.stderr.contains("replay frame skipped") && result.stderr.contains("image too large (65535×65535; at most 50 megapixels)"), "\(result.stderr)")
+    }
+
     @Test func aReplaySourceThatIsNoFileIsRefusedAtOnce() throws {
         let directory = try sharedDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
