@@ -178,7 +178,7 @@ let package = Package(
         .testTarget(
             name: "EventServerTests",
             dependencies: [
-                "EventServer", "Events", "Pipeline", "Tracking", "ScannerCore", "ScannerClient",
+                "EventServer", "Events", "Pipeline", "Tracking", "ScannerCore", "ScannerClient", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,6 +1,7 @@
 @testable import EventServer
 import Foundation
 import ScannerCore
+import TestSupport
 import Testing
 
 /// What a hostile or careless client can send, and what the server's files are exposed to
@@ -105,21 +106,7 @@ import Testing
     }
 }
 
-/// A directory of its own, removed afterwards.
-final class ScratchDirectory {
-    let path: String
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("scannerd-hostile-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String, _ text: String) throws -> String {
-        let file = path + "/" + name
-        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-        return file
-    }
-
+extension TemporaryDirectory {
     /// Leftover temporary files of PhotoFile.
     var leftovers: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.contains(".scannerd-") } }
 }
@@ -130,7 +117,7 @@ final class ScratchDirectory {
     func contents(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
 
     @Test func aNewFileIsCreatedPrivateToTheDaemonsGroup() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("scannerd-photo")
         let path = scratch.path + "/photo.jpg"
         let old = umask(0)
         defer { umask(old) }
@@ -142,8 +129,8 @@ final class ScratchDirectory {
     }
 
     @Test func anExistingFileIsKeptUnlessOverwriteIsAsked() throws {
-        let scratch = try ScratchDirectory()
-        let path = try scratch.file("secret.conf", "precious")
+        let scratch = try TemporaryDirectory("scannerd-photo")
+        let path = try scratch.write("secret.conf", "precious")
         #expect(throws: PhotoFile.Failure.exists(path: path)) { try PhotoFile.write(jpeg, to: path, overwrite: false) }
         #expect(contents(path) == "precious")
         try PhotoFile.write(jpeg, to: path, overwrite: true)
@@ -152,9 +139,9 @@ final class ScratchDirectory {
     }
 
     @Test func nothingButARegularFileOfTheDaemonsIsEverReplaced() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("scannerd-photo")
         // A link to a file elsewhere: neither the link nor its target changes.
-        let target = try scratch.file("target.conf", "precious")
+        let target = try scratch.write("target.conf", "precious")
         let link = scratch.path + "/link.jpg"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
         // A FIFO, a directory, and a socket.
@@ -185,8 +172,8 @@ final class ScratchDirectory {
 
     @Test func anotherUsersFileIsNotReplaced() throws {
         try #require(geteuid() == 0, "needs root to give a file away")
-        let scratch = try ScratchDirectory()
-        let path = try scratch.file("theirs.jpg", "theirs")
+        let scratch = try TemporaryDirectory("scannerd-photo")
+        let path = try scratch.write("theirs.jpg", "theirs")
         try #require(chown(path, 65534, 65534) == 0)
         #expect(throws: PhotoFile.Failure.notReplaceable(path: path, reason: "belongs to another user (uid 65534)")) {
             try PhotoFile.write(jpeg, to: path, overwrite: true)
@@ -195,7 +182,7 @@ final class ScratchDirectory {
     }
 
     @Test func aMissingDirectoryIsAClearError() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("scannerd-photo")
         let path = scratch.path + "/no/such/photo.jpg"
         #expect(throws: PhotoFile.Failure.failed(path: path, reason: "directory: No such file or directory")) {
             try PhotoFile.write(jpeg, to: path, overwrite: false)
@@ -205,8 +192,8 @@ final class ScratchDirectory {
 
 @Suite struct SocketFileTests {
     @Test func aFileAtTheSocketPathIsNeverRemoved() throws {
-        let scratch = try ScratchDirectory()
-        let path = try scratch.file("x.conf", "precious")
+        let scratch = try TemporaryDirectory("scannerd-photo")
+        let path = try scratch.write("x.conf", "precious")
         #expect(throws: EventServerError.self) { try EventServer.clearStaleSocket(at: path) }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
     }

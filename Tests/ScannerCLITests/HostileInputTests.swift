@@ -8,23 +8,6 @@ import Testing
     let scannerd = Subprocess.executable("scannerd")
     let scanctl = Subprocess.executable("scanctl")
 
-    /// A directory other users may enter, removed afterwards by the caller.
-    func sharedDirectory() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("scannerd-hostile-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        return path
-    }
-
-    func waitForSocket(_ path: String) -> Bool {
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            var info = stat()
-            if lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK { return true }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        return false
-    }
-
     func daemon(socket: String, _ arguments: [String] = []) throws -> Subprocess.Running {
         try Subprocess.Running(scannerd, ["run", "--no-config", "--source", "demo", "--loop", "--socket", socket] + arguments)
     }
@@ -36,8 +19,8 @@ import Testing
 
     // Finding 1.
     @Test func aFileAtTheSocketPathIsKept() throws {
-        let directory = try sharedDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = try TemporaryDirectory("scannerd-hostile")
+        let directory = scratch.path
         let path = directory + "/x.conf"
         try "precious\n".write(toFile: path, atomically: false, encoding: .utf8)
         let result = try Subprocess.run(scannerd, ["run", "--no-config", "--source", "demo", "--socket", path])
@@ -49,8 +32,8 @@ import Testing
     // Finding 2.
     @Test func clientsCannotHaveTheDaemonDestroyFiles() throws {
         try #require(geteuid() == 0, "runs a client as another user")
-        let directory = try sharedDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = try TemporaryDirectory("scannerd-hostile")
+        let directory = scratch.path
         let socket = directory + "/s.sock"
         let secret = directory + "/secret.conf"
         try "secret\n".write(toFile: secret, atomically: false, encoding: .utf8)
@@ -91,8 +74,8 @@ import Testing
 
     // Finding 3.
     @Test func checkConfigAnswersAtOnceOnABillionLaughs() throws {
-        let directory = try sharedDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = try TemporaryDirectory("scannerd-hostile")
+        let directory = scratch.path
         let path = directory + "/laughs.conf"
         try Self.laughs.write(toFile: path, atomically: false, encoding: .utf8)
         let result = try Subprocess.run(scannerd, ["check-config", path])
@@ -108,8 +91,8 @@ import Testing
     }()
 
     @Test func aReloadWithLaughsIsRefusedAndTheNextGoodFileApplies() throws {
-        let directory = try sharedDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = try TemporaryDirectory("scannerd-hostile")
+        let directory = scratch.path
         let config = directory + "/scannerd.conf"
         func write(_ text: String) throws { try text.write(toFile: config, atomically: true, encoding: .utf8) }
         try write("camera:\n  source: demo\n  loop: true\nrecognition:\n  quality: balanced\n")
@@ -155,8 +138,8 @@ import Testing
     }
 
     @Test func scanNamesWhatIsWrongWithEachPath() throws {
-        let directory = try sharedDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = try TemporaryDirectory("scannerd-hostile")
+        let directory = scratch.path
         let fifo = directory + "/fifo.png"
         #expect(mkfifo(fifo, 0o600) == 0)
         // A name that is not UTF-8 is a name all the same: qr-<FF>.png.
@@ -186,8 +169,8 @@ import Testing
     }
 
     @Test func aReplayDirectorySkipsABombAndPlaysTheRest() throws {
-        let directory = try sharedDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = try TemporaryDirectory("scannerd-hostile")
+        let directory = scratch.path
         try FileManager.default.copyItem(atPath: Fixtures.path("hostile/bomb-65535.png"), toPath: directory + "/0.png")
         try FileManager.default.copyItem(atPath: Fixtures.path("qr.png"), toPath: directory + "/1.png")
         let result = try Subprocess.run(scannerd, ["run", "--no-config", "--no-socket", "--events-stdout", "--source", directory, "--pace", "none"])
@@ -197,8 +180,8 @@ import Testing
     }
 
     @Test func aReplaySourceThatIsNoFileIsRefusedAtOnce() throws {
-        let directory = try sharedDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = try TemporaryDirectory("scannerd-hostile")
+        let directory = scratch.path
         let fifo = directory + "/clip.mjpeg"
         #expect(mkfifo(fifo, 0o600) == 0)
         // Reading a FIFO would wait for a writer for ever.
@@ -210,8 +193,8 @@ import Testing
     // Finding 5.
     @Test func maxClientsBeyondTheOpenFileLimitIsRefusedAtStart() throws {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"), "util-linux's prlimit")
-        let directory = try sharedDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = try TemporaryDirectory("scannerd-hostile")
+        let directory = scratch.path
         let result = try Subprocess.run("/usr/bin/prlimit", ["--nofile=256:256", scannerd, "run", "--no-config", "--source", "demo", "--socket", directory + "/s.sock", "--max-clients", "1000"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("max-clients 1000 needs 1064 open files, but the limit is 256"), "\(result.stderr)")
@@ -221,8 +204,8 @@ import Testing
     // Finding 6.
     @Test func watchersCannotLockTheOperatorOut() throws {
         try #require(geteuid() == 0, "runs clients as other users")
-        let directory = try sharedDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = try TemporaryDirectory("scannerd-hostile")
+        let directory = scratch.path
         let socket = directory + "/s.sock"
         let running = try daemon(socket: socket, ["--socket-mode", "0666", "--max-clients", "8", "--max-clients-per-user", "2"])
         try #require(waitForSocket(socket))
@@ -252,8 +235,8 @@ import Testing
 
     // Finding 8 (the wire side; RequestValidationTests has each rule).
     @Test func setRefusesValuesTheDaemonCouldNotReport() throws {
-        let directory = try sharedDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = try TemporaryDirectory("scannerd-hostile")
+        let directory = scratch.path
         let socket = directory + "/s.sock"
         let running = try daemon(socket: socket)
         try #require(waitForSocket(socket))
