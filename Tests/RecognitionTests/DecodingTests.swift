@@ -84,7 +84,7 @@ import Testing
 @Suite struct ImageLimitsTests {
     @Test(arguments: [
         ("bomb-65535.png", "65535×65535"), ("bomb-20000-rgb.png", "20000×20000"), ("bomb.pgm", "60000×60000"),
-        ("bomb.tif", "40000×40000"), ("bomb.gif", "65535×65535"), ("bomb.jpg", "65500×65500"),
+        ("bomb.tif", "40000×40000"), ("bomb.gif", "65535×65535"), ("bomb.jpg", "65500×65500"), ("bomb.webp", "16384×16384"),
     ])
     func aDeclaredSizePastTheLimitIsRefusedBeforeDecoding(name: String, size: String) throws {
         let path = Fixtures.path("hostile/" + name)
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func headersThatDoNotReadAreRefused() throws {
-        for name in ["bomb.bmp", "bomb.webp", "truncated.tif"] {
+        for name in ["bomb.bmp", "truncated.tif"] {
             #expect(throws: ScannerError.self, "\(name)") { try ImageDecoder().decodeFile(atPath: Fixtures.path("hostile/" + name)) }
         }
     }

@@ -123,7 +123,7 @@ import Testing
 
     // Finding 4 and 7.
     @Test func scanRefusesBombsAndStillReportsTheGoodFiles() throws {
-        let bombs = ["bomb-65535.png", "bomb-20000-rgb.png", "bomb.pgm", "bomb.tif", "bomb.gif", "bomb.jpg"].map { Fixtures.path("hostile/" + $0) }
+        let bombs = ["bomb-65535.png", "bomb-20000-rgb.png", "bomb.pgm", "bomb.tif", "bomb.gif", "bomb.jpg", "bomb.webp"].map { Fixtures.path("hostile/" + $0) }
         let result = try Subprocess.run(scannerd, ["scan", Fixtures.path("qr.png")] + bombs + [Fixtures.path("hostile/truncated.tif")])
         #expect(result.status == 2)
         #expect(result.stdout.contains("https://example.com/scannerd"), "the good file is reported: \(result.stdout)")
@@ -151,12 +151,17 @@ import Testing
         let qr = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("qr.png")))
         _ = qr.withUnsafeBytes { write(created, $0.baseAddress, $0.count) }
         close(created)
+        // 2 GB that take no disk: refused from fstat, never read.
+        let sparse = directory + "/sparse.png"
+        let sparseFile = open(sparse, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        try #require(sparseFile >= 0 && ftruncate(sparseFile, 2 << 30) == 0)
+        close(sparseFile)
         let damaged = directory + "/damaged.png"
         var png = qr
         png[png.count / 2] ^= 0xFF
         try png.write(to: URL(fileURLWithPath: damaged))
         // The odd name goes through a shell glob, the way a user would hand it over.
-        let result = try Subprocess.run("/bin/sh", ["-c", #"exec "$0" scan "$@" "$1"/qr-*.png"#, scannerd, directory, fifo, "/dev/zero", "/no/such/file.png", damaged])
+        let result = try Subprocess.run("/bin/sh", ["-c", #"exec "$0" scan "$@" "$1"/qr-*.png"#, scannerd, directory, fifo, "/dev/zero", "/no/such/file.png", damaged, sparse])
         #expect(result.status == 2)
         let lines = result.stderrLines
         #expect(lines.contains("scannerd: \(directory): is a directory"), "\(lines)")
@@ -164,7 +169,8 @@ import Testing
         #expect(lines.contains("scannerd: /dev/zero: not a regular file"))
         #expect(lines.contains("scannerd: /no/such/file.png: no such file"))
         #expect(lines.contains { $0.hasPrefix("scannerd: \(damaged): not a readable image") && $0.contains("libpng error: IDAT") }, "libpng's words, on the file's line: \(lines)")
-        #expect(lines.count == 5, "one line per bad path: \(lines)")
+        #expect(lines.contains("scannerd: \(sparse): file too large (2147483648 bytes; at most 64 MiB)"), "\(lines)")
+        #expect(lines.count == 6, "one line per bad path: \(lines)")
         #expect(result.stdout.contains("https://example.com/scannerd"), "the file with a non-UTF-8 name was scanned: \(result.stdout)")
     }
 

@@ -84,10 +84,11 @@ def main():
     gif = (b"GIF89a" + struct.pack("<HHBBB", 65535, 65535, 0, 0, 0)
            + b"," + struct.pack("<HHHHB", 0, 0, 65535, 65535, 0) + b"\x02\x02\x44\x01\x00;")
     write("bomb.gif", gif)
-    # WebP (VP8X extended header): a 16384x16384 canvas, 4 kB of nothing.
-    vp8x = struct.pack("<I", 0) + (16383).to_bytes(3, "little") + (16383).to_bytes(3, "little")
-    body = b"WEBP" + b"VP8X" + struct.pack("<I", len(vp8x)) + vp8x
-    body += b"VP8L" + struct.pack("<I", 4000) + b"\x2f" + b"\0" * 3999
+    # WebP, lossless (VP8L): signature 0x2f, then width-1 and height-1 in 14 bits each, an alpha bit
+    # and a 3-bit version: 16384x16384 (268 megapixels) in 4 kB.
+    bits = 16383 | 16383 << 14
+    vp8l = b"\x2f" + struct.pack("<I", bits) + b"\0" * 3995
+    body = b"WEBP" + b"VP8L" + struct.pack("<I", len(vp8l)) + vp8l
     write("bomb.webp", b"RIFF" + struct.pack("<I", len(body)) + body)
     # JPEG: SOI, a quantization table, a baseline SOF0 for 65500x65500 gray, a Huffman table, the
     # start of a scan with two bytes of data, EOI. Its header reads as a whole image.
