@@ -161,7 +161,7 @@ let package = Package(
 
         // MARK: Tests
         // Fixture paths and helpers shared by the test targets and the benchmarks.
-        .target(name: "TestSupport", dependencies: ["ScannerCore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ScannerCore", "Tracking", "ScannerClient"], path: "Tests/TestSupport"),
         .testTarget(name: "ScannerCoreTests", dependencies: ["ScannerCore", "TestSupport"]),
         .testTarget(name: "ContentTypesTests", dependencies: ["ContentTypes", "ScannerCore"]),
         .testTarget(
@@ -174,7 +174,7 @@ let package = Package(
         .testTarget(name: "DaemonConfigurationTests", dependencies: ["DaemonConfiguration", "ScannerCore", "Capture", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "DaemonConfiguration", "ScannerCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore"]),
-        .testTarget(name: "EventsTests", dependencies: ["Events", "Pipeline", "Tracking", "ScannerCore"]),
+        .testTarget(name: "EventsTests", dependencies: ["Events", "Pipeline", "Tracking", "ScannerCore", "TestSupport"]),
         .testTarget(
             name: "EventServerTests",
             dependencies: [
@@ -187,7 +187,7 @@ let package = Package(
             dependencies: ["Pipeline", "Tracking", "Capture", "Recognition", "ImageDecoding", "ScannerCore", "TestSupport"]
         ),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "ScannerCore", "ImageDecoding", "TestSupport"]),
-        .testTarget(name: "ScannerCLITests", dependencies: ["ScannerCore", "TestSupport"]),
+        .testTarget(name: "ScannerCLITests", dependencies: ["ScannerCore", "ScannerClient", "TestSupport"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -17,7 +17,7 @@ let uvcWebcam: [FormatDescription] = [
     FormatDescription(fourcc: 0x3231_5659, description: "YV12 (unused)", sizes: [FrameSize(width: 640, height: 480, rates: [30])]),
 ]
 
-@Suite struct NegotiationTests {
+@Suite(.timeLimit(.minutes(2))) struct NegotiationTests {
     @Test func prefersMJPEGAtTheRequestedSizeAndRate() {
         let choice = FormatNegotiation.choose(from: uvcWebcam, for: CaptureRequest(width: 1280, height: 720, fps: 30))
         #expect(choice == NegotiatedFormat(format: .mjpeg, width: 1280, height: 720, fps: 30))
@@ -57,7 +57,7 @@ let uvcWebcam: [FormatDescription] = [
     }
 }
 
-@Suite struct GrabTests {
+@Suite(.timeLimit(.minutes(2))) struct GrabTests {
     @Test func keepsTheNewestValidFrameAndRequeuesTheRest() {
         let decision = GrabDecision.decide(valid: [true, true, true])
         #expect(decision == GrabDecision(keep: 2, requeue: [0, 1], corrupt: 0, stale: 2))
@@ -86,7 +86,7 @@ let uvcWebcam: [FormatDescription] = [
     }
 }
 
-@Suite struct RepeatFilterTests {
+@Suite(.timeLimit(.minutes(2))) struct RepeatFilterTests {
     @Test func reportsOnceCountsRepeatsAndReportsTheCountOnChange() {
         var filter = RepeatFilter()
         #expect(filter.record("ENOENT") == .report(previousRepeats: 0))
@@ -98,7 +98,7 @@ let uvcWebcam: [FormatDescription] = [
     }
 }
 
-@Suite struct ControlSettingTests {
+@Suite(.timeLimit(.minutes(2))) struct ControlSettingTests {
     @Test func parsesNameEqualsValue() {
         #expect(CameraControlSetting(parsing: "focus=120") == CameraControlSetting(name: "focus", value: "120"))
         #expect(CameraControlSetting(parsing: "exposureAuto=manual")?.value == "manual")

@@ -6,7 +6,7 @@ import ScannerCore
 import TestSupport
 import Testing
 
-@Suite struct ReplayTests {
+@Suite(.timeLimit(.minutes(2))) struct ReplayTests {
     let logger = Logger(label: "test")
 
     func drain(_ source: FrameSource, limit: Int = 1000) -> (frames: [Frame], events: [String]) {
@@ -111,7 +111,7 @@ import Testing
     }
 }
 
-@Suite struct FrameDecoderTests {
+@Suite(.timeLimit(.minutes(2))) struct FrameDecoderTests {
     /// A 4×2 YUYV frame: luma 10, 20, 30, 40 / 50, 60, 70, 80, chroma 128, rows padded to 12 bytes.
     let yuyv: [UInt8] = [10, 128, 20, 128, 30, 128, 40, 128, 0xEE, 0xEE, 0xEE, 0xEE,
                          50, 128, 60, 128, 70, 128, 80, 128, 0xEE, 0xEE, 0xEE, 0xEE]

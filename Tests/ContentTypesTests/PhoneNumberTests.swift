@@ -3,7 +3,7 @@ import ScannerCore
 import Testing
 
 /// Content typing on text as OCR delivers it: no images, so every rule is checked directly.
-@Suite struct PhoneNumberTests {
+@Suite(.timeLimit(.minutes(2))) struct PhoneNumberTests {
     let us = try! ContentDetector(contentTypes: [.telephoneNumber], defaultRegion: "US")
 
     func phones(_ line: String, _ detector: ContentDetector? = nil) -> [String] {
@@ -101,7 +101,7 @@ import Testing
     }
 }
 
-@Suite struct WebIdentifierTests {
+@Suite(.timeLimit(.minutes(2))) struct WebIdentifierTests {
     let detector = try! ContentDetector(contentTypes: [.url, .emailAddress], defaultRegion: "US")
 
     func found(_ line: String) -> [String] {

@@ -31,7 +31,7 @@ func flag(_ key: String, _ value: String, _ name: String) -> SettingEntry {
     SettingEntry(key: key, value: .scalar(value), origin: .commandLine(name))
 }
 
-@Suite struct ShippedConfigurationTests {
+@Suite(.timeLimit(.minutes(2))) struct ShippedConfigurationTests {
     let shipped = Fixtures.packageRoot.appendingPathComponent("config/scannerd.conf").path
 
     @Test func theShippedFileIsEveryKeyAtItsDefault() throws {
@@ -50,7 +50,7 @@ func flag(_ key: String, _ value: String, _ name: String) -> SettingEntry {
     }
 }
 
-@Suite struct PrecedenceTests {
+@Suite(.timeLimit(.minutes(2))) struct PrecedenceTests {
     let file = "camera:\n  fps: 15\nlog:\n  level: debug\n"
 
     @Test func eachLayerOverridesTheOneBefore() throws {
@@ -96,7 +96,7 @@ func flag(_ key: String, _ value: String, _ name: String) -> SettingEntry {
     }
 }
 
-@Suite struct ValueTests {
+@Suite(.timeLimit(.minutes(2))) struct ValueTests {
     @Test func valuesAreReadAsWrittenNotThroughYAMLTyping() throws {
         // YAML 1.1 would make 0660 the integer 432 and NO the boolean false.
         let loaded = try load("server:\n  socket-mode: 0660\nrecognition:\n  phone-region: NO\n")
@@ -146,7 +146,7 @@ func flag(_ key: String, _ value: String, _ name: String) -> SettingEntry {
     }
 }
 
-@Suite struct ValidationTests {
+@Suite(.timeLimit(.minutes(2))) struct ValidationTests {
     @Test func unknownKeysNameTheKeyTheLineAndTheClosestKnownKey() throws {
         let found = errors("camera:\n  widht: 640\n  fps: 30\nrecogniton:\n  quality: fast\n").sorted()
         try #require(found.count == 2, "\(found)")
@@ -225,7 +225,7 @@ func flag(_ key: String, _ value: String, _ name: String) -> SettingEntry {
     }
 }
 
-@Suite struct ReloadDiffTests {
+@Suite(.timeLimit(.minutes(2))) struct ReloadDiffTests {
     @Test func changedKeysSayWhichApplyLive() throws {
         let before = try load("recognition:\n  quality: fast\ncamera:\n  width: 640\n")
         let after = try load("recognition:\n  quality: accurate\ncamera:\n  width: 1920\n")

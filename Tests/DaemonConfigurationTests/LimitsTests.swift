@@ -1,16 +1,12 @@
 @testable import DaemonConfiguration
 import Foundation
+import TestSupport
 import Testing
 
 /// A configuration file bounds what reading it costs (issue #11, docs/security.md): each of these
 /// hung the daemon or took gigabytes before the limits.
-@Suite struct ConfigurationLimitsTests {
-    /// 558 bytes that stand for 9^10 nodes ("billion laughs").
-    static let laughs: String = {
-        var lines = ["recognition:", "  types: &a0 [x, x, x, x, x, x, x, x, x]"]
-        for i in 1..<10 { lines.append("  l\(i): &a\(i) [" + Array(repeating: "*a\(i - 1)", count: 9).joined(separator: ", ") + "]") }
-        return lines.joined(separator: "\n") + "\n"
-    }()
+@Suite(.timeLimit(.minutes(2))) struct ConfigurationLimitsTests {
+    static let laughs = HostileInputs.billionLaughs
 
     @Test func anchorsAndAliasesAreRefusedBeforeAnythingExpandsThem() {
         let found = errors(Self.laughs)

@@ -7,7 +7,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@Suite struct JournalLogTests {
+@Suite(.timeLimit(.minutes(2))) struct JournalLogTests {
     @Test func underTheJournalLinesCarryTheirPriorityAndNoTime() {
         let line = JournalLogHandler.format(
             level: .warning, message: "camera lost", metadata: ["reason": "no frame for 3 s", "device": "/dev/video0"],
@@ -50,7 +50,7 @@ import Testing
     }
 }
 
-@Suite struct SystemdNotifierTests {
+@Suite(.timeLimit(.minutes(2))) struct SystemdNotifierTests {
     @Test func messagesReachTheNotifySocketAsOneDatagram() throws {
         let listener = try NotifyListener()
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": listener.path])
@@ -91,7 +91,7 @@ import Testing
     }
 }
 
-@Suite struct DaemonStatusTests {
+@Suite(.timeLimit(.minutes(2))) struct DaemonStatusTests {
     @Test func theStatusLineSaysWhatSystemctlStatusShouldShow() {
         #expect(DaemonStatus.line(source: .available, name: "camera /dev/video0", fps: 29.96, stalledFor: nil, items: 1, clients: 2)
             == "camera /dev/video0: 30.0 fps; 1 item, 2 clients")
@@ -112,7 +112,7 @@ import Testing
     }
 }
 
-@Suite struct ReloadApplicationTests {
+@Suite(.timeLimit(.minutes(2))) struct ReloadApplicationTests {
     /// Every live key set away from its default.
     let changed = """
         recognition:

@@ -5,20 +5,9 @@ import Logging
 import Pipeline
 import ScannerClient
 import ScannerCore
+import TestSupport
 import Testing
 import Tracking
-
-func tracked(_ payload: String, kind: RecognizedItem.Kind = .barcode, id: Int = 1) -> TrackedItem {
-    let item = kind == .barcode
-        ? RecognizedItem(kind: .barcode, symbology: .qr, payload: payload, bounds: Quad(x: 0.1, y: 0.1, width: 0.2, height: 0.2), confidence: 1)
-        : RecognizedItem(kind: .text, contentType: .telephoneNumber, payload: payload, transcript: payload, bounds: Quad(x: 0.1, y: 0.5, width: 0.3, height: 0.05), confidence: 0.9)
-    return TrackedItem(id: UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", id))!, item: item, firstFrame: 0, lastFrame: 0)
-}
-
-func json(_ line: String?) -> [String: Any] {
-    guard let line else { return [:] }
-    return (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
-}
 
 /// Runs blocking client code on a thread of its own: the server's connection tasks run on the
 /// cooperative pool (two threads on a 2-core machine), which blocking reads must not occupy.
@@ -58,18 +47,18 @@ final class RunningServer: @unchecked Sendable {
     }
 }
 
-@Suite(.serialized) struct EventServerTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct EventServerTests {
     @Test func helloCarriesTheSnapshotThenEventsFollow() async throws {
         let server = try await RunningServer()
         server.hub.publish(.source(.available))
         server.hub.publish(.item(.added(tracked("A")), frame: 3))
         try await blocking { [server] in
             let client = try server.connect()
-            let hello = json(try client.readLine(timeout: 5))
+            let hello = JSONLines.object(try client.readLine(timeout: 5))
             #expect(hello["event"] as? String == "hello" && hello["camera"] as? String == "available" && hello["version"] as? Int == 1)
             #expect((hello["items"] as? [[String: Any]])?.map { $0["payload"] as? String } == ["A"])
             server.hub.publish(.item(.added(tracked("B", id: 2)), frame: 4))
-            let added = json(try client.readLine(timeout: 5))
+            let added = JSONLines.object(try client.readLine(timeout: 5))
             #expect(added["event"] as? String == "added" && added["seq"] as? Int == 3 && added["frame"] as? Int == 4)
             #expect((added["item"] as? [String: Any])?["payload"] as? String == "B")
         }
@@ -84,7 +73,7 @@ final class RunningServer: @unchecked Sendable {
             _ = try client.readLine(timeout: 5)
             func ask(_ line: String) throws -> [String: Any] {
                 try client.send(line)
-                return json(try client.readLine(timeout: 5))
+                return JSONLines.object(try client.readLine(timeout: 5))
             }
             let ping = try ask(#"{"request":"ping","id":7}"#)
             #expect(ping["reply"] as? String == "ping" && ping["ok"] as? Bool == true && ping["id"] as? Int == 7)
@@ -126,11 +115,11 @@ final class RunningServer: @unchecked Sendable {
             let client = try server.connect()
             _ = try client.readLine(timeout: 5)
             try client.send(#"{"request":"subscribe","kinds":["text"],"contentTypes":["telephoneNumber"]}"#)
-            #expect(json(try client.readLine(timeout: 5))["ok"] as? Bool == true)
+            #expect(JSONLines.object(try client.readLine(timeout: 5))["ok"] as? Bool == true)
             server.hub.publish(.item(.added(tracked("QR")), frame: 1))
             server.hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 2)), frame: 2))
             server.hub.publish(.source(.unavailable(reason: "unplugged")))
-            let first = json(try client.readLine(timeout: 5)), second = json(try client.readLine(timeout: 5))
+            let first = JSONLines.object(try client.readLine(timeout: 5)), second = JSONLines.object(try client.readLine(timeout: 5))
             #expect((first["item"] as? [String: Any])?["payload"] as? String == "+14155550123")
             #expect(second["event"] as? String == "unavailable")
         }
@@ -144,11 +133,11 @@ final class RunningServer: @unchecked Sendable {
             _ = try bad.readLine(timeout: 5)
             _ = try good.readLine(timeout: 5)
             try bad.send(String(repeating: "x", count: 5000))
-            let reply = json(try bad.readLine(timeout: 5))
+            let reply = JSONLines.object(try bad.readLine(timeout: 5))
             #expect((reply["error"] as? [String: Any])?["code"] as? String == "line-too-long")
             #expect(try bad.readLine(timeout: 5) == nil, "then closed")
             try good.send(#"{"request":"ping"}"#)
-            #expect(json(try good.readLine(timeout: 5))["ok"] as? Bool == true)
+            #expect(JSONLines.object(try good.readLine(timeout: 5))["ok"] as? Bool == true)
         }
         await server.stop()
     }
@@ -169,14 +158,14 @@ final class RunningServer: @unchecked Sendable {
                     lines += 1
                 }
                 for _ in 0..<lines {
-                    let reply = json(try client.readLine(timeout: 5))
+                    let reply = JSONLines.object(try client.readLine(timeout: 5))
                     #expect(reply["ok"] as? Bool == false)
                 }
             }
             let after = try server.connect()
             _ = try after.readLine(timeout: 5)
             try after.send(#"{"request":"ping"}"#)
-            #expect(json(try after.readLine(timeout: 5))["ok"] as? Bool == true)
+            #expect(JSONLines.object(try after.readLine(timeout: 5))["ok"] as? Bool == true)
         }
         await server.stop()
     }
@@ -194,7 +183,7 @@ final class RunningServer: @unchecked Sendable {
             var inOrder = 0
             for client in clients {
                 var frames: [Int] = []
-                for _ in 0..<50 { frames.append(json(try client.readLine(timeout: 10))["frame"] as? Int ?? -1) }
+                for _ in 0..<50 { frames.append(JSONLines.object(try client.readLine(timeout: 10))["frame"] as? Int ?? -1) }
                 if frames == Array(0..<50) { inOrder += 1 }
             }
             #expect(inOrder == 200, "clients that got all 50 events in order")
@@ -213,7 +202,7 @@ final class RunningServer: @unchecked Sendable {
         let readerTask = Task {
             try await blocking { () -> [Int] in
                 var frames: [Int] = []
-                while frames.count < 2000, let line = try reader.readLine(timeout: 20) { frames.append(json(line)["frame"] as? Int ?? -1) }
+                while frames.count < 2000, let line = try reader.readLine(timeout: 20) { frames.append(JSONLines.object(line)["frame"] as? Int ?? -1) }
                 return frames
             }
         }
@@ -229,7 +218,7 @@ final class RunningServer: @unchecked Sendable {
         let (count, lastEvent) = try await blocking { () -> (Int, String?) in
             var last: [String: Any] = [:]
             var count = 0
-            while let line = try stalled.readLine(timeout: 10) { last = json(line); count += 1 }
+            while let line = try stalled.readLine(timeout: 10) { last = JSONLines.object(line); count += 1 }
             return (count, last["event"] as? String)
         }
         #expect(count < 2000, "it did not get everything: it was cut off")
@@ -244,7 +233,7 @@ final class RunningServer: @unchecked Sendable {
             _ = try a.readLine(timeout: 5)
             _ = try b.readLine(timeout: 5)
             let c = try server.connect()
-            #expect((json(try c.readLine(timeout: 5))["error"] as? [String: Any])?["code"] as? String == "too-many-clients")
+            #expect((JSONLines.object(try c.readLine(timeout: 5))["error"] as? [String: Any])?["code"] as? String == "too-many-clients")
             #expect(try c.readLine(timeout: 5) == nil)
         }
         await server.stop()
@@ -274,7 +263,7 @@ final class RunningServer: @unchecked Sendable {
         let task = Task(executorPreference: ServerExecutor.shared) { try await third.run(ready: { ready.continuation.yield() }) }
         var iterator = ready.stream.makeAsyncIterator()
         _ = await iterator.next()
-        let event = try await blocking { json(try ScannerConnection(path: path).readLine(timeout: 5))["event"] as? String }
+        let event = try await blocking { JSONLines.object(try ScannerConnection(path: path).readLine(timeout: 5))["event"] as? String }
         #expect(event == "hello")
         task.cancel()
         // A regular file at the path is never removed.

@@ -6,7 +6,7 @@ import Testing
 
 /// What a hostile or careless client can send, and what the server's files are exposed to
 /// (docs/security.md). Each test names the finding of issue #11 it guards.
-@Suite struct RequestValidationTests {
+@Suite(.timeLimit(.minutes(2))) struct RequestValidationTests {
     func failure(_ line: String) -> Request.Failure? {
         if case .failure(let failure) = Request.parse(line).result { return failure }
         return nil
@@ -66,7 +66,7 @@ import Testing
     }
 }
 
-@Suite struct AdmissionTests {
+@Suite(.timeLimit(.minutes(2))) struct AdmissionTests {
     let admission = Admission(maximumClients: 10, maximumClientsPerUser: 3)
 
     @Test func theLastSlotsAreKeptForControlPeers() {
@@ -111,7 +111,7 @@ extension TemporaryDirectory {
     var leftovers: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.contains(".scannerd-") } }
 }
 
-@Suite struct PhotoFileTests {
+@Suite(.timeLimit(.minutes(2))) struct PhotoFileTests {
     let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9])
 
     func contents(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
@@ -190,7 +190,7 @@ extension TemporaryDirectory {
     }
 }
 
-@Suite struct SocketFileTests {
+@Suite(.timeLimit(.minutes(2))) struct SocketFileTests {
     @Test func aFileAtTheSocketPathIsNeverRemoved() throws {
         let scratch = try TemporaryDirectory("scannerd-photo")
         let path = try scratch.write("x.conf", "precious")

@@ -2,21 +2,11 @@ import Events
 import Foundation
 import Pipeline
 import ScannerCore
+import TestSupport
 import Testing
 import Tracking
 
-func tracked(_ payload: String, kind: RecognizedItem.Kind = .barcode, id: Int = 1) -> TrackedItem {
-    let item = kind == .barcode
-        ? RecognizedItem(kind: .barcode, symbology: .qr, payload: payload, bounds: Quad(x: 0.1, y: 0.1, width: 0.2, height: 0.2), confidence: 1)
-        : RecognizedItem(kind: .text, contentType: .telephoneNumber, payload: payload, transcript: payload, bounds: Quad(x: 0.1, y: 0.5, width: 0.3, height: 0.05), confidence: 0.9)
-    return TrackedItem(id: UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", id))!, item: item, firstFrame: 0, lastFrame: 0)
-}
-
-func object(_ line: String) -> [String: Any] {
-    (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
-}
-
-@Suite struct EventHubTests {
+@Suite(.timeLimit(.minutes(2))) struct EventHubTests {
     @Test func helloCarriesTheCurrentItemsAndNothingIsLostOrRepeated() async {
         let hub = EventHub(daemonVersion: "t", sourceName: "test")
         hub.publish(.source(.available))
@@ -24,7 +14,7 @@ func object(_ line: String) -> [String: Any] {
         hub.publish(.item(.added(tracked("B", id: 2)), frame: 2))
         hub.publish(.item(.removed(tracked("A")), frame: 3))
         let (_, hello, events) = hub.subscribe()
-        let h = object(hello)
+        let h = JSONLines.object(hello)
         #expect(h["event"] as? String == "hello" && h["version"] as? Int == 1 && h["camera"] as? String == "available")
         #expect((h["items"] as? [[String: Any]])?.compactMap { $0["payload"] as? String } == ["B"])
         hub.publish(.item(.updated(tracked("B", id: 2)), frame: 4))
@@ -34,8 +24,8 @@ func object(_ line: String) -> [String: Any] {
             Issue.record("expected two lines")
             return
         }
-        #expect(object(first)["event"] as? String == "updated" && object(first)["seq"] as? Int == 5)
-        #expect(object(second)["event"] as? String == "end")
+        #expect(JSONLines.object(first)["event"] as? String == "updated" && JSONLines.object(first)["seq"] as? Int == 5)
+        #expect(JSONLines.object(second)["event"] as? String == "end")
     }
 
     @Test func filtersNarrowItemEventsButNotSourceEvents() async {
@@ -47,7 +37,7 @@ func object(_ line: String) -> [String: Any] {
         var iterator = events.makeAsyncIterator()
         var names: [String] = []
         for _ in 0..<2 {
-            if case .line(let line) = await iterator.next() { names.append("\(object(line)["event"]!) \((object(line)["item"] as? [String: Any])?["payload"] ?? "")") }
+            if case .line(let line) = await iterator.next() { names.append("\(JSONLines.object(line)["event"]!) \((JSONLines.object(line)["item"] as? [String: Any])?["payload"] ?? "")") }
         }
         #expect(names == ["added +14155550123", "unavailable "])
     }

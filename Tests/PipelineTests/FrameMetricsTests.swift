@@ -22,7 +22,7 @@ func blurred(_ image: GrayImage, radius r: Int) -> GrayImage {
     return GrayImage(width: image.width, height: image.height, pixels: out)
 }
 
-@Suite struct FrameMetricsTests {
+@Suite(.timeLimit(.minutes(2))) struct FrameMetricsTests {
     func card() throws -> GrayImage {
         try ImageDecoder().decodeFile(atPath: Fixtures.path("bench-640x480.jpg")).image
     }

@@ -2,7 +2,7 @@ import Foundation
 @testable import Pipeline
 import Testing
 
-@Suite struct MailboxTests {
+@Suite(.timeLimit(.minutes(2))) struct MailboxTests {
     @Test func keepsOnlyTheNewestValue() {
         let box = Mailbox<Int>()
         box.put(1)

@@ -2,7 +2,7 @@ import Pipeline
 import Synchronization
 import Testing
 
-@Suite struct PipelineMetricsTests {
+@Suite(.timeLimit(.minutes(2))) struct PipelineMetricsTests {
     final class FakeClock: Sendable {
         let time = Mutex(100.0)
         func advance(_ seconds: Double) { time.withLock { $0 += seconds } }

@@ -13,7 +13,7 @@ func scanFixture(_ name: String, options: ScanOptions = ScanOptions(types: Recog
     return scanner.scan(decoded.image)
 }
 
-@Suite struct BarcodeTests {
+@Suite(.timeLimit(.minutes(2))) struct BarcodeTests {
     /// One fixture per symbology; the data is what the encoder (BWIPP or segno) was given, in the form
     /// the symbology carries it (GS1 DataBar: the element string without parentheses).
     static let symbologyFixtures: [(String, Symbology, String)] = [

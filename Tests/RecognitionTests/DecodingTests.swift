@@ -4,7 +4,7 @@ import ScannerCore
 import TestSupport
 import Testing
 
-@Suite struct DecodingTests {
+@Suite(.timeLimit(.minutes(2))) struct DecodingTests {
     let decoder = try! ImageDecoder()
 
     @Test func jpegDecodesToGrayAtFullSize() throws {
@@ -67,7 +67,7 @@ import Testing
     }
 }
 
-@Suite struct EncodingTests {
+@Suite(.timeLimit(.minutes(2))) struct EncodingTests {
     @Test func grayJPEGRoundTrips() throws {
         let original = try ImageDecoder().decodeFile(atPath: Fixtures.path("qr.png")).image
         let jpeg = try JPEGEncoder().encode(original, quality: 90)
@@ -81,7 +81,7 @@ import Testing
 
 /// Images that claim more than they hold, or are no image at all (issue #11, docs/security.md):
 /// refused from the header, before anything is decoded.
-@Suite struct ImageLimitsTests {
+@Suite(.timeLimit(.minutes(2))) struct ImageLimitsTests {
     @Test(arguments: [
         ("bomb-65535.png", "65535×65535"), ("bomb-20000-rgb.png", "20000×20000"), ("bomb.pgm", "60000×60000"),
         ("bomb.tif", "40000×40000"), ("bomb.gif", "65535×65535"), ("bomb.jpg", "65500×65500"), ("bomb.webp", "16384×16384"),
@@ -129,7 +129,7 @@ import Testing
         #expect(throws: ScannerError.self) { try decoder.decode(garbage) }
         #expect(try decoder.decode(good).image.width > 0)
         let frames = try FrameDecoder()
-        try garbage.withUnsafeBytes { raw in
+        _ = try garbage.withUnsafeBytes { raw in
             #expect(throws: ScannerError.self) { try frames.decode(raw, format: .mjpeg, width: 640, height: 480, bytesPerLine: 0, targetWidth: nil) }
         }
         let size = try decoder.decode(good)
@@ -142,7 +142,7 @@ import Testing
     @Test func aCameraFrameOfAnotherSizeIsRefused() throws {
         // A frame may declare any size: only the one the camera was set to is decoded.
         let bomb = try Fixtures.data("hostile/bomb.jpg")
-        try bomb.withUnsafeBytes { raw in
+        _ = try bomb.withUnsafeBytes { raw in
             #expect(throws: ScannerError.unreadableImage(path: "", reason: "frame is 65500x65500, the camera was set to 640x480")) {
                 try FrameDecoder().decode(raw, format: .mjpeg, width: 640, height: 480, bytesPerLine: 0, targetWidth: 640)
             }

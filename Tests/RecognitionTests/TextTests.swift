@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Text recognition end to end: Tesseract reads rendered text, content typing says what it is.
-@Suite struct TextTests {
+@Suite(.timeLimit(.minutes(2))) struct TextTests {
     static let contentOnly = ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: Set(TextContentType.allCases)))
 
     func summary(_ items: [RecognizedItem]) -> [String] {
@@ -86,7 +86,7 @@ import Testing
     }
 }
 
-@Suite struct QualityLevelTests {
+@Suite(.timeLimit(.minutes(2))) struct QualityLevelTests {
     @Test func fastDecodesAtHalfSizeAndStillReadsTheCard() throws {
         let options = ScanOptions(quality: .fast)
         let scanner = try ImageScanner(options: options)

@@ -5,7 +5,7 @@ import Testing
 /// The unmodified `scannerd` binary on the emulated camera (LD_PRELOAD=libFakeCamera.so): the real V4L2
 /// code path — open, QUERYCAP, format negotiation, mmap streaming, poll, DQBUF/QBUF — without a kernel
 /// driver. Timeouts here only bound a wait; nothing asserts speed.
-@Suite(.serialized) struct EmulatedCameraTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct EmulatedCameraTests {
     let scannerd = Subprocess.executable("scannerd")
     static let library = Subprocess.productsDirectory.appendingPathComponent("libFakeCamera.so").path
     static let clip = Fixtures.packageRoot.appendingPathComponent("Sources/Capture/Resources/demo.mjpeg").path
@@ -21,16 +21,9 @@ import Testing
             environment: env)
     }
 
-    static func events(_ lines: [String]) -> [[String: Any]] {
-        lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-    }
-
-    static func names(_ lines: [String]) -> [String] { events(lines).compactMap { $0["event"] as? String } }
-
-    /// Payloads of the items added so far.
-    static func payloads(_ lines: [String]) -> Set<String> {
-        Set(events(lines).filter { $0["event"] as? String == "added" }.compactMap { ($0["item"] as? [String: Any])?["payload"] as? String })
-    }
+    static func events(_ lines: [String]) -> [[String: Any]] { JSONLines.objects(lines) }
+    static func names(_ lines: [String]) -> [String] { JSONLines.eventNames(lines) }
+    static func payloads(_ lines: [String]) -> Set<String> { JSONLines.addedPayloads(lines) }
 
     /// Names of the source and item-lifecycle events, in order.
     static func lifecycle(_ lines: [String]) -> [String] {
@@ -111,9 +104,8 @@ import Testing
     /// emulated camera serves those frames as they are, and the daemon refuses each one (counted as
     /// corrupt) without losing the frames after it.
     @Test func garbageEmptyAndResizedFramesAreRefusedOneByOne() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scannerd-badclip-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory("scannerd-badclip")
+        let directory = URL(fileURLWithPath: scratch.path)
         // First a JPEG-looking frame of noise (the decoder used to stay broken after its header),
         // then an empty one, then a clip with a QR code and a phone with a frame of another size in
         // its middle. (The clip's size is its first readable frame's.)

@@ -10,7 +10,7 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
 }
 
 /// `scannerd run` on replay sources.
-@Suite struct RunCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct RunCommandTests {
     let scannerd = Subprocess.executable("scannerd")
 
     /// "event payload@frame" for the item events, the name alone for the others.

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `scannerd scan` as a user runs it: arguments in, JSON lines and an exit status out.
-@Suite struct ScanCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct ScanCommandTests {
     let scannerd = Subprocess.executable("scannerd")
 
     func scan(_ arguments: [String]) throws -> Subprocess.Result {

@@ -3,25 +3,20 @@ import TestSupport
 import Testing
 
 /// `scanctl` against a running `scannerd run` on a replay, through the real socket.
-@Suite(.serialized) struct ScanctlTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ScanctlTests {
     let scannerd = Subprocess.executable("scannerd")
     let scanctl = Subprocess.executable("scanctl")
 
-    func socketPath() throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scanctl-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory.appendingPathComponent("scannerd.sock").path
-    }
+    /// Each test's own directory, removed with the suite value.
+    let scratch: TemporaryDirectory
+    init() throws { scratch = try TemporaryDirectory("scanctl") }
 
-    func waitForSocket(_ path: String) {
-        let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: path) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-    }
+    func socketPath() -> String { scratch.file("scannerd.sock") }
 
     @Test func watchShowsItemsAddedAndRemoved() throws {
-        let socket = try socketPath()
+        let socket = socketPath()
         let daemon = try Subprocess.Running(scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--loop", "--socket", socket])
-        waitForSocket(socket)
+        try #require(waitForSocket(socket))
         let watch = try Subprocess.Running(scanctl, ["watch", "--socket", socket])
         // Readable lines: time, event, kind, payload, id prefix.
         let sawLife = watch.waitFor(timeout: 30) { lines in
@@ -61,9 +56,9 @@ import Testing
 
     /// The issue's "done when": the demo with `scanctl watch` shows its items added and removed.
     @Test func watchingTheDemoShowsItsItemsComeAndGo() throws {
-        let socket = try socketPath()
+        let socket = socketPath()
         let daemon = try Subprocess.Running(scannerd, ["run", "--source", "demo", "--loop", "--socket", socket])
-        waitForSocket(socket)
+        try #require(waitForSocket(socket))
         let watch = try Subprocess.Running(scanctl, ["watch", "--socket", socket])
         func saw(_ lines: [String], _ event: String, _ payload: String) -> Bool {
             lines.contains { $0.contains(event) && $0.contains(payload) }
@@ -78,10 +73,10 @@ import Testing
     }
 
     @Test func captureSavesTheNewestFrame() throws {
-        let socket = try socketPath()
+        let socket = socketPath()
         let directory = (socket as NSString).deletingLastPathComponent
         let daemon = try Subprocess.Running(scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--loop", "--socket", socket])
-        waitForSocket(socket)
+        try #require(waitForSocket(socket))
         let plain = directory + "/plain.jpg", annotated = directory + "/annotated.jpg"
         let first = try Subprocess.run(scanctl, ["capture", "--socket", socket, plain])
         // Wait for an item, so that there is something to draw.
@@ -108,9 +103,9 @@ import Testing
     }
 
     @Test func aSecondDaemonOnTheSameSocketIsRefused() throws {
-        let socket = try socketPath()
+        let socket = socketPath()
         let first = try Subprocess.Running(scannerd, ["run", "--source", "demo", "--loop", "--socket", socket])
-        waitForSocket(socket)
+        try #require(waitForSocket(socket))
         let second = try Subprocess.run(scannerd, ["run", "--source", "demo", "--socket", socket])
         _ = first.stop()
         #expect(second.status == 2)
@@ -118,36 +113,29 @@ import Testing
     }
 
     @Test func noDaemonMeansExitThreeWithAClearMessage() throws {
-        let result = try Subprocess.run(scanctl, ["ping", "--socket", "/tmp/no-such-scannerd.sock"])
+        let result = try Subprocess.run(scanctl, ["ping", "--socket", scratch.file("no-such-scannerd.sock")])
         #expect(result.status == 3)
         #expect(result.stderr.contains("is scannerd running?"))
-        let usage = try Subprocess.run(scanctl, ["watch", "--socket", "/tmp/x.sock", "--bogus"])
+        let usage = try Subprocess.run(scanctl, ["watch", "--socket", scratch.file("x.sock"), "--bogus"])
         #expect(usage.status == 2)
     }
 }
 
 /// Access control and socket activation: the daemon as systemd and other users meet it.
-@Suite(.serialized) struct SocketAccessTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct SocketAccessTests {
     let scannerd = Subprocess.executable("scannerd")
     let scanctl = Subprocess.executable("scanctl")
 
-    /// A directory other users may enter.
-    func sharedDirectory() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("scannerd-acl-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        return path
-    }
-
-    func waitForSocket(_ path: String) {
-        let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: path) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-    }
+    /// A directory other users may enter (0755), removed with the suite value.
+    let scratch: TemporaryDirectory
+    init() throws { scratch = try TemporaryDirectory("scannerd-acl") }
+    func sharedDirectory() -> String { scratch.path }
 
     @Test func peersOutsideTheAllowedGroupsAreRefused() throws {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "util-linux's setpriv runs a command as another user")
-        let socket = try sharedDirectory() + "/s.sock"
+        let socket = sharedDirectory() + "/s.sock"
         let daemon = try Subprocess.Running(scannerd, ["run", "--source", "demo", "--loop", "--socket", socket, "--socket-mode", "0666", "--allow-group", "root"])
-        waitForSocket(socket)
+        try #require(waitForSocket(socket))
         let root = try Subprocess.run(scanctl, ["ping", "--socket", socket])
         let nobody = try Subprocess.run("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", scanctl, "ping", "--socket", socket])
         _ = daemon.stop()
@@ -160,9 +148,9 @@ import Testing
     }
 
     @Test func socketModeIsApplied() throws {
-        let socket = try sharedDirectory() + "/s.sock"
+        let socket = sharedDirectory() + "/s.sock"
         let daemon = try Subprocess.Running(scannerd, ["run", "--source", "demo", "--loop", "--socket", socket, "--socket-mode", "0600"])
-        waitForSocket(socket)
+        try #require(waitForSocket(socket))
         let attributes = try FileManager.default.attributesOfItem(atPath: socket)
         _ = daemon.stop()
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
@@ -170,7 +158,7 @@ import Testing
 
     @Test func aSocketPassedBySystemdIsUsed() throws {
         // Listen on a socket as systemd would, and start the daemon with it as descriptor 3.
-        let path = try sharedDirectory() + "/activated.sock"
+        let path = sharedDirectory() + "/activated.sock"
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -205,13 +193,12 @@ import Testing
 }
 
 /// `set` over the socket changes what the running pipeline recognizes, from the next frame.
-@Suite(.serialized) struct LiveSettingsTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct LiveSettingsTests {
     let scannerd = Subprocess.executable("scannerd")
 
     @Test func setChangesTypesForEveryClientAndIsAnnounced() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scannerd-set-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let socket = directory.appendingPathComponent("s.sock").path
+        let scratch = try TemporaryDirectory("scannerd-set")
+        let socket = scratch.file("s.sock")
         let daemon = try Subprocess.Running(scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--loop", "--socket", socket, "--events-stdout"])
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
@@ -234,36 +221,5 @@ import Testing
         let after = daemon.output[configIndex...].filter { $0.contains(#""event":"added""#) }
         #expect(sawPhone)
         #expect(!after.contains { $0.contains("https://example.com/clip") }, "no QR code is added after types became telephoneNumber only")
-    }
-}
-
-/// A tiny blocking client for one request (scanctl has no `set` yet).
-struct ScannerClientProbe {
-    let fd: Int32
-
-    init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(path.utf8)); raw[path.utf8.count] = 0 }
-        let rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        try #require(rc == 0)
-    }
-
-    /// Sends `line`, returns the first reply line (skipping hello and events).
-    func ask(_ line: String) throws -> String {
-        _ = Array((line + "\n").utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-        var pending = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { return "" }
-            pending += buffer[..<n]
-            while let newline = pending.firstIndex(of: 0x0A) {
-                let text = String(decoding: pending[..<newline], as: UTF8.self)
-                pending.removeSubrange(...newline)
-                if text.contains(#""reply""#) { return text }
-            }
-        }
     }
 }

@@ -4,11 +4,14 @@ import Testing
 
 /// The daemon as a service: signals, reload, systemd notification and the watchdog — the unmodified
 /// binary, driven the way systemd drives it.
-@Suite(.serialized) struct ServiceTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ServiceTests {
     let scannerd = Subprocess.executable("scannerd")
     let scanctl = Subprocess.executable("scanctl")
 
-    static func socketPath() -> String { NSTemporaryDirectory() + "svc-\(UUID().uuidString.prefix(8)).sock" }
+    /// Each test's own directory (sockets, configuration files), removed with the suite value.
+    let scratch: TemporaryDirectory
+    init() throws { scratch = try TemporaryDirectory("scannerd-service") }
+    func socketPath() -> String { scratch.file("s-\(UUID().uuidString.prefix(8)).sock") }
 
     static func events(_ lines: [String]) -> [[String: Any]] { EmulatedCameraTests.events(lines) }
 
@@ -31,7 +34,7 @@ import Testing
     }
 
     @Test func sigtermSendsRemovedForWhatIsInViewThenEndAndExitsZeroWithinTwoSeconds() throws {
-        let socket = Self.socketPath()
+        let socket = socketPath()
         let daemon = try cameraDaemon(socket: socket)
         let client = try watch(socket)
         let sawItem = client.waitFor(timeout: 20) { lines in Self.events(lines).contains { $0["event"] as? String == "added" } }
@@ -61,7 +64,7 @@ import Testing
 
     @Test func notifiesReadyStatusWatchdogAndStopping() throws {
         let notify = try NotifyListener()
-        let socket = Self.socketPath()
+        let socket = socketPath()
         let daemon = try cameraDaemon(socket: socket, environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "2000000"])
         #expect(notify.waitFor(timeout: 20) { $0 == "READY=1" })
         #expect(notify.waitFor(timeout: 10) { $0 == "WATCHDOG=1" })
@@ -80,7 +83,7 @@ import Testing
         // The clip is played once (FAKECAM_LOOP=0): 30 frames at 10 fps, then the camera stays open
         // and silent — a wedged capture, which only a restart can fix.
         let notify = try NotifyListener()
-        let daemon = try cameraDaemon(socket: Self.socketPath(), environment: [
+        let daemon = try cameraDaemon(socket: socketPath(), environment: [
             "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000", "FAKECAM_LOOP": "0", "FAKECAM_FPS": "10",
         ])
         try #require(notify.waitFor(timeout: 20) { $0 == "WATCHDOG=1" }, "pings while frames arrive")
@@ -105,7 +108,7 @@ import Testing
         // No camera at all: the daemon is ready (clients are told it is unavailable) and keeps pinging.
         let notify = try NotifyListener()
         let daemon = try Subprocess.Running(
-            scannerd, ["run", "--no-config", "--device", "/dev/video-none-\(UUID().uuidString.prefix(4))", "--socket", Self.socketPath()],
+            scannerd, ["run", "--no-config", "--device", "/dev/video-none-\(UUID().uuidString.prefix(4))", "--socket", socketPath()],
             environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000"])
         #expect(notify.waitFor(timeout: 20) { $0 == "READY=1" })
         #expect(notify.waitFor(timeout: 10) { $0.hasPrefix("STATUS=waiting for camera /dev/video-none") }, "\(notify.fields)")
@@ -117,10 +120,10 @@ import Testing
     }
 
     @Test func sighupAppliesGoodChangesAndRefusesBadOnes() throws {
-        let config = NSTemporaryDirectory() + "reload-\(UUID().uuidString.prefix(8)).conf"
+        let config = scratch.file("reload.conf")
         func write(_ text: String) throws { try text.write(toFile: config, atomically: true, encoding: .utf8) }
         try write("camera:\n  source: demo\n  loop: true\nrecognition:\n  quality: balanced\n")
-        let socket = Self.socketPath()
+        let socket = socketPath()
         let notify = try NotifyListener()
         let daemon = try Subprocess.Running(scannerd, ["run", "--config", config, "--socket", socket], environment: ["NOTIFY_SOCKET": notify.path])
         try #require(notify.waitFor(timeout: 20) { $0 == "READY=1" })
@@ -165,7 +168,7 @@ import Testing
         let good = try Subprocess.run(scannerd, ["check-config", "config/scannerd.conf"])
         #expect(good.status == 0)
         #expect(good.stdout == "config/scannerd.conf: ok\n")
-        let bad = NSTemporaryDirectory() + "bad-\(UUID().uuidString.prefix(8)).conf"
+        let bad = scratch.file("bad.conf")
         try "camera:\n  fps: fast\n  device: /dev/video0\nserver:\n  socket-mode: rw\n".write(toFile: bad, atomically: true, encoding: .utf8)
         let result = try Subprocess.run(scannerd, ["check-config", bad])
         #expect(result.status == 2)
@@ -181,9 +184,9 @@ import Testing
 
     @Test func theEnvironmentSitsBetweenTheFileAndTheCommandLine() throws {
         // The file says balanced, the environment fast, and the command line nothing: fast is in force.
-        let config = NSTemporaryDirectory() + "env-\(UUID().uuidString.prefix(8)).conf"
+        let config = scratch.file("env.conf")
         try "camera:\n  source: demo\nrecognition:\n  quality: balanced\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let socket = Self.socketPath()
+        let socket = socketPath()
         let daemon = try Subprocess.Running(scannerd, ["run", "--config", config, "--socket", socket, "--loop"], environment: ["SCANNERD_RECOGNITION_QUALITY": "fast"])
         let client = try watch(socket)
         client.waitFor(timeout: 10) { !$0.isEmpty }

@@ -2,7 +2,7 @@ import ScannerCore
 import TestSupport
 import Testing
 
-@Suite struct GeometryTests {
+@Suite(.timeLimit(.minutes(2))) struct GeometryTests {
     @Test func convexHullDropsInteriorPoints() {
         let points = [Point(x: 0, y: 0), Point(x: 4, y: 0), Point(x: 4, y: 3), Point(x: 0, y: 3), Point(x: 2, y: 1), Point(x: 1, y: 2)]
         let hull = ConvexGeometry.convexHull(points)
@@ -51,7 +51,7 @@ import Testing
     }
 }
 
-@Suite struct GrayImageTests {
+@Suite(.timeLimit(.minutes(2))) struct GrayImageTests {
     static func ramp(width: Int, height: Int, stride: Int) -> GrayImage {
         var pixels = [UInt8](repeating: 0xEE, count: stride * height)  // padding bytes are 0xEE
         for y in 0..<height { for x in 0..<width { pixels[y * stride + x] = UInt8(y * 16 + x) } }
@@ -94,7 +94,7 @@ import Testing
     }
 }
 
-@Suite struct ContrastTests {
+@Suite(.timeLimit(.minutes(2))) struct ContrastTests {
     @Test func blankAndNoisyImagesHaveLittleSpreadPrintHasMuch() {
         #expect(GrayImage(width: 64, height: 64, filledWith: 200).contrastSpread() == 0)
         var noisy = [UInt8](repeating: 0, count: 64 * 64)

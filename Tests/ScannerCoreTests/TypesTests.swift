@@ -1,7 +1,7 @@
 import ScannerCore
 import Testing
 
-@Suite struct RecognitionTypesTests {
+@Suite(.timeLimit(.minutes(2))) struct RecognitionTypesTests {
     @Test func parsesNamesAndGroups() throws {
         let types = try RecognitionTypes(parsing: "qr,ean13, telephoneNumber")
         #expect(types.symbologies == [.qr, .ean13])
@@ -30,7 +30,7 @@ import Testing
     }
 }
 
-@Suite struct JSONValueTests {
+@Suite(.timeLimit(.minutes(2))) struct JSONValueTests {
     @Test func keepsKeyOrderAndEscapes() {
         let value = JSONValue.object([
             ("z", .string("a\"b\\c\nd\u{01}é")), ("a", .integer(-3)), ("m", .array([.bool(true), .null])),

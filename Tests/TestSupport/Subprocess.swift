@@ -1,11 +1,20 @@
 import Foundation
 
-/// Runs the package's own executables (built next to the test bundle) as a user would.
+/// Runs the package's own executables (built next to the test bundle) as a user would — but
+/// hermetically and bounded:
+///
+/// - the child gets a scrubbed environment (`environment(_:)`): nothing of the caller's
+///   `SCANNERD_*`, `NOTIFY_SOCKET`, `LISTEN_FDS` or `LD_PRELOAD` leaks in, only what the test names;
+/// - `scannerd run` without `--config` gets `--no-config`, so an installed
+///   `/etc/scannerd/scannerd.conf` never changes what a test sees;
+/// - every child has a time limit; one that outlives it is killed (and says so).
 public enum Subprocess {
     public struct Result: Sendable {
         public var status: Int32
         public var stdout: String
         public var stderr: String
+        /// Killed at the time limit.
+        public var timedOut: Bool
         public var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
         public var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
     }
@@ -20,16 +29,42 @@ public enum Subprocess {
         productsDirectory.appendingPathComponent(name).path
     }
 
-    /// Runs `executable` with `arguments` in the package root and waits for it.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+    /// The environment a child starts with: a fixed minimum, then `extra`.
+    public static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var base = [
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "HOME": NSTemporaryDirectory(),
+            "TMPDIR": NSTemporaryDirectory(),
+        ]
+        base.merge(extra) { $1 }
+        return base
+    }
+
+    /// `arguments` as the child gets them: `scannerd run` reads no installed configuration unless the
+    /// test names one.
+    static func hermetic(_ executable: String, _ arguments: [String]) -> [String] {
+        guard executable.hasSuffix("/scannerd"), arguments.first == "run",
+            !arguments.contains("--config"), !arguments.contains("--no-config")
+        else { return arguments }
+        return arguments + ["--no-config"]
+    }
+
+    /// Runs `executable` with `arguments` in the package root and waits for it, at most `timeout`
+    /// seconds (then it is killed: `timedOut`, status 9).
+    public static func run(
+        _ executable: String, _ arguments: [String], environment extra: [String: String] = [:], timeout: Double = 120
+    ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        process.arguments = hermetic(executable, arguments)
         process.currentDirectoryURL = Fixtures.packageRoot
-        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        process.environment = environment(extra)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
         // Drain both pipes while the child runs so a chatty child cannot block on a full pipe.
         let group = DispatchGroup()
@@ -38,31 +73,42 @@ public enum Subprocess {
         DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
         group.enter()
         DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        var timedOut = false
+        if exited.wait(timeout: .now() + timeout) == .timedOut {
+            timedOut = true
+            kill(process.processIdentifier, SIGKILL)
+            exited.wait()
+        }
         group.wait()
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+            stderr: String(decoding: errData, as: UTF8.self), timedOut: timedOut)
     }
 }
 
 extension Subprocess {
-    /// A child process whose stdout is read line by line while it runs (for daemons).
+    /// A child process whose stdout is read line by line while it runs (for daemons). Killed when
+    /// the value goes, if it still runs.
     public final class Running: @unchecked Sendable {
         public let process = Process()
         private let lock = NSCondition()
         private var lines: [String] = []
         private var errorText = Data()
         private var finishedReading = false
+        private var finishedError = false
+        private let exited = DispatchSemaphore(value: 0)
 
         public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
             process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
+            process.arguments = Subprocess.hermetic(executable, arguments)
             process.currentDirectoryURL = Fixtures.packageRoot
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            process.environment = Subprocess.environment(environment)
             let out = Pipe(), err = Pipe()
             process.standardOutput = out
             process.standardError = err
+            let exited = self.exited
+            process.terminationHandler = { _ in exited.signal() }
             try process.run()
             Thread.detachNewThread { [self] in
                 var pending = Data()
@@ -80,7 +126,7 @@ extension Subprocess {
             }
             Thread.detachNewThread { [self] in
                 let data = err.fileHandleForReading.readDataToEndOfFile()
-                lock.lock(); errorText = data; lock.unlock()
+                lock.lock(); errorText = data; finishedError = true; lock.broadcast(); lock.unlock()
             }
         }
 
@@ -90,6 +136,7 @@ extension Subprocess {
             return lines
         }
 
+        /// What the child wrote to stderr; complete once it has exited (`stop`).
         public var stderr: String {
             lock.lock(); defer { lock.unlock() }
             return String(decoding: errorText, as: UTF8.self)
@@ -110,11 +157,17 @@ extension Subprocess {
         /// Sends `signal` and waits for the exit status (killing it after `timeout` seconds).
         public func stop(signal: Int32 = SIGTERM, timeout: Double = 10) -> Int32 {
             if process.isRunning { kill(process.processIdentifier, signal) }
-            let deadline = Date().addingTimeInterval(timeout)
-            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            if exited.wait(timeout: .now() + timeout) == .timedOut {
+                kill(process.processIdentifier, SIGKILL)
+                exited.wait()
+            }
+            exited.signal()  // for a later stop()
             process.waitUntilExit()
-            waitFor(timeout: 2) { _ in false }  // let the reader drain
+            // The readers finish once the pipes close (at once, unless a grandchild holds them).
+            let deadline = Date().addingTimeInterval(5)
+            lock.lock()
+            while !(finishedReading && finishedError), lock.wait(until: deadline) {}
+            lock.unlock()
             return process.terminationStatus
         }
 

@@ -53,7 +53,7 @@ struct Replay {
     }
 }
 
-@Suite struct BarcodeTrackingTests {
+@Suite(.timeLimit(.minutes(2))) struct BarcodeTrackingTests {
     @Test func strongCodeIsAddedOnceOnItsFirstDecode() {
         var replay = Replay()
         replay.steps(30, [qr("A")])
@@ -137,7 +137,7 @@ struct Replay {
     }
 }
 
-@Suite struct TextTrackingTests {
+@Suite(.timeLimit(.minutes(2))) struct TextTrackingTests {
     @Test func textIsAddedOnlyAfterAgreeingReads() {
         var replay = Replay()
         replay.step(text: [text(.telephoneNumber, "+14155550123")])
@@ -216,7 +216,7 @@ struct Replay {
     }
 }
 
-@Suite struct TextEvidenceTests {
+@Suite(.timeLimit(.minutes(2))) struct TextEvidenceTests {
     func evidence(_ reads: [String?], window: Int = 5) -> TextEvidence {
         var e = TextEvidence(window: window)
         for r in reads { e.record(r.map { TextEvidence.Read(payload: $0, transcript: $0, confidence: 0.8) }) }

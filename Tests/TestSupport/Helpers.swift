@@ -1,0 +1,77 @@
+import Foundation
+import ScannerClient
+import ScannerCore
+import Tracking
+
+/// One home for what several test targets need.
+
+/// A tracked item for event tests: a QR code, or a phone number when `kind` is text.
+public func tracked(_ payload: String, kind: RecognizedItem.Kind = .barcode, id: Int = 1) -> TrackedItem {
+    let item = kind == .barcode
+        ? RecognizedItem(kind: .barcode, symbology: .qr, payload: payload, bounds: Quad(x: 0.1, y: 0.1, width: 0.2, height: 0.2), confidence: 1)
+        : RecognizedItem(kind: .text, contentType: .telephoneNumber, payload: payload, transcript: payload, bounds: Quad(x: 0.1, y: 0.5, width: 0.3, height: 0.05), confidence: 0.9)
+    return TrackedItem(id: UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", id))!, item: item, firstFrame: 0, lastFrame: 0)
+}
+
+/// Event and reply lines, as tests read them.
+public enum JSONLines {
+    /// One line's object; empty when it is not one.
+    public static func object(_ line: String?) -> [String: Any] {
+        guard let line else { return [:] }
+        return (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    /// The objects among `lines` (log lines and the like are skipped).
+    public static func objects(_ lines: [String]) -> [[String: Any]] {
+        lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    /// The `event` names, in order.
+    public static func eventNames(_ lines: [String]) -> [String] { objects(lines).compactMap { $0["event"] as? String } }
+
+    /// Payloads of the items added so far.
+    public static func addedPayloads(_ lines: [String]) -> Set<String> {
+        Set(objects(lines).filter { $0["event"] as? String == "added" }.compactMap { ($0["item"] as? [String: Any])?["payload"] as? String })
+    }
+}
+
+/// One request at a time over a real connection to a running daemon (on `ScannerConnection`, the
+/// client the daemon's users have). Every read has a time limit.
+public struct ScannerClientProbe {
+    let connection: ScannerConnection
+
+    public init(path: String) throws {
+        connection = try ScannerConnection(path: path)
+    }
+
+    /// Sends `line`, returns the first reply line (skipping hello and events); "" when the daemon
+    /// closed the connection or said nothing for `timeout` seconds.
+    public func ask(_ line: String, timeout: Double = 10) throws -> String {
+        try connection.send(line)
+        let deadline = Date().addingTimeInterval(timeout)
+        while deadline.timeIntervalSinceNow > 0 {
+            guard let reply = try? connection.readLine(timeout: deadline.timeIntervalSinceNow) else { return "" }
+            if reply.contains(#""reply""#) { return reply }
+        }
+        return ""
+    }
+}
+
+/// Hostile inputs more than one target uses (the image bombs are files: Tests/Fixtures/hostile).
+public enum HostileInputs {
+    /// 558 bytes of YAML that stand for 9^10 nodes ("billion laughs"), under `recognition:`.
+    public static let billionLaughs: String = {
+        var lines = ["recognition:", "  types: &a0 [x, x, x, x, x, x, x, x, x]"]
+        for i in 1..<10 { lines.append("  l\(i): &a\(i) [" + Array(repeating: "*a\(i - 1)", count: 9).joined(separator: ", ") + "]") }
+        return lines.joined(separator: "\n") + "\n"
+    }()
+}
+
+extension TemporaryDirectory {
+    /// A FIFO named `name` inside it.
+    public func fifo(_ name: String) throws -> String {
+        let path = file(name)
+        guard mkfifo(path, 0o600) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        return path
+    }
+}
