@@ -187,7 +187,7 @@ let package = Package(
             dependencies: ["Pipeline", "Tracking", "Capture", "Recognition", "ImageDecoding", "ScannerCore", "TestSupport"]
         ),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "ScannerCore", "ImageDecoding", "TestSupport"]),
-        .testTarget(name: "ScannerCLITests", dependencies: ["ScannerCore", "ScannerClient", "TestSupport"]),
+        .testTarget(name: "ScannerCLITests", dependencies: ["ScannerCore", "ScannerClient", "ImageDecoding", "TestSupport"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -73,15 +73,20 @@ public final class ImageScanner {
                 bounds: observation.corners.map(toImage), confidence: 1)
         }
         if let text, region.contrastSpread() >= settings.minimumContrastForText {
-            let barcodeAreas = items.map(\.bounds)
-            items += readText(in: region, with: text).compactMap { item in
+            let read = readText(in: region, with: text).map { item in
                 var item = item
                 item.bounds = item.bounds.map(toImage)
-                // Digits printed under an EAN/UPC symbol are the barcode, not a phone number.
-                return barcodeAreas.contains { $0.contains(item.bounds.center) } ? nil : item
+                return item
             }
+            items += Self.text(read, outside: items.map(\.bounds))
         }
         return items.sorted(by: RecognizedItem.readingOrder)
+    }
+
+    /// The text items whose centre lies outside every barcode: digits printed under an EAN/UPC symbol
+    /// are the barcode, not a phone number.
+    static func text(_ items: [RecognizedItem], outside barcodes: [Quad]) -> [RecognizedItem] {
+        items.filter { item in !barcodes.contains { $0.contains(item.bounds.center) } }
     }
 
     /// Text items in `region`'s pixel coordinates.

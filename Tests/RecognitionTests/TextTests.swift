@@ -1,5 +1,5 @@
 import ImageDecoding
-import Recognition
+@testable import Recognition
 import ScannerCore
 import TestSupport
 import Testing
@@ -83,6 +83,15 @@ import Testing
         options.types.plainText = false
         let items = try scanFixture("ean13.png", options: options)
         #expect(items.map(\.kind) == [.barcode])
+        // The rule itself: text centred inside a barcode's quad goes, text beside it stays.
+        let barcode = Quad(x: 0.1, y: 0.1, width: 0.5, height: 0.4)
+        func line(_ payload: String, _ x: Double, _ y: Double) -> RecognizedItem {
+            RecognizedItem(kind: .text, contentType: .telephoneNumber, payload: payload, transcript: payload,
+                           bounds: Quad(x: x, y: y, width: 0.2, height: 0.05), confidence: 0.9)
+        }
+        let kept = ImageScanner.text([line("+15125550100", 0.2, 0.3), line("+15125550101", 0.7, 0.3), line("+15125550102", 0.2, 0.6)], outside: [barcode])
+        #expect(kept.map(\.payload) == ["+15125550101", "+15125550102"])
+        #expect(ImageScanner.text([line("+15125550100", 0.2, 0.3)], outside: []).count == 1)
     }
 }
 
@@ -100,6 +109,10 @@ import Testing
     @Test func levelsTradeSpeedForReach() {
         let fast = QualitySettings(.fast), balanced = QualitySettings(.balanced), accurate = QualitySettings(.accurate)
         #expect(fast.processingWidth! < balanced.processingWidth! && accurate.processingWidth == nil)
+        // The documented values (docs/recognition.md, config/scannerd.conf): stills at 640 / 1280 /
+        // full size, live at 480 / 640 / 960.
+        #expect(fast.processingWidth == 640 && balanced.processingWidth == 1280)
+        #expect(fast.liveProcessingWidth == 480 && balanced.liveProcessingWidth == 640 && accurate.liveProcessingWidth == 960)
         #expect(fast.barcodeScanDensity > balanced.barcodeScanDensity)
         #expect(!fast.testInvertedBarcodes && balanced.testInvertedBarcodes)
         #expect(accurate.ocrUpscale > balanced.ocrUpscale)

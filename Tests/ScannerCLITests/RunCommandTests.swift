@@ -108,9 +108,15 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
     @Test func aReplayGivesTheSameEventsEveryRun() throws {
         func run() throws -> [String] {
             let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "Tests/Fixtures/clips/sequence", "--pace", "none", "--events-stdout", "--quality", "fast"])
+            #expect(result.status == 0, "\(result.stderr)")
             return Self.summary(try jsonObjects(result.stdoutLines))
         }
-        #expect(try run() == run())
+        let first = try run(), second = try run()
+        // Something happened (not two empty runs alike): the QR code came and went, and it ended.
+        #expect(first.contains { $0.hasPrefix("added https://example.com/clip@") }, "\(first)")
+        #expect(first.contains { $0.hasPrefix("removed https://example.com/clip@") })
+        #expect(first.last == "end")
+        #expect(first == second)
     }
 
     @Test func badSourceExitsTwoWithTheReason() throws {

@@ -1,4 +1,6 @@
 import Foundation
+import ImageDecoding
+import ScannerCore
 import TestSupport
 import Testing
 
@@ -97,9 +99,55 @@ import Testing
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             #expect(data.starts(with: [0xFF, 0xD8, 0xFF]) && data.count > 1000, "\(path) is a JPEG")
         }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: plain)) != Data(contentsOf: URL(fileURLWithPath: annotated)))
         #expect(reply.contains(#""ok":true"#) && reply.contains(#""path":"\#(direct)""#), "\(reply)")
         #expect(relative.contains("bad-argument"))
+    }
+
+    /// One still frame, looped: the plain and the annotated photo show the same picture, so where they
+    /// differ is exactly what was drawn.
+    @Test func annotatedCaptureDrawsTheItemsBoundsAtFullResolution() throws {
+        let clip = try TemporaryDirectory("scannerd-still")
+        try FileManager.default.copyItem(atPath: Fixtures.path("qr.png"), toPath: clip.file("0.png"))
+        let socket = socketPath()
+        let daemon = try Subprocess.Running(scannerd, ["run", "--source", clip.path, "--loop", "--processing-width", "160", "--socket", socket, "--events-stdout"])
+        try #require(waitForSocket(socket))
+        try #require(daemon.waitFor(timeout: 20) { JSONLines.addedPayloads($0).contains("https://example.com/scannerd") })
+        let probe = try ScannerClientProbe(path: socket)
+        let items = JSONLines.object(try probe.ask(#"{"request":"items"}"#))["items"] as? [[String: Any]] ?? []
+        let plain = JSONLines.object(try probe.ask(#"{"request":"capture"}"#))
+        let annotated = JSONLines.object(try probe.ask(#"{"request":"capture","annotate":true}"#))
+        _ = daemon.stop()
+        func image(_ reply: [String: Any]) throws -> GrayImage {
+            let data = try #require(Data(base64Encoded: reply["jpeg"] as? String ?? ""), "\(reply)")
+            return try ImageDecoder().decode(data).image
+        }
+        let before = try image(plain), after = try image(annotated)
+        let source = try ImageDecoder().decodeFile(atPath: Fixtures.path("qr.png")).image
+        // Full resolution: the file's size, not the 160-px processing image.
+        #expect(before.width == source.width && before.height == source.height && plain["width"] as? Int == source.width)
+        #expect(after.width == source.width && after.height == source.height)
+        let bounds = try #require(items.first?["bounds"] as? [String: [Double]])
+        let corners = ["topLeft", "topRight", "bottomRight", "bottomLeft"].compactMap { bounds[$0] }.map {
+            Point(x: $0[0] * Double(source.width), y: $0[1] * Double(source.height))
+        }
+        try #require(corners.count == 4)
+        func distanceToOutline(_ p: Point) -> Double {
+            (0..<4).map { i in
+                let a = corners[i], b = corners[(i + 1) % 4]
+                let dx = b.x - a.x, dy = b.y - a.y
+                let t = max(0, min(1, ((p.x - a.x) * dx + (p.y - a.y) * dy) / (dx * dx + dy * dy)))
+                return hypot(p.x - (a.x + t * dx), p.y - (a.y + t * dy))
+            }.min()!
+        }
+        var drawn = 0, stray = 0
+        for y in 0..<before.height {
+            for x in 0..<before.width where abs(Int(before.pixels[y * before.width + x]) - Int(after.pixels[y * after.width + x])) > 64 {
+                if distanceToOutline(Point(x: Double(x), y: Double(y))) <= 8 { drawn += 1 } else { stray += 1 }
+            }
+        }
+        let perimeter = (0..<4).map { hypot(corners[($0 + 1) % 4].x - corners[$0].x, corners[($0 + 1) % 4].y - corners[$0].y) }.reduce(0, +)
+        #expect(Double(drawn) > perimeter, "the outline is drawn: \(drawn) changed pixels along a \(Int(perimeter))-px outline")
+        #expect(stray == 0, "nothing is drawn elsewhere: \(stray) pixels")
     }
 
     @Test func aSecondDaemonOnTheSameSocketIsRefused() throws {
