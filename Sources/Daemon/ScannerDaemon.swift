@@ -118,7 +118,7 @@ public final class ScannerDaemon: Sendable {
         try await ServiceGroup(configuration: configuration).run()
         let s = source.statistics
         logger.info("stopped", metadata: [
-            "frames": "\(s.delivered)", "dropped": "\(s.dropped)", "corrupt": "\(s.corrupt)", "reconnects": "\(s.reconnects)",
+            "frames": "\(s.delivered)", "dropped": "\(s.dropped)", "idleSkipped": "\(s.idleSkipped)", "corrupt": "\(s.corrupt)", "reconnects": "\(s.reconnects)",
             "uptime": "\(String(format: "%.1f", (ContinuousClock.now - startedAt).inSeconds))",
         ])
     }

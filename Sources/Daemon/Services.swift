@@ -176,10 +176,11 @@ extension ScannerDaemon {
             ("uptime", .number((ContinuousClock.now - startedAt).inSeconds, decimals: 1)),
             ("capture", .object([
                 ("source", .string(hub.sourceName)), ("available", .bool(available)),
-                // Every frame the source took: decoded ones, ones dropped for a newer frame (or skipped
-                // undecoded while the scene is still), and corrupt ones.
-                ("frames", .integer(s.delivered + s.dropped + s.corrupt)), ("decoded", .integer(s.delivered)),
-                ("dropped", .integer(s.dropped)), ("corrupt", .integer(s.corrupt)), ("reconnects", .integer(s.reconnects)),
+                // Every frame the source took: decoded ones, ones dropped for a newer frame, ones skipped
+                // undecoded while the scene is still, and corrupt ones.
+                ("frames", .integer(s.delivered + s.dropped + s.idleSkipped + s.corrupt)), ("decoded", .integer(s.delivered)),
+                ("dropped", .integer(s.dropped)), ("idleSkipped", .integer(s.idleSkipped)), ("corrupt", .integer(s.corrupt)),
+                ("reconnects", .integer(s.reconnects)),
                 ("fps", .number(capture.perSecond, decimals: 1)),
             ])),
             ("barcodes", recognizer(metrics.figures(.barcodes), runs: "scans")),

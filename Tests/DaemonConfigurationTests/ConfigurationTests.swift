@@ -189,7 +189,8 @@ func flag(_ key: String, _ value: String, _ name: String) -> SettingEntry {
         let found = errors("camera:\n  fps: 30\n  width: [640\nlog:\n  level: info\n")
         #expect(found.count == 1)
         #expect(found.first?.contains("not valid YAML") == true, "\(found)")
-        #expect(found.first.map { $0.contains(".conf:4:") || $0.contains(".conf:3:") } == true, "\(found)")
+        // libyaml finds the unclosed list where the next key starts: line 4, column 4.
+        #expect(found.first?.contains(".conf:4:4: not valid YAML:") == true, "\(found)")
     }
 
     @Test func theShapeMustBeSectionsOfKeys() {

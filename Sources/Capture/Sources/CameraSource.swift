@@ -142,7 +142,7 @@ public final class CameraSource: FrameSource {
                 guard var frame else { continue }
                 // Every dequeued frame counts in the numbering, delivered or not.
                 let counted = statistics
-                frame.index = counted.delivered + counted.dropped + counted.corrupt - 1
+                frame.index = counted.delivered + counted.dropped + counted.corrupt + counted.idleSkipped - 1
                 lastFrame = .now
                 return .frame(frame)
             } catch .timeout {
@@ -173,6 +173,7 @@ public final class CameraSource: FrameSource {
         counts.withLock {
             $0.delivered = before.delivered + c.delivered
             $0.dropped = before.stale + c.stale
+            $0.idleSkipped = before.idleSkipped + c.idleSkipped
             $0.corrupt = before.corrupt + c.corrupt
         }
     }
@@ -182,6 +183,7 @@ public final class CameraSource: FrameSource {
         syncStatistics(lost)
         countedBeforeDevice.delivered += lost.counters.delivered
         countedBeforeDevice.stale += lost.counters.stale
+        countedBeforeDevice.idleSkipped += lost.counters.idleSkipped
         countedBeforeDevice.corrupt += lost.counters.corrupt
         lost.stop()
         device = nil  // deinit closes the descriptor

@@ -59,6 +59,8 @@ public struct SourceStatistics: Sendable, Equatable {
     public var dropped = 0
     /// Frames rejected as corrupt (short MJPEG, missing markers, undecodable).
     public var corrupt = 0
+    /// Frames left undecoded because the scene is still (the idle hint, `setIdle`).
+    public var idleSkipped = 0
     public var reconnects = 0
     public init() {}
 }

@@ -138,7 +138,7 @@ public final class ReplaySource: FrameSource {
             nextIndex = index + 1
             if configuration.pace == .realtime && idle.load(ordering: .relaxed) && skipNext {
                 skipNext = false
-                counts.withLock { $0.dropped += 1 }
+                counts.withLock { $0.idleSkipped += 1 }
                 continue
             }
             skipNext = true

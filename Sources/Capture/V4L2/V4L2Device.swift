@@ -28,6 +28,8 @@ public struct CaptureCounters: Sendable, Equatable {
     public var stale = 0
     /// Frames that failed validation (short, or MJPEG without SOI/EOI markers).
     public var corrupt = 0
+    /// Frames given back undecoded while the scene is still (`skipReady`).
+    public var idleSkipped = 0
     public init() {}
 }
 
@@ -342,7 +344,7 @@ public final class V4L2Device {
             try queue(buffer.index)
             skipped += 1
         }
-        counters.stale += skipped
+        counters.idleSkipped += skipped
         return skipped > 0
     }
 
