@@ -81,35 +81,37 @@ public final class LivePipeline: @unchecked Sendable {
                 update(FrameObservations(frame: frame.index, time: clock(), barcodes: found, text: nil), emit)
             }
         }
-        if text != nil {
-            startWorker(workers, name: "scannerd-text") { [self] in
-                var generation = 0
-                var lastPass = -Double.infinity
-                while var frame = textBox.take() {
-                    if let (newGeneration, changed) = changedConfiguration(since: generation) {
-                        generation = newGeneration
-                        // Types, region or quality changed: a new Tesseract instance on this thread.
-                        if let stage = try? TextStage(configuration: changed) { text = stage }
-                    }
-                    guard let text else { continue }
-                    let current = withLock { configuration }
-                    // The quality level's OCR rate: at most one pass per `ocrEveryFrames` frame times at 30 fps.
-                    let interval = Double(current.ocrEveryFrames) / 30
-                    let wait = lastPass + interval - clock()
-                    if wait > 0 {
-                        Thread.sleep(forTimeInterval: wait)
-                        // A newer frame may have arrived meanwhile: read that one.
-                        frame = textBox.takeIfPresent() ?? frame
-                    }
-                    lastPass = clock()
-                    let pending = withLock { tracker.pendingTextAreas }
-                    let passesBefore = text.passes
-                    let read = metrics.measure(.text, { text.read(frame.image.image, confirm: pending) }, ran: { _ in text.passes > passesBefore })
-                    guard let reading = read else { continue }
-                    update(FrameObservations(
-                        frame: frame.index, time: clock(), barcodes: nil, text: selectSingle(reading.items, current),
-                        textIsRepeat: reading.isRepeat), emit)
+        // The text thread runs even when no text type is wanted yet: a `set` or a reload may ask for
+        // text later, and frames reach it only while some text type is wanted.
+        let startedWithText = text != nil
+        startWorker(workers, name: "scannerd-text") { [self] in
+            var generation = 0
+            var lastPass = -Double.infinity
+            while var frame = textBox.take() {
+                if let (newGeneration, changed) = changedConfiguration(since: generation) {
+                    generation = newGeneration
+                    // Types, region or quality changed: a new Tesseract instance on this thread
+                    // (none when no text type is wanted any more).
+                    text = changed.options.types.wantsText ? ((try? TextStage(configuration: changed)) ?? text) : nil
                 }
+                guard let text else { continue }
+                let current = withLock { configuration }
+                // The quality level's OCR rate: at most one pass per `ocrEveryFrames` frame times at 30 fps.
+                let interval = Double(current.ocrEveryFrames) / 30
+                let wait = lastPass + interval - clock()
+                if wait > 0 {
+                    Thread.sleep(forTimeInterval: wait)
+                    // A newer frame may have arrived meanwhile: read that one.
+                    frame = textBox.takeIfPresent() ?? frame
+                }
+                lastPass = clock()
+                let pending = withLock { tracker.pendingTextAreas }
+                let passesBefore = text.passes
+                let read = metrics.measure(.text, { text.read(frame.image.image, confirm: pending) }, ran: { _ in text.passes > passesBefore })
+                guard let reading = read else { continue }
+                update(FrameObservations(
+                    frame: frame.index, time: clock(), barcodes: nil, text: selectSingle(reading.items, current),
+                    textIsRepeat: reading.isRepeat), emit)
             }
         }
         var lastFrame = 0
@@ -119,7 +121,7 @@ public final class LivePipeline: @unchecked Sendable {
                 lastFrame = frame.index
                 metrics.record(.capture)
                 barcodeBox.put(frame)
-                if text != nil { textBox.put(frame) }
+                if pending.withLock({ $0.configuration?.options.types.wantsText }) ?? startedWithText { textBox.put(frame) }
             case .available:
                 locked { emit(.source(.available)) }
             case .unavailable(let reason):
@@ -141,8 +143,8 @@ public final class LivePipeline: @unchecked Sendable {
         }
     }
 
-    /// Applies `configuration` from the next frame each stage takes. Text recognition can be switched
-    /// between types but not turned on if the pipeline started without it.
+    /// Applies `configuration` from the next frame each stage takes, text recognition included: it can
+    /// be turned on (a Tesseract instance is made on the text thread) and off again.
     public func reconfigure(_ configuration: SequenceConfiguration) {
         pending.withLock { $0 = ($0.generation + 1, configuration) }
     }

@@ -219,7 +219,7 @@ public final class SequenceHandler: @unchecked Sendable {
     public func process(_ frame: Frame, time: Double) -> [TrackerAction] {
         if let changed = pending.withLock({ state -> SequenceConfiguration? in defer { state = nil }; return state }) {
             if let stage = try? BarcodeStage(options: changed.options, unchangedBelow: changed.unchangedBelow) { barcodes = stage }
-            if text != nil, let stage = try? TextStage(configuration: changed) { text = stage }
+            text = changed.options.types.wantsText ? ((try? TextStage(configuration: changed)) ?? text) : nil
             tracker.configuration = changed.tracker
             configuration = changed
         }

@@ -64,13 +64,16 @@ public struct TextEvidence: Sendable, Equatable {
         let votedString = String(voted)
         // The consensus must be something actually read: each read passed validation (a phone number
         // by libphonenumber); a character mix of two valid reads need not be valid. Otherwise the
-        // most frequent exact read stands, supported only by its copies.
+        // most frequent exact read stands, supported only by its copies; among equally frequent
+        // ones the most recently read (not whichever a dictionary happens to yield first).
         guard var read = present.last(where: { $0.payload == votedString }) else {
-            let counts = Dictionary(grouping: present, by: \.payload)
-            let mode = counts.max { $0.value.count < $1.value.count }!
-            var read = mode.value.last!
-            read.confidence = mode.value.map(\.confidence).reduce(0, +) / Double(mode.value.count)
-            return (read, mode.value.count)
+            let copies = Dictionary(grouping: present, by: \.payload)
+            let most = copies.values.map(\.count).max()!
+            let newest = present.last { copies[$0.payload]!.count == most }!
+            let mode = copies[newest.payload]!
+            var read = newest
+            read.confidence = mode.map(\.confidence).reduce(0, +) / Double(mode.count)
+            return (read, mode.count)
         }
         let agreeing = present.filter { Self.distance($0.payload, votedString) <= 1 }
         read.confidence = agreeing.map(\.confidence).reduce(0, +) / Double(agreeing.count)

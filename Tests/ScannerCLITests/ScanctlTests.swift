@@ -193,8 +193,7 @@ import Testing
     init() throws { scratch = try TemporaryDirectory("scannerd-acl") }
     func sharedDirectory() -> String { scratch.path }
 
-    @Test func peersOutsideTheAllowedGroupsAreRefused() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "util-linux's setpriv runs a command as another user")
+    @Test(.enabled(if: canRunAsOtherUsers)) func peersOutsideTheAllowedGroupsAreRefused() throws {
         let socket = sharedDirectory() + "/s.sock"
         let daemon = try Subprocess.Running(scannerd, ["run", "--source", "demo", "--loop", "--socket", socket, "--socket-mode", "0666", "--allow-group", "root"])
         try #require(waitForSocket(socket))
@@ -207,6 +206,55 @@ import Testing
         #expect(daemon.stderr.contains("client refused"), "the refusal is logged")
         // The daemon removed its socket when it stopped.
         #expect(!FileManager.default.fileExists(atPath: socket))
+    }
+
+    /// docs/protocol.md "Access control": control peers are root, the daemon's user, and the
+    /// `--control-user`/`--control-group` members (supplementary groups count); only they may `set`
+    /// once control users are named, and only they may have the daemon write files.
+    @Test(.enabled(if: canRunAsOtherUsers)) func controlUsersAndGroupsDecideWhoMayChangeAndWrite() throws {
+        let socket = sharedDirectory() + "/control.sock"
+        let daemon = try Subprocess.Running(scannerd, [
+            "run", "--source", "demo", "--loop", "--socket", socket, "--socket-mode", "0666", "--control-user", "bin", "--control-group", "daemon",
+        ])
+        try #require(waitForSocket(socket))
+        let set = [scanctl, "set", "--socket", socket, "--quality", "fast"]
+        let write = [scanctl, "request", "--socket", socket, #"{"request":"capture","path":"\#(sharedDirectory())/by-nobody.jpg"}"#]
+        let nobodySet = try runAs("nobody", set)
+        let nobodyWrite = try runAs("nobody", write)
+        let nobodyInDaemonGroup = try runAs("nobody", groups: ["daemon"], set)
+        let bin = try runAs("bin", set)
+        let root = try Subprocess.run(scanctl, ["set", "--socket", socket, "--quality", "balanced"])
+        let nobodyWatches = try runAs("nobody", [scanctl, "ping", "--socket", socket])
+        #expect(daemon.stop() == 0)
+        #expect(nobodySet.status == 1 && nobodySet.stderr.contains("access-denied"), "\(nobodySet.stderr)")
+        #expect(nobodyWrite.status == 1 && nobodyWrite.stdout.contains("access-denied"), "\(nobodyWrite.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: sharedDirectory() + "/by-nobody.jpg"))
+        #expect(nobodyInDaemonGroup.status == 0, "a supplementary group counts: \(nobodyInDaemonGroup.stderr)")
+        #expect(bin.status == 0, "\(bin.stderr)")
+        #expect(root.status == 0, "root is always a control peer: \(root.stderr)")
+        #expect(nobodyWatches.status == 0, "watching needs no control: \(nobodyWatches.stderr)")
+    }
+
+    @Test(.enabled(if: canRunAsOtherUsers)) func allowUserLetsOnlyThatUserIn() throws {
+        let socket = sharedDirectory() + "/allow.sock"
+        let daemon = try Subprocess.Running(scannerd, ["run", "--source", "demo", "--loop", "--socket", socket, "--socket-mode", "0666", "--allow-user", "nobody"])
+        try #require(waitForSocket(socket))
+        let nobody = try runAs("nobody", [scanctl, "ping", "--socket", socket])
+        let bin = try runAs("bin", [scanctl, "ping", "--socket", socket])
+        #expect(daemon.stop() == 0)
+        #expect(nobody.status == 0, "\(nobody.stderr)")
+        #expect(bin.status == 3 && bin.stderr.contains("may not use this socket"), "\(bin.stderr)")
+    }
+
+    @Test func theSocketIsOwnerAndGroupOnlyByDefaultAndTakesItsGroup() throws {
+        let socket = sharedDirectory() + "/default.sock"
+        let daemon = try Subprocess.Running(scannerd, ["run", "--source", "demo", "--loop", "--socket", socket, "--socket-group", "daemon"])
+        try #require(waitForSocket(socket))
+        var info = stat()
+        let found = lstat(socket, &info) == 0
+        #expect(daemon.stop() == 0)
+        #expect(found && info.st_mode & 0o777 == 0o660, "mode \(String(info.st_mode & 0o777, radix: 8))")
+        #expect(info.st_gid == getgrnam("daemon")?.pointee.gr_gid, "group \(info.st_gid)")
     }
 
     @Test func socketModeIsApplied() throws {
@@ -257,6 +305,24 @@ import Testing
 /// `set` over the socket changes what the running pipeline recognizes, from the next frame.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct LiveSettingsTests {
     let scannerd = Subprocess.executable("scannerd")
+
+    /// A daemon started without any text type reads text once `set` asks for it (and stops again
+    /// when `set` takes it away): the text thread is there from the start, idle.
+    @Test func setTurnsTextRecognitionOnAndOff() throws {
+        let scratch = try TemporaryDirectory("scannerd-text-on")
+        let socket = scratch.file("s.sock")
+        let daemon = try Subprocess.Running(scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--loop", "--types", "qr", "--socket", socket, "--events-stdout"])
+        try #require(waitForSocket(socket))
+        // The QR code shows the pipeline runs; no phone number is read while only qr is asked for.
+        try #require(daemon.waitFor(timeout: 30) { JSONLines.addedPayloads($0).contains("https://example.com/clip") })
+        let on = try Subprocess.run(Subprocess.executable("scanctl"), ["set", "--socket", socket, "--types", "qr,telephoneNumber"])
+        let sawPhone = daemon.waitFor(timeout: 40) { JSONLines.addedPayloads($0).contains("+12125550187") }
+        _ = daemon.stop()
+        #expect(on.status == 0, "\(on.stderr)")
+        #expect(sawPhone, "\(daemon.output.suffix(4))")
+        let configIndex = daemon.output.firstIndex { $0.contains(#""event":"config""#) } ?? daemon.output.count
+        #expect(!JSONLines.addedPayloads(Array(daemon.output[..<configIndex])).contains("+12125550187"), "no text before the change")
+    }
 
     @Test func setChangesTypesForEveryClientAndIsAnnounced() throws {
         let scratch = try TemporaryDirectory("scannerd-set")

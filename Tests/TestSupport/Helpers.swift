@@ -75,3 +75,15 @@ extension TemporaryDirectory {
         return path
     }
 }
+
+/// Other users to run clients as (root, util-linux's setpriv, Debian's nobody/nogroup, daemon, bin):
+/// tests of access control are skipped, not failed, where they are missing.
+public let canRunAsOtherUsers: Bool = geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+    && ["nobody", "daemon", "bin"].allSatisfy { (name: String) in getpwnam(name) != nil } && getgrnam("nogroup") != nil
+
+/// Runs `arguments` as `user` (group `group`, and supplementary `groups`), hermetically and bounded.
+public func runAs(_ user: String, group: String? = nil, groups: [String] = [], _ arguments: [String], timeout: Double = 60) throws -> Subprocess.Result {
+    let primary = group ?? (user == "nobody" ? "nogroup" : user)
+    let supplementary = groups.isEmpty ? ["--clear-groups"] : ["--groups=" + groups.map { String(getgrnam($0)?.pointee.gr_gid ?? 0) }.joined(separator: ",")]
+    return try Subprocess.run("/usr/bin/setpriv", ["--reuid=\(user)", "--regid=\(primary)"] + supplementary + arguments, timeout: timeout)
+}

@@ -241,6 +241,42 @@ struct Replay {
         #expect(e.consensus(preferring: "http://a.com/x")?.read.payload == "http://a.com/x")
     }
 
+    @Test func theConsensusIsAlwaysSomethingActuallyRead() {
+        // Position by position the vote would be "AB", which no pass read (and which need not be a
+        // valid phone number or URL): the most frequent exact read stands instead, with its copies'
+        // support; on a tie, the newest.
+        let e = evidence(["AC", "DB", "AE", "FB"])
+        #expect(e.consensus()?.read.payload == "FB")
+        #expect(e.consensus()?.support == 1)
+        let twice = evidence(["AC", "DB", "AC", "FB"])
+        #expect(twice.consensus()?.read.payload == "AC" && twice.consensus()?.support == 2)
+    }
+
+    @Test func confidenceIsTheMeanOfTheAgreeingReads() {
+        var e = TextEvidence(window: 5)
+        for (payload, confidence) in [("+14155550123", 0.6), ("+14155550123", 0.8), ("+14155550923", 1.0), ("+19995550888", 0.1)] {
+            e.record(TextEvidence.Read(payload: payload, transcript: payload, confidence: confidence))
+        }
+        // The three within one character of the consensus agree; the fourth does not count.
+        let consensus = e.consensus()
+        #expect(consensus?.read.payload == "+14155550123")
+        #expect(abs((consensus?.read.confidence ?? 0) - 0.8) < 1e-9, "\(String(describing: consensus))")
+    }
+
+    @Test func agreementAndWindowFollowTheQualityLevel() {
+        // docs/configuration.md: fast 2 of 3, balanced 2 of 4, accurate 3 of 5.
+        let levels: [(QualityLevel, Int, Int)] = [(.fast, 2, 3), (.balanced, 2, 4), (.accurate, 3, 5)]
+        for (level, agreement, window) in levels {
+            let configuration = TrackerConfiguration(level)
+            #expect(configuration.textAgreement == agreement && configuration.textWindow == window, "\(level)")
+        }
+        // 2 agreeing of a 5-read window is short of accurate's 3; a third read reaches it.
+        let two = evidence(["+14155550123", nil, "+14155550123", nil, nil])
+        #expect((two.consensus()?.support ?? 0) < TrackerConfiguration(.accurate).textAgreement)
+        let three = evidence(["+14155550123", nil, "+14155550123", "+14155550123", nil])
+        #expect(three.consensus()?.support == TrackerConfiguration(.accurate).textAgreement)
+    }
+
     @Test func windowForgetsOldReads() {
         let e = evidence(["A1", "A1", nil, nil, nil, nil, nil], window: 5)
         #expect(e.consensus() == nil)
