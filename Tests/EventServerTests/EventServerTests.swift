@@ -126,6 +126,29 @@ final class RunningServer: @unchecked Sendable {
         await server.stop()
     }
 
+    @Test func subscribeBySymbologyLetsOnlyThoseCodesThrough() async throws {
+        let server = try await RunningServer()
+        try await blocking { [server] in
+            let client = try server.connect()
+            _ = try client.readLine(timeout: 5)
+            try client.send(#"{"request":"subscribe","symbologies":["ean13"]}"#)
+            #expect(JSONLines.object(try client.readLine(timeout: 5))["ok"] as? Bool == true)
+            var ean = tracked("4006381333931", id: 3)
+            ean.item.symbology = .ean13
+            server.hub.publish(.item(.added(tracked("QR")), frame: 1))
+            server.hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 2)), frame: 2))
+            server.hub.publish(.item(.added(ean), frame: 3))
+            // Each list filters its own kind: symbologies the codes, contentTypes (empty: all) the text.
+            let first = JSONLines.object(try client.readLine(timeout: 5)), second = JSONLines.object(try client.readLine(timeout: 5))
+            #expect((first["item"] as? [String: Any])?["payload"] as? String == "+14155550123", "\(first)")
+            #expect((second["item"] as? [String: Any])?["payload"] as? String == "4006381333931", "the QR code was filtered out: \(second)")
+            try client.send(#"{"request":"subscribe","symbologies":["aztec-ish"]}"#)
+            let bad = JSONLines.object(try client.readLine(timeout: 5))
+            #expect((bad["error"] as? [String: Any])?["code"] as? String == "bad-argument")
+        }
+        await server.stop()
+    }
+
     @Test func anOverlongLineClosesThatConnectionOnly() async throws {
         let server = try await RunningServer(maximumLineLength: 1024)
         try await blocking { [server] in

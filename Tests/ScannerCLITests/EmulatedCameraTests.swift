@@ -205,14 +205,40 @@ import Testing
         #expect(!Self.names(daemon.output).contains("added"), "nothing in view")
     }
 
+    /// docs/protocol.md "capture": an MJPEG camera's own JPEG, untouched; `unavailable` without a
+    /// camera; `write-failed` when the file cannot be made.
+    @Test func captureHandsOverTheCamerasJPEGAndNamesItsFailures() throws {
+        let scratch = try TemporaryDirectory("scannerd-capture")
+        let socket = scratch.file("s.sock")
+        let daemon = try camera(["FAKECAM_FORMATS": "MJPG"], socket: socket)
+        try #require(waitForSocket(socket))
+        try #require(daemon.waitFor(timeout: 20) { Self.names($0).contains("available") })
+        let probe = try ScannerClientProbe(path: socket)
+        let reply = JSONLines.object(try probe.ask(#"{"request":"capture"}"#))
+        let failed = JSONLines.object(try probe.ask(#"{"request":"capture","path":"\#(scratch.path)/no/such/dir/photo.jpg"}"#))
+        #expect(daemon.stop() == 0)
+        let photo = try #require(Data(base64Encoded: reply["jpeg"] as? String ?? ""), "\(reply)")
+        let clip = try Data(contentsOf: URL(fileURLWithPath: Self.clip))
+        #expect(photo.count > 1000 && clip.range(of: photo) != nil, "byte for byte one of the clip's frames (\(photo.count) bytes)")
+        #expect((failed["error"] as? [String: Any])?["code"] as? String == "write-failed", "\(failed)")
+
+        let missing = scratch.file("missing.sock")
+        let nocamera = try Subprocess.Running(scannerd, ["run", "--device", "/dev/scannerd-no-such-camera", "--socket", missing])
+        try #require(waitForSocket(missing))
+        let unavailable = JSONLines.object(try ScannerClientProbe(path: missing).ask(#"{"request":"capture"}"#))
+        #expect(nocamera.stop() == 0)
+        #expect((unavailable["error"] as? [String: Any])?["code"] as? String == "unavailable", "\(unavailable)")
+    }
+
     @Test func missingCameraIsReportedAndWaitedFor() throws {
-        let daemon = try camera(["FAKECAM_DEVICE": "/dev/video5"])
+        // The emulated camera answers elsewhere; the daemon asks for a path no real camera has.
+        let daemon = try camera(["FAKECAM_DEVICE": "/dev/video5"], arguments: ["--device", "/dev/scannerd-no-such-camera"])
         let reported = daemon.waitFor(timeout: 10) { Self.names($0).contains("unavailable") }
         Thread.sleep(forTimeInterval: 1)
         let stillRunning = daemon.process.isRunning
         _ = daemon.stop()
         #expect(reported && stillRunning, "it waits for the camera instead of exiting")
-        #expect(Self.events(daemon.output).first { $0["event"] as? String == "unavailable" }?["reason"] as? String == "/dev/video0: no such device")
+        #expect(Self.events(daemon.output).first { $0["event"] as? String == "unavailable" }?["reason"] as? String == "/dev/scannerd-no-such-camera: no such device")
         // The repeated open failure is logged once, not on every retry.
         #expect(daemon.stderr.components(separatedBy: "camera not available").count - 1 == 1, "\(daemon.stderr)")
     }
@@ -229,7 +255,8 @@ import Testing
         #expect(cameras.first?["byId"] as? String == "/dev/v4l/by-id/usb-Fake_Camera-video-index0")
         let formats = cameras.first?["formats"] as? [[String: Any]]
         #expect(formats?.compactMap { $0["fourcc"] as? String } == ["MJPG", "YUYV"])
-        let none = try Subprocess.run(scannerd, ["devices"], environment: ["LD_PRELOAD": Self.library])
+        // A path no real camera has (the machine may have cameras of its own).
+        let none = try Subprocess.run(scannerd, ["devices", "/dev/scannerd-no-such-camera"], environment: ["LD_PRELOAD": Self.library])
         #expect(none.status == 1 && none.stderr.contains("no cameras found"))
     }
 }

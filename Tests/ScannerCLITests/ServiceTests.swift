@@ -119,6 +119,43 @@ import Testing
         #expect(pings >= 4, "\(pings) pings in 3 s while waiting for the camera")
     }
 
+    /// docs/configuration.md "Reloading": keys the file did not change keep their `set` values;
+    /// `log.level` applies at once; systemd hears READY=1 again after RELOADING=1.
+    @Test func aReloadKeepsSetValuesAppliesTheLogLevelAndSaysReady() throws {
+        let config = scratch.file("keep.conf")
+        func write(_ text: String) throws { try text.write(toFile: config, atomically: true, encoding: .utf8) }
+        try write("camera:\n  source: demo\n  loop: true\nlog:\n  level: info\n")
+        let socket = socketPath()
+        let notify = try NotifyListener()
+        let daemon = try Subprocess.Running(scannerd, ["run", "--config", config, "--socket", socket], environment: ["NOTIFY_SOCKET": notify.path])
+        try #require(notify.waitFor(timeout: 20) { $0 == "READY=1" })
+        let client = try watch(socket)
+        try #require(client.waitFor(timeout: 10) { Self.events($0).first?["event"] as? String == "hello" })
+        func configEvents(_ lines: [String]) -> [[String: Any]] { Self.events(lines).filter { $0["event"] as? String == "config" } }
+        let scanctl = Subprocess.executable("scanctl")
+
+        // A `set` at info level: logged ("configuration changed" is a notice).
+        let first = try Subprocess.run(scanctl, ["set", "--socket", socket, "--roi", "0,0,0.5,0.5"])
+        try #require(first.status == 0 && client.waitFor(timeout: 10) { configEvents($0).count == 1 })
+        // A reload that changes only a tracking key and the log level.
+        try write("camera:\n  source: demo\n  loop: true\ntracking:\n  grace-period: 2\nlog:\n  level: warning\n")
+        daemon.signal(SIGHUP)
+        try #require(client.waitFor(timeout: 10) { configEvents($0).count == 2 }, "\(client.output.suffix(3))")
+        let reloaded = configEvents(client.output)[1]
+        #expect(reloaded["roi"] as? [Double] == [0, 0, 0.5, 0.5], "the set region survives a reload that did not touch it: \(reloaded)")
+        #expect(reloaded["changed"] as? [String] == ["tracking.grace-period", "log.level"])
+        let fields = notify.fields.map(\.field)
+        let reloading = try #require(fields.lastIndex(of: "RELOADING=1"))
+        #expect(fields[reloading...].contains("READY=1"), "READY=1 after the reload: \(fields.suffix(6))")
+        // A second `set` at warning level: applied, not logged.
+        let second = try Subprocess.run(scanctl, ["set", "--socket", socket, "--quality", "fast"])
+        #expect(second.status == 0 && client.waitFor(timeout: 10) { configEvents($0).count == 3 })
+        #expect(daemon.stop() == 0)
+        _ = client.stop()
+        let logged = daemon.stderr.components(separatedBy: "configuration changed").count - 1
+        #expect(logged == 1, "only the set before the reload is logged: \(logged)")
+    }
+
     @Test func sighupAppliesGoodChangesAndRefusesBadOnes() throws {
         let config = scratch.file("reload.conf")
         func write(_ text: String) throws { try text.write(toFile: config, atomically: true, encoding: .utf8) }
