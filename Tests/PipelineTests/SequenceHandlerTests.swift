@@ -1,0 +1,79 @@
+import Capture
+import Foundation
+import ImageDecoding
+import Pipeline
+import Recognition
+import ScannerCore
+import TestSupport
+import Testing
+import Tracking
+
+/// The deterministic pipeline's gates and selection, frame by frame, without threads or a daemon
+/// (docs/pipeline.md). OCR runs on every 3rd frame at `balanced`.
+@Suite(.timeLimit(.minutes(2))) struct SequenceHandlerTests {
+    func frame(_ index: Int, _ image: GrayImage) -> Frame {
+        Frame(index: index, image: DecodedImage(image: image, sourceWidth: image.width, sourceHeight: image.height), format: nil)
+    }
+
+    func image(_ name: String) throws -> GrayImage { try ImageDecoder().decodeFile(atPath: Fixtures.path(name), targetWidth: 640).image }
+
+    func handler(types: String = "barcodes,contentTypes", single: Bool = false) throws -> SequenceHandler {
+        var options = ScanOptions(quality: .balanced)
+        options.types = try RecognitionTypes(parsing: types)
+        return try SequenceHandler(configuration: SequenceConfiguration(options: options, singleItem: single))
+    }
+
+    @Test func anUnchangedFrameIsNotReadAgainOnceItsTextIsConfirmed() throws {
+        let card = try image("bench-640x480.jpg")
+        let handler = try handler()
+        // The first read finds the card's text; identical frames then re-read only the areas whose
+        // text awaits a confirming read, and nothing at all once it is confirmed.
+        var added = 0
+        for index in stride(from: 0, through: 12, by: 3) {
+            added += handler.process(frame(index, card), time: Double(index) / 30).filter { $0.name == "added" }.count
+        }
+        let s = handler.statistics
+        #expect(added > 0, "the card's text was confirmed and added")
+        #expect(s.ocrPasses - s.ocrPartialPasses == 1, "one full read: \(s)")
+        #expect(s.ocrSkippedUnchanged >= 1, "\(s)")
+        #expect(s.barcodeScans == 1 && s.barcodeScansReused == 4, "\(s)")
+    }
+
+    @Test func aSmallChangeIsReadWhereItHappened() throws {
+        let card = try image("bench-640x480.jpg")
+        var changed = card
+        // A patch in one corner, a fifth of the frame each way: only that area is read again.
+        for y in 0..<(card.height / 5) { for x in 0..<(card.width / 5) { changed.pixels[y * card.width + x] = 255 - card.pixels[y * card.width + x] } }
+        let handler = try handler()
+        _ = handler.process(frame(0, card), time: 0)
+        _ = handler.process(frame(3, changed), time: 0.1)
+        let s = handler.statistics
+        #expect(s.ocrPasses == 2 && s.ocrPartialPasses == 1, "\(s)")
+    }
+
+    @Test func aBlurredFrameIsNotRead() throws {
+        let handler = try handler()
+        let blurry = blurred(try image("bench-640x480.jpg"), radius: 3)
+        _ = handler.process(frame(0, blurry), time: 0)
+        #expect(handler.statistics.ocrSkippedBlurred == 1 && handler.statistics.ocrPasses == 0)
+    }
+
+    @Test func singleItemModeKeepsTheCodeNearestTheCentreOfTheRegion() throws {
+        let codes = try image("multiple.jpg")
+        let all = try handler(types: "barcodes")
+        let everything = all.process(frame(0, codes), time: 0)
+        #expect(everything.count == 4, "\(everything)")
+        let single = try handler(types: "barcodes", single: true)
+        let one = single.process(frame(0, codes), time: 0)
+        // Of the four codes, the EAN-13 (centre about 0.77, 0.7) is nearest the frame's centre.
+        guard case .added(let item)? = one.first, one.count == 1 else {
+            Issue.record("one item expected: \(one)")
+            return
+        }
+        let nearest = everything.compactMap { action -> RecognizedItem? in
+            if case .added(let item) = action { return item.item }
+            return nil
+        }.min { $0.bounds.center.distance(to: Point(x: 0.5, y: 0.5)) < $1.bounds.center.distance(to: Point(x: 0.5, y: 0.5)) }
+        #expect(item.item.payload == nearest?.payload, "\(item.item.payload)")
+    }
+}
