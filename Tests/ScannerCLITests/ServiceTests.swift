@@ -119,18 +119,27 @@ import Testing
         #expect(pings >= 4, "\(pings) pings in 3 s while waiting for the camera")
     }
 
-    /// docs/configuration.md "Reloading": keys the file did not change keep their `set` values;
-    /// `log.level` applies at once; systemd hears READY=1 again after RELOADING=1.
-    @Test func aReloadKeepsSetValuesAppliesTheLogLevelAndSaysReady() throws {
-        let config = scratch.file("keep.conf")
-        func write(_ text: String) throws { try text.write(toFile: config, atomically: true, encoding: .utf8) }
-        try write("camera:\n  source: demo\n  loop: true\nlog:\n  level: info\n")
+    /// A daemon on a configuration file the test rewrites (`write`), with a systemd notify listener
+    /// and a watching client, all ready.
+    func reloadable(_ initial: String) throws
+        -> (write: (String) throws -> Void, socket: String, notify: NotifyListener, daemon: Subprocess.Running, client: Subprocess.Running)
+    {
+        let config = scratch.file("reload-\(UUID().uuidString.prefix(8)).conf")
+        let write = { (text: String) throws in try text.write(toFile: config, atomically: true, encoding: .utf8) }
+        try write(initial)
         let socket = socketPath()
         let notify = try NotifyListener()
         let daemon = try Subprocess.Running(scannerd, ["run", "--config", config, "--socket", socket], environment: ["NOTIFY_SOCKET": notify.path])
         try #require(notify.waitFor(timeout: 20) { $0 == "READY=1" })
         let client = try watch(socket)
         try #require(client.waitFor(timeout: 10) { Self.events($0).first?["event"] as? String == "hello" })
+        return (write, socket, notify, daemon, client)
+    }
+
+    /// docs/configuration.md "Reloading": keys the file did not change keep their `set` values;
+    /// `log.level` applies at once; systemd hears READY=1 again after RELOADING=1.
+    @Test func aReloadKeepsSetValuesAppliesTheLogLevelAndSaysReady() throws {
+        let (write, socket, notify, daemon, client) = try reloadable("camera:\n  source: demo\n  loop: true\nlog:\n  level: info\n")
         func configEvents(_ lines: [String]) -> [[String: Any]] { Self.events(lines).filter { $0["event"] as? String == "config" } }
         let scanctl = Subprocess.executable("scanctl")
 
@@ -157,15 +166,7 @@ import Testing
     }
 
     @Test func sighupAppliesGoodChangesAndRefusesBadOnes() throws {
-        let config = scratch.file("reload.conf")
-        func write(_ text: String) throws { try text.write(toFile: config, atomically: true, encoding: .utf8) }
-        try write("camera:\n  source: demo\n  loop: true\nrecognition:\n  quality: balanced\n")
-        let socket = socketPath()
-        let notify = try NotifyListener()
-        let daemon = try Subprocess.Running(scannerd, ["run", "--config", config, "--socket", socket], environment: ["NOTIFY_SOCKET": notify.path])
-        try #require(notify.waitFor(timeout: 20) { $0 == "READY=1" })
-        let client = try watch(socket)
-        try #require(client.waitFor(timeout: 10) { Self.events($0).first?["event"] as? String == "hello" })
+        let (write, _, notify, daemon, client) = try reloadable("camera:\n  source: demo\n  loop: true\nrecognition:\n  quality: balanced\n")
 
         // (Conditions get the lines: `client.output` inside one would take the lock waitFor holds.)
         func configEvents(_ lines: [String]? = nil) -> [[String: Any]] {
