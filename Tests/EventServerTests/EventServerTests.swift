@@ -6,6 +6,7 @@ import Pipeline
 import ScannerClient
 import ScannerCore
 import TestSupport
+import Synchronization
 import Testing
 import Tracking
 
@@ -222,22 +223,29 @@ final class RunningServer: @unchecked Sendable {
         _ = try await blocking { try reader.readLine(timeout: 5) }
         // Big events, so the stalled client's socket buffer fills and its queue overflows.
         let big = tracked(String(repeating: "P", count: 4000))
+        let received = Mutex(0)
         let readerTask = Task {
             try await blocking { () -> [Int] in
                 var frames: [Int] = []
-                while frames.count < 2000, let line = try reader.readLine(timeout: 20) { frames.append(JSONLines.object(line)["frame"] as? Int ?? -1) }
+                while frames.count < 2000, let line = try reader.readLine(timeout: 20) {
+                    frames.append(JSONLines.object(line)["frame"] as? Int ?? -1)
+                    received.withLock { $0 = frames.count }
+                }
                 return frames
             }
         }
-        // A burst far above a camera's rate (30 events/s at most), in slices the reader can keep up with.
+        // A burst far above a camera's rate (30 events/s at most), paced by the reader (never more
+        // than 32 ahead of it, whatever the machine's load): it keeps up, the stalled one cannot.
         for i in 0..<2000 {
             server.hub.publish(.item(.updated(big), frame: i))
-            if i % 20 == 19 { try await Task.sleep(for: .milliseconds(5)) }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while received.withLock({ $0 }) < i - 32 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
         }
         let frames = try await readerTask.value
         #expect(frames.count == 2000 && frames == Array(0..<2000), "the reading client got every event, in order (got \(frames.count))")
         #expect(server.hub.overflows == 1)
         // The stalled client finds, when it looks, some events, maybe the notice, then the end.
+        // …and the connection was closed (readLine's nil is the end of the stream; a time-out throws).
         let (count, lastEvent) = try await blocking { () -> (Int, String?) in
             var last: [String: Any] = [:]
             var count = 0

@@ -234,7 +234,8 @@ import Testing
         // The emulated camera answers elsewhere; the daemon asks for a path no real camera has.
         let daemon = try camera(["FAKECAM_DEVICE": "/dev/video5"], arguments: ["--device", "/dev/scannerd-no-such-camera"])
         let reported = daemon.waitFor(timeout: 10) { Self.names($0).contains("unavailable") }
-        Thread.sleep(forTimeInterval: 1)
+        // A second of retrying (backoff 0.25 s doubling); the wait ends early if the daemon exits.
+        daemon.waitFor(timeout: 1) { _ in false }
         let stillRunning = daemon.process.isRunning
         _ = daemon.stop()
         #expect(reported && stillRunning, "it waits for the camera instead of exiting")

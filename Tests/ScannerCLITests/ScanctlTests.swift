@@ -328,8 +328,7 @@ import Testing
         let scratch = try TemporaryDirectory("scannerd-set")
         let socket = scratch.file("s.sock")
         let daemon = try Subprocess.Running(scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--loop", "--socket", socket, "--events-stdout"])
-        let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        try #require(waitForSocket(socket))
         let connection = try ScannerClientProbe(path: socket)
         let reply = try connection.ask(#"{"request":"set","id":"s1","types":["telephoneNumber"]}"#)
         #expect(reply.contains(#""reply":"set","id":"s1","ok":true"#), "\(reply)")

@@ -29,7 +29,7 @@ import Testing
     }
 
     func watch(_ socket: String) throws -> Subprocess.Running {
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { Thread.sleep(forTimeInterval: 0.05) }
+        try #require(waitForSocket(socket))
         return try Subprocess.Running(scanctl, ["watch", "--json", "--socket", socket])
     }
 
@@ -42,11 +42,10 @@ import Testing
         let live = Set(Self.events(client.output).compactMap { e -> String? in
             e["event"] as? String == "added" ? (e["item"] as? [String: Any])?["id"] as? String : nil
         })
-        let asked = Date()
-        let status = daemon.stop(signal: SIGTERM)
-        let took = Date().timeIntervalSince(asked)
+        // Not gone 5 s after SIGTERM: killed, and the status says so (the soak measures the real
+        // figure, about 0.4 s: docs/benchmarks.md).
+        let status = daemon.stop(signal: SIGTERM, timeout: 5)
         #expect(status == 0)
-        #expect(took < 2, "exit took \(took) s")
         #expect(client.waitFor(timeout: 5) { Self.events($0).last?["event"] as? String == "end" }, "\(client.output.suffix(5))")
         let events = Self.events(client.output)
         // Everything that was added and not yet removed is removed before `end`.
@@ -72,10 +71,7 @@ import Testing
         // Ready only once the socket accepts clients.
         #expect(FileManager.default.fileExists(atPath: socket))
         // Under systemd too (the notifier sleeps between rounds) the exit is prompt.
-        let asked = Date()
-        #expect(daemon.stop() == 0)
-        let took = Date().timeIntervalSince(asked)
-        #expect(took < 2, "exit took \(took) s")
+        #expect(daemon.stop(timeout: 5) == 0, "SIGTERM ends it (the notifier's sleep is cancelled)")
         #expect(notify.fields.contains { $0.field == "STOPPING=1" })
     }
 
@@ -112,11 +108,11 @@ import Testing
             environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000"])
         #expect(notify.waitFor(timeout: 20) { $0 == "READY=1" })
         #expect(notify.waitFor(timeout: 10) { $0.hasPrefix("STATUS=waiting for camera /dev/video-none") }, "\(notify.fields)")
+        // Pings go on while it waits: four more (half a second apart) after the status said so.
         let start = notify.now
-        Thread.sleep(forTimeInterval: 3)
-        let pings = notify.fields.filter { $0.field == "WATCHDOG=1" && $0.time > start }.count
+        let pinging = notify.waitFor(count: 4, since: start, timeout: 20) { $0 == "WATCHDOG=1" }
         #expect(daemon.stop() == 0)
-        #expect(pings >= 4, "\(pings) pings in 3 s while waiting for the camera")
+        #expect(pinging, "\(notify.fields.suffix(6))")
     }
 
     /// A daemon on a configuration file the test rewrites (`write`), with a systemd notify listener

@@ -69,6 +69,21 @@ public final class NotifyListener: @unchecked Sendable {
         return true
     }
 
+    /// Waits until at least `count` fields that arrived after `since` satisfy `condition` (true), or
+    /// `timeout` seconds pass (false).
+    @discardableResult
+    public func waitFor(count: Int, since: Double = 0, timeout: Double, _ condition: @escaping (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        func enough() -> Bool {
+            received.filter { $0.time > since }.flatMap(\.fields).filter(condition).count >= count
+        }
+        lock.lock(); defer { lock.unlock() }
+        while !enough() {
+            if !lock.wait(until: deadline) { return enough() }
+        }
+        return true
+    }
+
     deinit {
         lock.lock(); closed = true; lock.unlock()
         close(fd)
