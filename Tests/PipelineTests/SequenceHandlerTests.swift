@@ -58,6 +58,20 @@ import Tracking
         #expect(handler.statistics.ocrSkippedBlurred == 1 && handler.statistics.ocrPasses == 0)
     }
 
+    @Test func aNewRegionOfInterestAppliesFromTheNextFrame() throws {
+        let codes = try image("multiple.jpg")
+        let handler = try handler(types: "barcodes")
+        var configuration = handler.configuration
+        configuration.options.regionOfInterest = NormalizedRect(x: 0, y: 0, width: 0.5, height: 0.5)
+        handler.reconfigure(configuration)
+        let found = handler.process(frame(0, codes), time: 0).compactMap { action -> String? in
+            if case .added(let item) = action { return item.item.payload }
+            return nil
+        }
+        // Of the four codes only the top-left QR code lies in the top-left quarter.
+        #expect(found == ["MULTI-QR-LEFT"], "\(found)")
+    }
+
     @Test func singleItemModeKeepsTheCodeNearestTheCentreOfTheRegion() throws {
         let codes = try image("multiple.jpg")
         let all = try handler(types: "barcodes")
