@@ -1,7 +1,7 @@
 import Capture
 import Foundation
 import ImageDecoding
-import Pipeline
+@testable import Pipeline
 import Recognition
 import ScannerCore
 import TestSupport
@@ -70,6 +70,46 @@ import Tracking
         }
         // Of the four codes only the top-left QR code lies in the top-left quarter.
         #expect(found == ["MULTI-QR-LEFT"], "\(found)")
+    }
+
+    @Test func aNewQualityLevelChangesTheReadingCadence() throws {
+        let card = try image("bench-640x480.jpg")
+        let balanced = try handler()
+        _ = balanced.process(frame(3, card), time: 0.1)
+        #expect(balanced.statistics.ocrPasses == 1, "balanced reads every 3rd frame")
+        let switched = try handler()
+        switched.reconfigure(SequenceConfiguration(options: ScanOptions(quality: .fast)))
+        _ = switched.process(frame(3, card), time: 0.1)
+        #expect(switched.statistics.ocrPasses == 0, "fast reads every 6th frame: not the 3rd")
+        _ = switched.process(frame(6, card), time: 0.2)
+        #expect(switched.statistics.ocrPasses == 1 && switched.configuration.options.quality == .fast)
+    }
+
+    /// The live pipeline lets the camera decode half the frames once `unchangedStreak` reaches
+    /// `LivePipeline.idleAfterFrames`; the first changed frame ends it at once.
+    @Test func idleBeginsAfterASecondOfSameFramesAndEndsOnTheFirstChange() throws {
+        let card = try image("bench-640x480.jpg"), codes = try image("multiple.jpg")
+        let stage = try BarcodeStage(options: ScanOptions(quality: .balanced), unchangedBelow: 1.0)
+        for _ in 0...LivePipeline.idleAfterFrames { _ = stage.scan(card) }
+        #expect(stage.unchangedStreak >= LivePipeline.idleAfterFrames, "idle after a second of the same frame")
+        _ = stage.scan(codes)
+        #expect(stage.unchangedStreak == 0, "the first changed frame ends it")
+        #expect(stage.scans == 2 && stage.reused == LivePipeline.idleAfterFrames)
+    }
+
+    /// docs/pipeline.md "no ink": a frame whose darkest and brightest 1% are less than 48 levels
+    /// apart is not read. The card pressed into 40 levels is not read; the card itself is.
+    @Test func aFrameWithoutInkIsNotRead() throws {
+        let card = try image("bench-640x480.jpg")
+        var faint = card
+        faint.pixels = card.pixels.map { UInt8(100 + Int($0) * 40 / 255) }
+        let limit = QualitySettings(.balanced).minimumContrastForText
+        #expect(faint.contrastSpread() < limit && card.contrastSpread() >= limit)
+        var options = ScanOptions(quality: .balanced)
+        options.types = try RecognitionTypes(parsing: "text")
+        let scanner = try ImageScanner(options: options)
+        #expect(!scanner.scan(card).isEmpty, "the card has lines of text")
+        #expect(scanner.scan(faint).isEmpty, "nothing is read where there is no ink")
     }
 
     @Test func singleItemModeKeepsTheCodeNearestTheCentreOfTheRegion() throws {
