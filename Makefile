@@ -4,6 +4,8 @@
 #   make test    install what is missing and run every test
 #   make bench   per-stage costs: recognition, capture, sequence, delivery, memory per call → docs/benchmarks.md
 #   make soak    10 minutes on the emulated camera with unplugs: RSS / descriptors flat? → docs/benchmarks.md
+#   make footage realistic webcam clips with exact truth (Tests/Fixtures/footage) → .build/footage;
+#                make score-footage runs the daemon on each and scores it against the truth
 #   make install    release build, then binaries, systemd units, udev rule, sysusers file, docs, config
 #                   (PREFIX=/usr/local, DESTDIR=); make uninstall removes them again
 #
@@ -20,7 +22,7 @@ APT_PACKAGES := pkg-config libzbar-dev libtesseract-dev libleptonica-dev tessera
 # Tests/system/check-units.sh: systemd-analyze (verify, security) and udevadm (test).
 APT_PACKAGES += systemd udev
 
-.PHONY: deps build run test bench soak clean fixtures install uninstall
+.PHONY: deps build run test bench soak clean fixtures install uninstall footage score-footage
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -66,6 +68,30 @@ soak: deps
 # Regenerates the committed fixtures (needs: pip install pillow segno treepoem numpy; apt ghostscript).
 fixtures:
 	python3 Tests/Fixtures/generate.py
+
+# Realistic footage (issue #13): numpy, pillow and segno from PyPI in a venv of the build's own,
+# Debian's DejaVu fonts. SEEDS=1,2,3 SIZE=1280x720 SCENARIOS=card,phone,… choose the clips.
+FOOTAGE_VENV := .build/footage-venv
+FOOTAGE_DIR ?= .build/footage
+SEEDS ?= 1,2,3
+SIZE ?= 1280x720
+SCENARIOS ?= card,phone,label,receipt,poster,desk
+footage:
+	@missing=""; for p in python3-venv fonts-dejavu-core; do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; fi
+	@[ -x $(FOOTAGE_VENV)/bin/python ] || python3 -m venv $(FOOTAGE_VENV)
+	@$(FOOTAGE_VENV)/bin/python -c "import numpy, PIL, segno" 2>/dev/null || $(FOOTAGE_VENV)/bin/pip install -q numpy pillow segno
+	$(FOOTAGE_VENV)/bin/python Tests/Fixtures/footage/generate.py $(FOOTAGE_DIR) --seeds $(SEEDS) --size $(SIZE) --scenarios $(SCENARIOS)
+
+# Each clip through `scannerd run --pace none` (deterministic), scored against its truth.
+score-footage: build
+	@bin="$$($(SWIFT) build -c $(CONFIG) --show-bin-path)"; for truth in $(FOOTAGE_DIR)/*.json; do \
+		clip="$${truth%.json}.mjpeg"; \
+		"$$bin/scannerd" run --no-config --no-socket --source "$$clip" --pace none --events-stdout > "$${truth%.json}.events" 2>/dev/null; \
+		python3 Tests/Fixtures/footage/score.py "$$truth" "$${truth%.json}.events"; \
+	done
 
 clean:
 	rm -rf .build

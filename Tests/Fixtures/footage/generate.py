@@ -1,0 +1,508 @@
+#!/usr/bin/env python3
+"""Realistic webcam footage with exact truth, for measuring scannerd (issue #13).
+
+    python3 Tests/Fixtures/footage/generate.py OUTDIR [--seeds 1,2,3] [--size 1280x720]
+        [--scenarios card,phone,label,receipt,poster,desk] [--fps 30]
+
+Needs numpy, pillow and segno (`make footage` installs them in .build/footage-venv), and Debian's
+fonts-dejavu-core. Writes, per scenario and seed, `SCENARIO-sSEED.mjpeg` (concatenated JPEGs, what an
+MJPEG webcam sends) and `SCENARIO-sSEED.json` (the truth). Clips are made at run time, never
+committed; the same arguments give the same bytes.
+
+What a real kiosk camera adds to a printed or shown item, and what this adds:
+- perspective (the item tilted up to ±30° about both axes, rotated in-plane), held at a distance
+  that gives a cap height of 9-20 px at 1280x720;
+- the item entering from a side, held with hand jitter, leaving; motion blur along the motion, as
+  long as the distance covered during the exposure;
+- uneven light (a gradient across the frame), vignetting, auto-exposure flicker, dim light (low
+  signal, high gain: more noise), glare on glossy phone screens;
+- sensor noise (shot noise that grows with brightness, plus read noise), then JPEG 4:2:0 at webcam
+  quality (70-85);
+- a thumb over one corner of the item (never over the truth items it is told to avoid);
+- a cluttered desk behind it.
+
+Truth, per item: `kind` (`barcode`/`text`), `symbology` or `contentType`, `payload` as scannerd
+reports it (E.164 phone numbers, URLs with scheme), `distractor: true` for text that must NOT be
+reported as a typed item (order numbers, prices, dates, ZIP codes), and per frame its four corners
+in normalized frame coordinates with `visible` (entirely in the frame, not covered) and `legible`
+(visible, and blur and size allow a person to read it). `legible` is what recall is measured
+against; `visible` ranges give the removal latency.
+"""
+import argparse
+import io
+import json
+import math
+import os
+import random
+
+import numpy as np
+import segno
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+FONT_BOLD = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+FONT_MONO = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
+
+# MARK: - EAN-13, drawn here (an encoder independent of the decoders under test)
+
+EAN_L = ["0001101", "0011001", "0010011", "0111101", "0100011", "0110001", "0101111", "0111011", "0110111", "0001011"]
+EAN_G = ["0100111", "0110011", "0011011", "0100001", "0011101", "0111001", "0000101", "0010001", "0001001", "0010111"]
+EAN_R = ["1110010", "1100110", "1101100", "1000010", "1011100", "1001110", "1010000", "1000100", "1001000", "1110100"]
+EAN_PARITY = ["LLLLLL", "LLGLGG", "LLGGLG", "LLGGGL", "LGLLGG", "LGGLLG", "LGGGLL", "LGLGLG", "LGLGGL", "LGGLGL"]
+
+
+def ean13_check(digits12):
+    total = sum(int(d) * (3 if i % 2 else 1) for i, d in enumerate(digits12))
+    return str((10 - total % 10) % 10)
+
+
+def ean13_modules(code):
+    first, left, right = code[0], code[1:7], code[7:]
+    bits = "101"
+    for digit, parity in zip(left, EAN_PARITY[int(first)]):
+        bits += (EAN_L if parity == "L" else EAN_G)[int(digit)]
+    bits += "01010"
+    for digit in right:
+        bits += EAN_R[int(digit)]
+    return bits + "101"
+
+
+def ean13_image(code, module=4, height=160):
+    bits = ean13_modules(code)
+    quiet = 11 * module
+    img = Image.new("L", (len(bits) * module + 2 * quiet, height + 44), 255)
+    draw = ImageDraw.Draw(img)
+    for i, bit in enumerate(bits):
+        if bit == "1":
+            draw.rectangle([quiet + i * module, 8, quiet + (i + 1) * module - 1, 8 + height], fill=0)
+    font = ImageFont.truetype(FONT_MONO, 30)
+    draw.text((quiet, height + 10), f"{code[0]} {code[1:7]} {code[7:]}", font=font, fill=0)
+    return img
+
+
+def qr_image(data, module=8):
+    qr = segno.make(data, error="m", micro=False)
+    out = io.BytesIO()
+    qr.save(out, kind="png", scale=module, border=4)
+    return Image.open(io.BytesIO(out.getvalue())).convert("L")
+
+
+# MARK: - Items (documents), drawn flat at high resolution with their truth boxes
+
+class Document:
+    """An RGB image of the item, and the truth items with their boxes in its pixel coordinates."""
+
+    def __init__(self, size, background):
+        self.image = Image.new("RGB", size, background)
+        self.draw = ImageDraw.Draw(self.image)
+        self.items = []
+
+    def text(self, xy, text, size, fill, bold=False, truth=None):
+        font = ImageFont.truetype(FONT_BOLD if bold else FONT, size)
+        self.draw.text(xy, text, font=font, fill=fill)
+        left, top, right, bottom = self.draw.textbbox(xy, text, font=font)
+        if truth is not None:
+            truth = dict(truth)
+            truth["box"] = [left, top, right, bottom]
+            # Cap height in document pixels: legibility is judged from it once projected.
+            truth["capHeight"] = size * 0.73
+            self.items.append(truth)
+        return bottom
+
+    def paste(self, img, xy, truth=None):
+        self.image.paste(img.convert("RGB"), xy)
+        if truth is not None:
+            truth = dict(truth)
+            truth["box"] = [xy[0], xy[1], xy[0] + img.width, xy[1] + img.height]
+            self.items.append(truth)
+
+
+def phone(text, e164):
+    return {"kind": "text", "contentType": "telephoneNumber", "payload": e164, "transcript": text}
+
+
+def url(text, payload):
+    return {"kind": "text", "contentType": "url", "payload": payload, "transcript": text}
+
+
+def email(text):
+    return {"kind": "text", "contentType": "emailAddress", "payload": text, "transcript": text}
+
+
+def distractor(text):
+    return {"kind": "text", "distractor": True, "transcript": text}
+
+
+def business_card(rng):
+    doc = Document((1050, 600), (246, 244, 238))
+    doc.text((60, 50), "Avery Lindqvist", 64, (20, 20, 30), bold=True)
+    doc.text((60, 130), "Senior Field Engineer, Northgate Optics", 34, (70, 70, 80))
+    doc.draw.line([(60, 200), (990, 200)], fill=(180, 40, 40), width=4)
+    doc.text((60, 250), "Tel. 512.555.0173", 44, (20, 20, 30), truth=phone("Tel. 512.555.0173", "+15125550173"))
+    doc.text((60, 330), "avery.lindqvist@northgate-optics.com", 38, (20, 20, 30), truth=email("avery.lindqvist@northgate-optics.com"))
+    doc.text((60, 410), "www.northgate-optics.com", 38, (20, 20, 30), truth=url("www.northgate-optics.com", "http://www.northgate-optics.com"))
+    doc.text((60, 500), "Suite 400, 1100 Congress Ave, Austin TX 78701", 28, (90, 90, 90), truth=distractor("78701"))
+    return doc
+
+
+def phone_screen(rng):
+    # Dark mode: light text on near-black, a coloured header bar, white-on-colour button.
+    doc = Document((560, 1100), (18, 18, 22))
+    doc.draw.rectangle([0, 0, 560, 150], fill=(28, 92, 170))
+    doc.text((40, 45), "Contact", 56, (250, 250, 255), bold=True)
+    doc.text((40, 220), "Priya Raman", 52, (235, 235, 240), bold=True)
+    doc.text((40, 320), "mobile", 30, (150, 150, 160))
+    doc.text((40, 360), "+44 113 496 0639", 46, (235, 235, 240), truth=phone("+44 113 496 0639", "+441134960639"))
+    doc.text((40, 470), "email", 30, (150, 150, 160))
+    doc.text((40, 510), "priya@kestrel-labs.co.uk", 36, (120, 180, 255), truth=email("priya@kestrel-labs.co.uk"))
+    doc.text((40, 620), "homepage", 30, (150, 150, 160))
+    doc.text((40, 660), "kestrel-labs.co.uk/team", 36, (120, 180, 255), truth=url("kestrel-labs.co.uk/team", "http://kestrel-labs.co.uk/team"))
+    doc.draw.rounded_rectangle([40, 820, 520, 920], radius=30, fill=(40, 160, 90))
+    doc.text((150, 845), "Call now", 42, (255, 255, 255), bold=True)
+    doc.text((40, 990), "Last seen 12:41 · 23 Nov 2026", 28, (120, 120, 130), truth=distractor("23 Nov 2026"))
+    doc.glossy = True
+    return doc
+
+
+def shipping_label(rng):
+    doc = Document((900, 1200), (252, 252, 250))
+    doc.draw.rectangle([10, 10, 890, 1190], outline=(0, 0, 0), width=6)
+    doc.text((40, 40), "PRIORITY", 72, (0, 0, 0), bold=True)
+    doc.text((40, 150), "SHIP TO:", 30, (0, 0, 0), bold=True)
+    doc.text((40, 195), "Marguerite Okafor", 40, (0, 0, 0))
+    doc.text((40, 250), "2210 Harbor Lane, Apt 5", 36, (0, 0, 0))
+    doc.text((40, 300), "Oakland CA 94607", 36, (0, 0, 0), truth=distractor("94607"))
+    code = "178195863767"
+    code += ean13_check(code)
+    doc.paste(ean13_image(code), (40, 380), truth={"kind": "barcode", "symbology": "ean13", "payload": code})
+    qr = qr_image("https://trk.example.com/p/7QX4-22LM", module=7)
+    doc.paste(qr, (620, 380), truth={"kind": "barcode", "symbology": "qr", "payload": "https://trk.example.com/p/7QX4-22LM"})
+    doc.text((40, 660), "Ref 4155550198-A", 32, (0, 0, 0), truth=distractor("4155550198"))
+    doc.text((40, 720), "Weight 2.35 kg   Pkgs 1/1", 32, (0, 0, 0))
+    doc.text((40, 800), "Questions? (415) 555-0169", 42, (0, 0, 0), truth=phone("Questions? (415) 555-0169", "+14155550169"))
+    doc.text((40, 900), "Shipped 2026-11-21 14:03", 30, (0, 0, 0), truth=distractor("2026-11-21"))
+    return doc
+
+
+def receipt(rng):
+    doc = Document((620, 1300), (250, 249, 244))
+    y = 40
+    y = doc.text((150, y), "CORNER MARKET", 46, (10, 10, 10), bold=True) + 20
+    lines = [
+        ("Order #5125550147", distractor("5125550147")),
+        ("Terminal 00431  Cashier 17", None),
+        ("11/22/2026  09:41", distractor("11/22/2026")),
+        ("Oat milk 1L            3.49", None),
+        ("Sourdough loaf         5.25", None),
+        ("Coffee beans 500g     12.90", None),
+        ("Apples 1.2kg           4.31", None),
+        ("SUBTOTAL              25.95", None),
+        ("TAX 8.25%              2.14", None),
+        ("TOTAL                 28.09", distractor("28.09")),
+        ("VISA **** 4410", None),
+        ("Auth 512555 Ref 0011940173", distractor("0011940173")),
+        ("Store 07 Austin TX 78704", distractor("78704")),
+    ]
+    for text, truth in lines:
+        font_size = 30
+        font = ImageFont.truetype(FONT_MONO, font_size)
+        doc.draw.text((40, y), text, font=font, fill=(25, 25, 25))
+        left, top, right, bottom = doc.draw.textbbox((40, y), text, font=font)
+        if truth:
+            truth = dict(truth)
+            truth["box"] = [left, top, right, bottom]
+            truth["capHeight"] = font_size * 0.73
+            doc.items.append(truth)
+        y = bottom + 22
+    y += 20
+    doc.text((40, y), "Questions? 1-737-555-0142", 32, (10, 10, 10), truth=phone("Questions? 1-737-555-0142", "+17375550142"))
+    return doc
+
+
+def poster(rng):
+    doc = Document((900, 1260), (235, 120, 60))
+    doc.draw.rectangle([0, 700, 900, 1260], fill=(250, 246, 236))
+    doc.text((60, 80), "OPEN", 150, (255, 250, 240), bold=True)
+    doc.text((60, 270), "STUDIO", 150, (255, 250, 240), bold=True)
+    doc.text((60, 500), "Sat 6 Dec, 10-16", 52, (255, 250, 240), truth=distractor("6 Dec"))
+    doc.text((60, 780), "Pottery, prints and tea", 44, (40, 30, 30))
+    doc.text((60, 880), "oldmill-studios.com/info", 48, (40, 30, 30), truth=url("oldmill-studios.com/info", "http://oldmill-studios.com/info"))
+    doc.text((60, 980), "hello@oldmill-studios.com", 44, (40, 30, 30), truth=email("hello@oldmill-studios.com"))
+    return doc
+
+
+SCENARIOS = {
+    "card": business_card,
+    "phone": phone_screen,
+    "label": shipping_label,
+    "receipt": receipt,
+    "poster": poster,
+    "desk": None,  # nothing held up: the empty, cluttered desk
+}
+
+# MARK: - The camera
+
+
+def desk_background(rng, width, height):
+    """A cluttered desk: wood-ish gradient, a keyboard edge, a mug, papers with scribbles (no text)."""
+    base = Image.new("RGB", (width, height), (0, 0, 0))
+    arr = np.zeros((height, width, 3), np.float32)
+    y = np.linspace(0, 1, height)[:, None]
+    x = np.linspace(0, 1, width)[None, :]
+    tone = np.array([118, 92, 70], np.float32)
+    grain = np.sin(x * 80 + np.sin(y * 6) * 3) * 6
+    arr[:] = tone * (0.8 + 0.3 * y)[..., None] + grain[..., None]
+    base = Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8))
+    draw = ImageDraw.Draw(base)
+    for _ in range(rng.randint(3, 6)):  # papers
+        w, h = rng.randint(width // 8, width // 4), rng.randint(height // 6, height // 3)
+        x0, y0 = rng.randint(0, width - w), rng.randint(0, height - h)
+        shade = rng.randint(200, 240)
+        draw.rectangle([x0, y0, x0 + w, y0 + h], fill=(shade, shade, shade - 6))
+        for _ in range(rng.randint(2, 6)):  # scribbles, not text
+            pts = [(x0 + rng.randint(5, w - 5), y0 + rng.randint(5, h - 5)) for _ in range(4)]
+            draw.line(pts, fill=(60, 60, 90), width=2)
+    cx, cy, r = rng.randint(0, width), rng.randint(0, height), rng.randint(height // 12, height // 6)
+    draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=(200, 200, 210), outline=(90, 90, 100), width=6)  # mug
+    ky = rng.randint(int(height * 0.75), height - 20)
+    draw.rectangle([0, ky, width, height], fill=(40, 40, 45))  # keyboard edge
+    for k in range(0, width, 48):
+        draw.rectangle([k + 4, ky + 8, k + 40, ky + 40], fill=(60, 60, 66))
+    return base
+
+
+def homography(src, dst):
+    """3x3 matrix mapping the four `src` points to the four `dst` points."""
+    rows = []
+    for (x, y), (u, v) in zip(src, dst):
+        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y, -u])
+        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y, -v])
+    _, _, vt = np.linalg.svd(np.array(rows, np.float64))
+    h = vt[-1].reshape(3, 3)
+    return h / h[2, 2]
+
+
+def apply(h, points):
+    pts = np.array([[x, y, 1.0] for x, y in points]).T
+    out = h @ pts
+    return list(zip(out[0] / out[2], out[1] / out[2]))
+
+
+def pose_corners(doc_size, center, scale, tilt_x, tilt_y, roll):
+    """The document's corners in the frame: a rectangle scaled and rolled, then foreshortened as if
+    tilted about its horizontal (tilt_x) and vertical (tilt_y) axes (a pinhole view)."""
+    w, h = doc_size[0] * scale, doc_size[1] * scale
+    corners = [(-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2)]
+    focal = 1.6 * max(w, h)
+    out = []
+    for x, y in corners:
+        # Rotate in 3-D: about x (tilt_x), then y (tilt_y), then roll in the image plane.
+        y1, z1 = y * math.cos(tilt_x), y * math.sin(tilt_x)
+        x2, z2 = x * math.cos(tilt_y) + z1 * math.sin(tilt_y), -x * math.sin(tilt_y) + z1 * math.cos(tilt_y)
+        factor = focal / (focal + z2)
+        px, py = x2 * factor, y1 * factor
+        rx = px * math.cos(roll) - py * math.sin(roll)
+        ry = px * math.sin(roll) + py * math.cos(roll)
+        out.append((center[0] + rx, center[1] + ry))
+    return out
+
+
+def motion_blur(img, dx, dy):
+    """Averages the image along the motion vector (the distance covered during the exposure)."""
+    length = math.hypot(dx, dy)
+    if length < 1.0:
+        return img
+    steps = min(int(length) + 1, 24)
+    arr = np.asarray(img, np.float32)
+    acc = np.zeros_like(arr)
+    for i in range(steps):
+        t = i / (steps - 1) - 0.5 if steps > 1 else 0
+        acc += np.roll(np.roll(arr, int(round(dx * t)), axis=1), int(round(dy * t)), axis=0)
+    return Image.fromarray(np.clip(acc / steps, 0, 255).astype(np.uint8))
+
+
+def covers(ellipse, quad, margin=6):
+    """Whether the ellipse (its bounding box, grown by `margin`) covers any point of the quad's outline
+    or centre: sampled at 8 points per side."""
+    x0, y0, x1, y1 = ellipse
+    cx, cy, rx, ry = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2 + margin, (y1 - y0) / 2 + margin
+    points = [((quad[0][0] + quad[2][0]) / 2, (quad[0][1] + quad[2][1]) / 2)]
+    for i in range(4):
+        (ax, ay), (bx, by) = quad[i], quad[(i + 1) % 4]
+        points += [(ax + (bx - ax) * t / 8, ay + (by - ay) * t / 8) for t in range(8)]
+    return any(((x - cx) / rx) ** 2 + ((y - cy) / ry) ** 2 <= 1 for x, y in points)
+
+
+class Shot:
+    """Where the item is in each frame: enters, held with jitter, leaves."""
+
+    def __init__(self, rng, frames, width, height, doc_size, dim):
+        self.rng = rng
+        self.frames = frames
+        side = rng.choice(["left", "right", "bottom"])
+        # Cap height 9-20 px at 1280x720 for the body text (about 40 px in the document).
+        self.scale = rng.uniform(0.55, 0.9) * height / max(doc_size[1], doc_size[0] * 0.75)
+        self.scale = min(self.scale, 0.82 * width / doc_size[0], 0.9 * height / doc_size[1])
+        hold = (width * rng.uniform(0.4, 0.6), height * rng.uniform(0.45, 0.55))
+        off = {"left": (-width * 0.6, hold[1]), "right": (width * 1.6, hold[1]), "bottom": (hold[0], height * 1.8)}[side]
+        self.enter = (int(frames * 0.15), int(frames * 0.3))
+        self.leave = (int(frames * 0.75), int(frames * 0.88))
+        self.hold, self.off = hold, off
+        self.tilt = (math.radians(rng.uniform(-30, 30)), math.radians(rng.uniform(-30, 30)))
+        self.roll = math.radians(rng.uniform(-12, 12))
+        self.jitter_seed = rng.random() * 1000
+
+    def center(self, f):
+        a0, a1 = self.enter
+        b0, b1 = self.leave
+        if f < a0 or f >= b1:
+            return None
+        if f < a1:
+            t = (f - a0) / max(1, a1 - a0)
+            t = t * t * (3 - 2 * t)
+            base = (self.off[0] + (self.hold[0] - self.off[0]) * t, self.off[1] + (self.hold[1] - self.off[1]) * t)
+        elif f < b0:
+            base = self.hold
+        else:
+            t = (f - b0) / max(1, b1 - b0)
+            t = t * t * (3 - 2 * t)
+            base = (self.hold[0] + (self.off[0] - self.hold[0]) * t, self.hold[1] + (self.off[1] - self.hold[1]) * t)
+        # Hand jitter: a few pixels, smooth (two sines of different periods).
+        s = self.jitter_seed
+        return (base[0] + 3 * math.sin(f * 0.37 + s) + 1.5 * math.sin(f * 1.3 + 2 * s),
+                base[1] + 3 * math.sin(f * 0.29 + 3 * s) + 1.5 * math.sin(f * 1.1 + s))
+
+
+def render(scenario, seed, width, height, fps, seconds=6.0):
+    rng = random.Random(f"{scenario}-{seed}")
+    nrng = np.random.default_rng(seed * 1000 + sorted(SCENARIOS).index(scenario))
+    frames = int(seconds * fps)
+    make = SCENARIOS[scenario]
+    doc = make(rng) if make else None
+    background = desk_background(rng, width, height)
+    dim = rng.random() < 0.34  # a third of the clips in dim light
+    light_angle = rng.uniform(0, 2 * math.pi)
+    quality = rng.randint(70, 85)
+    shot = Shot(rng, frames, width, height, doc.image.size, dim) if doc else None
+    thumb_corner = rng.randrange(4) if doc else None
+
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+    nx, ny = (xx / width - 0.5), (yy / height - 0.5)
+    vignette = 1 - 0.45 * (nx ** 2 + ny ** 2) * 2
+    gradient = 1 + 0.25 * (nx * math.cos(light_angle) + ny * math.sin(light_angle)) * 2
+    gain = 0.45 if dim else 1.0
+    read_noise = 5.5 if dim else 2.0
+
+    out_frames = []
+    truth_items = []
+    if doc:
+        for item in doc.items:
+            entry = {k: v for k, v in item.items() if k not in ("box", "capHeight")}
+            entry["frames"] = []
+            truth_items.append(entry)
+
+    previous_center = None
+    for f in range(frames):
+        frame = background.copy()
+        center = shot.center(f) if shot else None
+        per_item = [None] * len(truth_items)
+        if center is not None:
+            corners = pose_corners(doc.image.size, center, shot.scale, shot.tilt[0], shot.tilt[1], shot.roll)
+            w0, h0 = doc.image.size
+            src = [(0, 0), (w0, 0), (w0, h0), (0, h0)]
+            to_frame = homography(src, corners)
+            from_frame = np.linalg.inv(to_frame)
+            coeffs = (from_frame / from_frame[2, 2]).flatten()[:8]
+            layer = doc.image.transform((width, height), Image.PERSPECTIVE, tuple(coeffs), Image.BICUBIC)
+            mask = Image.new("L", doc.image.size, 255).transform((width, height), Image.PERSPECTIVE, tuple(coeffs), Image.BILINEAR)
+            dx = dy = 0.0
+            if previous_center is not None:
+                # Exposure ~ half the frame time: the blur is half the distance moved per frame.
+                dx, dy = (center[0] - previous_center[0]) * 0.5, (center[1] - previous_center[1]) * 0.5
+            if getattr(doc, "glossy", False):
+                glare = Image.new("L", (width, height), 0)
+                gdraw = ImageDraw.Draw(glare)
+                gx = int(center[0] + rng.uniform(-0.2, 0.2) * width)
+                gdraw.ellipse([gx - 60, 0, gx + 60, height], fill=40)
+                glare = glare.filter(ImageFilter.GaussianBlur(40))
+                layer = Image.composite(Image.new("RGB", (width, height), (255, 255, 255)), layer, glare)
+            frame.paste(layer, (0, 0), mask)
+            if math.hypot(dx, dy) >= 1:
+                frame = motion_blur(frame, dx, dy)
+            # A thumb over one corner of the item.
+            tx, ty = corners[thumb_corner]
+            inward = ((center[0] - tx) * 0.12, (center[1] - ty) * 0.12)
+            thumb = [tx + inward[0] - 45, ty + inward[1] - 70, tx + inward[0] + 45, ty + inward[1] + 70]
+            ImageDraw.Draw(frame).ellipse(thumb, fill=(206, 150, 125))
+            blur_px = math.hypot(dx, dy)
+            for index, item in enumerate(doc.items):
+                x0, y0, x1, y1 = item["box"]
+                quad = apply(to_frame, [(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
+                inside = all(0 <= x < width and 0 <= y < height for x, y in quad)
+                covered = covers(thumb, quad)
+                # Legible: the projected cap height (from the shorter side of the box) and blur.
+                side = min(math.dist(quad[0], quad[3]), math.dist(quad[1], quad[2])) / max(1, y1 - y0)
+                cap = item.get("capHeight", (y1 - y0)) * side
+                if item["kind"] == "barcode":
+                    module = (math.dist(quad[0], quad[1]) / max(1, x1 - x0)) * 4
+                    legible = inside and not covered and blur_px < 2.5 and module >= 1.2
+                else:
+                    legible = inside and not covered and blur_px < 2.0 and cap >= 8
+                per_item[index] = {
+                    "frame": f,
+                    "corners": [[round(x / width, 4), round(y / height, 4)] for x, y in quad],
+                    "visible": inside and not covered,
+                    "legible": legible,
+                }
+        previous_center = center
+
+        # Light, exposure flicker, sensor noise.
+        arr = np.asarray(frame, np.float32)
+        flicker = 1 + 0.04 * math.sin(f * 2 * math.pi / rng.uniform(8, 14)) + nrng.normal(0, 0.01)
+        arr = arr * (vignette * gradient * gain * flicker)[..., None]
+        shot_noise = nrng.normal(0, 1, arr.shape).astype(np.float32) * np.sqrt(np.maximum(arr, 0) * (0.35 if dim else 0.12))
+        arr = arr + shot_noise + nrng.normal(0, read_noise, arr.shape).astype(np.float32)
+        if dim:
+            arr = arr * 1.6  # the camera's gain, amplifying the noise with the signal
+        img = Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8))
+        data = io.BytesIO()
+        img.save(data, format="JPEG", quality=quality, subsampling=2)  # 4:2:0, as webcams send MJPEG
+        out_frames.append(data.getvalue())
+        for index, entry in enumerate(per_item):
+            if entry is not None:
+                truth_items[index]["frames"].append(entry)
+
+    truth = {
+        "scenario": scenario, "seed": seed, "width": width, "height": height, "fps": fps, "frames": frames,
+        "dim": dim, "jpegQuality": quality, "items": truth_items,
+    }
+    return b"".join(out_frames), truth
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("outdir")
+    parser.add_argument("--seeds", default="1,2,3")
+    parser.add_argument("--size", default="1280x720")
+    parser.add_argument("--fps", type=int, default=30)
+    parser.add_argument("--seconds", type=float, default=6.0)
+    parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    args = parser.parse_args()
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    os.makedirs(args.outdir, exist_ok=True)
+    for scenario in args.scenarios.split(","):
+        if scenario not in SCENARIOS:
+            parser.error(f"unknown scenario {scenario!r} ({', '.join(SCENARIOS)})")
+        for seed in (int(s) for s in args.seeds.split(",")):
+            clip, truth = render(scenario, seed, width, height, args.fps, args.seconds)
+            stem = os.path.join(args.outdir, f"{scenario}-s{seed}")
+            with open(stem + ".mjpeg", "wb") as f:
+                f.write(clip)
+            with open(stem + ".json", "w") as f:
+                json.dump(truth, f, indent=1)
+            legible = {i.get("payload", i.get("transcript")): sum(fr["legible"] for fr in i["frames"]) for i in truth["items"]}
+            print(f"{stem}.mjpeg: {truth['frames']} frames, {len(clip) // 1024} kB, dim={truth['dim']}, legible frames {legible}")
+
+
+if __name__ == "__main__":
+    main()
