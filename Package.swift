@@ -79,6 +79,8 @@ let package = Package(
 
         // MARK: Recognizers: GrayImage → observations
         .target(name: "BarcodeRecognition", dependencies: ["ScannerCore", "CZBar", "CZXing"]),
+        // Where the lines of text are (pure Swift): the recognizer reads line by line (issue #13).
+        .target(name: "TextDetection", dependencies: ["ScannerCore"]),
         .target(name: "TextRecognition", dependencies: ["ScannerCore", "CTesseract"]),
         .target(name: "ContentTypes", dependencies: ["ScannerCore", "CPhoneNumber"]),
         // One still image through every requested recognizer (Vision's VNImageRequestHandler).
@@ -174,6 +176,7 @@ let package = Package(
         .testTarget(name: "DaemonConfigurationTests", dependencies: ["DaemonConfiguration", "ScannerCore", "Capture", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "DaemonConfiguration", "ScannerCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore"]),
+        .testTarget(name: "TextDetectionTests", dependencies: ["TextDetection", "ImageDecoding", "Recognition", "ScannerCore", "TestSupport"]),
         .testTarget(name: "EventsTests", dependencies: ["Events", "Pipeline", "Tracking", "ScannerCore", "TestSupport"]),
         .testTarget(
             name: "EventServerTests",

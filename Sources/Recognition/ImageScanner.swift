@@ -136,20 +136,3 @@ public final class ImageScanner {
         Quad(x: Double(box.x), y: Double(box.y), width: Double(box.width), height: Double(box.height))
     }
 }
-
-extension Quad {
-    /// Whether `point` lies inside this (convex) quadrilateral.
-    func contains(_ point: Point) -> Bool {
-        let c = corners
-        var sign = 0.0
-        for i in 0..<4 {
-            let a = c[i], b = c[(i + 1) % 4]
-            let cross = (b.x - a.x) * (point.y - a.y) - (b.y - a.y) * (point.x - a.x)
-            if cross != 0 {
-                if sign != 0 && (cross > 0) != (sign > 0) { return false }
-                sign = cross
-            }
-        }
-        return true
-    }
-}

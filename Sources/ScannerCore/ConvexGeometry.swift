@@ -73,3 +73,20 @@ public enum ConvexGeometry {
             bottomRight: pick({ $0.x + $0.y }, max: true), bottomLeft: pick({ $0.x - $0.y }, max: false))
     }
 }
+
+extension Quad {
+    /// Whether `point` lies inside this (convex) quadrilateral.
+    public func contains(_ point: Point) -> Bool {
+        let c = corners
+        var sign = 0.0
+        for i in 0..<4 {
+            let a = c[i], b = c[(i + 1) % 4]
+            let cross = (b.x - a.x) * (point.y - a.y) - (b.y - a.y) * (point.x - a.x)
+            if cross != 0 {
+                if sign != 0 && (cross > 0) != (sign > 0) { return false }
+                sign = cross
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import ScannerCore
+
+/// Finds lines of printed text in a gray camera frame: four corners per line, tilted lines included,
+/// dark-on-light and light-on-dark alike. The recognizer then reads each line on its own
+/// (issue #13: Tesseract's page layout analysis does not find these lines in a whole camera frame;
+/// given the line, it reads it).
+///
+/// Classical and cheap, one pass over the pixels plus work per candidate:
+/// 1. **Local contrast.** The morphological gradient (3×3 maximum − minimum) is high on stroke edges
+///    whatever the polarity and the light level, so uneven light, vignetting and dark-mode screens
+///    need no global threshold.
+/// 2. **Noise floor.** The threshold is a multiple of the gradient's median (most of a frame is
+///    flat: its gradient is sensor noise and JPEG ringing), never below an absolute floor. A dim,
+///    noisy frame raises its own bar.
+/// 3. **Character candidates.** Connected components of the thresholded gradient, kept when their
+///    size and fill look like glyphs (or a few glyphs run together), not like edges of objects.
+/// 4. **Lines.** Candidates of similar height whose centres lie close along a common direction are
+///    joined; a line needs at least `minimumGlyphs` of them, or fewer that are wide together.
+/// 5. **Corners.** A straight line fitted through the glyph centres gives the direction; the glyph
+///    boxes projected on it and its normal give the quad, padded by a fraction of the height.
+///
+/// Pure: an image in, quads out; no threads, no C.
+public struct TextLineDetector: Sendable {
+    public struct Configuration: Sendable, Equatable {
+        /// Glyph heights considered, in pixels of the image given.
+        public var minimumGlyphHeight = 7
+        public var maximumGlyphHeightFraction = 0.2
+        /// Gradient threshold: `noiseFactor` × the median gradient, at least `minimumContrast`.
+        public var noiseFactor = 3.0
+        public var minimumContrast = 24
+        /// Lines steeper than this (degrees) are not text held up to a camera.
+        public var maximumTilt = 35.0
+        public var minimumGlyphs = 3
+        public init() {}
+    }
+
+    /// One line: its corners (top-left first, clockwise, in the image's pixels), its height and
+    /// the number of glyph candidates it was built from.
+    public struct Line: Sendable, Equatable {
+        public var quad: Quad
+        public var height: Double
+        public var angle: Double
+        public var glyphs: Int
+    }
+
+    public var configuration: Configuration
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    public func detect(_ image: GrayImage) -> [Line] {
+        let mask = edgeMask(image)
+        let glyphs = components(mask, width: image.width, height: image.height)
+        return lines(from: glyphs)
+    }
+
+    // MARK: 1–2: local contrast above the noise floor
+
+    func edgeMask(_ image: GrayImage) -> [Bool] {
+        let w = image.width, h = image.height
+        var gradient = [UInt8](repeating: 0, count: w * h)
+        image.pixels.withUnsafeBufferPointer { p in
+            // Separable: row maxima and minima over 3, then columns over 3.
+            var rowMax = [UInt8](repeating: 0, count: w * h), rowMin = [UInt8](repeating: 0, count: w * h)
+            for y in 0..<h {
+                let row = y * image.stride
+                for x in 0..<w {
+                    let a = p[row + max(0, x - 1)], b = p[row + x], c = p[row + min(w - 1, x + 1)]
+                    rowMax[y * w + x] = max(a, max(b, c))
+                    rowMin[y * w + x] = min(a, min(b, c))
+                }
+            }
+            for y in 0..<h {
+                let up = max(0, y - 1) * w, here = y * w, down = min(h - 1, y + 1) * w
+                for x in 0..<w {
+                    let hi = max(rowMax[up + x], max(rowMax[here + x], rowMax[down + x]))
+                    let lo = min(rowMin[up + x], min(rowMin[here + x], rowMin[down + x]))
+                    gradient[here + x] = hi - lo
+                }
+            }
+        }
+        var histogram = [Int](repeating: 0, count: 256)
+        for g in gradient { histogram[Int(g)] += 1 }
+        var seen = 0, median = 0
+        for (level, count) in histogram.enumerated() {
+            seen += count
+            if seen * 2 >= gradient.count {
+                median = level
+                break
+            }
+        }
+        let threshold = UInt8(min(255, max(configuration.minimumContrast, Int(Double(median) * configuration.noiseFactor))))
+        return gradient.map { $0 >= threshold }
+    }
+
+    // MARK: 3: glyph candidates
+
+    struct Glyph {
+        var minX: Int, minY: Int, maxX: Int, maxY: Int
+        var pixels: Int
+        var width: Int { maxX - minX + 1 }
+        var height: Int { maxY - minY + 1 }
+        var center: Point { Point(x: Double(minX + maxX) / 2, y: Double(minY + maxY) / 2) }
+    }
+
+    func components(_ mask: [Bool], width w: Int, height h: Int) -> [Glyph] {
+        allComponents(mask, width: w, height: h).filter { g in
+            let fill = Double(g.pixels) / Double(g.width * g.height)
+            return g.height >= configuration.minimumGlyphHeight && g.height <= Int(Double(h) * configuration.maximumGlyphHeightFraction)
+                && g.width >= 2 && g.width <= g.height * 40 && fill > 0.12 && fill < 0.95
+        }
+    }
+
+    func allComponents(_ mask: [Bool], width w: Int, height h: Int) -> [Glyph] {
+        var label = [Int32](repeating: -1, count: w * h)
+        var glyphs: [Glyph] = []
+        var stack: [Int] = []
+        for start in 0..<(w * h) where mask[start] && label[start] < 0 {
+            let id = Int32(glyphs.count)
+            var g = Glyph(minX: start % w, minY: start / w, maxX: start % w, maxY: start / w, pixels: 0)
+            label[start] = id
+            stack.append(start)
+            while let i = stack.popLast() {
+                let x = i % w, y = i / w
+                g.pixels += 1
+                g.minX = min(g.minX, x); g.maxX = max(g.maxX, x); g.minY = min(g.minY, y); g.maxY = max(g.maxY, y)
+                for dy in -1...1 {
+                    let ny = y + dy
+                    guard ny >= 0, ny < h else { continue }
+                    for dx in -1...1 {
+                        let nx = x + dx
+                        guard nx >= 0, nx < w else { continue }
+                        let j = ny * w + nx
+                        if mask[j] && label[j] < 0 {
+                            label[j] = id
+                            stack.append(j)
+                        }
+                    }
+                }
+            }
+            glyphs.append(g)
+        }
+        return glyphs
+    }
+
+    // MARK: 4–5: glyphs into lines
+
+    func lines(from glyphs: [Glyph]) -> [Line] {
+        guard !glyphs.isEmpty else { return [] }
+        var parent = Array(0..<glyphs.count)
+        func find(_ i: Int) -> Int {
+            var i = i
+            while parent[i] != i {
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            }
+            return i
+        }
+        // Each glyph links to its nearest plausible right-hand neighbour, and each glyph keeps only
+        // its nearest left-hand link: chains along lines, never ladders across them (a glyph of the
+        // next line down and to the right is plausible too, but farther than the next one on its own).
+        let order = glyphs.indices.sorted { glyphs[$0].minX < glyphs[$1].minX }
+        let maxSlope = tan(configuration.maximumTilt * .pi / 180)
+        var bestLeft: [Int: (from: Int, distance: Double)] = [:]
+        for (position, i) in order.enumerated() {
+            let a = glyphs[i]
+            let reach = Double(a.maxX) + Double(a.height) * 1.5
+            var best: (j: Int, distance: Double)?
+            for j in order[(position + 1)...] {
+                let b = glyphs[j]
+                if Double(b.minX) > reach { break }
+                let ha = Double(a.height), hb = Double(b.height)
+                guard max(ha, hb) / min(ha, hb) < 1.7 else { continue }
+                let dx = b.center.x - a.center.x, dy = b.center.y - a.center.y
+                guard dx > 0, abs(dy) <= dx * maxSlope + 0.35 * min(ha, hb) else { continue }
+                let gap = Double(b.minX - a.maxX)
+                guard gap <= 1.3 * max(ha, hb) else { continue }
+                let distance = max(0, gap) + 2 * abs(dy)
+                if best == nil || distance < best!.distance { best = (j, distance) }
+            }
+            if let best, bestLeft[best.j].map({ best.distance < $0.distance }) ?? true {
+                bestLeft[best.j] = (i, best.distance)
+            }
+        }
+        for (j, link) in bestLeft { parent[find(j)] = find(link.from) }
+        var groups: [Int: [Int]] = [:]
+        for i in glyphs.indices { groups[find(i), default: []].append(i) }
+        var result: [Line] = []
+        for members in groups.values {
+            let parts = members.map { glyphs[$0] }
+            let heights = parts.map { Double($0.height) }.sorted()
+            let height = heights[heights.count / 2]
+            let span = Double(parts.map(\.maxX).max()! - parts.map(\.minX).min()!)
+            guard parts.count >= configuration.minimumGlyphs || (parts.count >= 2 && span >= height * 3) || (parts.count == 1 && span >= height * 4) else {
+                continue
+            }
+            guard span >= height * 2 else { continue }
+            if let line = Self.fit(parts, height: height), abs(line.angle) <= configuration.maximumTilt * .pi / 180 {
+                result.append(line)
+            }
+        }
+        return result.sorted { ($0.quad.topLeft.y, $0.quad.topLeft.x) < ($1.quad.topLeft.y, $1.quad.topLeft.x) }
+    }
+
+    /// The quad around `parts`: direction by least squares through the glyph centres, extent by
+    /// projecting every glyph box corner on the direction and its normal, padded by a fifth of the height.
+    static func fit(_ parts: [Glyph], height: Double) -> Line? {
+        let centers = parts.map(\.center)
+        let n = Double(centers.count)
+        let mx = centers.map(\.x).reduce(0, +) / n, my = centers.map(\.y).reduce(0, +) / n
+        var sxx = 0.0, sxy = 0.0
+        for c in centers {
+            sxx += (c.x - mx) * (c.x - mx)
+            sxy += (c.x - mx) * (c.y - my)
+        }
+        let angle = sxx > 1e-9 && parts.count >= 2 ? atan(sxy / sxx) : 0
+        let ux = cos(angle), uy = sin(angle)  // along the line
+        let vx = -uy, vy = ux  // across it, pointing down
+        var minU = Double.infinity, maxU = -Double.infinity, minV = Double.infinity, maxV = -Double.infinity
+        for g in parts {
+            for (x, y) in [(g.minX, g.minY), (g.maxX + 1, g.minY), (g.maxX + 1, g.maxY + 1), (g.minX, g.maxY + 1)] {
+                let px = Double(x) - mx, py = Double(y) - my
+                let u = px * ux + py * uy, v = px * vx + py * vy
+                minU = min(minU, u); maxU = max(maxU, u); minV = min(minV, v); maxV = max(maxV, v)
+            }
+        }
+        let pad = height * 0.2
+        minU -= pad; maxU += pad; minV -= pad; maxV += pad
+        func point(_ u: Double, _ v: Double) -> Point { Point(x: mx + u * ux + v * vx, y: my + u * uy + v * vy) }
+        return Line(
+            quad: Quad(topLeft: point(minU, minV), topRight: point(maxU, minV), bottomRight: point(maxU, maxV), bottomLeft: point(minU, maxV)),
+            height: maxV - minV, angle: angle, glyphs: parts.count)
+    }
+}

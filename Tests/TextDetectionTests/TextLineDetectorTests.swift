@@ -1,0 +1,77 @@
+import Foundation
+import ImageDecoding
+import Recognition
+import ScannerCore
+import TestSupport
+import Testing
+@testable import TextDetection
+
+@Suite(.timeLimit(.minutes(2))) struct TextLineDetectorTests {
+    func image(_ name: String, width: Int? = nil) throws -> GrayImage {
+        try ImageDecoder().decodeFile(atPath: Fixtures.path(name), targetWidth: width).image
+    }
+
+    /// A line's quad holds this pixel point.
+    func found(_ lines: [TextLineDetector.Line], at point: Point) -> TextLineDetector.Line? {
+        lines.first { $0.quad.contains(point) }
+    }
+
+    @Test func theLinesOfABusinessCardAreFound() throws {
+        // card-us.jpg (1280x720, decoded at 640): the phone, fax, e-mail and URL lines, known from
+        // what the recognizer reads there.
+        let card = try image("card-us.jpg", width: 640)
+        let lines = TextLineDetector().detect(card)
+        #expect(lines.count >= 5, "\(lines.count) lines")
+        let read = try ImageScanner(options: ScanOptions()).scan(card).filter { $0.kind == .text }
+        #expect(read.count >= 4)
+        for item in read {
+            let center = Point(x: item.bounds.center.x * Double(card.width), y: item.bounds.center.y * Double(card.height))
+            #expect(found(lines, at: center) != nil, "no line at \(item.payload) \(center): \(lines.map { $0.quad })")
+        }
+    }
+
+    @Test func lightOnDarkIsFoundLikeDarkOnLight() throws {
+        let card = try image("card-us.jpg", width: 640)
+        var inverted = card
+        inverted.pixels = card.pixels.map { 255 - $0 }
+        let normal = TextLineDetector().detect(card), negative = TextLineDetector().detect(inverted)
+        #expect(abs(normal.count - negative.count) <= 1, "\(normal.count) vs \(negative.count)")
+    }
+
+    @Test func tiltedLinesKeepTheirAngle() throws {
+        // A synthetic line of glyph-like blocks rising 20°.
+        var canvas = GrayImage(width: 400, height: 200, filledWith: 230)
+        let angle = 20.0 * .pi / 180
+        for k in 0..<12 {
+            let cx = 60.0 + Double(k) * 22 * cos(angle), cy = 150.0 - Double(k) * 22 * sin(angle)
+            // A glyph-like ring: a 3-px stroke around an 11x19 box.
+            for dy in -9...9 { for dx in -5...5 where abs(dx) >= 3 || abs(dy) >= 7 {
+                let x = Int(cx) + dx, y = Int(cy) + dy
+                canvas.pixels[y * canvas.width + x] = 30
+            } }
+        }
+        let lines = TextLineDetector().detect(canvas)
+        try #require(lines.count == 1, "\(lines)")
+        #expect(abs(abs(lines[0].angle) - angle) < 0.08, "angle \(lines[0].angle)")
+    }
+
+    @Test func aBlankNoisyWallHasNoLines() throws {
+        var generator = SeededGenerator(seed: 7)
+        var wall = GrayImage(width: 640, height: 480, filledWith: 0)
+        for i in wall.pixels.indices {
+            let y = i / 640
+            wall.pixels[i] = UInt8(clamping: 90 + y / 8 + Int.random(in: -8...8, using: &generator))
+        }
+        #expect(TextLineDetector().detect(wall).isEmpty)
+    }
+}
+
+/// Deterministic noise for tests.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &* 6364136223846793005 &+ 1 }
+    mutating func next() -> UInt64 {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return state ^ (state >> 33)
+    }
+}
