@@ -30,3 +30,66 @@ extension GrayImage {
         return GrayImage(width: outWidth, height: outHeight, pixels: out)
     }
 }
+
+extension GrayImage {
+    /// The inside of `quad` (pixel coordinates, top-left first, clockwise) straightened into a
+    /// `height`-pixel-high image as long as the quad's aspect asks, sampled bilinearly: a tilted or
+    /// foreshortened line of text, upright for a single-line recognizer. The quad's sides are
+    /// interpolated linearly, which is exact for rectangles and parallelograms and close for the
+    /// mild perspective of a line.
+    public func rectified(_ quad: Quad, height: Int) -> GrayImage {
+        let top = quad.topRight.distance(to: quad.topLeft), bottom = quad.bottomRight.distance(to: quad.bottomLeft)
+        let left = quad.bottomLeft.distance(to: quad.topLeft), right = quad.bottomRight.distance(to: quad.topRight)
+        let aspect = max(top, bottom) / max(1, (left + right) / 2)
+        let outHeight = max(1, height), outWidth = max(1, min(8192, Int((Double(outHeight) * aspect).rounded())))
+        var out = [UInt8](repeating: 0, count: outWidth * outHeight)
+        pixels.withUnsafeBufferPointer { p in
+            for v in 0..<outHeight {
+                let t = (Double(v) + 0.5) / Double(outHeight)
+                let l = Point(x: quad.topLeft.x + (quad.bottomLeft.x - quad.topLeft.x) * t, y: quad.topLeft.y + (quad.bottomLeft.y - quad.topLeft.y) * t)
+                let r = Point(x: quad.topRight.x + (quad.bottomRight.x - quad.topRight.x) * t, y: quad.topRight.y + (quad.bottomRight.y - quad.topRight.y) * t)
+                for u in 0..<outWidth {
+                    let s = (Double(u) + 0.5) / Double(outWidth)
+                    let x = l.x + (r.x - l.x) * s - 0.5, y = l.y + (r.y - l.y) * s - 0.5
+                    let x0 = Int(x.rounded(.down)), y0 = Int(y.rounded(.down))
+                    let fx = x - Double(x0), fy = y - Double(y0)
+                    func at(_ xx: Int, _ yy: Int) -> Double {
+                        Double(p[min(max(yy, 0), self.height - 1) * stride + min(max(xx, 0), self.width - 1)])
+                    }
+                    let value = (at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx) * (1 - fy) + (at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx) * fy
+                    out[v * outWidth + u] = UInt8(max(0, min(255, value.rounded())))
+                }
+            }
+        }
+        return GrayImage(width: outWidth, height: outHeight, pixels: out)
+    }
+
+    /// Dark text on a light ground, stretched to the full range: the 2nd and 98th percentiles become
+    /// 0 and 255, and a dark ground (light-on-dark text, a dark-mode screen) is inverted first.
+    public func normalizedForReading() -> GrayImage {
+        var histogram = [Int](repeating: 0, count: 256)
+        for y in 0..<height { for x in 0..<width { histogram[Int(pixels[y * stride + x])] += 1 } }
+        let total = width * height
+        func percentile(_ p: Double) -> Int {
+            var seen = 0
+            for (level, count) in histogram.enumerated() {
+                seen += count
+                if Double(seen) >= p * Double(total) { return level }
+            }
+            return 255
+        }
+        let low = percentile(0.02), high = percentile(0.98), median = percentile(0.5)
+        // The ground is the majority: nearer the dark end means light text on a dark ground.
+        let invert = median - low < high - median
+        let span = Double(max(1, high - low))
+        var out = [UInt8](repeating: 0, count: total)
+        for y in 0..<height {
+            for x in 0..<width {
+                var value = (Double(Int(pixels[y * stride + x]) - low) / span * 255).rounded()
+                value = max(0, min(255, value))
+                out[y * width + x] = UInt8(invert ? 255 - value : value)
+            }
+        }
+        return GrayImage(width: width, height: height, pixels: out)
+    }
+}

@@ -176,7 +176,9 @@ public struct TextLineDetector: Sendable {
                 let dx = b.center.x - a.center.x, dy = b.center.y - a.center.y
                 guard dx > 0, abs(dy) <= dx * maxSlope + 0.35 * min(ha, hb) else { continue }
                 let gap = Double(b.minX - a.maxX)
-                guard gap <= 1.3 * max(ha, hb) else { continue }
+                // The next glyph of a line starts where this one ends (a little overlap for kerning
+                // and italics): a word of the line below, starting further left, is not the next.
+                guard gap <= 1.3 * max(ha, hb), gap >= -0.25 * min(ha, hb) else { continue }
                 let distance = max(0, gap) + 2 * abs(dy)
                 if best == nil || distance < best!.distance { best = (j, distance) }
             }

@@ -41,6 +41,8 @@ public enum PageSegmentation: Int32, Sendable {
     case auto = 3
     /// One uniform block of text (PSM 6).
     case singleBlock = 6
+    /// Exactly one line, already found and straightened (PSM 7): what a text-line detector hands over.
+    case singleLine = 7
 }
 
 /// Tesseract's LSTM engine behind its C API, initialised once and reused.

@@ -1,3 +1,4 @@
+import Foundation
 import ScannerCore
 import TestSupport
 import Testing
@@ -107,5 +108,51 @@ import Testing
         var page = [UInt8](repeating: 240, count: 64 * 64)
         for i in stride(from: 0, to: page.count, by: 7) { page[i] = 20 }  // ink
         #expect(GrayImage(width: 64, height: 64, pixels: page).contrastSpread(step: 1) >= 200)
+    }
+}
+
+/// Straightening a line of text for a single-line recognizer (issue #13).
+@Suite(.timeLimit(.minutes(1))) struct RectifyTests {
+    @Test func anUprightQuadIsItsOwnCrop() {
+        var image = GrayImage(width: 64, height: 48, filledWith: 0)
+        for y in 0..<48 { for x in 0..<64 { image.pixels[y * 64 + x] = UInt8(x * 3 + y) } }
+        let quad = Quad(x: 10, y: 10, width: 40, height: 20)
+        let straight = image.rectified(quad, height: 20)
+        #expect(straight.width == 40 && straight.height == 20)
+        for (u, v) in [(0, 0), (39, 0), (20, 10), (39, 19)] {
+            #expect(abs(Int(straight[u, v]) - Int(image[10 + u, 10 + v])) <= 1, "(\(u), \(v))")
+        }
+    }
+
+    @Test func aTiltedBarComesOutLevel() {
+        // A dark bar 6 px thick along a line rising 30°, on a light ground.
+        var image = GrayImage(width: 200, height: 200, filledWith: 220)
+        let angle = 30.0 * .pi / 180
+        let c = Point(x: 100, y: 100)
+        for t in -60...60 {
+            for n in -3...3 {
+                let x = c.x + Double(t) * cos(angle) + Double(n) * sin(angle)
+                let y = c.y - Double(t) * sin(angle) + Double(n) * cos(angle)
+                image.pixels[Int(y.rounded()) * 200 + Int(x.rounded())] = 20
+            }
+        }
+        func p(_ t: Double, _ n: Double) -> Point { Point(x: c.x + t * cos(angle) + n * sin(angle), y: c.y - t * sin(angle) + n * cos(angle)) }
+        let quad = Quad(topLeft: p(-50, -12), topRight: p(50, -12), bottomRight: p(50, 12), bottomLeft: p(-50, 12))
+        let straight = image.rectified(quad, height: 24)
+        func rowMean(_ v: Int) -> Double { (0..<straight.width).map { Double(straight[$0, v]) }.reduce(0, +) / Double(straight.width) }
+        #expect(rowMean(12) < 60 && rowMean(1) > 180 && rowMean(22) > 180, "\(rowMean(1)) \(rowMean(12)) \(rowMean(22))")
+        #expect(abs(straight.width - 100) <= 2)
+    }
+
+    @Test func lightTextOnDarkComesOutDarkOnLightAtFullRange() {
+        // A dark-mode line: ground 30, strokes 200, in 1 of 5 pixels.
+        var line = GrayImage(width: 100, height: 20, filledWith: 30)
+        for i in line.pixels.indices where i % 5 == 0 { line.pixels[i] = 200 }
+        let normal = line.normalizedForReading()
+        #expect(normal.pixels.filter { $0 == 255 }.count == line.pixels.filter { $0 == 30 }.count, "the ground is white")
+        #expect(normal.pixels.filter { $0 == 0 }.count == line.pixels.filter { $0 == 200 }.count, "the strokes are black")
+        var print = line
+        print.pixels = line.pixels.map { 255 - $0 }
+        #expect(print.normalizedForReading() == normal, "either polarity gives the same")
     }
 }
