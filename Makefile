@@ -2,7 +2,8 @@
 #
 #   make run     install what is missing, build, and run on the bundled demo clip (DEVICE=/dev/video0 for a camera)
 #   make test    install what is missing and run every test
-#   make bench   per-stage costs: recognition, capture, sequence, delivery, memory per call → docs/benchmarks.md
+#   make bench   per-stage costs: recognition, capture, sequence, delivery, memory per call, and text lines on
+#                realistic footage when `make footage` has made clips → docs/benchmarks.md
 #   make soak    10 minutes on the emulated camera with unplugs: RSS / descriptors flat? → docs/benchmarks.md
 #   make footage realistic webcam clips with exact truth (Tests/Fixtures/footage) → .build/footage;
 #                make score-footage runs the daemon on each and scores it against the truth

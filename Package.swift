@@ -154,7 +154,7 @@ let package = Package(
         .executableTarget(
             name: "scannerd-bench",
             dependencies: [
-                "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextRecognition", "ContentTypes", "Recognition",
+                "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextDetection", "TextRecognition", "ContentTypes", "Recognition",
                 "Capture", "Tracking", "Pipeline", "Events", "EventServer", "ScannerClient", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -33,7 +33,10 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Internal: calls for --memory-probe.", visibility: .hidden))
     var memoryIterations: Int = 2000
 
-    @Option(help: ArgumentHelp("Run only these sections (recognition, capture, sequence, delivery, memory).", valueName: "list"))
+    @Option(help: ArgumentHelp("Clips from `make footage` for the lines section.", valueName: "dir"))
+    var footage: String = ".build/footage"
+
+    @Option(help: ArgumentHelp("Run only these sections (recognition, capture, sequence, delivery, memory, lines).", valueName: "list"))
     var only: String?
 
     func wants(_ section: String) -> Bool { only.map { $0.split(separator: ",").contains(Substring(section)) } ?? true }
@@ -59,6 +62,9 @@ struct Benchmark: AsyncParsableCommand {
         }
         if wants("delivery") {
             sections.append(("delivery", try await DeliveryBenchmark.render(today: Self.today(), machine: Self.machine())))
+        }
+        if wants("lines") {
+            sections.append(("lines", try LinesBenchmark.render(footage: footage, today: Self.today(), machine: Self.machine())))
         }
         if wants("memory") {
             sections.append(("memory", try MemoryBenchmark.render(today: Self.today(), machine: Self.machine())))

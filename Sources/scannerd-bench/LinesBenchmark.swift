@@ -1,0 +1,103 @@
+import Capture
+import ContentTypes
+import Foundation
+import ImageDecoding
+import ScannerCore
+import TextDetection
+import TextRecognition
+
+/// Text lines on the realistic footage (issue #13): for each text item of each clip's truth, in the
+/// middle of its legible frames, is there a detected line at its centre, and does reading that line
+/// alone (straightened from the full-resolution frame, PSM 7) give the item's payload? Distractors
+/// that come out typed count against it. Needs clips from `make footage` (the directory given).
+enum LinesBenchmark {
+    struct Truth: Decodable {
+        var scenario: String
+        var seed: Int
+        var items: [Item]
+    }
+
+    struct Item: Decodable {
+        var kind: String
+        var payload: String?
+        var transcript: String?
+        var distractor: Bool?
+        var frames: [Sighting]
+    }
+
+    struct Sighting: Decodable {
+        var frame: Int
+        var corners: [[Double]]
+        var legible: Bool
+    }
+
+    struct Tally {
+        var items = 0, lined = 0, wanted = 0, read = 0, falseTyped = 0
+        var detectSeconds = 0.0, readSeconds = 0.0, reads = 0
+    }
+
+    static func render(footage: String, today: String, machine: String) throws -> String {
+        let clips = ((try? FileManager.default.contentsOfDirectory(atPath: footage)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+        guard !clips.isEmpty else {
+            print("(no clips in \(footage): run `make footage` first; the lines section is skipped)")
+            return ""
+        }
+        let recognizer = try TextRecognizer()
+        let content = try ContentDetector(contentTypes: [.telephoneNumber, .url, .emailAddress])
+        let detector = TextLineDetector()
+        let decoder = try ImageDecoder()
+        var byScenario: [String: Tally] = [:]
+        for name in clips {
+            let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: footage + "/" + name)))
+            let clip = try Data(contentsOf: URL(fileURLWithPath: footage + "/" + name.replacingOccurrences(of: ".json", with: ".mjpeg")))
+            let frames = MJPEGStream.frames(in: clip)
+            var tally = byScenario[truth.scenario] ?? Tally()
+            for item in truth.items where item.kind == "text" {
+                let legible = item.frames.filter(\.legible)
+                guard legible.count > 10 else { continue }
+                let sighting = legible[legible.count / 2]
+                let bytes = clip.subdata(in: frames[sighting.frame])
+                let small = try decoder.decode(bytes, targetWidth: 640).image
+                let full = try decoder.decode(bytes).image
+                let corners = sighting.corners.map { Point(x: $0[0] * Double(small.width), y: $0[1] * Double(small.height)) }
+                let center = Point(x: corners.map(\.x).reduce(0, +) / 4, y: corners.map(\.y).reduce(0, +) / 4)
+                let distractor = item.distractor == true
+                tally.items += 1
+                if !distractor { tally.wanted += 1 }
+                let start = ContinuousClock.now
+                let lines = detector.detect(small)
+                tally.detectSeconds += (ContinuousClock.now - start).inSeconds
+                guard let line = lines.first(where: { $0.quad.contains(center) }) else { continue }
+                tally.lined += 1
+                let scale = Double(full.width) / Double(small.width)
+                let readStart = ContinuousClock.now
+                let crop = full.rectified(line.quad.map { Point(x: $0.x * scale, y: $0.y * scale) }, height: 48).normalizedForReading()
+                let text = recognizer.recognize(crop, segmentation: .singleLine).map(\.text).joined(separator: " ")
+                tally.readSeconds += (ContinuousClock.now - readStart).inSeconds
+                tally.reads += 1
+                let payloads = content.matches(in: text).map(\.payload)
+                if distractor {
+                    if !payloads.isEmpty { tally.falseTyped += 1 }
+                } else if let payload = item.payload, payloads.contains(payload) {
+                    tally.read += 1
+                }
+            }
+            byScenario[truth.scenario] = tally
+        }
+        var out = "<!-- lines:begin (written by `make bench`) -->\n## Text lines on realistic footage\n\n"
+        out += "Measured \(today) on \(machine); release build; clips from `make footage` (\(clips.count) clips in \(footage)). "
+        out += "Per text item, in the middle of its legible frames: a detected line at its centre (detection at 640 px), "
+        out += "and the typed payload read from that line alone (straightened from the full frame, Tesseract PSM 7).\n\n"
+        out += "| scenario | text items | line found | typed items read right | distractors typed | detection ms/frame | reading ms/line |\n"
+        out += "|---|---:|---:|---:|---:|---:|---:|\n"
+        var total = Tally()
+        for (scenario, t) in byScenario.sorted(by: { $0.key < $1.key }) {
+            out += "| \(scenario) | \(t.items) | \(t.lined) | \(t.read) / \(t.wanted) | \(t.falseTyped) | "
+            out += String(format: "%.1f | %.1f |\n", t.detectSeconds / Double(max(1, t.items)) * 1000, t.readSeconds / Double(max(1, t.reads)) * 1000)
+            total.items += t.items; total.lined += t.lined; total.read += t.read; total.wanted += t.wanted; total.falseTyped += t.falseTyped
+        }
+        out += "| all | \(total.items) | \(total.lined) | \(total.read) / \(total.wanted) | \(total.falseTyped) | | |\n"
+        out += "<!-- lines:end -->\n"
+        return out
+    }
+}
