@@ -63,8 +63,9 @@ import Testing
         #expect(throughLink.contains("is a symbolic link; not replaced"), "\(throughLink)")
         // Still serving on its own socket.
         let ping = try Subprocess.run(scanctl, ["ping", "--socket", socket])
-        #expect(running.stop() == 0)
-        #expect(ping.status == 0)
+        let status = running.stop()
+        #expect(status == 0, "the daemon's log: \(running.stderr.suffix(3000))")
+        #expect(ping.status == 0, "\(ping.stderr)")
         #expect(try String(contentsOfFile: secret, encoding: .utf8) == "secret\n")
         var info = stat()
         #expect(stat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)

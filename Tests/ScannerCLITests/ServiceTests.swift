@@ -149,9 +149,10 @@ import Testing
         let reloaded = configEvents(client.output)[1]
         #expect(reloaded["roi"] as? [Double] == [0, 0, 0.5, 0.5], "the set region survives a reload that did not touch it: \(reloaded)")
         #expect(reloaded["changed"] as? [String] == ["tracking.grace-period", "log.level"])
-        let fields = notify.fields.map(\.field)
-        let reloading = try #require(fields.lastIndex(of: "RELOADING=1"))
-        #expect(fields[reloading...].contains("READY=1"), "READY=1 after the reload: \(fields.suffix(6))")
+        // READY=1 comes after RELOADING=1 (it is sent when the reload is done, maybe after the
+        // `config` event reached the client): waited for, not assumed.
+        let reloading = try #require(notify.fields.last { $0.field == "RELOADING=1" }?.time)
+        #expect(notify.waitFor(count: 1, since: reloading, timeout: 10) { $0 == "READY=1" }, "READY=1 after the reload: \(notify.fields.suffix(6))")
         // A second `set` at warning level: applied, not logged.
         let second = try Subprocess.run(scanctl, ["set", "--socket", socket, "--quality", "fast"])
         #expect(second.status == 0 && client.waitFor(timeout: 10) { configEvents($0).count == 3 })
