@@ -321,12 +321,16 @@ public final class EventServer: Sendable {
         }
     }
 
-    /// The peer's user and groups (SO_PEERCRED, supplementary groups from /proc), or nil when they
-    /// cannot be read.
+    /// The peer's user and groups (SO_PEERCRED), or nil when they cannot be read. Supplementary
+    /// groups come from /proc/PID/status, read only when a group list is configured: reading another
+    /// process's status file takes locks of that process and can wait on it (seen: a busy peer
+    /// stalled the server's threads), so the default configuration never does.
     func peerCredentials(_ channel: Channel) async -> Peer? {
         guard let provider = channel as? SocketOptionProvider,
             let peer: PeerCredentials.Ucred = try? await provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)).get()
         else { return nil }
+        let c = configuration
+        guard !(c.allowedGroups.isEmpty && c.controlGroups.isEmpty) else { return (peer.uid, [peer.gid]) }
         return (peer.uid, PeerCredentials.groups(pid: peer.pid, primary: peer.gid))
     }
 

@@ -56,6 +56,7 @@ import Testing
         let ownSocket = try ask(#"{"request":"capture","path":"\#(socket)","overwrite":true}"#)
         #expect(ownSocket.contains(#""code":"write-failed""#) && ownSocket.contains("is a socket; not replaced"), "\(ownSocket)")
         let device = try ask(#"{"request":"capture","path":"/dev/null","overwrite":true}"#)
+
         #expect(device.contains("is a device; not replaced"), "\(device)")
         let link = directory + "/link.jpg"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: secret)
