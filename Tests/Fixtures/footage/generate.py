@@ -97,8 +97,8 @@ class Document:
         self.draw = ImageDraw.Draw(self.image)
         self.items = []
 
-    def text(self, xy, text, size, fill, bold=False, truth=None):
-        font = ImageFont.truetype(FONT_BOLD if bold else FONT, size)
+    def text(self, xy, text, size, fill, bold=False, mono=False, truth=None):
+        font = ImageFont.truetype(FONT_MONO if mono else FONT_BOLD if bold else FONT, size)
         self.draw.text(xy, text, font=font, fill=fill)
         left, top, right, bottom = self.draw.textbbox(xy, text, font=font)
         if truth is not None:
@@ -204,16 +204,7 @@ def receipt(rng):
         ("Store 07 Austin TX 78704", distractor("78704")),
     ]
     for text, truth in lines:
-        font_size = 30
-        font = ImageFont.truetype(FONT_MONO, font_size)
-        doc.draw.text((40, y), text, font=font, fill=(25, 25, 25))
-        left, top, right, bottom = doc.draw.textbbox((40, y), text, font=font)
-        if truth:
-            truth = dict(truth)
-            truth["box"] = [left, top, right, bottom]
-            truth["capHeight"] = font_size * 0.73
-            doc.items.append(truth)
-        y = bottom + 22
+        y = doc.text((40, y), text, 30, (25, 25, 25), mono=True, truth=truth) + 22
     y += 20
     doc.text((40, y), "Questions? 1-737-555-0142", 32, (10, 10, 10), truth=phone("Questions? 1-737-555-0142", "+17375550142"))
     return doc
