@@ -86,7 +86,7 @@ let package = Package(
         // One still image through every requested recognizer (Vision's VNImageRequestHandler).
         .target(
             name: "Recognition",
-            dependencies: ["ScannerCore", "BarcodeRecognition", "TextRecognition", "ContentTypes"]
+            dependencies: ["ScannerCore", "BarcodeRecognition", "TextDetection", "TextRecognition", "ContentTypes"]
         ),
 
         // MARK: Tracking: evidence over frames, ids and lifecycle (pure state machines)

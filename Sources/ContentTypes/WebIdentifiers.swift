@@ -57,7 +57,18 @@ enum WebIdentifiers {
             while start > 0, isLabelByte(bytes[start - 1]) || localPartPunctuation.contains(bytes[start - 1]) { start -= 1 }
             while start < at, localPartPunctuation.contains(bytes[start]) { start += 1 }  // ".bob@" → "bob@"
             guard start < at, let (end, labels) = domain(in: bytes, from: at + 1) else { continue }
-            let local = String(decoding: bytes[start..<at], as: UTF8.self)
+            // OCR puts a space after a dot inside a word ("avery. lindqvist@"): an address cannot
+            // hold a space, and the part after it alone is a wrong address, worse than none. Join
+            // the parts (a space right after a local part's dot, dash or underscore).
+            var spaces: [Int] = []
+            while start >= 3, bytes[start - 1] == UInt8(ascii: " "), bytes[start - 2] != UInt8(ascii: "+"),
+                localPartPunctuation.contains(bytes[start - 2]), isLabelByte(bytes[start - 3])
+            {
+                spaces.append(start - 1)
+                start -= 2
+                while start > 0, isLabelByte(bytes[start - 1]) || localPartPunctuation.contains(bytes[start - 1]) { start -= 1 }
+            }
+            let local = String(decoding: bytes[start..<at].enumerated().filter { !spaces.contains(start + $0.offset) }.map(\.element), as: UTF8.self)
             let transcript = String(decoding: bytes[start..<end], as: UTF8.self)
             found.append(ContentMatch(
                 contentType: .emailAddress, payload: local + "@" + labels.joined(separator: ".").lowercased(),

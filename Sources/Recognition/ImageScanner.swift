@@ -38,6 +38,7 @@ public final class ImageScanner {
     private let barcodes: BarcodeRecognizer
     private let text: TextRecognizer?
     private let content: ContentDetector
+    private let lineReader = LineReader()
 
     public init(options: ScanOptions, tessdataPath: String? = nil) throws(ScannerError) {
         if let problem = options.regionOfInterest.validationProblem {
@@ -89,33 +90,37 @@ public final class ImageScanner {
         items.filter { item in !barcodes.contains { $0.contains(item.bounds.center) } }
     }
 
-    /// Text items in `region`'s pixel coordinates.
+    /// Text items in `region`'s pixel coordinates: each detected line read on its own.
     private func readText(in region: GrayImage, with recognizer: TextRecognizer) -> [RecognizedItem] {
-        let upscale = region.width <= settings.upscaleBelowWidth ? settings.ocrUpscale : 1
-        let input = upscale == 1 ? region : region.scaled(by: upscale)
-        let lines = recognizer.recognize(input, segmentation: settings.segmentation)
-        let toRegion = { (p: Point) in Point(x: p.x / upscale, y: p.y / upscale) }
-
         var items: [RecognizedItem] = []
-        for line in lines {
-            let lineText = line.text
-            // Plain text has no validation of its own: demand confidence and a few real characters
-            // (noise and texture come out as one- or two-letter "words").
-            if options.types.plainText, line.confidence >= settings.minimumLineConfidence,
-                lineText.filter({ $0.isLetter || $0.isNumber }).count >= 3
-            {
-                items.append(RecognizedItem(
-                    kind: .text, payload: lineText, bounds: Self.quad(line.box).map(toRegion),
-                    confidence: line.confidence))
-            }
-            for match in content.matches(in: lineText) {
-                let words = Self.words(of: line, covering: match.utf8Range)
-                guard !words.isEmpty else { continue }
-                items.append(RecognizedItem(
-                    kind: .text, contentType: match.contentType, payload: match.payload, transcript: match.transcript,
-                    bounds: Self.quad(PixelRect.union(words.map(\.box))!).map(toRegion),
-                    confidence: words.map(\.confidence).reduce(0, +) / Double(words.count)))
-            }
+        for line in lineReader.lines(in: region) {
+            guard let reading = lineReader.read(line.quad, in: region, with: recognizer) else { continue }
+            items += self.items(in: reading)
+        }
+        return items
+    }
+
+    /// What one line says: the line as plain text (when wanted and confident), and every phone
+    /// number, URL and e-mail address in it with the part of the line it covers.
+    func items(in reading: LineReader.Reading) -> [RecognizedItem] {
+        let line = reading.line
+        let lineText = line.text
+        var items: [RecognizedItem] = []
+        // Plain text has no validation of its own: demand confidence and a few real characters
+        // (noise and texture come out as one- or two-letter "words").
+        if options.types.plainText, line.confidence >= settings.minimumLineConfidence,
+            lineText.filter({ $0.isLetter || $0.isNumber }).count >= 3
+        {
+            items.append(RecognizedItem(
+                kind: .text, payload: lineText, bounds: LineReader.quad(of: line.box, in: reading), confidence: line.confidence))
+        }
+        for match in content.matches(in: lineText) {
+            let words = Self.words(of: line, covering: match.utf8Range)
+            guard let box = PixelRect.union(words.map(\.box)) else { continue }
+            items.append(RecognizedItem(
+                kind: .text, contentType: match.contentType, payload: match.payload, transcript: match.transcript,
+                bounds: LineReader.quad(of: box, in: reading),
+                confidence: words.map(\.confidence).reduce(0, +) / Double(words.count)))
         }
         return items
     }
@@ -130,9 +135,5 @@ public final class ImageScanner {
             offset = wordRange.upperBound + 1
         }
         return covered
-    }
-
-    static func quad(_ box: PixelRect) -> Quad {
-        Quad(x: Double(box.x), y: Double(box.y), width: Double(box.width), height: Double(box.height))
     }
 }

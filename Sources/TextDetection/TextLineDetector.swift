@@ -32,6 +32,14 @@ public struct TextLineDetector: Sendable {
         /// Lines steeper than this (degrees) are not text held up to a camera.
         public var maximumTilt = 35.0
         public var minimumGlyphs = 3
+        /// How candidate pixels are chosen (see `Mask`).
+        public var mask = Mask.ink
+        /// `Mask.ink`: the local mean is taken over a square this many pixels on a side.
+        public var inkWindow = 25
+        /// `Mask.ink`: a pixel is ink when it differs from the local mean by `inkNoiseFactor` × the
+        /// frame's noise level, and by at least `minimumInkContrast`.
+        public var inkNoiseFactor = 3.5
+        public var minimumInkContrast = 14
         public init() {}
     }
 
@@ -44,6 +52,17 @@ public struct TextLineDetector: Sendable {
         public var glyphs: Int
     }
 
+    /// Which pixels can belong to a glyph.
+    public enum Mask: Sendable, Equatable {
+        /// The 3×3 morphological gradient above the noise floor: stroke *edges*, both polarities in
+        /// one mask. Grows every stroke by a pixel on each side, so close lines touch.
+        case gradient
+        /// Ink: darker than the local mean (dark text) or lighter (light text), as two masks whose
+        /// glyphs never join each other. Strokes keep their width, so lines a few pixels apart stay
+        /// apart, and a light line on a dark band is not joined to the band's dark edges.
+        case ink
+    }
+
     public var configuration: Configuration
 
     public init(configuration: Configuration = Configuration()) {
@@ -51,9 +70,64 @@ public struct TextLineDetector: Sendable {
     }
 
     public func detect(_ image: GrayImage) -> [Line] {
-        let mask = edgeMask(image)
-        let glyphs = components(mask, width: image.width, height: image.height)
+        let glyphs: [Glyph]
+        switch configuration.mask {
+        case .gradient:
+            glyphs = components(edgeMask(image), width: image.width, height: image.height, polarity: 0)
+        case .ink:
+            let (dark, light) = inkMasks(image)
+            glyphs = components(dark, width: image.width, height: image.height, polarity: 0)
+                + components(light, width: image.width, height: image.height, polarity: 1)
+        }
         return lines(from: glyphs)
+    }
+
+    // MARK: 1–2 (ink): darker or lighter than the neighbourhood, beyond the noise
+
+    func inkMasks(_ image: GrayImage) -> (dark: [Bool], light: [Bool]) {
+        let w = image.width, h = image.height
+        // Integral image for box means in O(1) per pixel.
+        var integral = [Int](repeating: 0, count: (w + 1) * (h + 1))
+        var differences = [Int](repeating: 0, count: 256)
+        image.pixels.withUnsafeBufferPointer { p in
+            for y in 0..<h {
+                var rowSum = 0
+                let row = y * image.stride
+                for x in 0..<w {
+                    rowSum += Int(p[row + x])
+                    integral[(y + 1) * (w + 1) + x + 1] = integral[y * (w + 1) + x + 1] + rowSum
+                    if x > 0 { differences[abs(Int(p[row + x]) - Int(p[row + x - 1]))] += 1 }
+                }
+            }
+        }
+        // Noise: most neighbouring pixels lie on flat ground, so the median difference between
+        // horizontal neighbours measures sensor noise and JPEG ringing (σ ≈ median / 0.95 for
+        // Gaussian noise; the factor is folded into `inkNoiseFactor`).
+        let total = differences.reduce(0, +)
+        var seen = 0, median = 0
+        for (level, count) in differences.enumerated() {
+            seen += count
+            if seen * 2 >= total {
+                median = level
+                break
+            }
+        }
+        let threshold = max(configuration.minimumInkContrast, Int((Double(median) * configuration.inkNoiseFactor).rounded()))
+        let r = max(1, configuration.inkWindow / 2)
+        var dark = [Bool](repeating: false, count: w * h), light = [Bool](repeating: false, count: w * h)
+        image.pixels.withUnsafeBufferPointer { p in
+            for y in 0..<h {
+                let y0 = max(0, y - r), y1 = min(h, y + r + 1)
+                for x in 0..<w {
+                    let x0 = max(0, x - r), x1 = min(w, x + r + 1)
+                    let sum = integral[y1 * (w + 1) + x1] - integral[y0 * (w + 1) + x1] - integral[y1 * (w + 1) + x0] + integral[y0 * (w + 1) + x0]
+                    let area = (y1 - y0) * (x1 - x0)
+                    let delta = Int(p[y * image.stride + x]) * area - sum
+                    if delta < -threshold * area { dark[y * w + x] = true } else if delta > threshold * area { light[y * w + x] = true }
+                }
+            }
+        }
+        return (dark, light)
     }
 
     // MARK: 1–2: local contrast above the noise floor
@@ -100,26 +174,28 @@ public struct TextLineDetector: Sendable {
     struct Glyph {
         var minX: Int, minY: Int, maxX: Int, maxY: Int
         var pixels: Int
+        /// 0 for the edge mask and dark ink, 1 for light ink: glyphs join only their own kind.
+        var polarity = 0
         var width: Int { maxX - minX + 1 }
         var height: Int { maxY - minY + 1 }
         var center: Point { Point(x: Double(minX + maxX) / 2, y: Double(minY + maxY) / 2) }
     }
 
-    func components(_ mask: [Bool], width w: Int, height h: Int) -> [Glyph] {
-        allComponents(mask, width: w, height: h).filter { g in
+    func components(_ mask: [Bool], width w: Int, height h: Int, polarity: Int) -> [Glyph] {
+        allComponents(mask, width: w, height: h, polarity: polarity).filter { g in
             let fill = Double(g.pixels) / Double(g.width * g.height)
             return g.height >= configuration.minimumGlyphHeight && g.height <= Int(Double(h) * configuration.maximumGlyphHeightFraction)
                 && g.width >= 2 && g.width <= g.height * 40 && fill > 0.12 && fill < 0.95
         }
     }
 
-    func allComponents(_ mask: [Bool], width w: Int, height h: Int) -> [Glyph] {
+    func allComponents(_ mask: [Bool], width w: Int, height h: Int, polarity: Int) -> [Glyph] {
         var label = [Int32](repeating: -1, count: w * h)
         var glyphs: [Glyph] = []
         var stack: [Int] = []
         for start in 0..<(w * h) where mask[start] && label[start] < 0 {
             let id = Int32(glyphs.count)
-            var g = Glyph(minX: start % w, minY: start / w, maxX: start % w, maxY: start / w, pixels: 0)
+            var g = Glyph(minX: start % w, minY: start / w, maxX: start % w, maxY: start / w, pixels: 0, polarity: polarity)
             label[start] = id
             stack.append(start)
             while let i = stack.popLast() {
@@ -171,8 +247,9 @@ public struct TextLineDetector: Sendable {
             for j in order[(position + 1)...] {
                 let b = glyphs[j]
                 if Double(b.minX) > reach { break }
+                guard a.polarity == b.polarity else { continue }
                 let ha = Double(a.height), hb = Double(b.height)
-                guard max(ha, hb) / min(ha, hb) < 1.7 else { continue }
+                guard Self.sameLineHeights(a, b) else { continue }
                 let dx = b.center.x - a.center.x, dy = b.center.y - a.center.y
                 guard dx > 0, abs(dy) <= dx * maxSlope + 0.35 * min(ha, hb) else { continue }
                 let gap = Double(b.minX - a.maxX)
@@ -204,6 +281,18 @@ public struct TextLineDetector: Sendable {
             }
         }
         return result.sorted { ($0.quad.topLeft.y, $0.quad.topLeft.x) < ($1.quad.topLeft.y, $1.quad.topLeft.x) }
+    }
+
+    /// Glyphs of one line have similar heights, except that a capital, an ascender or a slash is
+    /// up to twice as tall as an x-height letter beside it ("Avery", "uk/team"): then the smaller
+    /// must lie within the taller's rows, as a lowercase letter lies within a capital's.
+    static func sameLineHeights(_ a: Glyph, _ b: Glyph) -> Bool {
+        let (small, tall) = a.height <= b.height ? (a, b) : (b, a)
+        let ratio = Double(tall.height) / Double(small.height)
+        if ratio < 1.7 { return true }
+        guard ratio < 2.6 else { return false }
+        let shared = min(small.maxY, tall.maxY) - max(small.minY, tall.minY) + 1
+        return Double(shared) >= 0.8 * Double(small.height)
     }
 
     /// The quad around `parts`: direction by least squares through the glyph centres, extent by

@@ -39,6 +39,12 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Run only these sections (recognition, capture, sequence, delivery, memory, lines).", valueName: "list"))
     var only: String?
 
+    @Option(help: ArgumentHelp("Internal: print the text lines found in this image and what each reads as; with --explain-output, write each straightened line there as PGM.", visibility: .hidden))
+    var explainLines: String?
+
+    @Option(help: ArgumentHelp("Internal: directory for --explain-lines.", visibility: .hidden))
+    var explainOutput: String?
+
     func wants(_ section: String) -> Bool { only.map { $0.split(separator: ",").contains(Substring(section)) } ?? true }
 
     func run() async throws {
@@ -48,6 +54,10 @@ struct Benchmark: AsyncParsableCommand {
         }
         if let memoryProbe {
             try MemoryBenchmark.probe(stage: memoryProbe, calls: memoryIterations)
+            return
+        }
+        if let explainLines {
+            try LinesBenchmark.explain(image: explainLines, output: explainOutput)
             return
         }
         var sections: [(String, String)] = []

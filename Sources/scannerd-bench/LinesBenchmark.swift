@@ -100,4 +100,25 @@ enum LinesBenchmark {
         out += "<!-- lines:end -->\n"
         return out
     }
+
+    /// What the detector finds in one image and what each line reads as (a tool for looking at misses).
+    static func explain(image path: String, output: String?) throws {
+        let image = try ImageDecoder().decodeFile(atPath: path).image
+        let recognizer = try TextRecognizer()
+        let factor = image.width > 960 ? 960 / Double(image.width) : 1
+        let small = factor == 1 ? image : image.scaled(by: factor)
+        for (n, line) in TextLineDetector().detect(small).enumerated() {
+            let quad = line.quad.map { Point(x: $0.x / factor, y: $0.y / factor) }
+            let crop = image.rectified(quad, height: 48).normalizedForReading()
+            let read = recognizer.recognize(crop, segmentation: .singleLine)
+            let corners = quad.corners.map { String(format: "%.0f,%.0f", $0.x, $0.y) }.joined(separator: " ")
+            let text = read.map(\.text).joined(separator: " | ")
+            print(String(format: "%2d  h %5.1f  glyphs %2d  [%@]  %@", n, line.height / factor, line.glyphs, corners, text))
+            if let output {
+                var pgm = Data("P5\n\(crop.width) \(crop.height)\n255\n".utf8)
+                pgm.append(contentsOf: crop.pixels)
+                try pgm.write(to: URL(fileURLWithPath: "\(output)/line-\(n).pgm"))
+            }
+        }
+    }
 }

@@ -121,6 +121,17 @@ import Testing
         #expect(found(line) == [expected])
     }
 
+    /// Tesseract reads "avery.lindqvist@" as "avery. lindqvist@" at camera sizes: the address after
+    /// the space alone would be a wrong payload.
+    @Test func aSpaceOCRPutAfterADotInsideAnAddressIsDropped() {
+        let match = detector.matches(in: "mail avery. lindqvist@northgate-optics.com")
+        #expect(match.map(\.payload) == ["avery.lindqvist@northgate-optics.com"])
+        #expect(match.first?.transcript == "avery. lindqvist@northgate-optics.com")
+        #expect(found("first_ last@example.com") == ["emailAddress first_last@example.com"])
+        // Only a dot, dash or underscore right before the space joins.
+        #expect(found("call +1 555 0100, or jo@example.com") == ["emailAddress jo@example.com"])
+    }
+
     @Test func anEmailAddressIsNotAlsoAURL() {
         #expect(found("info@example.com www.example.com") == ["emailAddress info@example.com", "url http://www.example.com"])
     }
