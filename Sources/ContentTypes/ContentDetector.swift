@@ -30,10 +30,11 @@ public struct ContentDetector: Sendable {
         let bytes = Array(line.utf8)
         var found: [ContentMatch] = []
         if contentTypes.contains(.emailAddress) || contentTypes.contains(.url) {
-            let emails = WebIdentifiers.emailAddresses(in: bytes)
+            let web = Array(OCRCorrections.repairingDomainCommas(in: line).utf8)
+            let emails = WebIdentifiers.emailAddresses(in: web).map { Self.transcribed($0, from: bytes) }
             if contentTypes.contains(.emailAddress) { found += emails }
             if contentTypes.contains(.url) {
-                found += WebIdentifiers.urls(in: bytes).filter { url in
+                found += WebIdentifiers.urls(in: web).map { Self.transcribed($0, from: bytes) }.filter { url in
                     !emails.contains { $0.utf8Range.overlaps(url.utf8Range) }
                 }
             }
@@ -45,6 +46,14 @@ public struct ContentDetector: Sendable {
             }
         }
         return found.sorted { $0.utf8Range.lowerBound < $1.utf8Range.lowerBound }
+    }
+
+    /// `match` with its transcript taken from the text as read (the match was made on repaired text
+    /// of the same byte length).
+    static func transcribed(_ match: ContentMatch, from bytes: [UInt8]) -> ContentMatch {
+        var match = match
+        match.transcript = String(decoding: bytes[match.utf8Range], as: UTF8.self)
+        return match
     }
 
     func phoneNumbers(in line: String, bytes: [UInt8]) -> [ContentMatch] {

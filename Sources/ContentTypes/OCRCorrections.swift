@@ -45,3 +45,32 @@ public enum OCRCorrections {
         for i in range { if let digit = digitForLetter[bytes[i]] { bytes[i] = digit } }
     }
 }
+
+extension OCRCorrections {
+    /// `text` with a comma read for a dot inside a web identifier repaired: "studios,com" →
+    /// "studios.com", "labs,co,uk/team" → "labs.co.uk/team". Only in a token that is already an
+    /// address or a link (it holds `@`, `/`, `www.` or a dot of its own), and only a comma between
+    /// two letters or digits, so "Acme,Co" and "1,5" stay as they are. One byte for one byte.
+    public static func repairingDomainCommas(in text: String) -> String {
+        var bytes = Array(text.utf8)
+        var start = 0
+        while start < bytes.count {
+            while start < bytes.count, bytes[start] == UInt8(ascii: " ") { start += 1 }
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: " ") { end += 1 }
+            let token = bytes[start..<end]
+            let webLike = token.contains(UInt8(ascii: "@")) || token.contains(UInt8(ascii: "/")) || token.contains(UInt8(ascii: "."))
+            if webLike, end - start >= 5 {
+                for i in (start + 1)..<(end - 1) where bytes[i] == UInt8(ascii: ",") && isAlphanumeric(bytes[i - 1]) && isAlphanumeric(bytes[i + 1]) {
+                    bytes[i] = UInt8(ascii: ".")
+                }
+            }
+            start = end
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func isAlphanumeric(_ b: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b | 0x20)
+    }
+}

@@ -11,20 +11,34 @@ import TextRecognition
 /// perspective) PSM 11 and PSM 3 miss lines a person reads at a glance; given the line, Tesseract
 /// reads it (issue #13, docs/recognition.md). Typing per line also means a URL is never joined to
 /// the next line, nor cut where the line does not end.
-struct LineReader {
-    /// Height lines are straightened to: cap height ≈ 25 px, where Tesseract's LSTM reads best.
-    static let readingHeight = 48
+public struct LineReader: Sendable {
+    /// Height lines are straightened to (the line's box, padding included).
+    public static let standardHeight = 48
+    public var readingHeight = LineReader.standardHeight
+    public var sharpening = 0.0
     /// Detection works on at most this width (it needs a glyph ≥ 7 px high, not every pixel; a
     /// 1280 px still would cost 4× the time and split strokes into more pieces).
-    static let detectionWidth = 960
+    public static let standardDetectionWidth = 960
+    public var detectionWidth = LineReader.standardDetectionWidth
 
-    let detector = TextLineDetector()
+    /// At 960 px a cap height of 8 px in a 1280 px frame is 6 px: glyphs from 5 px up are kept, or
+    /// the capitals and ascenders of small print would be all that is left of it.
+    public var detector = TextLineDetector(configuration: {
+        var configuration = TextLineDetector.Configuration()
+        configuration.minimumGlyphHeight = 5
+        return configuration
+    }())
+
+    public init(readingHeight: Int = LineReader.standardHeight, sharpening: Double = 0) {
+        self.readingHeight = readingHeight
+        self.sharpening = sharpening
+    }
 
     /// The lines of `image` in its pixel coordinates.
     /// The lines of `image` in its pixel coordinates, inside the image (a line's padding can reach
     /// past an edge, and an item's bounds must not leave the region that was scanned).
-    func lines(in image: GrayImage) -> [TextLineDetector.Line] {
-        let factor = image.width > Self.detectionWidth ? Double(Self.detectionWidth) / Double(image.width) : 1
+    public func lines(in image: GrayImage) -> [TextLineDetector.Line] {
+        let factor = image.width > detectionWidth ? Double(detectionWidth) / Double(image.width) : 1
         let found = detector.detect(factor == 1 ? image : image.scaled(by: factor))
         let w = Double(image.width), h = Double(image.height)
         return found.map { line in
@@ -36,23 +50,24 @@ struct LineReader {
     }
 
     /// One line read: its text as words, and where each word lies along the line (0…1 from its left end).
-    struct Reading {
-        var line: RecognizedLine
-        var quad: Quad
+    public struct Reading: Sendable {
+        public var line: RecognizedLine
+        public var quad: Quad
         /// Width of the straightened image the word boxes refer to.
-        var width: Int
+        public var width: Int
     }
 
     /// Reads `quad` of `image` as one line; nil when nothing was read.
-    func read(_ quad: Quad, in image: GrayImage, with recognizer: TextRecognizer) -> Reading? {
-        let straight = image.rectified(quad, height: Self.readingHeight).normalizedForReading()
+    public func read(_ quad: Quad, in image: GrayImage, with recognizer: TextRecognizer) -> Reading? {
+        var straight = image.rectified(quad, height: readingHeight).normalizedForReading()
+        if sharpening > 0 { straight = straight.sharpened(amount: sharpening) }
         let words = recognizer.recognize(straight, segmentation: .singleLine).flatMap(\.words)
         guard let box = PixelRect.union(words.map(\.box)) else { return nil }
         return Reading(line: RecognizedLine(words: words, box: box), quad: quad, width: straight.width)
     }
 
     /// The part of the line's quad that the words of `reading` between columns `box` cover.
-    static func quad(of box: PixelRect, in reading: Reading) -> Quad {
+    public static func quad(of box: PixelRect, in reading: Reading) -> Quad {
         let q = reading.quad
         let s0 = max(0, min(1, Double(box.x) / Double(reading.width)))
         let s1 = max(s0, min(1, Double(box.x + box.width) / Double(reading.width)))

@@ -50,6 +50,10 @@ public struct TextLineDetector: Sendable {
         public var height: Double
         public var angle: Double
         public var glyphs: Int
+        /// 0: dark text (or the gradient mask), 1: light text on a darker ground.
+        public var polarity = 0
+        /// Mean gray level of the glyph pixels.
+        var inkLevel = 0.0
     }
 
     /// Which pixels can belong to a glyph.
@@ -73,13 +77,61 @@ public struct TextLineDetector: Sendable {
         let glyphs: [Glyph]
         switch configuration.mask {
         case .gradient:
-            glyphs = components(edgeMask(image), width: image.width, height: image.height, polarity: 0)
+            glyphs = components(edgeMask(image), image: image, polarity: 0)
         case .ink:
             let (dark, light) = inkMasks(image)
-            glyphs = components(dark, width: image.width, height: image.height, polarity: 0)
-                + components(light, width: image.width, height: image.height, polarity: 1)
+            glyphs = components(dark, image: image, polarity: 0) + components(light, image: image, polarity: 1)
         }
-        return lines(from: glyphs)
+        return Self.oneReadingPerPlace(lines(from: glyphs), in: image)
+    }
+
+    /// Dark text also makes light "glyphs": the paper inside and between its letters is lighter than
+    /// the local mean that the letters darken. Those chain into a line at the same place, which would
+    /// be read twice. Of two lines of opposite polarity that mostly overlap, the real one is the line
+    /// whose glyphs differ most from the ground around them (the median of its box).
+    static func oneReadingPerPlace(_ lines: [Line], in image: GrayImage) -> [Line] {
+        var dropped = Set<Int>()
+        for i in lines.indices where lines[i].polarity == 0 {
+            for j in lines.indices where lines[j].polarity == 1 && !dropped.contains(j) && !dropped.contains(i) {
+                guard overlap(lines[i].quad, lines[j].quad) > 0.5 else { continue }
+                let ground = median(of: image, in: lines[i].quad)
+                let darkContrast = ground - lines[i].inkLevel, lightContrast = lines[j].inkLevel - ground
+                dropped.insert(darkContrast >= lightContrast ? j : i)
+            }
+        }
+        return lines.indices.filter { !dropped.contains($0) }.map { lines[$0] }
+    }
+
+    /// Intersection over the smaller area, of the quads' bounding boxes.
+    static func overlap(_ a: Quad, _ b: Quad) -> Double {
+        let p = a.boundingBox, q = b.boundingBox
+        let w = min(p.maxX, q.maxX) - max(p.minX, q.minX), h = min(p.maxY, q.maxY) - max(p.minY, q.minY)
+        guard w > 0, h > 0 else { return 0 }
+        let smaller = min((p.maxX - p.minX) * (p.maxY - p.minY), (q.maxX - q.minX) * (q.maxY - q.minY))
+        return smaller > 0 ? w * h / smaller : 0
+    }
+
+    /// The median gray level inside `quad`'s bounding box (sampled on a grid of at most ~4000 points).
+    static func median(of image: GrayImage, in quad: Quad) -> Double {
+        let box = quad.boundingBox
+        let x0 = max(0, Int(box.minX)), x1 = min(image.width - 1, Int(box.maxX))
+        let y0 = max(0, Int(box.minY)), y1 = min(image.height - 1, Int(box.maxY))
+        guard x1 >= x0, y1 >= y0 else { return 0 }
+        let step = max(1, Int((Double((x1 - x0 + 1) * (y1 - y0 + 1)) / 4000).squareRoot()))
+        var histogram = [Int](repeating: 0, count: 256)
+        var count = 0
+        for y in stride(from: y0, through: y1, by: step) {
+            for x in stride(from: x0, through: x1, by: step) {
+                histogram[Int(image.pixels[y * image.stride + x])] += 1
+                count += 1
+            }
+        }
+        var seen = 0
+        for (level, n) in histogram.enumerated() {
+            seen += n
+            if seen * 2 >= count { return Double(level) }
+        }
+        return 255
     }
 
     // MARK: 1–2 (ink): darker or lighter than the neighbourhood, beyond the noise
@@ -174,6 +226,8 @@ public struct TextLineDetector: Sendable {
     struct Glyph {
         var minX: Int, minY: Int, maxX: Int, maxY: Int
         var pixels: Int
+        /// Sum of the gray levels of its pixels.
+        var levels = 0
         /// 0 for the edge mask and dark ink, 1 for light ink: glyphs join only their own kind.
         var polarity = 0
         var width: Int { maxX - minX + 1 }
@@ -181,15 +235,17 @@ public struct TextLineDetector: Sendable {
         var center: Point { Point(x: Double(minX + maxX) / 2, y: Double(minY + maxY) / 2) }
     }
 
-    func components(_ mask: [Bool], width w: Int, height h: Int, polarity: Int) -> [Glyph] {
-        allComponents(mask, width: w, height: h, polarity: polarity).filter { g in
+    func components(_ mask: [Bool], image: GrayImage, polarity: Int) -> [Glyph] {
+        let h = image.height
+        return allComponents(mask, image: image, polarity: polarity).filter { g in
             let fill = Double(g.pixels) / Double(g.width * g.height)
             return g.height >= configuration.minimumGlyphHeight && g.height <= Int(Double(h) * configuration.maximumGlyphHeightFraction)
                 && g.width >= 2 && g.width <= g.height * 40 && fill > 0.12 && fill < 0.95
         }
     }
 
-    func allComponents(_ mask: [Bool], width w: Int, height h: Int, polarity: Int) -> [Glyph] {
+    func allComponents(_ mask: [Bool], image: GrayImage, polarity: Int) -> [Glyph] {
+        let w = image.width, h = image.height
         var label = [Int32](repeating: -1, count: w * h)
         var glyphs: [Glyph] = []
         var stack: [Int] = []
@@ -201,6 +257,7 @@ public struct TextLineDetector: Sendable {
             while let i = stack.popLast() {
                 let x = i % w, y = i / w
                 g.pixels += 1
+                g.levels += Int(image.pixels[y * image.stride + x])
                 g.minX = min(g.minX, x); g.maxX = max(g.maxX, x); g.minY = min(g.minY, y); g.maxY = max(g.maxY, y)
                 for dy in -1...1 {
                     let ny = y + dy
@@ -276,7 +333,9 @@ public struct TextLineDetector: Sendable {
                 continue
             }
             guard span >= height * 2 else { continue }
-            if let line = Self.fit(parts, height: height), abs(line.angle) <= configuration.maximumTilt * .pi / 180 {
+            if var line = Self.fit(parts, height: height), abs(line.angle) <= configuration.maximumTilt * .pi / 180 {
+                line.polarity = parts[0].polarity
+                line.inkLevel = Double(parts.map(\.levels).reduce(0, +)) / Double(max(1, parts.map(\.pixels).reduce(0, +)))
                 result.append(line)
             }
         }

@@ -45,6 +45,9 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Internal: directory for --explain-lines.", visibility: .hidden))
     var explainOutput: String?
 
+    @Option(help: ArgumentHelp("Internal: the lines section at each of these reading heights (printed only).", visibility: .hidden))
+    var readingHeights: String?
+
     func wants(_ section: String) -> Bool { only.map { $0.split(separator: ",").contains(Substring(section)) } ?? true }
 
     func run() async throws {
@@ -54,6 +57,11 @@ struct Benchmark: AsyncParsableCommand {
         }
         if let memoryProbe {
             try MemoryBenchmark.probe(stage: memoryProbe, calls: memoryIterations)
+            return
+        }
+        if let readingHeights {
+            print(try LinesBenchmark.render(
+                footage: footage, today: Self.today(), machine: Self.machine(), heights: readingHeights.split(separator: ",").compactMap { Int($0) }))
             return
         }
         if let explainLines {

@@ -2,6 +2,7 @@ import Capture
 import ContentTypes
 import Foundation
 import ImageDecoding
+import Recognition
 import ScannerCore
 import TextDetection
 import TextRecognition
@@ -36,7 +37,13 @@ enum LinesBenchmark {
         var detectSeconds = 0.0, readSeconds = 0.0, reads = 0
     }
 
-    static func render(footage: String, today: String, machine: String) throws -> String {
+    static func render(footage: String, today: String, machine: String, heights: [Int] = [LineReader.standardHeight]) throws -> String {
+        var out = ""
+        for height in heights { out += try render(footage: footage, today: today, machine: machine, height: height) }
+        return out
+    }
+
+    static func render(footage: String, today: String, machine: String, height readingHeight: Int) throws -> String {
         let clips = ((try? FileManager.default.contentsOfDirectory(atPath: footage)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
         guard !clips.isEmpty else {
             print("(no clips in \(footage): run `make footage` first; the lines section is skipped)")
@@ -44,7 +51,11 @@ enum LinesBenchmark {
         }
         let recognizer = try TextRecognizer()
         let content = try ContentDetector(contentTypes: [.telephoneNumber, .url, .emailAddress])
-        let detector = TextLineDetector()
+        let verbose = ProcessInfo.processInfo.environment["LINES_VERBOSE"] != nil
+        func payload(_ item: Item) -> String { item.payload ?? "" }
+        var reader = LineReader(readingHeight: readingHeight, sharpening: Double(ProcessInfo.processInfo.environment["SHARPEN"] ?? "0") ?? 0)
+        if let width = ProcessInfo.processInfo.environment["DETECTION_WIDTH"].flatMap({ Int($0) }) { reader.detectionWidth = width }
+        if let h = ProcessInfo.processInfo.environment["MIN_GLYPH"].flatMap({ Int($0) }) { reader.detector.configuration.minimumGlyphHeight = h }
         let decoder = try ImageDecoder()
         var byScenario: [String: Tally] = [:]
         for name in clips {
@@ -55,24 +66,23 @@ enum LinesBenchmark {
             for item in truth.items where item.kind == "text" {
                 let legible = item.frames.filter(\.legible)
                 guard legible.count > 10 else { continue }
-                let sighting = legible[legible.count / 2]
+                // A quarter, half and three quarters into its legible frames: three different poses.
+                for sighting in [legible[legible.count / 4], legible[legible.count / 2], legible[legible.count * 3 / 4]] {
                 let bytes = clip.subdata(in: frames[sighting.frame])
-                let small = try decoder.decode(bytes, targetWidth: 640).image
                 let full = try decoder.decode(bytes).image
-                let corners = sighting.corners.map { Point(x: $0[0] * Double(small.width), y: $0[1] * Double(small.height)) }
+                let corners = sighting.corners.map { Point(x: $0[0] * Double(full.width), y: $0[1] * Double(full.height)) }
                 let center = Point(x: corners.map(\.x).reduce(0, +) / 4, y: corners.map(\.y).reduce(0, +) / 4)
                 let distractor = item.distractor == true
                 tally.items += 1
                 if !distractor { tally.wanted += 1 }
                 let start = ContinuousClock.now
-                let lines = detector.detect(small)
+                let lines = reader.lines(in: full)
                 tally.detectSeconds += (ContinuousClock.now - start).inSeconds
-                guard let line = lines.first(where: { $0.quad.contains(center) }) else { continue }
+                // The thinnest line there: a junk quad across several lines may hold the centre too.
+                guard let line = lines.filter({ $0.quad.contains(center) }).min(by: { $0.height < $1.height }) else { continue }
                 tally.lined += 1
-                let scale = Double(full.width) / Double(small.width)
                 let readStart = ContinuousClock.now
-                let crop = full.rectified(line.quad.map { Point(x: $0.x * scale, y: $0.y * scale) }, height: 48).normalizedForReading()
-                let text = recognizer.recognize(crop, segmentation: .singleLine).map(\.text).joined(separator: " ")
+                let text = reader.read(line.quad, in: full, with: recognizer)?.line.text ?? ""
                 tally.readSeconds += (ContinuousClock.now - readStart).inSeconds
                 tally.reads += 1
                 let payloads = content.matches(in: text).map(\.payload)
@@ -80,14 +90,18 @@ enum LinesBenchmark {
                     if !payloads.isEmpty { tally.falseTyped += 1 }
                 } else if let payload = item.payload, payloads.contains(payload) {
                     tally.read += 1
+                } else if verbose {
+                    print("miss \(name) frame \(sighting.frame): \(payload(item)) read \"\(text)\"")
+                }
                 }
             }
             byScenario[truth.scenario] = tally
         }
         var out = "<!-- lines:begin (written by `make bench`) -->\n## Text lines on realistic footage\n\n"
         out += "Measured \(today) on \(machine); release build; clips from `make footage` (\(clips.count) clips in \(footage)). "
-        out += "Per text item, in the middle of its legible frames: a detected line at its centre (detection at 640 px), "
-        out += "and the typed payload read from that line alone (straightened from the full frame, Tesseract PSM 7).\n\n"
+        out += "Per text item, at a quarter, half and three quarters into its legible frames: a detected line at its centre "
+        out += "(`LineReader`: detection at up to 960 px), and the typed payload read from that line alone (straightened "
+        out += "from the full frame to \(readingHeight) px, Tesseract PSM 7).\n\n"
         out += "| scenario | text items | line found | typed items read right | distractors typed | detection ms/frame | reading ms/line |\n"
         out += "|---|---:|---:|---:|---:|---:|---:|\n"
         var total = Tally()

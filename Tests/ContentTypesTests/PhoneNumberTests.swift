@@ -132,6 +132,16 @@ import Testing
         #expect(found("call +1 555 0100, or jo@example.com") == ["emailAddress jo@example.com"])
     }
 
+    /// A comma read for a dot (a common Tesseract slip on small, blurred text) is repaired inside
+    /// what is already an address or a link, and nowhere else.
+    @Test func aCommaReadForADotInsideAnAddressIsRepaired() {
+        #expect(found("hello@oldmill-studios,com") == ["emailAddress hello@oldmill-studios.com"])
+        #expect(found("kestrel-labs,co,uk/team") == ["url http://kestrel-labs.co.uk/team"])
+        #expect(detector.matches(in: "hello@oldmill-studios,com").first?.transcript == "hello@oldmill-studios,com")
+        #expect(found("Acme,Co and Smith,Inc") == [])
+        #expect(found("Paris, France") == [])
+    }
+
     @Test func anEmailAddressIsNotAlsoAURL() {
         #expect(found("info@example.com www.example.com") == ["emailAddress info@example.com", "url http://www.example.com"])
     }
