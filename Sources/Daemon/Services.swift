@@ -154,7 +154,7 @@ extension ScannerDaemon {
     static func metadata(_ s: SequenceStatistics) -> Logger.Metadata {
         [
             "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)",
-            "ocrPasses": "\(s.ocrPasses)", "ocrPartialPasses": "\(s.ocrPartialPasses)", "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)",
+            "ocrPasses": "\(s.ocrPasses)", "ocrLinesRead": "\(s.ocrLinesRead)", "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)",
             "ocrSkippedUnchanged": "\(s.ocrSkippedUnchanged)",
         ]
     }

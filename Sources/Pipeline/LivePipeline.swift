@@ -105,13 +105,14 @@ public final class LivePipeline: @unchecked Sendable {
                     frame = textBox.takeIfPresent() ?? frame
                 }
                 lastPass = clock()
-                let pending = withLock { tracker.pendingTextAreas }
                 let passesBefore = text.passes
-                let read = metrics.measure(.text, { text.read(frame.image.image, confirm: pending) }, ran: { _ in text.passes > passesBefore })
+                let now = clock()
+                let read = metrics.measure(
+                    .text, { text.read(frame.image.image, detail: { frame.fullResolution() }, time: now) }, ran: { _ in text.passes > passesBefore })
                 guard let reading = read else { continue }
                 update(FrameObservations(
                     frame: frame.index, time: clock(), barcodes: nil, text: selectSingle(reading.items, current),
-                    textIsRepeat: reading.isRepeat), emit)
+                    textIsRepeat: reading.isRepeat, textCarried: selectSingle(reading.carried, current)), emit)
             }
         }
         var lastFrame = 0

@@ -48,7 +48,7 @@ public struct SequenceStatistics: Sendable, Equatable {
         barcodeScans = barcodes.scans
         barcodeScansReused = barcodes.reused
         ocrPasses = text?.passes ?? 0
-        ocrPartialPasses = text?.partialPasses ?? 0
+        ocrLinesRead = text?.linesRead ?? 0
         ocrSkippedBlurred = text?.skippedBlurred ?? 0
         ocrSkippedUnchanged = text?.skippedUnchanged ?? 0
     }
@@ -58,8 +58,8 @@ public struct SequenceStatistics: Sendable, Equatable {
     /// Frames whose barcode scan was skipped because nothing had changed.
     public var barcodeScansReused = 0
     public var ocrPasses = 0
-    /// OCR passes restricted to the part of the frame that changed.
-    public var ocrPartialPasses = 0
+    /// Text lines read by the recognizer (each pass reads the few lines the schedule picks).
+    public var ocrLinesRead = 0
     public var ocrSkippedBlurred = 0
     public var ocrSkippedUnchanged = 0
     public init() {}
@@ -100,17 +100,21 @@ final class BarcodeStage: @unchecked Sendable {
     }
 }
 
-/// Text for one frame behind the gates: unchanged since the last read → that reading again; too
-/// blurred → not read (nil); otherwise Tesseract.
+/// Text for one frame behind the gates, line by line: unchanged since the last pass and every line
+/// confirmed → that reading again; too blurred → not read (nil); otherwise the lines are detected on
+/// the frame at full resolution and the `LineSchedule` picks the few to read (new ones, unconfirmed
+/// ones, and now and then confirmed ones); the other lines keep their last reading, placed where the
+/// line is now.
 /// Owned by one thread at a time (the deterministic loop, or the live pipeline's text thread).
 final class TextStage: @unchecked Sendable {
     private let scanner: ImageScanner
     private let configuration: SequenceConfiguration
+    private var schedule = LineSchedule<[LineItem]>()
     private var lastThumbnail: [UInt8]?
-    private var lastReading: [RecognizedItem] = []
+    private var lastReading = Reading(items: [], carried: [], isRepeat: true)
     var passes = 0
-    /// Passes that read only the changed part of the frame.
-    var partialPasses = 0
+    /// Lines read by the recognizer (a pass reads a few of the lines it finds).
+    var linesRead = 0
     var skippedBlurred = 0
     var skippedUnchanged = 0
 
@@ -121,54 +125,57 @@ final class TextStage: @unchecked Sendable {
         self.configuration = configuration
     }
 
-    /// A reading, and whether it merely repeats the previous one (an unchanged frame).
+    /// A pass's text: `items` read on this pass (new evidence), `carried` the readings of lines found
+    /// again but not read again (no new evidence), and whether it merely repeats the previous pass.
     struct Reading {
         var items: [RecognizedItem]
+        var carried: [RecognizedItem]
         var isRepeat: Bool
     }
 
-    /// - Parameter confirm: where text awaits a confirming read: those areas are read again even on
-    ///   an unchanged frame (a second read of new pixels, not the first reading repeated).
-    func read(_ image: GrayImage, confirm: [Quad] = []) -> Reading? {
+    /// - Parameters:
+    ///   - image: the processing image (the gates look at it).
+    ///   - detail: the same frame at full resolution, decoded only when the pass reads (small print
+    ///     needs every pixel the camera sent); nil → `image`.
+    ///   - time: the trackers' clock, seconds.
+    func read(_ image: GrayImage, detail: () -> GrayImage? = { nil }, time: Double) -> Reading? {
         let thumbnail = FrameMetrics.thumbnail(image)
-        if let last = lastThumbnail, FrameMetrics.difference(last, thumbnail) < configuration.unchangedBelow {
-            guard let area = Self.area(around: confirm)?.intersection(configuration.options.regionOfInterest) else {
-                skippedUnchanged += 1
-                return Reading(items: lastReading, isRepeat: true)
-            }
-            passes += 1
-            partialPasses += 1
-            let kept = lastReading.filter { !area.contains($0.bounds.center) }
-            return Reading(items: kept + scanner.scan(image, within: area), isRepeat: false)
+        if let last = lastThumbnail, FrameMetrics.difference(last, thumbnail) < configuration.unchangedBelow,
+            schedule.current.allSatisfy({ schedule.lines[$0].isConfirmed })
+        {
+            // The same pixels, read and agreed on: reading them again would only repeat any misreading.
+            skippedUnchanged += 1
+            var repeated = lastReading
+            repeated.isRepeat = true
+            return repeated
         }
         if FrameMetrics.sharpness(image) < configuration.minimumSharpness {
             skippedBlurred += 1
             return nil
         }
         passes += 1
-        defer { lastThumbnail = thumbnail }
-        // Read only where the frame changed since the last reading (a card held up in front of a
-        // static scene): Tesseract's cost grows with the area it segments. What was read outside the
-        // changed area stands.
-        if let last = lastThumbnail, let changed = FrameMetrics.changedArea(last, thumbnail),
-            changed.width * changed.height < 0.6, let area = changed.intersection(configuration.options.regionOfInterest)
-        {
-            let kept = lastReading.filter { !area.contains($0.bounds.center) }
-            lastReading = kept + scanner.scan(image, within: area)
-            partialPasses += 1
-        } else {
-            lastReading = scanner.scan(image)
+        lastThumbnail = thumbnail
+        let full = detail() ?? image
+        let quads = scanner.textLines(in: full)
+        let chosen = schedule.plan(quads, time: time)
+        for index in chosen {
+            let items = scanner.readLine(quads[index], in: full) ?? []
+            linesRead += 1
+            schedule.record(items, key: items.map { "\($0.item.contentType?.rawValue ?? "text") \($0.item.payload)" }, forQuad: index, time: time)
         }
-        return Reading(items: lastReading, isRepeat: false)
-    }
-
-    /// The box around `quads`, grown by 2% of the image on each side; nil for none.
-    static func area(around quads: [Quad]) -> NormalizedRect? {
-        guard !quads.isEmpty else { return nil }
-        let boxes = quads.map(\.boundingBox)
-        let x0 = max(0, boxes.map(\.minX).min()! - 0.02), y0 = max(0, boxes.map(\.minY).min()! - 0.02)
-        let x1 = min(1, boxes.map(\.maxX).max()! + 0.02), y1 = min(1, boxes.map(\.maxY).max()! + 0.02)
-        return NormalizedRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        let toImage = { (p: Point) in Point(x: p.x / Double(full.width), y: p.y / Double(full.height)) }
+        var reading = Reading(items: [], carried: [], isRepeat: false)
+        for index in quads.indices {
+            guard let latest = schedule.line(forQuad: index).latest else { continue }
+            let placed = latest.map { item in
+                var placed = item.placed(on: quads[index])
+                placed.bounds = placed.bounds.map(toImage)
+                return placed
+            }
+            if chosen.contains(index) { reading.items += placed } else { reading.carried += placed }
+        }
+        lastReading = reading
+        return reading
     }
 }
 
@@ -231,11 +238,11 @@ public final class SequenceHandler: @unchecked Sendable {
         var reading: TextStage.Reading? = nil
         if frame.index % configuration.ocrEveryFrames == 0, let text {
             let passesBefore = text.passes
-            reading = metrics.measure(.text, { text.read(image, confirm: tracker.pendingTextAreas) }, ran: { _ in text.passes > passesBefore })
+            reading = metrics.measure(.text, { text.read(image, detail: { frame.fullResolution() }, time: time) }, ran: { _ in text.passes > passesBefore })
         }
         return tracker.update(FrameObservations(
             frame: frame.index, time: time, barcodes: found, text: reading.map { selectSingle($0.items, configuration) },
-            textIsRepeat: reading?.isRepeat ?? false))
+            textIsRepeat: reading?.isRepeat ?? false, textCarried: reading.map { selectSingle($0.carried, configuration) } ?? []))
     }
 
     /// Ends everything that is still live (end of a file source, shutdown).

@@ -92,35 +92,53 @@ public final class ImageScanner {
 
     /// Text items in `region`'s pixel coordinates: each detected line read on its own.
     private func readText(in region: GrayImage, with recognizer: TextRecognizer) -> [RecognizedItem] {
-        var items: [RecognizedItem] = []
-        for line in lineReader.lines(in: region) {
-            guard let reading = lineReader.read(line.quad, in: region, with: recognizer) else { continue }
-            items += self.items(in: reading)
+        lineReader.lines(in: region).flatMap { line in
+            guard let reading = lineReader.read(line.quad, in: region, with: recognizer) else { return [RecognizedItem]() }
+            return items(in: reading).map(\.item)
         }
-        return items
+    }
+
+    /// The text lines in `image` within the region of interest, in `image`'s pixel coordinates
+    /// (none when no text type is wanted or the region has no contrast to read).
+    public func textLines(in image: GrayImage) -> [Quad] {
+        guard text != nil else { return [] }
+        let roi = options.regionOfInterest.pixelRect(width: image.width, height: image.height)
+        let region = image.cropped(to: roi)
+        guard region.contrastSpread() >= settings.minimumContrastForText else { return [] }
+        return lineReader.lines(in: region).map { $0.quad.map { Point(x: $0.x + Double(roi.x), y: $0.y + Double(roi.y)) } }
+    }
+
+    /// What the line at `quad` (pixel coordinates of `image`) says; nil when nothing was read.
+    public func readLine(_ quad: Quad, in image: GrayImage) -> [LineItem]? {
+        guard let text, let reading = lineReader.read(quad, in: image, with: text) else { return nil }
+        return items(in: reading)
     }
 
     /// What one line says: the line as plain text (when wanted and confident), and every phone
     /// number, URL and e-mail address in it with the part of the line it covers.
-    func items(in reading: LineReader.Reading) -> [RecognizedItem] {
+    func items(in reading: LineReader.Reading) -> [LineItem] {
         let line = reading.line
         let lineText = line.text
-        var items: [RecognizedItem] = []
+        var items: [LineItem] = []
+        func add(_ item: RecognizedItem, _ box: PixelRect) {
+            let span = LineReader.span(of: box, in: reading)
+            var item = item
+            item.bounds = LineReader.quad(span, on: reading.quad)
+            items.append(LineItem(item: item, span: span))
+        }
         // Plain text has no validation of its own: demand confidence and a few real characters
         // (noise and texture come out as one- or two-letter "words").
         if options.types.plainText, line.confidence >= settings.minimumLineConfidence,
             lineText.filter({ $0.isLetter || $0.isNumber }).count >= 3
         {
-            items.append(RecognizedItem(
-                kind: .text, payload: lineText, bounds: LineReader.quad(of: line.box, in: reading), confidence: line.confidence))
+            add(RecognizedItem(kind: .text, payload: lineText, bounds: reading.quad, confidence: line.confidence), line.box)
         }
         for match in content.matches(in: lineText) {
             let words = Self.words(of: line, covering: match.utf8Range)
             guard let box = PixelRect.union(words.map(\.box)) else { continue }
-            items.append(RecognizedItem(
+            add(RecognizedItem(
                 kind: .text, contentType: match.contentType, payload: match.payload, transcript: match.transcript,
-                bounds: LineReader.quad(of: box, in: reading),
-                confidence: words.map(\.confidence).reduce(0, +) / Double(words.count)))
+                bounds: reading.quad, confidence: words.map(\.confidence).reduce(0, +) / Double(words.count)), box)
         }
         return items
     }

@@ -66,14 +66,35 @@ public struct LineReader: Sendable {
         return Reading(line: RecognizedLine(words: words, box: box), quad: quad, width: straight.width)
     }
 
-    /// The part of the line's quad that the words of `reading` between columns `box` cover.
-    public static func quad(of box: PixelRect, in reading: Reading) -> Quad {
-        let q = reading.quad
+    /// Where the columns of `box` (in the straightened line `reading` was read from) lie along the
+    /// line, as fractions of its length.
+    public static func span(of box: PixelRect, in reading: Reading) -> ClosedRange<Double> {
         let s0 = max(0, min(1, Double(box.x) / Double(reading.width)))
         let s1 = max(s0, min(1, Double(box.x + box.width) / Double(reading.width)))
+        return s0...s1
+    }
+
+    /// The part of `quad` (a line, top-left first, clockwise) between fractions `span` of its length.
+    public static func quad(_ span: ClosedRange<Double>, on quad: Quad) -> Quad {
         func along(_ a: Point, _ b: Point, _ s: Double) -> Point { Point(x: a.x + (b.x - a.x) * s, y: a.y + (b.y - a.y) * s) }
+        let s0 = span.lowerBound, s1 = span.upperBound
         return Quad(
-            topLeft: along(q.topLeft, q.topRight, s0), topRight: along(q.topLeft, q.topRight, s1),
-            bottomRight: along(q.bottomLeft, q.bottomRight, s1), bottomLeft: along(q.bottomLeft, q.bottomRight, s0))
+            topLeft: along(quad.topLeft, quad.topRight, s0), topRight: along(quad.topLeft, quad.topRight, s1),
+            bottomRight: along(quad.bottomLeft, quad.bottomRight, s1), bottomLeft: along(quad.bottomLeft, quad.bottomRight, s0))
+    }
+}
+
+/// An item read from a line, with where along the line it lies: when the line is found again
+/// elsewhere (the card moved) and not read again, the item is placed on the line's new quad.
+public struct LineItem: Sendable, Equatable {
+    /// Bounds in the pixel coordinates of the image the line was read in.
+    public var item: RecognizedItem
+    public var span: ClosedRange<Double>
+
+    /// The item placed on `line`, the quad its line has now.
+    public func placed(on line: Quad) -> RecognizedItem {
+        var item = item
+        item.bounds = LineReader.quad(span, on: line)
+        return item
     }
 }

@@ -14,11 +14,6 @@ public struct QualitySettings: Sendable, Equatable {
         case .none: 960
         }
     }
-    /// How Tesseract segments the page.
-    public var segmentation: PageSegmentation
-    /// Enlarge the OCR input by this factor when its width is at most `upscaleBelowWidth`.
-    public var ocrUpscale: Double
-    public var upscaleBelowWidth: Int
     /// Retry inverted (light-on-dark) when a scan finds no barcode.
     public var testInvertedBarcodes: Bool
     /// zbar scans every n-th row and column.
@@ -34,28 +29,24 @@ public struct QualitySettings: Sendable, Equatable {
         switch level {
         case .fast:
             self.init(
-                processingWidth: 640, segmentation: .sparseText, ocrUpscale: 1, upscaleBelowWidth: 0,
+                processingWidth: 640,
                 testInvertedBarcodes: false, barcodeScanDensity: 2, minimumLineConfidence: 0.7)
         case .balanced:
             self.init(
-                processingWidth: 1280, segmentation: .sparseText, ocrUpscale: 1.5, upscaleBelowWidth: 800,
+                processingWidth: 1280,
                 testInvertedBarcodes: true, barcodeScanDensity: 1, minimumLineConfidence: 0.6)
         case .accurate:
             self.init(
-                processingWidth: nil, segmentation: .sparseText, ocrUpscale: 2, upscaleBelowWidth: 1400,
+                processingWidth: nil,
                 testInvertedBarcodes: true, barcodeScanDensity: 1, minimumLineConfidence: 0.5)
         }
     }
 
     public init(
-        processingWidth: Int?, segmentation: PageSegmentation, ocrUpscale: Double, upscaleBelowWidth: Int,
-        testInvertedBarcodes: Bool, barcodeScanDensity: Int, minimumLineConfidence: Double
+        processingWidth: Int?, testInvertedBarcodes: Bool, barcodeScanDensity: Int, minimumLineConfidence: Double
     ) {
         self.barcodeScanDensity = barcodeScanDensity
         self.processingWidth = processingWidth
-        self.segmentation = segmentation
-        self.ocrUpscale = ocrUpscale
-        self.upscaleBelowWidth = upscaleBelowWidth
         self.testInvertedBarcodes = testInvertedBarcodes
         self.minimumLineConfidence = minimumLineConfidence
     }

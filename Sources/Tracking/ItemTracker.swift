@@ -12,13 +12,20 @@ public struct FrameObservations: Sendable {
     /// The text is the previous reading carried over to an unchanged frame: it keeps the items alive
     /// but is no new evidence (the same pixels read again would only repeat any misreading).
     public var textIsRepeat: Bool
+    /// Text seen on this pass but not read again (a line read before, found again where it moved
+    /// to): it keeps its item alive and moves its bounds, but is no new evidence.
+    public var textCarried: [RecognizedItem]
 
-    public init(frame: Int, time: Double, barcodes: [RecognizedItem]?, text: [RecognizedItem]?, textIsRepeat: Bool = false) {
+    public init(
+        frame: Int, time: Double, barcodes: [RecognizedItem]?, text: [RecognizedItem]?, textIsRepeat: Bool = false,
+        textCarried: [RecognizedItem] = []
+    ) {
         self.frame = frame
         self.time = time
         self.barcodes = barcodes
         self.text = text
         self.textIsRepeat = textIsRepeat
+        self.textCarried = textCarried
     }
 }
 
@@ -54,12 +61,6 @@ public struct ItemTracker: Sendable {
         self.makeID = makeID
     }
 
-    /// Where text is waiting for a confirming read: OCR should look there again even if the frame
-    /// looks unchanged.
-    public var pendingTextAreas: [Quad] {
-        tracks.filter { $0.isText && !$0.live }.map(\.item.bounds)
-    }
-
     /// The items clients know about, in reading order.
     public var liveItems: [TrackedItem] {
         tracks.filter(\.live).map(Self.tracked).sorted { RecognizedItem.readingOrder($0.item, $1.item) }
@@ -73,13 +74,18 @@ public struct ItemTracker: Sendable {
             for observation in barcodes { actions += observeBarcode(observation, observations) }
         }
         if let text = observations.text, observations.textIsRepeat {
-            for observation in text { refreshText(observation, observations) }
+            for observation in text + observations.textCarried { actions += refreshText(observation, observations).actions }
         } else if let text = observations.text {
             let before = Set(tracks.indices.filter { tracks[$0].isText })
             var matched = Set<Int>()
             for observation in text {
                 let (index, result) = observeText(observation, observations)
                 matched.insert(index)
+                actions += result
+            }
+            for observation in observations.textCarried {
+                let (index, result) = refreshText(observation, observations)
+                if let index { matched.insert(index) }
                 actions += result
             }
             // An OCR pass that did not see a line is a vote against it.
@@ -143,13 +149,21 @@ public struct ItemTracker: Sendable {
         return (index, promoteIfReady(index, frame))
     }
 
-    /// A repeated reading keeps the matching track alive, nothing more.
-    private mutating func refreshText(_ observation: RecognizedItem, _ frame: FrameObservations) {
+    /// A reading repeated or carried over keeps the matching track alive and moves it, nothing more:
+    /// no evidence is recorded, so a misreading carried along never confirms itself.
+    private mutating func refreshText(_ observation: RecognizedItem, _ frame: FrameObservations) -> (index: Int?, actions: [TrackerAction]) {
         guard let index = tracks.indices.first(where: { i in
             !tracks[i].matchedThisFrame && tracks[i].isText && tracks[i].item.contentType == observation.contentType
                 && Self.overlap(tracks[i].item.bounds, observation.bounds) > 0.3
-        }) else { return }
+        }) else { return (nil, []) }
+        tracks[index].item.bounds = observation.bounds
         touch(index, frame)
+        guard tracks[index].live else { return (index, []) }
+        let moved = zip(tracks[index].item.bounds.corners, tracks[index].reportedBounds.corners)
+            .contains { $0.distance(to: $1) > configuration.moveThreshold }
+        guard moved else { return (index, []) }
+        markReported(&tracks[index])
+        return (index, [.updated(Self.tracked(tracks[index]))])
     }
 
     // MARK: Lifecycle
@@ -174,7 +188,8 @@ public struct ItemTracker: Sendable {
         var track = tracks[index]
         if let evidence = track.evidence {
             guard let consensus = evidence.consensus(preferring: track.live ? track.reportedPayload : nil) else { return [] }
-            if !track.live && consensus.support < configuration.textAgreement { return [] }
+            // Added when enough reads agree and no competing reading at the same place comes close.
+            if !track.live && min(consensus.support, consensus.lead) < configuration.textAgreement { return [] }
             track.item.payload = consensus.read.payload
             track.item.transcript = consensus.read.transcript
             track.item.confidence = consensus.read.confidence

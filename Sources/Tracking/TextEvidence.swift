@@ -32,10 +32,13 @@ public struct TextEvidence: Sendable, Equatable {
         if reads.count > window { reads.removeFirst(reads.count - window) }
     }
 
-    /// The agreed reading and its support: the smallest number of reads that agree on any one
-    /// character of it. `preferring` (the reading clients already have) wins ties, so evidence that
-    /// is split evenly never makes a reported item flip back and forth.
-    public func consensus(preferring current: String? = nil) -> (read: Read, support: Int)? {
+    /// The agreed reading, its support — the smallest number of reads that agree on any one
+    /// character of it — and its lead: the smallest margin, at any one character, of the reads that
+    /// agree over the reads that do not (a read of another length disagrees everywhere). A misread
+    /// seen twice has support 2, but with the right reading seen once at the same place its lead is
+    /// 1: contested, so it waits. `preferring` (the reading clients already have) wins ties, so
+    /// evidence that is split evenly never makes a reported item flip back and forth.
+    public func consensus(preferring current: String? = nil) -> (read: Read, support: Int, lead: Int)? {
         let present = reads.compactMap { $0 }
         guard !present.isEmpty else { return nil }
         // Vote among the largest group of equal-length reads (a dropped or doubled character changes
@@ -49,12 +52,14 @@ public struct TextEvidence: Sendable, Equatable {
             else { tied.keys.max()! }
         let group = groups[length]!.map { Array($0.payload) }
         let preferred = current.map(Array.init).flatMap { $0.count == length ? $0 : nil }
+        var lead = Int.max
         var voted: [Character] = []
         var support = Int.max
         for position in 0..<length {
             var tally: [Character: Int] = [:]
             for chars in group { tally[chars[position], default: 0] += 1 }
             let top = tally.values.max()!
+            lead = min(lead, top - (present.count - top))
             let winners = Set(tally.filter { $0.value == top }.keys)
             let newest = group.last![position]
             let choice = preferred.map { winners.contains($0[position]) ? $0[position] : nil } ?? nil
@@ -73,11 +78,11 @@ public struct TextEvidence: Sendable, Equatable {
             let mode = copies[newest.payload]!
             var read = newest
             read.confidence = mode.map(\.confidence).reduce(0, +) / Double(mode.count)
-            return (read, mode.count)
+            return (read, mode.count, mode.count - (present.count - mode.count))
         }
         let agreeing = present.filter { Self.distance($0.payload, votedString) <= 1 }
         read.confidence = agreeing.map(\.confidence).reduce(0, +) / Double(agreeing.count)
-        return (read, support)
+        return (read, support, lead)
     }
 
     /// Hamming distance for equal lengths; `Int.max` otherwise.

@@ -115,6 +115,5 @@ import Testing
         #expect(fast.liveProcessingWidth == 480 && balanced.liveProcessingWidth == 640 && accurate.liveProcessingWidth == 960)
         #expect(fast.barcodeScanDensity > balanced.barcodeScanDensity)
         #expect(!fast.testInvertedBarcodes && balanced.testInvertedBarcodes)
-        #expect(accurate.ocrUpscale > balanced.ocrUpscale)
     }
 }

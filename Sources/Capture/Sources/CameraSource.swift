@@ -136,7 +136,12 @@ public final class CameraSource: FrameSource {
                     let image = try decoder.decode(
                         raw.bytes, format: raw.format.format, width: raw.format.width, height: raw.format.height,
                         bytesPerLine: raw.bytesPerLine, targetWidth: configuration.processingWidth)
-                    return Frame(index: 0, image: image, format: raw.format.format)
+                    // Reduced: keep the bytes for text (MJPEG only; a full-size raw frame is megabytes,
+                    // and its reduction is a cheap decimation that text then reads from).
+                    let encoded = image.scale < 1 && raw.format.format == .mjpeg
+                        ? EncodedFrame(bytes: Data(raw.bytes), format: .mjpeg, width: raw.format.width, height: raw.format.height, bytesPerLine: raw.bytesPerLine)
+                        : nil
+                    return Frame(index: 0, image: image, format: raw.format.format, encoded: encoded)
                 }
                 syncStatistics(device)
                 guard var frame else { continue }

@@ -1,3 +1,4 @@
+import Foundation
 import ImageDecoding
 import ScannerCore
 
@@ -9,11 +10,55 @@ public struct Frame: Sendable {
     public var image: DecodedImage
     /// The camera format the frame arrived in; nil for still images.
     public var format: PixelFormat?
+    /// The frame as the source had it, kept when `image` was reduced: text recognition reads small
+    /// print from every pixel the camera sent, a few times a second, while barcodes are scanned on
+    /// the reduced image on every frame. An MJPEG frame is ~100 KB; decoding it again costs only the
+    /// passes that read.
+    public var encoded: EncodedFrame?
 
-    public init(index: Int, image: DecodedImage, format: PixelFormat?) {
+    public init(index: Int, image: DecodedImage, format: PixelFormat?, encoded: EncodedFrame? = nil) {
         self.index = index
         self.image = image
         self.format = format
+        self.encoded = encoded
+    }
+
+    /// The frame at its full size: `image` itself when it was not reduced, else `encoded` decoded
+    /// again; nil if that fails (the caller reads the reduced image instead).
+    public func fullResolution() -> GrayImage? {
+        guard image.scale < 1, let encoded else { return image.image }
+        return try? encoded.decode().image
+    }
+}
+
+/// A frame's bytes as the source delivered them.
+public struct EncodedFrame: Sendable {
+    public var bytes: Data
+    /// The camera format; nil for an image file (JPEG, PNG, …, told apart by its bytes).
+    public var format: PixelFormat?
+    public var width: Int
+    public var height: Int
+    public var bytesPerLine: Int
+
+    public init(bytes: Data, format: PixelFormat?, width: Int, height: Int, bytesPerLine: Int) {
+        self.bytes = bytes
+        self.format = format
+        self.width = width
+        self.height = height
+        self.bytesPerLine = bytesPerLine
+    }
+
+    /// Decodes at full size (a decoder per call: a turbojpeg handle costs microseconds, a pass tens
+    /// of milliseconds).
+    public func decode() throws(ScannerError) -> DecodedImage {
+        guard let format else { return try ImageDecoder().decode(bytes) }
+        let decoder = try FrameDecoder()
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(ScannerError) in
+                try decoder.decode(raw, format: format, width: width, height: height, bytesPerLine: bytesPerLine, targetWidth: nil)
+            }
+        }
+        return try result.get()
     }
 }
 

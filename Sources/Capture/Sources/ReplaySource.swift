@@ -145,9 +145,9 @@ public final class ReplaySource: FrameSource {
             let position = index % clip.count
             do {
                 if !photos.isEmpty { photos.fulfill(try photo(position)) }
-                let image = try decode(position)
+                let (image, encoded) = try decode(position)
                 counts.withLock { $0.delivered += 1 }
-                return .frame(Frame(index: index, image: image, format: nil))
+                return .frame(Frame(index: index, image: image, format: nil, encoded: encoded))
             } catch {
                 counts.withLock { $0.corrupt += 1 }
                 logger.warning("replay frame skipped", metadata: ["source": "\(name)", "frame": "\(index)", "reason": "\(error)"])
@@ -192,12 +192,20 @@ public final class ReplaySource: FrameSource {
         return Photo(jpeg: isJPEG ? data : nil, luma: isJPEG ? nil : full.image, width: full.sourceWidth, height: full.sourceHeight)
     }
 
-    private func decode(_ position: Int) throws(ScannerError) -> DecodedImage {
+    /// The frame's processing image, and its bytes when that image was reduced (for text).
+    private func decode(_ position: Int) throws(ScannerError) -> (DecodedImage, EncodedFrame?) {
+        let bytes: Data
         switch clip {
         case .files(let urls):
-            return try decoder.decodeFile(atPath: urls[position].path, targetWidth: configuration.processingWidth)
+            let image = try decoder.decodeFile(atPath: urls[position].path, targetWidth: configuration.processingWidth)
+            guard image.scale < 1 else { return (image, nil) }
+            bytes = (try? Data(contentsOf: urls[position])) ?? Data()
+            return (image, bytes.isEmpty ? nil : EncodedFrame(bytes: bytes, format: nil, width: image.sourceWidth, height: image.sourceHeight, bytesPerLine: 0))
         case .concatenated(let data, let ranges):
-            return try decoder.decode(data.subdata(in: ranges[position]), targetWidth: configuration.processingWidth)
+            bytes = data.subdata(in: ranges[position])
+            let image = try decoder.decode(bytes, targetWidth: configuration.processingWidth)
+            guard image.scale < 1 else { return (image, nil) }
+            return (image, EncodedFrame(bytes: bytes, format: nil, width: image.sourceWidth, height: image.sourceHeight, bytesPerLine: 0))
         }
     }
 }

@@ -1,0 +1,120 @@
+import ScannerCore
+
+/// Which detected text lines an OCR pass reads, and what the lines it does not read still say.
+///
+/// Detecting lines is cheap (a few ms a frame); reading one costs Tesseract 6–18 ms. A business card
+/// holds ten lines, a receipt thirty: reading all of them on every pass would make a pass take a
+/// second. So lines are followed from pass to pass by their quads, and only the lines that need it are
+/// read: new lines first, then lines whose reads do not yet agree, then, now and then, lines already
+/// confirmed (a screen can change under a line that stays put). A line that is not read keeps its
+/// last reading, which follows the line's quad, so an item's bounds move with every detection pass.
+///
+/// A pure state machine: detected quads and time in, the lines to read out; readings in.
+public struct LineSchedule<Reading: Sendable>: Sendable {
+    public struct Configuration: Sendable, Equatable {
+        /// At most this many lines are read per pass.
+        public var readsPerPass = 6
+        /// A confirmed line is read again after this many seconds.
+        public var rereadConfirmedAfter = 2.0
+        /// A line not detected for this long is forgotten (one blurred pass must not lose its reads).
+        public var forgetAfter = 0.5
+        /// Two quads are the same line when either holds the other's centre and their heights differ
+        /// by less than this factor. (Box overlap would not do: the boxes of neighbouring tilted
+        /// lines overlap more than a line's box does with itself a moment later.)
+        public var maximumHeightRatio = 1.6
+
+        public init() {}
+    }
+
+    public struct Line: Sendable {
+        public let id: Int
+        /// Where it was detected last, in the caller's coordinates.
+        public var quad: Quad
+        /// The last readings, newest last, with the keys they are compared by.
+        public var reads: [(reading: Reading, key: [String])] = []
+        public var lastRead: Double?
+        public var lastSeen: Double
+
+        /// Its last two reads say the same.
+        public var isConfirmed: Bool {
+            reads.count >= 2 && reads[reads.count - 1].key == reads[reads.count - 2].key
+        }
+
+        public var latest: Reading? { reads.last?.reading }
+    }
+
+    public var configuration: Configuration
+    public private(set) var lines: [Line] = []
+    /// The line each quad of the last `plan` call belongs to (indices into `lines`).
+    public private(set) var current: [Int] = []
+    private var nextID = 0
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Takes this pass's detected quads (top-left first, clockwise) and returns the indices into
+    /// `quads` to read now, most needed first.
+    public mutating func plan(_ quads: [Quad], time: Double) -> [Int] {
+        lines.removeAll { time - $0.lastSeen > configuration.forgetAfter }
+        // Greedy matching, best overlaps first: each known line takes at most one quad.
+        var pairs: [(quad: Int, line: Int, distance: Double)] = []
+        for (q, quad) in quads.enumerated() {
+            for (l, line) in lines.enumerated() {
+                let h = Self.height(of: line.quad), hq = Self.height(of: quad)
+                guard quad.contains(line.quad.center) || line.quad.contains(quad.center),
+                    max(h, hq) / max(1e-9, min(h, hq)) < configuration.maximumHeightRatio
+                else { continue }
+                pairs.append((q, l, quad.center.distance(to: line.quad.center)))
+            }
+        }
+        pairs.sort { $0.distance < $1.distance }
+        var lineOf = [Int?](repeating: nil, count: quads.count)
+        var taken = Set<Int>()
+        for pair in pairs where lineOf[pair.quad] == nil && !taken.contains(pair.line) {
+            lineOf[pair.quad] = pair.line
+            taken.insert(pair.line)
+        }
+        current = []
+        for (q, quad) in quads.enumerated() {
+            if let l = lineOf[q] {
+                lines[l].quad = quad
+                lines[l].lastSeen = time
+                current.append(l)
+            } else {
+                lines.append(Line(id: nextID, quad: quad, lastSeen: time))
+                nextID += 1
+                current.append(lines.count - 1)
+            }
+        }
+        // Never read, then unconfirmed (longest unread first), then confirmed and due.
+        func rank(_ q: Int) -> (Int, Double) {
+            let line = lines[current[q]]
+            guard let lastRead = line.lastRead else { return (0, 0) }
+            return line.isConfirmed ? (2, lastRead) : (1, lastRead)
+        }
+        let due = quads.indices.filter { q in
+            let line = lines[current[q]]
+            guard line.isConfirmed, let lastRead = line.lastRead else { return true }
+            return time - lastRead >= configuration.rereadConfirmedAfter
+        }
+        return Array(due.sorted { rank($0) < rank($1) }.prefix(configuration.readsPerPass))
+    }
+
+    /// What the line of quad `index` (of the last `plan`) read as; `key` is what two reads must share
+    /// to agree (e.g. the typed payloads).
+    public mutating func record(_ reading: Reading, key: [String], forQuad index: Int, time: Double) {
+        let l = current[index]
+        lines[l].reads.append((reading, key))
+        if lines[l].reads.count > 3 { lines[l].reads.removeFirst() }
+        lines[l].lastRead = time
+    }
+
+    /// The line quad `index` of the last `plan` belongs to.
+    public func line(forQuad index: Int) -> Line { lines[current[index]] }
+
+    /// The mean of the quad's left and right sides.
+    static func height(of quad: Quad) -> Double {
+        (quad.bottomLeft.distance(to: quad.topLeft) + quad.bottomRight.distance(to: quad.topRight)) / 2
+    }
+}

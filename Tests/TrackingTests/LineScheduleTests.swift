@@ -1,0 +1,101 @@
+import ScannerCore
+import Testing
+
+@testable import Tracking
+
+@Suite(.timeLimit(.minutes(1))) struct LineScheduleTests {
+    /// A horizontal line of text `height` high with its top-left corner at (x, y).
+    func line(_ x: Double, _ y: Double, width: Double = 200, height: Double = 20) -> Quad {
+        Quad(x: x, y: y, width: width, height: height)
+    }
+
+    func configuration(readsPerPass: Int = 6) -> LineSchedule<String>.Configuration {
+        var c = LineSchedule<String>.Configuration()
+        c.readsPerPass = readsPerPass
+        return c
+    }
+
+    @Test func newLinesAreReadFirstThenUnconfirmedOnesUntilTwoReadsAgree() {
+        var schedule = LineSchedule<String>(configuration: configuration())
+        let quads = [line(10, 10), line(10, 50)]
+        #expect(schedule.plan(quads, time: 0) == [0, 1])
+        schedule.record("a", key: ["a"], forQuad: 0, time: 0)
+        schedule.record("b", key: ["b"], forQuad: 1, time: 0)
+        // Read once: not yet confirmed, read again.
+        #expect(schedule.plan(quads, time: 0.1) == [0, 1])
+        schedule.record("a", key: ["a"], forQuad: 0, time: 0.1)
+        schedule.record("B", key: ["B"], forQuad: 1, time: 0.1)
+        // The first line's reads agree: it rests; the second does not yet.
+        #expect(schedule.plan(quads, time: 0.2) == [1])
+        #expect(schedule.line(forQuad: 0).isConfirmed)
+        #expect(!schedule.line(forQuad: 1).isConfirmed)
+        #expect(schedule.line(forQuad: 0).latest == "a")
+    }
+
+    @Test func aConfirmedLineIsReadAgainAfterAWhile() {
+        var schedule = LineSchedule<String>(configuration: configuration())
+        let quads = [line(10, 10)]
+        for t in [0.0, 0.1] {
+            _ = schedule.plan(quads, time: t)
+            schedule.record("a", key: ["a"], forQuad: 0, time: t)
+        }
+        // Seen on every pass meanwhile, read again only when due.
+        var t = 0.2
+        while t < 0.1 + schedule.configuration.rereadConfirmedAfter - 0.05 {
+            #expect(schedule.plan(quads, time: t) == [], "at \(t) s")
+            t += 0.1
+        }
+        #expect(schedule.plan(quads, time: 0.1 + schedule.configuration.rereadConfirmedAfter) == [0])
+    }
+
+    @Test func aMovingLineKeepsItsReadsAndItsNeighboursStayApart() {
+        var schedule = LineSchedule<String>(configuration: configuration())
+        // Two tilted lines one above the other: their boxes overlap, they are still two lines.
+        func tilted(_ dy: Double) -> Quad {
+            Quad(topLeft: Point(x: 0, y: 100 + dy), topRight: Point(x: 300, y: 20 + dy), bottomRight: Point(x: 305, y: 40 + dy), bottomLeft: Point(x: 5, y: 120 + dy))
+        }
+        _ = schedule.plan([tilted(0), tilted(30)], time: 0)
+        schedule.record("upper", key: ["upper"], forQuad: 0, time: 0)
+        schedule.record("lower", key: ["lower"], forQuad: 1, time: 0)
+        // The card moved down by 6 px and the detector lists the lines the other way round.
+        _ = schedule.plan([tilted(36), tilted(6)], time: 0.1)
+        #expect(schedule.line(forQuad: 0).latest == "lower")
+        #expect(schedule.line(forQuad: 1).latest == "upper")
+        #expect(schedule.line(forQuad: 1).quad == tilted(6), "the reading follows the line")
+        #expect(schedule.lines.count == 2)
+    }
+
+    @Test func aLineOfAnotherSizeAtTheSamePlaceIsANewLine() {
+        var schedule = LineSchedule<String>(configuration: configuration())
+        _ = schedule.plan([line(10, 10, height: 20)], time: 0)
+        schedule.record("small", key: ["small"], forQuad: 0, time: 0)
+        _ = schedule.plan([line(10, 0, height: 45)], time: 0.1)
+        #expect(schedule.line(forQuad: 0).latest == nil)
+    }
+
+    @Test func readsPerPassAreBoundedAndTheLongestWaitingGoFirst() {
+        var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 2))
+        let quads = (0..<5).map { line(10, Double($0) * 40) }
+        #expect(schedule.plan(quads, time: 0) == [0, 1])
+        schedule.record("0", key: ["0"], forQuad: 0, time: 0)
+        schedule.record("1", key: ["1"], forQuad: 1, time: 0)
+        // Never-read lines before read-once ones.
+        #expect(schedule.plan(quads, time: 0.1) == [2, 3])
+        schedule.record("2", key: ["2"], forQuad: 2, time: 0.1)
+        schedule.record("3", key: ["3"], forQuad: 3, time: 0.1)
+        #expect(schedule.plan(quads, time: 0.2) == [4, 0])
+    }
+
+    @Test func aLineUnseenPastTheForgettingTimeStartsOver() {
+        var schedule = LineSchedule<String>(configuration: configuration())
+        _ = schedule.plan([line(10, 10)], time: 0)
+        schedule.record("a", key: ["a"], forQuad: 0, time: 0)
+        // One pass without it (blur, a hand): kept.
+        _ = schedule.plan([], time: 0.2)
+        _ = schedule.plan([line(10, 10)], time: 0.3)
+        #expect(schedule.line(forQuad: 0).latest == "a")
+        _ = schedule.plan([], time: 0.4)
+        _ = schedule.plan([line(10, 10)], time: 0.4 + schedule.configuration.forgetAfter + 0.01)
+        #expect(schedule.line(forQuad: 0).latest == nil)
+    }
+}
