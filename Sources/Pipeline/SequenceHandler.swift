@@ -140,9 +140,7 @@ final class TextStage: @unchecked Sendable {
     ///   - time: the trackers' clock, seconds.
     func read(_ image: GrayImage, detail: () -> GrayImage? = { nil }, time: Double) -> Reading? {
         let thumbnail = FrameMetrics.thumbnail(image)
-        if let last = lastThumbnail, FrameMetrics.difference(last, thumbnail) < configuration.unchangedBelow,
-            schedule.current.allSatisfy({ schedule.lines[$0].isConfirmed })
-        {
+        if let last = lastThumbnail, FrameMetrics.difference(last, thumbnail) < configuration.unchangedBelow, !schedule.hasPendingLines {
             // The same pixels, read and agreed on: reading them again would only repeat any misreading.
             skippedUnchanged += 1
             var repeated = lastReading
@@ -157,7 +155,7 @@ final class TextStage: @unchecked Sendable {
         lastThumbnail = thumbnail
         let full = detail() ?? image
         let quads = scanner.textLines(in: full)
-        let chosen = schedule.plan(quads, time: time)
+        let chosen = schedule.plan(quads, signatures: quads.map { scanner.lineSignature($0, in: full) }, time: time)
         for index in chosen {
             let items = scanner.readLine(quads[index], in: full) ?? []
             linesRead += 1

@@ -108,6 +108,11 @@ public final class ImageScanner {
         return lineReader.lines(in: region).map { $0.quad.map { Point(x: $0.x + Double(roi.x), y: $0.y + Double(roi.y)) } }
     }
 
+    /// A coarse picture of the line at `quad`, to tell whether it changed (`LineReader.signature`).
+    public func lineSignature(_ quad: Quad, in image: GrayImage) -> [Double] {
+        lineReader.signature(of: quad, in: image)
+    }
+
     /// What the line at `quad` (pixel coordinates of `image`) says; nil when nothing was read.
     public func readLine(_ quad: Quad, in image: GrayImage) -> [LineItem]? {
         guard let text, let reading = lineReader.read(quad, in: image, with: text) else { return nil }

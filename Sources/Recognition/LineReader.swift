@@ -66,6 +66,29 @@ public struct LineReader: Sendable {
         return Reading(line: RecognizedLine(words: words, box: box), quad: quad, width: straight.width)
     }
 
+    /// A coarse picture of the line at `quad` for telling whether it changed since it was read:
+    /// 3 × 16 cell means of the straightened line, normalized to zero mean and unit spread (so a
+    /// change of exposure is no change). Cell means, not samples, so hand jitter of a pixel or two
+    /// changes little.
+    public func signature(of quad: Quad, in image: GrayImage) -> [Double] {
+        let rows = 3, columns = 16, cell = 6
+        let small = image.rectified(quad, height: rows * cell)
+        guard small.width >= columns else { return [] }
+        var means = [Double](repeating: 0, count: rows * columns)
+        var counts = [Int](repeating: 0, count: rows * columns)
+        for y in 0..<small.height {
+            for x in 0..<small.width {
+                let i = (y / cell) * columns + min(columns - 1, x * columns / small.width)
+                means[i] += Double(small.pixels[y * small.stride + x])
+                counts[i] += 1
+            }
+        }
+        for i in means.indices { means[i] /= Double(max(1, counts[i])) }
+        let mean = means.reduce(0, +) / Double(means.count)
+        let spread = max(4, (means.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(means.count)).squareRoot())
+        return means.map { ($0 - mean) / spread }
+    }
+
     /// Where the columns of `box` (in the straightened line `reading` was read from) lie along the
     /// line, as fractions of its length.
     public static func span(of box: PixelRect, in reading: Reading) -> ClosedRange<Double> {

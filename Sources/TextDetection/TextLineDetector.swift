@@ -240,7 +240,10 @@ public struct TextLineDetector: Sendable {
         return allComponents(mask, image: image, polarity: polarity).filter { g in
             let fill = Double(g.pixels) / Double(g.width * g.height)
             return g.height >= configuration.minimumGlyphHeight && g.height <= Int(Double(h) * configuration.maximumGlyphHeightFraction)
-                && g.width >= 2 && g.width <= g.height * 40 && fill > 0.12 && fill < 0.95
+                && g.width <= g.height * 40 && fill > 0.12
+                // Solid blobs are not glyphs, but a thin upright stroke ("l", "1", "I" in small print,
+                // a pixel or two wide) is solid too, and dropping it splits "kestrel-labs" in two.
+                && (fill < 0.95 || g.width * 3 <= g.height)
         }
     }
 
@@ -299,7 +302,7 @@ public struct TextLineDetector: Sendable {
         var bestLeft: [Int: (from: Int, distance: Double)] = [:]
         for (position, i) in order.enumerated() {
             let a = glyphs[i]
-            let reach = Double(a.maxX) + Double(a.height) * 1.5
+            let reach = Double(a.maxX) + Double(a.height) * 1.5 * 2.6  // the largest gap to a glyph up to 2.6× as tall
             var best: (j: Int, distance: Double)?
             for j in order[(position + 1)...] {
                 let b = glyphs[j]
@@ -312,7 +315,7 @@ public struct TextLineDetector: Sendable {
                 let gap = Double(b.minX - a.maxX)
                 // The next glyph of a line starts where this one ends (a little overlap for kerning
                 // and italics): a word of the line below, starting further left, is not the next.
-                guard gap <= 1.3 * max(ha, hb), gap >= -0.25 * min(ha, hb) else { continue }
+                guard gap <= 1.5 * max(ha, hb), gap >= -0.25 * min(ha, hb) else { continue }
                 let distance = max(0, gap) + 2 * abs(dy)
                 if best == nil || distance < best!.distance { best = (j, distance) }
             }

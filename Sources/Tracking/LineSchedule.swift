@@ -18,10 +18,17 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         public var rereadConfirmedAfter = 2.0
         /// A line not detected for this long is forgotten (one blurred pass must not lose its reads).
         public var forgetAfter = 0.5
-        /// Two quads are the same line when either holds the other's centre and their heights differ
-        /// by less than this factor. (Box overlap would not do: the boxes of neighbouring tilted
-        /// lines overlap more than a line's box does with itself a moment later.)
+        /// Two quads are the same line when either holds the other's centre and their heights and
+        /// lengths differ by less than these factors. (Box overlap would not do: the boxes of
+        /// neighbouring tilted lines overlap more than a line's box does with itself a moment later.)
+        /// A line found whole on one pass and in two pieces on the next is not the same line: each
+        /// piece is read, not given the whole line's reading.
         public var maximumHeightRatio = 1.6
+        public var maximumLengthRatio = 1.25
+        /// A line whose appearance (`plan`'s signatures) differs from when it was last read by more
+        /// than this (mean absolute difference of the normalized signatures) is read again at once:
+        /// new text in the same place, as when a phone screen changes.
+        public var maximumAppearanceChange = 0.6
 
         public init() {}
     }
@@ -34,6 +41,9 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         public var reads: [(reading: Reading, key: [String])] = []
         public var lastRead: Double?
         public var lastSeen: Double
+        /// Its appearance now, and when it was last read.
+        public var signature: [Double] = []
+        public var signatureRead: [Double] = []
 
         /// Its last two reads say the same.
         public var isConfirmed: Bool {
@@ -53,17 +63,21 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         self.configuration = configuration
     }
 
-    /// Takes this pass's detected quads (top-left first, clockwise) and returns the indices into
-    /// `quads` to read now, most needed first.
-    public mutating func plan(_ quads: [Quad], time: Double) -> [Int] {
+    /// Takes this pass's detected quads (top-left first, clockwise) and, optionally, a signature of
+    /// each (see `LineReader.signature`), and returns the indices into `quads` to read now, most
+    /// needed first.
+    public mutating func plan(_ quads: [Quad], signatures: [[Double]] = [], time: Double) -> [Int] {
+        precondition(signatures.isEmpty || signatures.count == quads.count)
         lines.removeAll { time - $0.lastSeen > configuration.forgetAfter }
         // Greedy matching, best overlaps first: each known line takes at most one quad.
         var pairs: [(quad: Int, line: Int, distance: Double)] = []
         for (q, quad) in quads.enumerated() {
             for (l, line) in lines.enumerated() {
                 let h = Self.height(of: line.quad), hq = Self.height(of: quad)
+                let length = Self.length(of: line.quad), lengthQ = Self.length(of: quad)
                 guard quad.contains(line.quad.center) || line.quad.contains(quad.center),
-                    max(h, hq) / max(1e-9, min(h, hq)) < configuration.maximumHeightRatio
+                    max(h, hq) / max(1e-9, min(h, hq)) < configuration.maximumHeightRatio,
+                    max(length, lengthQ) / max(1e-9, min(length, lengthQ)) < configuration.maximumLengthRatio
                 else { continue }
                 pairs.append((q, l, quad.center.distance(to: line.quad.center)))
             }
@@ -86,16 +100,17 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
                 nextID += 1
                 current.append(lines.count - 1)
             }
+            if !signatures.isEmpty { lines[current[q]].signature = signatures[q] }
         }
-        // Never read, then unconfirmed (longest unread first), then confirmed and due.
+        // Never read, then unconfirmed or changed (longest unread first), then confirmed and due.
         func rank(_ q: Int) -> (Int, Double) {
             let line = lines[current[q]]
             guard let lastRead = line.lastRead else { return (0, 0) }
-            return line.isConfirmed ? (2, lastRead) : (1, lastRead)
+            return needsReading(line) ? (1, lastRead) : (2, lastRead)
         }
         let due = quads.indices.filter { q in
             let line = lines[current[q]]
-            guard line.isConfirmed, let lastRead = line.lastRead else { return true }
+            guard !needsReading(line), let lastRead = line.lastRead else { return true }
             return time - lastRead >= configuration.rereadConfirmedAfter
         }
         return Array(due.sorted { rank($0) < rank($1) }.prefix(configuration.readsPerPass))
@@ -108,10 +123,29 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         lines[l].reads.append((reading, key))
         if lines[l].reads.count > 3 { lines[l].reads.removeFirst() }
         lines[l].lastRead = time
+        lines[l].signatureRead = lines[l].signature
+    }
+
+    /// Whether any line of the last `plan` still needs reading.
+    public var hasPendingLines: Bool {
+        current.contains { needsReading(lines[$0]) }
+    }
+
+    /// Not read yet, its reads do not agree yet, or it looks different from when it was last read.
+    func needsReading(_ line: Line) -> Bool {
+        guard line.isConfirmed else { return true }
+        guard line.signature.count == line.signatureRead.count, !line.signature.isEmpty else { return false }
+        let difference = zip(line.signature, line.signatureRead).map { abs($0 - $1) }.reduce(0, +) / Double(line.signature.count)
+        return difference > configuration.maximumAppearanceChange
     }
 
     /// The line quad `index` of the last `plan` belongs to.
     public func line(forQuad index: Int) -> Line { lines[current[index]] }
+
+    /// The mean of the quad's top and bottom sides.
+    static func length(of quad: Quad) -> Double {
+        (quad.topRight.distance(to: quad.topLeft) + quad.bottomRight.distance(to: quad.bottomLeft)) / 2
+    }
 
     /// The mean of the quad's left and right sides.
     static func height(of quad: Quad) -> Double {

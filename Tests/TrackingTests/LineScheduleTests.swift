@@ -73,6 +73,35 @@ import Testing
         #expect(schedule.line(forQuad: 0).latest == nil)
     }
 
+    @Test func aLineFoundInPiecesIsReadAgainNotGivenTheWholeLinesReading() {
+        var schedule = LineSchedule<String>(configuration: configuration())
+        _ = schedule.plan([line(10, 10, width: 300)], time: 0)
+        schedule.record("priya@kestrel-labs.co.uk", key: ["email"], forQuad: 0, time: 0)
+        // The next pass finds the left half and the right half: both are new lines, read now.
+        #expect(schedule.plan([line(10, 10, width: 140), line(160, 10, width: 150)], time: 0.1) == [0, 1])
+        #expect(schedule.line(forQuad: 0).latest == nil && schedule.line(forQuad: 1).latest == nil)
+        // A little longer (perspective, a hand turning the card) is still the same line.
+        _ = schedule.plan([line(10, 10, width: 300)], time: 0.2)
+        _ = schedule.plan([line(8, 10, width: 320)], time: 0.3)
+        #expect(schedule.lines.count == 3, "\(schedule.lines.map(\.quad))")
+    }
+
+    @Test func aConfirmedLineThatLooksDifferentIsReadAgainAtOnce() {
+        var schedule = LineSchedule<String>(configuration: configuration())
+        let quads = [line(10, 10)]
+        let before: [Double] = [1, -1, 1, -1], after: [Double] = [-1, 1, -1, 1], jittered: [Double] = [0.9, -0.8, 1.1, -1]
+        for t in [0.0, 0.1] {
+            _ = schedule.plan(quads, signatures: [before], time: t)
+            schedule.record("old", key: ["old"], forQuad: 0, time: t)
+        }
+        #expect(schedule.plan(quads, signatures: [jittered], time: 0.2) == [], "a small change is the same text")
+        #expect(!schedule.hasPendingLines)
+        #expect(schedule.plan(quads, signatures: [after], time: 0.3) == [0], "new text in the same place")
+        #expect(schedule.hasPendingLines)
+        schedule.record("new", key: ["new"], forQuad: 0, time: 0.3)
+        #expect(schedule.plan(quads, signatures: [after], time: 0.4) == [0], "read until two reads agree")
+    }
+
     @Test func readsPerPassAreBoundedAndTheLongestWaitingGoFirst() {
         var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 2))
         let quads = (0..<5).map { line(10, Double($0) * 40) }
