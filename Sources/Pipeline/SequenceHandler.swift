@@ -154,8 +154,10 @@ final class TextStage: @unchecked Sendable {
         passes += 1
         lastThumbnail = thumbnail
         let full = detail() ?? image
-        let quads = scanner.textLines(in: full)
-        let chosen = schedule.plan(quads, signatures: quads.map { scanner.lineSignature($0, in: full) }, time: time)
+        let lines = scanner.textLines(in: full)
+        let quads = lines.map(\.quad)
+        let chosen = schedule.plan(
+            quads, signatures: quads.map { scanner.lineSignature($0, in: full) }, priorities: lines.map { Double($0.glyphs) }, time: time)
         for index in chosen {
             let items = scanner.readLine(quads[index], in: full) ?? []
             linesRead += 1

@@ -3,6 +3,13 @@ import ContentTypes
 import ScannerCore
 import TextRecognition
 
+/// A line of text found in an image: its corners (pixel coordinates, top-left first, clockwise) and
+/// how many glyph candidates it was built from (a line of many is more likely to say something).
+public struct TextLine: Sendable, Equatable {
+    public var quad: Quad
+    public var glyphs: Int
+}
+
 /// What to scan for and how: VisionKit's scanner configuration for one image.
 public struct ScanOptions: Sendable, Equatable {
     public var types: RecognitionTypes
@@ -100,12 +107,14 @@ public final class ImageScanner {
 
     /// The text lines in `image` within the region of interest, in `image`'s pixel coordinates
     /// (none when no text type is wanted or the region has no contrast to read).
-    public func textLines(in image: GrayImage) -> [Quad] {
+    public func textLines(in image: GrayImage) -> [TextLine] {
         guard text != nil else { return [] }
         let roi = options.regionOfInterest.pixelRect(width: image.width, height: image.height)
         let region = image.cropped(to: roi)
         guard region.contrastSpread() >= settings.minimumContrastForText else { return [] }
-        return lineReader.lines(in: region).map { $0.quad.map { Point(x: $0.x + Double(roi.x), y: $0.y + Double(roi.y)) } }
+        return lineReader.lines(in: region).map { line in
+            TextLine(quad: line.quad.map { Point(x: $0.x + Double(roi.x), y: $0.y + Double(roi.y)) }, glyphs: line.glyphs)
+        }
     }
 
     /// A coarse picture of the line at `quad`, to tell whether it changed (`LineReader.signature`).

@@ -66,8 +66,12 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     /// Takes this pass's detected quads (top-left first, clockwise) and, optionally, a signature of
     /// each (see `LineReader.signature`), and returns the indices into `quads` to read now, most
     /// needed first.
-    public mutating func plan(_ quads: [Quad], signatures: [[Double]] = [], time: Double) -> [Int] {
+    ///
+    /// `priorities` (optional, higher first) order lines within the same need, e.g. a line's glyph
+    /// count: of thirty new lines on a receipt, the long ones are read before specks and edges.
+    public mutating func plan(_ quads: [Quad], signatures: [[Double]] = [], priorities: [Double] = [], time: Double) -> [Int] {
         precondition(signatures.isEmpty || signatures.count == quads.count)
+        precondition(priorities.isEmpty || priorities.count == quads.count)
         lines.removeAll { time - $0.lastSeen > configuration.forgetAfter }
         // Greedy matching, best overlaps first: each known line takes at most one quad.
         var pairs: [(quad: Int, line: Int, distance: Double)] = []
@@ -102,11 +106,16 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             }
             if !signatures.isEmpty { lines[current[q]].signature = signatures[q] }
         }
-        // Never read, then unconfirmed or changed (longest unread first), then confirmed and due.
-        func rank(_ q: Int) -> (Int, Double) {
+        // First the lines that said something and need a second read to be believed (what makes an
+        // item appear), then lines never read, then other lines that need reading, then confirmed
+        // lines that are due. A scene full of new specks (a cluttered desk moving behind the card)
+        // must not keep the card's lines from their confirming reads.
+        func rank(_ q: Int) -> (Int, Double, Double) {
             let line = lines[current[q]]
-            guard let lastRead = line.lastRead else { return (0, 0) }
-            return needsReading(line) ? (1, lastRead) : (2, lastRead)
+            let priority = priorities.isEmpty ? 0 : -priorities[q]
+            guard let lastRead = line.lastRead else { return (1, priority, 0) }
+            guard needsReading(line) else { return (3, lastRead, priority) }
+            return line.reads.last?.key.isEmpty == false ? (0, lastRead, priority) : (2, lastRead, priority)
         }
         let due = quads.indices.filter { q in
             let line = lines[current[q]]

@@ -61,7 +61,7 @@ import Tracking
         let s = handler.statistics
         #expect(s.ocrPasses == before.ocrPasses + 1, "\(s)")
         let scanner = try ImageScanner(options: handler.configuration.options)
-        let top = scanner.textLines(in: changed).filter { $0.boundingBox.minY < 64 }.count
+        let top = scanner.textLines(in: changed).filter { $0.quad.boundingBox.minY < 64 }.count
         #expect(top >= 1 && top < scanner.textLines(in: card).count, "the change touches some of the lines")
         #expect(s.ocrLinesRead - before.ocrLinesRead == top, "only the changed lines are read: \(s)")
     }

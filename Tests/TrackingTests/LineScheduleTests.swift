@@ -108,11 +108,20 @@ import Testing
         #expect(schedule.plan(quads, time: 0) == [0, 1])
         schedule.record("0", key: ["0"], forQuad: 0, time: 0)
         schedule.record("1", key: ["1"], forQuad: 1, time: 0)
-        // Never-read lines before read-once ones.
-        #expect(schedule.plan(quads, time: 0.1) == [2, 3])
-        schedule.record("2", key: ["2"], forQuad: 2, time: 0.1)
-        schedule.record("3", key: ["3"], forQuad: 3, time: 0.1)
-        #expect(schedule.plan(quads, time: 0.2) == [4, 0])
+        // Lines that said something go first, to be confirmed; then never-read lines.
+        #expect(schedule.plan(quads, time: 0.1) == [0, 1])
+        schedule.record("0", key: ["0"], forQuad: 0, time: 0.1)
+        schedule.record("", key: [], forQuad: 1, time: 0.1)
+        #expect(schedule.plan(quads, time: 0.2) == [2, 3], "line 0 is confirmed, line 1 said nothing")
+        schedule.record("", key: [], forQuad: 2, time: 0.2)
+        schedule.record("3", key: ["3"], forQuad: 3, time: 0.2)
+        #expect(schedule.plan(quads, time: 0.3) == [3, 4], "line 3 to confirm, then the last new one")
+    }
+
+    @Test func amongEquallyNeedyLinesTheHigherPriorityGoesFirst() {
+        var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 2))
+        let quads = (0..<4).map { line(10, Double($0) * 40) }
+        #expect(schedule.plan(quads, priorities: [3, 20, 2, 12], time: 0) == [1, 3])
     }
 
     @Test func aLineUnseenPastTheForgettingTimeStartsOver() {
