@@ -42,8 +42,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var languages = ["eng"]
 
     // tracking (nil: the quality level's value)
-    public var gracePeriod = 1.0
-    public var textGracePeriod = 1.5
+    public var gracePeriod = 0.8
+    public var textGracePeriod = 0.8
     public var moveThreshold = 0.02
     public var weakBarcodeConfirmations = 2
     public var textAgreement: Int?

@@ -133,7 +133,7 @@ public enum SettingsSchema {
     static let tracking: [SettingKey] = [
         SettingKey(name: "tracking.grace-period", summary: "seconds a barcode may go unseen before it is removed", live: true,
                    read: { v, s throws(ValueProblem) in s.gracePeriod = try number(v, above: 0, atMost: 60) }, show: { format($0.gracePeriod) }),
-        SettingKey(name: "tracking.text-grace-period", summary: "the same for text (read a few times a second, so longer)", live: true,
+        SettingKey(name: "tracking.text-grace-period", summary: "the same for text (its lines are looked for on every OCR pass, several a second)", live: true,
                    read: { v, s throws(ValueProblem) in s.textGracePeriod = try number(v, above: 0, atMost: 60) }, show: { format($0.textGracePeriod) }),
         SettingKey(name: "tracking.move-threshold", summary: "an item is updated when a corner moved more than this (normalized units)", live: true,
                    read: { v, s throws(ValueProblem) in s.moveThreshold = try number(v, above: 0, atMost: 1) }, show: { format($0.moveThreshold) }),

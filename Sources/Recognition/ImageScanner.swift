@@ -158,7 +158,7 @@ public final class ImageScanner {
     }
 
     /// The words of `line` whose bytes overlap `range` of `line.text` (words joined by one space).
-    static func words(of line: RecognizedLine, covering range: Range<Int>) -> [RecognizedWord] {
+    public static func words(of line: RecognizedLine, covering range: Range<Int>) -> [RecognizedWord] {
         var offset = 0
         var covered: [RecognizedWord] = []
         for word in line.words {

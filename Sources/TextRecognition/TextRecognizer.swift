@@ -7,11 +7,15 @@ public struct RecognizedWord: Sendable, Equatable {
     public var box: PixelRect
     /// 0…1 (Tesseract reports 0…100).
     public var confidence: Double
+    /// The confidence of its least certain character, 0…1: a word read well but for one character
+    /// ("Ho@…" where a thumb covers "hel") has a fair word confidence and one very low character.
+    public var weakestCharacter: Double
 
-    public init(text: String, box: PixelRect, confidence: Double) {
+    public init(text: String, box: PixelRect, confidence: Double, weakestCharacter: Double? = nil) {
         self.text = text
         self.box = box
         self.confidence = confidence
+        self.weakestCharacter = weakestCharacter ?? confidence
     }
 }
 
@@ -129,6 +133,21 @@ public final class TextRecognizer {
         TessBaseAPIDelete(api)
     }
 
+    /// The word the iterator is at, or nil for an empty one.
+    private static func word(_ iterator: OpaquePointer, _ page: OpaquePointer?) -> RecognizedWord? {
+        guard let cText = TessResultIteratorGetUTF8Text(iterator, RIL_WORD) else { return nil }
+        let text = String(cString: cText)
+        TessDeleteText(cText)
+        let trimmed = text.trimmingWhitespace()
+        guard !trimmed.isEmpty else { return nil }
+        var left: Int32 = 0, top: Int32 = 0, right: Int32 = 0, bottom: Int32 = 0
+        guard TessPageIteratorBoundingBox(page, RIL_WORD, &left, &top, &right, &bottom) != 0 else { return nil }
+        let confidence = min(max(Double(TessResultIteratorConfidence(iterator, RIL_WORD)) / 100, 0), 1)
+        return RecognizedWord(
+            text: trimmed, box: PixelRect(x: Int(left), y: Int(top), width: Int(right - left), height: Int(bottom - top)),
+            confidence: confidence, weakestCharacter: 1)
+    }
+
     /// Reads the text in `image` and returns its lines in Tesseract's reading order.
     public func recognize(_ image: GrayImage, segmentation: PageSegmentation = .sparseText) -> [RecognizedLine] {
         TessBaseAPISetPageSegMode(api, TessPageSegMode(rawValue: UInt32(segmentation.rawValue)))
@@ -145,26 +164,30 @@ public final class TextRecognizer {
 
         var lines: [RecognizedLine] = []
         var current: [RecognizedWord] = []
+        var word: RecognizedWord?
+        func finishWord() {
+            if let word { current.append(word) }
+            word = nil
+        }
         func finishLine() {
+            finishWord()
             guard let box = PixelRect.union(current.map(\.box)) else { return }
             lines.append(RecognizedLine(words: current, box: box))
             current = []
         }
+        // Symbol by symbol, so that each word knows its least certain character.
         repeat {
             if TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) != 0 { finishLine() }
-            guard let cText = TessResultIteratorGetUTF8Text(iterator, RIL_WORD) else { continue }
-            let text = String(cString: cText)
-            TessDeleteText(cText)
-            let trimmed = text.trimmingWhitespace()
-            guard !trimmed.isEmpty else { continue }
-            var left: Int32 = 0, top: Int32 = 0, right: Int32 = 0, bottom: Int32 = 0
-            guard TessPageIteratorBoundingBox(page, RIL_WORD, &left, &top, &right, &bottom) != 0 else { continue }
-            let confidence = Double(TessResultIteratorConfidence(iterator, RIL_WORD)) / 100
-            current.append(RecognizedWord(
-                text: trimmed,
-                box: PixelRect(x: Int(left), y: Int(top), width: Int(right - left), height: Int(bottom - top)),
-                confidence: min(max(confidence, 0), 1)))
-        } while TessResultIteratorNext(iterator, RIL_WORD) != 0
+            if TessPageIteratorIsAtBeginningOf(page, RIL_WORD) != 0 {
+                finishWord()
+                word = Self.word(iterator, page)
+            }
+            let symbol = Double(TessResultIteratorConfidence(iterator, RIL_SYMBOL)) / 100
+            if var reading = word {
+                reading.weakestCharacter = min(reading.weakestCharacter, min(max(symbol, 0), 1))
+                word = reading
+            }
+        } while TessResultIteratorNext(iterator, RIL_SYMBOL) != 0
         finishLine()
         return lines
     }

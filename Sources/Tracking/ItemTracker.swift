@@ -173,7 +173,7 @@ public struct ItemTracker: Sendable {
             id: makeID(), item: observation, firstFrame: frame.frame, lastFrame: frame.frame, lastSeen: frame.time,
             live: false, reportedBounds: observation.bounds, reportedPayload: observation.payload,
             reportedTranscript: observation.transcript, sightings: 1,
-            evidence: observation.kind == .text ? TextEvidence(window: configuration.textWindow) : nil,
+            evidence: observation.kind == .text ? TextEvidence(window: configuration.textWindow, voteConfidence: configuration.textVoteConfidence) : nil,
             matchedThisFrame: true)
     }
 

@@ -22,9 +22,14 @@ public struct TextEvidence: Sendable, Equatable {
     /// The last `window` OCR passes over this line, newest last; nil where the pass missed it.
     public private(set) var reads: [Read?] = []
     public let window: Int
+    /// Reads less confident than this contest a reading but do not support one: Tesseract's word
+    /// confidence is low on the reads that come out wrong (measured on the footage: the wrong typed
+    /// reads 0.28-0.56, the right ones mostly above 0.7), and an item needs confident agreement.
+    public let voteConfidence: Double
 
-    public init(window: Int) {
+    public init(window: Int, voteConfidence: Double = 0) {
         self.window = max(1, window)
+        self.voteConfidence = voteConfidence
     }
 
     public mutating func record(_ read: Read?) {
@@ -55,6 +60,7 @@ public struct TextEvidence: Sendable, Equatable {
         var lead = Int.max
         var voted: [Character] = []
         var support = Int.max
+        let confident = groups[length]!.map { $0.confidence >= voteConfidence }
         for position in 0..<length {
             var tally: [Character: Int] = [:]
             for chars in group { tally[chars[position], default: 0] += 1 }
@@ -63,8 +69,9 @@ public struct TextEvidence: Sendable, Equatable {
             let winners = Set(tally.filter { $0.value == top }.keys)
             let newest = group.last![position]
             let choice = preferred.map { winners.contains($0[position]) ? $0[position] : nil } ?? nil
-            voted.append(choice ?? (winners.contains(newest) ? newest : winners.sorted().first!))
-            support = min(support, top)
+            let winner = choice ?? (winners.contains(newest) ? newest : winners.sorted().first!)
+            voted.append(winner)
+            support = min(support, zip(group, confident).filter { $0.0[position] == winner && $0.1 }.count)
         }
         let votedString = String(voted)
         // The consensus must be something actually read: each read passed validation (a phone number
@@ -78,7 +85,7 @@ public struct TextEvidence: Sendable, Equatable {
             let mode = copies[newest.payload]!
             var read = newest
             read.confidence = mode.map(\.confidence).reduce(0, +) / Double(mode.count)
-            return (read, mode.count, mode.count - (present.count - mode.count))
+            return (read, mode.filter { $0.confidence >= voteConfidence }.count, mode.count - (present.count - mode.count))
         }
         let agreeing = present.filter { Self.distance($0.payload, votedString) <= 1 }
         read.confidence = agreeing.map(\.confidence).reduce(0, +) / Double(agreeing.count)

@@ -5,7 +5,7 @@ public struct TrackerConfiguration: Sendable, Equatable {
     /// A live item not seen for this long (seconds) is removed. Long enough that a frame or two of
     /// missed detection never causes removed → added flicker.
     public var gracePeriod: Double
-    /// The same for text, which is only looked for on OCR passes (a few per second).
+    /// The same for text, looked for on every OCR pass (lines are detected on each, read on few).
     public var textGracePeriod: Double
     /// An item is `updated` when a corner moved more than this (normalized units) since it was last
     /// reported.
@@ -15,13 +15,17 @@ public struct TrackerConfiguration: Sendable, Equatable {
     /// Text is added when at least `textAgreement` of the last `textWindow` OCR reads of it agree.
     public var textAgreement: Int
     public var textWindow: Int
+    /// Text reads below this confidence contest a reading but do not count towards `textAgreement`.
+    public var textVoteConfidence: Double
     /// Furthest a barcode's centre may jump between sightings and still be the same item.
     public var maximumJump: Double
 
     public init(
-        gracePeriod: Double = 1.0, textGracePeriod: Double = 1.5, moveThreshold: Double = 0.02,
-        weakBarcodeConfirmations: Int = 2, textAgreement: Int = 2, textWindow: Int = 4, maximumJump: Double = 0.3
+        gracePeriod: Double = 0.8, textGracePeriod: Double = 0.8, moveThreshold: Double = 0.02,
+        weakBarcodeConfirmations: Int = 2, textAgreement: Int = 2, textWindow: Int = 4, maximumJump: Double = 0.3,
+        textVoteConfidence: Double = 0.6
     ) {
+        self.textVoteConfidence = textVoteConfidence
         self.gracePeriod = gracePeriod
         self.textGracePeriod = textGracePeriod
         self.moveThreshold = moveThreshold

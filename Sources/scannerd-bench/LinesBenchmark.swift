@@ -82,7 +82,15 @@ enum LinesBenchmark {
                 guard let line = lines.filter({ $0.quad.contains(center) }).min(by: { $0.height < $1.height }) else { continue }
                 tally.lined += 1
                 let readStart = ContinuousClock.now
-                let text = reader.read(line.quad, in: full, with: recognizer)?.line.text ?? ""
+                let lineRead = reader.read(line.quad, in: full, with: recognizer)?.line
+                let text = lineRead?.text ?? ""
+                if verbose, let lineRead {
+                    for match in content.matches(in: text) {
+                        let weakest = ImageScanner.words(of: lineRead, covering: match.utf8Range).map(\.confidence).min() ?? 0
+                        let right = !distractor && match.payload == item.payload
+                        print(String(format: "typed %@ weakest %.2f %@", right ? "right" : "wrong", weakest, match.payload))
+                    }
+                }
                 tally.readSeconds += (ContinuousClock.now - readStart).inSeconds
                 tally.reads += 1
                 let payloads = content.matches(in: text).map(\.payload)

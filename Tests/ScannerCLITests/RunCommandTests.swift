@@ -59,14 +59,14 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
         #expect(Self.summary(events) == [
             "hello", "available",
             // QR: added on its first fully visible frame; jitter gives no updates; removed once the
-            // 1 s grace period (30 frames) after its last sighting (41) has passed.
+            // 0.8 s grace period (24 frames) after its last sighting (41) has passed.
             "added https://example.com/clip@12",
-            "removed https://example.com/clip@72",
+            "removed https://example.com/clip@66",
             // Phone: nothing while the card is blurred; OCR on every 3rd frame, two agreeing reads
             // (105, 108) add it. The order number, price and date are never added. Text's grace
-            // period is 1.5 s (45 frames) after the last OCR pass that saw it (132).
+            // period is 0.8 s too, after the last OCR pass that saw it (132).
             "added +12125550187@108",
-            "removed +12125550187@178",
+            "removed +12125550187@157",
             "end",
         ])
         let removedPhone = try #require(events.first { ($0["event"] as? String) == "removed" && ($0["item"] as? [String: Any])?["contentType"] as? String == "telephoneNumber" })
@@ -93,9 +93,9 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
             "added https://example.com/twin@5", "added https://example.com/twin@5",
             // OCR on frames 6 (first read) and 9 (the confirming read of the card's area).
             "added +442079460958@9",
-            // Last seen at 34: barcodes after 1 s (31 frames), text after 1.5 s from its last OCR pass (33).
-            "removed https://example.com/twin@65", "removed https://example.com/twin@65",
-            "removed +442079460958@79",
+            // Text after 0.8 s (24 frames) from its last OCR pass (33); barcodes, last seen at 34, after 0.8 s.
+            "removed +442079460958@58",
+            "removed https://example.com/twin@59", "removed https://example.com/twin@59",
             "end",
         ])
         let twins = events.filter { $0["event"] as? String == "added" }.compactMap { $0["item"] as? [String: Any] }

@@ -63,7 +63,7 @@ struct Replay {
     @Test func missedDetectionsInsideTheGracePeriodCauseNoEvent() {
         var replay = Replay()
         replay.steps(5, [qr("A")])
-        replay.steps(20)  // 0.67 s of nothing: under the 1 s grace period
+        replay.steps(20)  // 0.67 s of nothing: under the 0.8 s grace period
         replay.steps(5, [qr("A")])
         #expect(replay.log == ["0 added A #01"])
     }
@@ -72,8 +72,8 @@ struct Replay {
         var replay = Replay()
         replay.steps(10, [qr("A")])
         replay.steps(60)
-        // Last seen at frame 9 (0.3 s); removed on the first frame more than 1 s later.
-        #expect(replay.log == ["0 added A #01", "40 removed A #01"])
+        // Last seen at frame 9 (0.3 s); removed on the first frame more than 0.8 s later.
+        #expect(replay.log == ["0 added A #01", "34 removed A #01"])
     }
 
     @Test func movingGivesUpdatedWithTheSameID() {
@@ -108,7 +108,7 @@ struct Replay {
         #expect(replay.tracker.liveItems.map(\.item.bounds.topLeft.x) == [0.1, 0.6])
         // One of them leaves: exactly that one is removed.
         replay.steps(40, [qr("SAME", x: 0.1)])
-        #expect(replay.log.last == "40 removed SAME #02")
+        #expect(replay.log.last == "34 removed SAME #02")
         #expect(replay.tracker.liveItems.count == 1)
     }
 
@@ -178,6 +178,21 @@ struct Replay {
         #expect(replay.log == ["5 added +15125550191 #01"], "the window (4) now holds 3 right reads to 1")
     }
 
+    /// Reads Tesseract is unsure of (word confidence under 0.6) never add an item on their own,
+    /// however often they agree; they still contest.
+    @Test func unsureReadsContestButDoNotConfirm() {
+        var replay = Replay()
+        for _ in 0..<4 { replay.step(text: [text(.emailAddress, "Ho@oldmill-studios.com", confidence: 0.3)]) }
+        #expect(replay.log.isEmpty)
+        var contested = Replay()
+        contested.step(text: [text(.emailAddress, "hello@oldmill-studios.com")])
+        contested.step(text: [text(.emailAddress, "hello@oldmi1l-studios.com", confidence: 0.3)])
+        contested.step(text: [text(.emailAddress, "hello@oldmill-studios.com")])
+        #expect(contested.log.isEmpty, "2 confident to 1 unsure: a lead of 1")
+        contested.step(text: [text(.emailAddress, "hello@oldmill-studios.com")])
+        #expect(contested.log == ["3 added hello@oldmill-studios.com #01"])
+    }
+
     /// A line cut short ("Ho@…" for "hello@…") reads as another length: it contests too.
     @Test func aReadOfAnotherLengthContests() {
         var replay = Replay()
@@ -207,9 +222,9 @@ struct Replay {
     @Test func textIsRemovedAfterItsOwnGracePeriod() {
         var replay = Replay()
         replay.steps(2, text: [text(.emailAddress, "a@example.com")])
-        // OCR passes that no longer see it; text grace is 1.5 s.
+        // OCR passes that no longer see it; text grace is 0.8 s (24 frames) after the last sighting (1).
         for _ in 0..<60 { replay.step(text: []) }
-        #expect(replay.log == ["1 added a@example.com #01", "47 removed a@example.com #01"])
+        #expect(replay.log == ["1 added a@example.com #01", "26 removed a@example.com #01"])
     }
 
     @Test func aRepeatedReadingKeepsItemsAliveButIsNoEvidence() {
