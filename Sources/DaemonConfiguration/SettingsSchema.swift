@@ -137,7 +137,7 @@ public enum SettingsSchema {
                    read: { v, s throws(ValueProblem) in s.textGracePeriod = try number(v, above: 0, atMost: 60) }, show: { format($0.textGracePeriod) }),
         SettingKey(name: "tracking.move-threshold", summary: "an item is updated when a corner moved more than this (normalized units)", live: true,
                    read: { v, s throws(ValueProblem) in s.moveThreshold = try number(v, above: 0, atMost: 1) }, show: { format($0.moveThreshold) }),
-        SettingKey(name: "tracking.weak-barcode-confirmations", summary: "agreeing decodes needed for symbologies without a strong check (code39, code93, i2of5, codabar)", live: true,
+        SettingKey(name: "tracking.weak-barcode-confirmations", summary: "agreeing decodes at one place needed for 1-D codes (EAN/UPC, Code 128, Code 39, …), which must also lead the other decodes there by as many; QR and PDF417 need one", live: true,
                    read: { v, s throws(ValueProblem) in s.weakBarcodeConfirmations = try integer(v, 1...30) }, show: { "\($0.weakBarcodeConfirmations)" }),
         SettingKey(name: "tracking.text-agreement", summary: "OCR reads that must agree before text is added; auto: fast 2, balanced 2, accurate 3", live: true,
                    read: { v, s throws(ValueProblem) in s.textAgreement = try auto(v) { v throws(ValueProblem) in try integer(v, 1...30) } },

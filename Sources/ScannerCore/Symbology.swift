@@ -23,6 +23,15 @@ public enum Symbology: String, Sendable, CaseIterable, Hashable, Comparable {
         }
     }
 
+    /// One-dimensional (bars read along a line): a misread can pass the check digit (EAN's mod 10
+    /// misses two compensating errors), so readings are voted on by place, like text.
+    public var isLinear: Bool {
+        switch self {
+        case .qr, .pdf417: false
+        default: true
+        }
+    }
+
     public static func < (a: Symbology, b: Symbology) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }

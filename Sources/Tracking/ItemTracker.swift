@@ -105,6 +105,7 @@ public struct ItemTracker: Sendable {
     // MARK: Barcodes
 
     private mutating func observeBarcode(_ observation: RecognizedItem, _ frame: FrameObservations) -> [TrackerAction] {
+        if observation.symbology?.isLinear == true { return observeLinear(observation, frame) }
         // Same symbology and payload, not yet matched in this frame, nearest within a plausible jump.
         // Two identical codes side by side are two tracks: each track takes one sighting per frame.
         let candidates = tracks.indices.filter { i in
@@ -124,6 +125,41 @@ public struct ItemTracker: Sendable {
         tracks[index].sightings += 1
         touch(index, frame)
         return promoteIfReady(index, frame)
+    }
+
+    /// A 1-D code joins the track of its symbology at the same place whatever it decoded to, and
+    /// its decodes vote like text reads: two different payloads for one symbol (zbar on a blurred or
+    /// tilted EAN-13, each with a valid check digit) never become two items, and a decode is believed
+    /// only when it leads the others at its place. Several decodes of one symbol in one frame (zbar
+    /// reads each scan line) all vote.
+    private mutating func observeLinear(_ observation: RecognizedItem, _ frame: FrameObservations) -> [TrackerAction] {
+        let candidates = tracks.indices.filter { i in
+            let t = tracks[i]
+            return t.item.kind == .barcode && t.item.symbology == observation.symbology
+                && (Self.overlap(t.item.bounds, observation.bounds) > 0.3 || t.item.bounds.contains(observation.bounds.center))
+        }
+        let read = TextEvidence.Read(payload: observation.payload, transcript: nil, confidence: 1)
+        guard let index = candidates.max(by: {
+            Self.overlap(tracks[$0].item.bounds, observation.bounds) < Self.overlap(tracks[$1].item.bounds, observation.bounds)
+        }) else {
+            var track = newTrack(observation, frame)
+            track.evidence = TextEvidence(window: configuration.linearWindow)
+            track.evidence?.record(read)
+            tracks.append(track)
+            return promoteIfReady(tracks.count - 1, frame)
+        }
+        tracks[index].evidence?.record(read)
+        // The widest decode of the symbol gives its bounds (a scan line near an edge gives a sliver).
+        if !tracks[index].matchedThisFrame || Self.area(observation.bounds) > Self.area(tracks[index].item.bounds) {
+            tracks[index].item.bounds = observation.bounds
+        }
+        touch(index, frame)
+        return promoteIfReady(index, frame)
+    }
+
+    static func area(_ quad: Quad) -> Double {
+        let b = quad.boundingBox
+        return (b.maxX - b.minX) * (b.maxY - b.minY)
     }
 
     // MARK: Text
@@ -189,7 +225,8 @@ public struct ItemTracker: Sendable {
         if let evidence = track.evidence {
             guard let consensus = evidence.consensus(preferring: track.live ? track.reportedPayload : nil) else { return [] }
             // Added when enough reads agree and no competing reading at the same place comes close.
-            if !track.live && min(consensus.support, consensus.lead) < configuration.textAgreement { return [] }
+            let agreement = track.isText ? configuration.textAgreement : configuration.weakBarcodeConfirmations
+            if !track.live && min(consensus.support, consensus.lead) < agreement { return [] }
             track.item.payload = consensus.read.payload
             track.item.transcript = consensus.read.transcript
             track.item.confidence = consensus.read.confidence

@@ -17,6 +17,9 @@ public struct TrackerConfiguration: Sendable, Equatable {
     public var textWindow: Int
     /// Text reads below this confidence contest a reading but do not count towards `textAgreement`.
     public var textVoteConfidence: Double
+    /// 1-D codes: the last this-many decodes at a place vote (`weakBarcodeConfirmations` must agree
+    /// and lead the others by as many).
+    public var linearWindow = 6
     /// Furthest a barcode's centre may jump between sightings and still be the same item.
     public var maximumJump: Double
 

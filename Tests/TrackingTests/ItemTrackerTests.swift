@@ -18,6 +18,10 @@ func qr(_ payload: String, x: Double = 0.4, y: Double = 0.4, size: Double = 0.2)
     RecognizedItem(kind: .barcode, symbology: .qr, payload: payload, bounds: Quad(x: x, y: y, width: size, height: size), confidence: 1)
 }
 
+func ean13(_ payload: String, y: Double = 0.4, height: Double = 0.1) -> RecognizedItem {
+    RecognizedItem(kind: .barcode, symbology: .ean13, payload: payload, bounds: Quad(x: 0.3, y: y, width: 0.12, height: height), confidence: 1)
+}
+
 func code39(_ payload: String) -> RecognizedItem {
     RecognizedItem(kind: .barcode, symbology: .code39, payload: payload, bounds: Quad(x: 0.1, y: 0.1, width: 0.5, height: 0.1), confidence: 1)
 }
@@ -99,6 +103,31 @@ struct Replay {
         replay.step([code39("SCAN-39")])
         replay.step([code39("SCAN-39")])
         #expect(replay.log == ["42 added SCAN-39 #02"])
+    }
+
+    /// Issue #13: zbar read a label's EAN-13 "1781958637676" as "2781278637676", a valid check
+    /// digit too, and both were reported. 1-D decodes vote by place.
+    @Test func aContestedLinearReadingWaitsAndNeverMakesASecondItem() {
+        var replay = Replay()
+        replay.step([ean13("1781958637676")])
+        replay.step([ean13("2781278637676", y: 0.42, height: 0.02)])  // a sliver of the same symbol
+        replay.step([ean13("1781958637676")])
+        #expect(replay.log.isEmpty, "2 to 1: no lead")
+        replay.step([ean13("1781958637676")])
+        #expect(replay.log == ["3 added 1781958637676 #01"])
+        // The misread keeps coming, in the same frames as the right reading: no second item, and an
+        // even split keeps what clients have.
+        replay.steps(3, [ean13("1781958637676"), ean13("2781278637676", y: 0.42, height: 0.02)])
+        #expect(replay.log == ["3 added 1781958637676 #01"], "the misread never becomes an item of its own")
+        #expect(replay.tracker.liveItems.count == 1)
+    }
+
+    @Test func twoDecodesOfOneLinearSymbolInOneFrameAreOneItem() {
+        var replay = Replay()
+        // zbar decodes each scan line: the same symbol twice, one a sliver inside the other.
+        replay.steps(2, [ean13("1781958637676"), ean13("1781958637676", y: 0.42, height: 0.02)])
+        #expect(replay.log == ["0 added 1781958637676 #01"], "two agreeing decodes in frame 0")
+        #expect(replay.tracker.liveItems.first?.item.bounds == ean13("1781958637676").bounds, "the widest decode gives the bounds")
     }
 
     @Test func twoIdenticalCodesSideBySideAreTwoItems() {
