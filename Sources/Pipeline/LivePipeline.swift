@@ -41,7 +41,7 @@ public final class LivePipeline: @unchecked Sendable {
     ) throws(ScannerError) {
         self.configuration = configuration
         self.clock = clock
-        barcodes = try BarcodeStage(options: configuration.options, unchangedBelow: configuration.unchangedBelow)
+        barcodes = try BarcodeStage(options: configuration.options, unchangedBelow: configuration.unchangedBelow, detailEvery: configuration.barcodeDetailEvery)
         text = configuration.options.types.wantsText ? try TextStage(configuration: configuration) : nil
         tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
     }
@@ -67,14 +67,15 @@ public final class LivePipeline: @unchecked Sendable {
                 heartbeat?.beat()
                 if let (newGeneration, changed) = changedConfiguration(since: generation) {
                     generation = newGeneration
-                    if let stage = try? BarcodeStage(options: changed.options, unchangedBelow: changed.unchangedBelow) {
+                    if let stage = try? BarcodeStage(options: changed.options, unchangedBelow: changed.unchangedBelow, detailEvery: changed.barcodeDetailEvery) {
                         barcodes = stage
                     }
                     locked { configuration = changed; tracker.configuration = changed.tracker }
                 }
                 let current = withLock { configuration }
                 let scansBefore = barcodes.scans
-                let scanned = metrics.measure(.barcodes, { barcodes.scan(frame.image.image) }, ran: { _ in barcodes.scans > scansBefore })
+                let scanned = metrics.measure(
+                    .barcodes, { barcodes.scan(frame.image.image, detail: { frame.fullResolution() }) }, ran: { _ in barcodes.scans > scansBefore })
                 let found = selectSingle(scanned, current)
                 // A second of unchanged frames: let the camera decode half of them.
                 idleHint.setIdle(barcodes.unchangedStreak >= Self.idleAfterFrames)

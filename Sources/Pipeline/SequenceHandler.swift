@@ -17,17 +17,30 @@ public struct SequenceConfiguration: Sendable {
     public var unchangedBelow: Double
     /// recognizesMultipleItems = false: report only the item nearest the centre of the region of interest.
     public var singleItem: Bool
+    /// Every n-th barcode scan reads the frame at full resolution when the processing image is
+    /// reduced (0: never). Small codes are found there; zbar costs ~3× as much at 1280 px as at 640.
+    public var barcodeDetailEvery: Int
 
     public init(
         options: ScanOptions, tracker: TrackerConfiguration? = nil, ocrEveryFrames: Int? = nil,
-        minimumSharpness: Double = 30, unchangedBelow: Double = 1.0, singleItem: Bool = false
+        minimumSharpness: Double = 30, unchangedBelow: Double = 1.0, singleItem: Bool = false, barcodeDetailEvery: Int? = nil
     ) {
+        self.barcodeDetailEvery = barcodeDetailEvery ?? Self.barcodeDetailCadence(options.quality)
         self.options = options
         self.tracker = tracker ?? TrackerConfiguration(options.quality)
         self.ocrEveryFrames = ocrEveryFrames ?? Self.ocrCadence(options.quality)
         self.minimumSharpness = minimumSharpness
         self.unchangedBelow = unchangedBelow
         self.singleItem = singleItem
+    }
+
+    /// Full-resolution barcode scans: never at `fast`, every 4th scan at `balanced`, every 2nd at `accurate`.
+    public static func barcodeDetailCadence(_ level: QualityLevel) -> Int {
+        switch level {
+        case .fast: 0
+        case .balanced: 4
+        case .accurate: 2
+        }
     }
 
     /// OCR cadence per quality level at 30 fps: fast every 6th frame (5 passes/s), balanced every
@@ -47,6 +60,7 @@ public struct SequenceStatistics: Sendable, Equatable {
     init(barcodes: BarcodeStage, text: TextStage?) {
         barcodeScans = barcodes.scans
         barcodeScansReused = barcodes.reused
+        barcodeDetailScans = barcodes.detailScans
         ocrPasses = text?.passes ?? 0
         ocrLinesRead = text?.linesRead ?? 0
         ocrSkippedBlurred = text?.skippedBlurred ?? 0
@@ -57,6 +71,8 @@ public struct SequenceStatistics: Sendable, Equatable {
     public var barcodeScans = 0
     /// Frames whose barcode scan was skipped because nothing had changed.
     public var barcodeScansReused = 0
+    /// Barcode scans of the frame at full resolution.
+    public var barcodeDetailScans = 0
     public var ocrPasses = 0
     /// Text lines read by the recognizer (each pass reads the few lines the schedule picks).
     public var ocrLinesRead = 0
@@ -66,37 +82,69 @@ public struct SequenceStatistics: Sendable, Equatable {
 }
 
 /// Barcodes for one frame, skipping the scan when the frame equals the last one scanned.
+///
+/// Codes too small for the reduced processing image (an EAN-13 of 1.6 px per module at 1280 px is
+/// 0.8 px at 640; a label's second, smaller QR code) are found on the frame at full resolution,
+/// scanned instead every `detailEvery`-th scan, and once when a scene comes to rest.
 /// Owned by one thread at a time (the deterministic loop, or the live pipeline's barcode thread).
 final class BarcodeStage: @unchecked Sendable {
     private let scanner: ImageScanner
     private let unchangedBelow: Double
+    private let detailEvery: Int
     private var lastThumbnail: [UInt8]?
     private var lastResult: [RecognizedItem] = []
+    private var lastWasDetail = false
     var scans = 0
     var reused = 0
+    /// Scans of the full-resolution frame.
+    var detailScans = 0
     /// Consecutive frames that matched the last scanned one.
     private(set) var unchangedStreak = 0
 
-    init(options: ScanOptions, unchangedBelow: Double) throws(ScannerError) {
+    init(options: ScanOptions, unchangedBelow: Double, detailEvery: Int = 0) throws(ScannerError) {
         var barcodeOptions = options
         barcodeOptions.types = RecognitionTypes(symbologies: options.types.symbologies, contentTypes: [])
         scanner = try ImageScanner(options: barcodeOptions)
         self.unchangedBelow = unchangedBelow
+        self.detailEvery = detailEvery
     }
 
-    func scan(_ image: GrayImage) -> [RecognizedItem] {
+    /// - Parameter detail: the frame at full resolution (decoded only for a detail scan).
+    func scan(_ image: GrayImage, detail: () -> GrayImage? = { nil }) -> [RecognizedItem] {
         // A static scene (a kiosk with nobody in front of it) costs a thumbnail, not a zbar pass.
         let thumbnail = FrameMetrics.thumbnail(image)
         if let last = lastThumbnail, FrameMetrics.difference(last, thumbnail) < unchangedBelow {
-            reused += 1
             unchangedStreak += 1
+            // Come to rest after a reduced scan: one look at full resolution, kept with it.
+            if detailEvery > 0, !lastWasDetail, let full = detail(), full.width > image.width {
+                lastResult = Self.merge(lastResult, scanner.scan(full))
+                lastWasDetail = true
+                detailScans += 1
+            } else {
+                reused += 1
+            }
             return lastResult
         }
         unchangedStreak = 0
         scans += 1
         lastThumbnail = thumbnail
-        lastResult = scanner.scan(image)
+        if detailEvery > 0, scans % detailEvery == 0, let full = detail(), full.width > image.width {
+            lastResult = scanner.scan(full)
+            lastWasDetail = true
+            detailScans += 1
+        } else {
+            lastResult = scanner.scan(image)
+            lastWasDetail = false
+        }
         return lastResult
+    }
+
+    /// `found` plus what `more` found that `found` does not already hold at the same place (one
+    /// symbol must not become two observations in one frame).
+    static func merge(_ found: [RecognizedItem], _ more: [RecognizedItem]) -> [RecognizedItem] {
+        found + more.filter { item in
+            !found.contains { $0.symbology == item.symbology && $0.payload == item.payload && $0.bounds.contains(item.bounds.center) }
+        }
     }
 }
 
@@ -204,7 +252,7 @@ public final class SequenceHandler: @unchecked Sendable {
 
     public init(configuration: SequenceConfiguration, makeID: @escaping @Sendable () -> UUID = { UUID() }) throws(ScannerError) {
         self.configuration = configuration
-        barcodes = try BarcodeStage(options: configuration.options, unchangedBelow: configuration.unchangedBelow)
+        barcodes = try BarcodeStage(options: configuration.options, unchangedBelow: configuration.unchangedBelow, detailEvery: configuration.barcodeDetailEvery)
         text = configuration.options.types.wantsText ? try TextStage(configuration: configuration) : nil
         tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
     }
@@ -225,7 +273,7 @@ public final class SequenceHandler: @unchecked Sendable {
     /// Scans `frame` and returns what changed. `time` is the tracker's clock in seconds.
     public func process(_ frame: Frame, time: Double) -> [TrackerAction] {
         if let changed = pending.withLock({ state -> SequenceConfiguration? in defer { state = nil }; return state }) {
-            if let stage = try? BarcodeStage(options: changed.options, unchangedBelow: changed.unchangedBelow) { barcodes = stage }
+            if let stage = try? BarcodeStage(options: changed.options, unchangedBelow: changed.unchangedBelow, detailEvery: changed.barcodeDetailEvery) { barcodes = stage }
             text = changed.options.types.wantsText ? ((try? TextStage(configuration: changed)) ?? text) : nil
             tracker.configuration = changed.tracker
             configuration = changed
@@ -234,7 +282,7 @@ public final class SequenceHandler: @unchecked Sendable {
         let image = frame.image.image
         metrics.record(.capture)
         let scansBefore = barcodes.scans
-        let found = selectSingle(metrics.measure(.barcodes, { barcodes.scan(image) }, ran: { _ in barcodes.scans > scansBefore }), configuration)
+        let found = selectSingle(metrics.measure(.barcodes, { barcodes.scan(image, detail: { frame.fullResolution() }) }, ran: { _ in barcodes.scans > scansBefore }), configuration)
         var reading: TextStage.Reading? = nil
         if frame.index % configuration.ocrEveryFrames == 0, let text {
             let passesBefore = text.passes
