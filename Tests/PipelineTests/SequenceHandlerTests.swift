@@ -66,6 +66,36 @@ import Tracking
         #expect(s.ocrLinesRead - before.ocrLinesRead == top, "only the changed lines are read: \(s)")
     }
 
+    /// An EAN-13 of ~1.6 px per module in a 1280×720 frame: 0.8 px in the 640 px processing image,
+    /// which zbar cannot read; the full-resolution scans find it.
+    @Test func aCodeTooSmallForTheProcessingImageIsFoundAtFullResolution() throws {
+        let ean = try ImageDecoder().decodeFile(atPath: Fixtures.path("ean13.png")).image.scaled(by: 0.25)
+        var canvas = GrayImage(width: 1280, height: 720, filledWith: 255)
+        for y in 0..<ean.height { for x in 0..<ean.width { canvas.pixels[(300 + y) * 1280 + 500 + x] = ean.pixels[y * ean.stride + x] } }
+        var pgm = Data("P5\n1280 720\n255\n".utf8)
+        pgm.append(contentsOf: canvas.pixels)
+        let full = Frame(
+            index: 0, image: DecodedImage(image: canvas.scaled(by: 0.5), sourceWidth: 1280, sourceHeight: 720), format: nil,
+            encoded: EncodedFrame(bytes: pgm, format: nil, width: 1280, height: 720, bytesPerLine: 0))
+        func run(detailEvery: Int) throws -> (payloads: [String], statistics: SequenceStatistics) {
+            var options = ScanOptions(quality: .balanced)
+            options.types = try RecognitionTypes(parsing: "barcodes")
+            let handler = try SequenceHandler(configuration: SequenceConfiguration(options: options, barcodeDetailEvery: detailEvery))
+            var payloads: [String] = []
+            for index in 0..<8 {
+                var frame = full
+                frame.index = index
+                for case .added(let item) in handler.process(frame, time: Double(index) / 30) { payloads.append(item.item.payload) }
+            }
+            return (payloads, handler.statistics)
+        }
+        let reducedOnly = try run(detailEvery: 0)
+        #expect(reducedOnly.payloads.isEmpty, "the processing image alone does not hold it")
+        let withDetail = try run(detailEvery: 4)
+        #expect(withDetail.payloads == ["5901234123457"])
+        #expect(withDetail.statistics.barcodeDetailScans == 1, "one look at full resolution when the scene came to rest: \(withDetail.statistics)")
+    }
+
     @Test func aBlurredFrameIsNotRead() throws {
         let handler = try handler()
         let blurry = blurred(try image("bench-640x480.jpg"), radius: 3)
