@@ -111,15 +111,15 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             if !signatures.isEmpty { lines[current[q]].signature = signatures[q] }
         }
         // First the lines that said something and need a second read to be believed (what makes an
-        // item appear), then lines never read, then other lines that need reading, then confirmed
-        // lines that are due. A scene full of new specks (a cluttered desk moving behind the card)
-        // must not keep the card's lines from their confirming reads.
+        // item appear); then, by priority, lines never read and lines whose reads do not yet agree
+        // (a line misread once into nothing must not wait behind every new speck of a cluttered
+        // desk moving behind the card: specks are new on every pass); then confirmed lines that are due.
         func rank(_ q: Int) -> (Int, Double, Double) {
             let line = lines[current[q]]
             let priority = priorities.isEmpty ? 0 : -priorities[q]
             guard let lastRead = line.lastRead else { return (1, priority, 0) }
             guard needsReading(line) else { return (3, lastRead, priority) }
-            return line.reads.last?.key.isEmpty == false ? (0, lastRead, priority) : (2, lastRead, priority)
+            return line.reads.last?.key.isEmpty == false ? (0, lastRead, priority) : (1, priority, lastRead)
         }
         let due = quads.indices.filter { q in
             let line = lines[current[q]]

@@ -39,7 +39,8 @@ public struct TextEvidence: Sendable, Equatable {
 
     /// The agreed reading, its support — the smallest number of reads that agree on any one
     /// character of it — and its lead: the smallest margin, at any one character, of the reads that
-    /// agree over the reads that do not (a read of another length disagrees everywhere). A misread
+    /// agree over the reads that do not (a read of another length disagrees everywhere, unless it is
+    /// part of the consensus: the same text cut short). A misread
     /// seen twice has support 2, but with the right reading seen once at the same place its lead is
     /// 1: contested, so it waits. `preferring` (the reading clients already have) wins ties, so
     /// evidence that is split evenly never makes a reported item flip back and forth.
@@ -57,7 +58,7 @@ public struct TextEvidence: Sendable, Equatable {
             else { tied.keys.max()! }
         let group = groups[length]!.map { Array($0.payload) }
         let preferred = current.map(Array.init).flatMap { $0.count == length ? $0 : nil }
-        var lead = Int.max
+        var tops: [Int] = []
         var voted: [Character] = []
         var support = Int.max
         let confident = groups[length]!.map { $0.confidence >= voteConfidence }
@@ -65,7 +66,7 @@ public struct TextEvidence: Sendable, Equatable {
             var tally: [Character: Int] = [:]
             for chars in group { tally[chars[position], default: 0] += 1 }
             let top = tally.values.max()!
-            lead = min(lead, top - (present.count - top))
+            tops.append(top)
             let winners = Set(tally.filter { $0.value == top }.keys)
             let newest = group.last![position]
             let choice = preferred.map { winners.contains($0[position]) ? $0[position] : nil } ?? nil
@@ -89,6 +90,10 @@ public struct TextEvidence: Sendable, Equatable {
         }
         let agreeing = present.filter { Self.distance($0.payload, votedString) <= 1 }
         read.confidence = agreeing.map(\.confidence).reduce(0, +) / Double(agreeing.count)
+        // A shorter read found inside the consensus is the same text cut short (a line detected in
+        // pieces: "lindqvist@…" of "avery.lindqvist@…"): it neither supports nor contests.
+        let partial = present.filter { $0.payload.count < length && votedString.contains($0.payload) }.count
+        let lead = tops.map { $0 - (present.count - $0 - partial) }.min() ?? 0
         return (read, support, lead)
     }
 

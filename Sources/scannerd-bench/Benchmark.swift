@@ -36,7 +36,7 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Clips from `make footage` for the lines section.", valueName: "dir"))
     var footage: String = ".build/footage"
 
-    @Option(help: ArgumentHelp("Run only these sections (recognition, capture, sequence, delivery, memory, lines).", valueName: "list"))
+    @Option(help: ArgumentHelp("Run only these sections (recognition, capture, sequence, delivery, memory, lines, realtime).", valueName: "list"))
     var only: String?
 
     @Option(help: ArgumentHelp("Internal: print the text lines found in this image and what each reads as; with --explain-output, write each straightened line there as PGM.", visibility: .hidden))
@@ -83,6 +83,9 @@ struct Benchmark: AsyncParsableCommand {
         }
         if wants("lines") {
             sections.append(("lines", try LinesBenchmark.render(footage: footage, today: Self.today(), machine: Self.machine())))
+        }
+        if wants("realtime") {
+            sections.append(("realtime", try RealtimeBenchmark.render(footage: footage, today: Self.today(), machine: Self.machine())))
         }
         if wants("memory") {
             sections.append(("memory", try MemoryBenchmark.render(today: Self.today(), machine: Self.machine())))

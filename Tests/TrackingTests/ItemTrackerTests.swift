@@ -231,6 +231,16 @@ struct Replay {
         #expect(replay.log.isEmpty)
     }
 
+    /// A line found in two pieces on one pass reads "lindqvist@…" where the whole line reads
+    /// "avery.lindqvist@…": the piece is the same text cut short, not a competing reading.
+    @Test func aReadCutShortDoesNotContest() {
+        var replay = Replay()
+        for read in ["lindqvist@northgate-optics.com", "avery.lindqvist@northgate-optics.com", "avery.lindqvist@northgate-optics.com"] {
+            replay.step(text: [text(.emailAddress, read)])
+        }
+        #expect(replay.log == ["2 added avery.lindqvist@northgate-optics.com #01"])
+    }
+
     @Test func aDistractorSeenOnceIsNeverAdded() {
         var replay = Replay()
         replay.step(text: [text(.telephoneNumber, "+12125550187", y: 0.2)])
@@ -304,8 +314,9 @@ struct Replay {
     }
 
     @Test func theLeadCountsEveryReadThatDisagrees() {
-        // Position by position 3 agree; the one misread digit and the short read disagree there.
-        let e = evidence(["+14155550123", "+14155550128", "+14155550123", "+1415555012", "+14155550123"])
+        // Position by position 3 agree; the one misread digit and the short read (not a piece of
+        // the consensus) disagree there.
+        let e = evidence(["+14155550123", "+14155550128", "+14155550123", "+1415555013", "+14155550123"])
         #expect(e.consensus()?.read.payload == "+14155550123")
         #expect(e.consensus()?.support == 3)
         #expect(e.consensus()?.lead == 1)

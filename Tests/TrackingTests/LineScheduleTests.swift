@@ -124,6 +124,14 @@ import Testing
         #expect(schedule.plan(quads, priorities: [3, 20, 2, 12], time: 0) == [1, 3])
     }
 
+    @Test func aLineThatSaidNothingOnceCompetesWithNewLinesByPriority() {
+        var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
+        _ = schedule.plan([line(10, 10)], priorities: [20], time: 0)
+        schedule.record("", key: [], forQuad: 0, time: 0)
+        // Specks, new on every pass, with fewer glyphs: the long line is read again first.
+        #expect(schedule.plan([line(10, 10), line(300, 300, width: 20)], priorities: [20, 3], time: 0.1) == [0])
+    }
+
     @Test func aLineUnseenPastTheForgettingTimeStartsOver() {
         var schedule = LineSchedule<String>(configuration: configuration())
         _ = schedule.plan([line(10, 10)], time: 0)
