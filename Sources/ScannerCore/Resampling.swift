@@ -93,26 +93,3 @@ extension GrayImage {
         return GrayImage(width: width, height: height, pixels: out)
     }
 }
-
-extension GrayImage {
-    /// Unsharp masking: each pixel pushed away from the mean of its 3×3 neighbourhood by `amount`
-    /// times the difference (packed output). Restores stroke edges that defocus and JPEG softened.
-    public func sharpened(amount: Double = 1) -> GrayImage {
-        var out = [UInt8](repeating: 0, count: width * height)
-        pixels.withUnsafeBufferPointer { p in
-            for y in 0..<height {
-                for x in 0..<width {
-                    var sum = 0
-                    for dy in -1...1 {
-                        let yy = min(max(y + dy, 0), height - 1)
-                        for dx in -1...1 { sum += Int(p[yy * stride + min(max(x + dx, 0), width - 1)]) }
-                    }
-                    let here = Double(p[y * stride + x])
-                    let value = here + amount * (here - Double(sum) / 9)
-                    out[y * width + x] = UInt8(max(0, min(255, value.rounded())))
-                }
-            }
-        }
-        return GrayImage(width: width, height: height, pixels: out)
-    }
-}

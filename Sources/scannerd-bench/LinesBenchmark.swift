@@ -34,6 +34,7 @@ enum LinesBenchmark {
 
     struct Tally {
         var items = 0, lined = 0, wanted = 0, read = 0, falseTyped = 0
+        var naiveRead = 0, naiveFalse = 0, naiveFrames = 0, naiveSeconds = 0.0
         var detectSeconds = 0.0, readSeconds = 0.0, reads = 0
     }
 
@@ -53,10 +54,19 @@ enum LinesBenchmark {
         let content = try ContentDetector(contentTypes: [.telephoneNumber, .url, .emailAddress])
         let verbose = ProcessInfo.processInfo.environment["LINES_VERBOSE"] != nil
         func payload(_ item: Item) -> String { item.payload ?? "" }
-        var reader = LineReader(readingHeight: readingHeight, sharpening: Double(ProcessInfo.processInfo.environment["SHARPEN"] ?? "0") ?? 0)
-        if let width = ProcessInfo.processInfo.environment["DETECTION_WIDTH"].flatMap({ Int($0) }) { reader.detectionWidth = width }
-        if let h = ProcessInfo.processInfo.environment["MIN_GLYPH"].flatMap({ Int($0) }) { reader.detector.configuration.minimumGlyphHeight = h }
+        let reader = LineReader(readingHeight: readingHeight)
         let decoder = try ImageDecoder()
+        // The naive way, for comparison: Tesseract's own layout analysis (PSM 11) on the whole frame,
+        // what scannerd did before issue #13. Once per frame (items of a clip share their frames).
+        var naive: [String: (payloads: Set<String>, seconds: Double)] = [:]
+        func naiveRead(_ key: String, _ image: GrayImage) -> (payloads: Set<String>, seconds: Double) {
+            if let cached = naive[key] { return cached }
+            let start = ContinuousClock.now
+            let lines = recognizer.recognize(image, segmentation: .sparseText)
+            let result = (Set(lines.flatMap { content.matches(in: $0.text).map(\.payload) }), (ContinuousClock.now - start).inSeconds)
+            naive[key] = result
+            return result
+        }
         var byScenario: [String: Tally] = [:]
         for name in clips {
             let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: footage + "/" + name)))
@@ -73,6 +83,16 @@ enum LinesBenchmark {
                 let corners = sighting.corners.map { Point(x: $0[0] * Double(full.width), y: $0[1] * Double(full.height)) }
                 let center = Point(x: corners.map(\.x).reduce(0, +) / 4, y: corners.map(\.y).reduce(0, +) / 4)
                 let distractor = item.distractor == true
+                let wantedPayloads = Set(truth.items.filter { $0.distractor != true }.compactMap(\.payload))
+                let naiveKey = "\(name) \(sighting.frame)"
+                let isNew = naive[naiveKey] == nil
+                let naiveResult = naiveRead(naiveKey, full)
+                if isNew {
+                    tally.naiveFrames += 1
+                    tally.naiveSeconds += naiveResult.seconds
+                    tally.naiveFalse += naiveResult.payloads.subtracting(wantedPayloads).count
+                }
+                if !distractor, let payload = item.payload, naiveResult.payloads.contains(payload) { tally.naiveRead += 1 }
                 tally.items += 1
                 if !distractor { tally.wanted += 1 }
                 let start = ContinuousClock.now
@@ -109,16 +129,21 @@ enum LinesBenchmark {
         out += "Measured \(today) on \(machine); release build; clips from `make footage` (\(clips.count) clips in \(footage)). "
         out += "Per text item, at a quarter, half and three quarters into its legible frames: a detected line at its centre "
         out += "(`LineReader`: detection at up to 960 px), and the typed payload read from that line alone (straightened "
-        out += "from the full frame to \(readingHeight) px, Tesseract PSM 7).\n\n"
-        out += "| scenario | text items | line found | typed items read right | distractors typed | detection ms/frame | reading ms/line |\n"
-        out += "|---|---:|---:|---:|---:|---:|---:|\n"
+        out += "from the full frame to \(readingHeight) px, Tesseract PSM 7). Next to it the naive way on the same frames: "
+        out += "Tesseract's layout analysis on the whole frame (PSM 11, what scannerd did before), typed items read right, and "
+        out += "typed payloads it reported that are in no truth item (misreads and distractors), per frame.\n\n"
+        out += "| scenario | text items | line found | typed items read right | distractors typed | detection ms/frame | reading ms/line "
+        out += "| naive: read right | naive: false typed | naive: ms/frame |\n"
+        out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
         var total = Tally()
         for (scenario, t) in byScenario.sorted(by: { $0.key < $1.key }) {
             out += "| \(scenario) | \(t.items) | \(t.lined) | \(t.read) / \(t.wanted) | \(t.falseTyped) | "
-            out += String(format: "%.1f | %.1f |\n", t.detectSeconds / Double(max(1, t.items)) * 1000, t.readSeconds / Double(max(1, t.reads)) * 1000)
+            out += String(format: "%.1f | %.1f | ", t.detectSeconds / Double(max(1, t.items)) * 1000, t.readSeconds / Double(max(1, t.reads)) * 1000)
+            out += "\(t.naiveRead) / \(t.wanted) | \(t.naiveFalse) | " + String(format: "%.0f |\n", t.naiveSeconds / Double(max(1, t.naiveFrames)) * 1000)
             total.items += t.items; total.lined += t.lined; total.read += t.read; total.wanted += t.wanted; total.falseTyped += t.falseTyped
+            total.naiveRead += t.naiveRead; total.naiveFalse += t.naiveFalse
         }
-        out += "| all | \(total.items) | \(total.lined) | \(total.read) / \(total.wanted) | \(total.falseTyped) | | |\n"
+        out += "| all | \(total.items) | \(total.lined) | \(total.read) / \(total.wanted) | \(total.falseTyped) | | | \(total.naiveRead) / \(total.wanted) | \(total.naiveFalse) | |\n"
         out += "<!-- lines:end -->\n"
         return out
     }
