@@ -152,16 +152,13 @@ enum LinesBenchmark {
     static func explain(image path: String, output: String?) throws {
         let image = try ImageDecoder().decodeFile(atPath: path).image
         let recognizer = try TextRecognizer()
-        let factor = image.width > 960 ? 960 / Double(image.width) : 1
-        let small = factor == 1 ? image : image.scaled(by: factor)
-        for (n, line) in TextLineDetector().detect(small).enumerated() {
-            let quad = line.quad.map { Point(x: $0.x / factor, y: $0.y / factor) }
-            let crop = image.rectified(quad, height: 48).normalizedForReading()
-            let read = recognizer.recognize(crop, segmentation: .singleLine)
-            let corners = quad.corners.map { String(format: "%.0f,%.0f", $0.x, $0.y) }.joined(separator: " ")
-            let text = read.map(\.text).joined(separator: " | ")
-            print(String(format: "%2d  h %5.1f  glyphs %2d  [%@]  %@", n, line.height / factor, line.glyphs, corners, text))
+        let reader = LineReader()
+        for (n, line) in reader.lines(in: image).enumerated() {
+            let corners = line.quad.corners.map { String(format: "%.0f,%.0f", $0.x, $0.y) }.joined(separator: " ")
+            let text = reader.read(line.quad, in: image, with: recognizer)?.line.text ?? ""
+            print(String(format: "%2d  h %5.1f  glyphs %2d  [%@]  %@", n, line.height, line.glyphs, corners, text))
             if let output {
+                let crop = image.rectified(line.quad, height: reader.readingHeight).normalizedForReading()
                 var pgm = Data("P5\n\(crop.width) \(crop.height)\n255\n".utf8)
                 pgm.append(contentsOf: crop.pixels)
                 try pgm.write(to: URL(fileURLWithPath: "\(output)/line-\(n).pgm"))
