@@ -64,8 +64,11 @@ import Testing
         #expect(throughLink.contains("is a symbolic link; not replaced"), "\(throughLink)")
         // Still serving on its own socket.
         let ping = try Subprocess.run(scanctl, ["ping", "--socket", socket])
+        // A rare stall (the daemon stopped answering after a few captures, and ignored SIGTERM) was
+        // seen in full-suite runs and once in ~10 isolated ones: keep its threads' stacks if it recurs.
+        let stacks = ping.status == 0 ? "" : running.threadStacks()
         let status = running.stop()
-        #expect(status == 0, "the daemon's log: \(running.stderr.suffix(3000))")
+        #expect(status == 0, "the daemon's log: \(running.stderr.suffix(3000))\nits threads:\n\(stacks.suffix(20000))")
         #expect(ping.status == 0, "\(ping.stderr)")
         #expect(try String(contentsOfFile: secret, encoding: .utf8) == "secret\n")
         var info = stat()

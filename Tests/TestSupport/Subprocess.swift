@@ -174,6 +174,15 @@ extension Subprocess {
         /// Sends `signal` (SIGHUP, …) without waiting.
         public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
+        /// Every thread's stack of the child, when gdb is installed ("" otherwise): evidence for a
+        /// daemon that stopped answering, taken before the test kills it.
+        public func threadStacks() -> String {
+            guard process.isRunning, FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") else { return "" }
+            let result = try? Subprocess.run(
+                "/usr/bin/gdb", ["-batch", "-ex", "thread apply all bt 30", "-p", "\(process.processIdentifier)"], timeout: 60)
+            return result?.stdout ?? ""
+        }
+
         /// Open descriptors of the child (from /proc).
         public var descriptorCount: Int {
             (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").count) ?? -1
