@@ -23,11 +23,13 @@ public enum Symbology: String, Sendable, CaseIterable, Hashable, Comparable {
         }
     }
 
-    /// One-dimensional (bars read along a line): a misread can pass the check digit (EAN's mod 10
-    /// misses two compensating errors), so readings are voted on by place, like text.
+    /// Read along lines (1-D codes, and PDF417's stacked rows): a misread can pass the check digit
+    /// (EAN's mod 10 misses two compensating errors), and zxing-cpp 1.4 has decoded camera noise as
+    /// a PDF417 "AA", so readings are voted on by place, like text. QR codes' error correction and
+    /// finder patterns make one decode enough.
     public var isLinear: Bool {
         switch self {
-        case .qr, .pdf417: false
+        case .qr: false
         default: true
         }
     }

@@ -133,14 +133,19 @@ public struct ItemTracker: Sendable {
     /// only when it leads the others at its place. Several decodes of one symbol in one frame (zbar
     /// reads each scan line) all vote.
     private mutating func observeLinear(_ observation: RecognizedItem, _ frame: FrameObservations) -> [TrackerAction] {
+        // Same place: centres closer than three quarters of the symbol's length. zbar's bounds of a
+        // 1-D code are the ends of the scan lines that decoded, so one scan line gives a box of no
+        // height, and two decodes of one symbol on different rows need not overlap at all.
         let candidates = tracks.indices.filter { i in
             let t = tracks[i]
+            let reach = 0.75 * max(Self.length(t.item.bounds), Self.length(observation.bounds))
             return t.item.kind == .barcode && t.item.symbology == observation.symbology
-                && (Self.overlap(t.item.bounds, observation.bounds) > 0.3 || t.item.bounds.contains(observation.bounds.center))
+                && t.item.bounds.center.distance(to: observation.bounds.center) <= reach
         }
         let read = TextEvidence.Read(payload: observation.payload, transcript: nil, confidence: 1)
-        guard let index = candidates.max(by: {
-            Self.overlap(tracks[$0].item.bounds, observation.bounds) < Self.overlap(tracks[$1].item.bounds, observation.bounds)
+        guard let index = candidates.min(by: {
+            tracks[$0].item.bounds.center.distance(to: observation.bounds.center)
+                < tracks[$1].item.bounds.center.distance(to: observation.bounds.center)
         }) else {
             var track = newTrack(observation, frame)
             track.evidence = TextEvidence(window: configuration.linearWindow)
@@ -155,6 +160,12 @@ public struct ItemTracker: Sendable {
         }
         touch(index, frame)
         return promoteIfReady(index, frame)
+    }
+
+    /// The longer of the quad's box sides (normalized units).
+    static func length(_ quad: Quad) -> Double {
+        let b = quad.boundingBox
+        return max(b.maxX - b.minX, b.maxY - b.minY)
     }
 
     static func area(_ quad: Quad) -> Double {

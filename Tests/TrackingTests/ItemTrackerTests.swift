@@ -122,6 +122,18 @@ struct Replay {
         #expect(replay.tracker.liveItems.count == 1)
     }
 
+    @Test func scanLinesOfOneSymbolOnDifferentRowsAreOneItem() {
+        var replay = Replay()
+        // One scan line each: boxes of no height, 3% of the frame apart, on a code 12% long.
+        replay.step([ean13("1781958637676", y: 0.40, height: 0)])
+        replay.step([ean13("1781958637676", y: 0.43, height: 0)])
+        #expect(replay.log == ["1 added 1781958637676 #01"])
+        // A second EAN-13 a code's length away is another item.
+        replay.steps(2, [ean13("1781958637676", y: 0.43, height: 0), RecognizedItem(
+            kind: .barcode, symbology: .ean13, payload: "5901234123457", bounds: Quad(x: 0.6, y: 0.43, width: 0.12, height: 0), confidence: 1)])
+        #expect(replay.log == ["1 added 1781958637676 #01", "3 added 5901234123457 #02"])
+    }
+
     @Test func twoDecodesOfOneLinearSymbolInOneFrameAreOneItem() {
         var replay = Replay()
         // zbar decodes each scan line: the same symbol twice, one a sliver inside the other.
