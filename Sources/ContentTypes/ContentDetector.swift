@@ -105,8 +105,9 @@ enum PhoneContext {
         let currency: [String] = ["$", "€", "£", "¥", "usd", "eur", "gbp", "chf"]
         if currency.contains(where: { before.trimmingTrailingSpaces().hasSuffix($0) }) { return false }
         if after.count >= 2, (after[0] == UInt8(ascii: ".") || after[0] == UInt8(ascii: ",")), isDigit(after[1]) { return false }
-        // Dates and times: "2024-12-25 10:30", "12/25/2024".
-        if looksLikeDate(raw) { return false }
+        // Dates and times: "2024-12-25 10:30", "12/25/2024"; and one that starts with a year and a
+        // month, whatever OCR made of the rest ("2026-11 21 14" for "2026-11-21 14:05").
+        if looksLikeDate(raw) || startsWithYearAndMonth(raw) { return false }
         // A bare run of digits is an identifier unless labelled; people write phone numbers grouped.
         if !hasPhoneLabel && !isGrouped(raw) { return false }
         return true
@@ -127,6 +128,18 @@ enum PhoneContext {
             }
         }
         return groups >= 2
+    }
+
+    /// A four-digit year 1900–2099, a dash, dot or slash, and a month 1–12: the start of an ISO-style
+    /// date. No phone number is written that way (a NANP number starts with a 3-digit area code).
+    static func startsWithYearAndMonth(_ raw: [UInt8]) -> Bool {
+        guard raw.count >= 6, raw[0...3].allSatisfy(isDigit), raw[0] == UInt8(ascii: "1") && raw[1] == UInt8(ascii: "9")
+            || raw[0] == UInt8(ascii: "2") && raw[1] == UInt8(ascii: "0"),
+            [UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "/")].contains(raw[4])
+        else { return false }
+        let month = raw[5...].prefix(while: isDigit)
+        guard (1...2).contains(month.count), let value = Int(String(decoding: month, as: UTF8.self)) else { return false }
+        return (1...12).contains(value)
     }
 
     /// d{1,4} sep d{1,2} sep d{2,4} with one separator kind throughout, as dates are written.
