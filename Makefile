@@ -23,7 +23,7 @@ APT_PACKAGES := pkg-config libzbar-dev libtesseract-dev libleptonica-dev tessera
 # Tests/system/check-units.sh: systemd-analyze (verify, security) and udevadm (test).
 APT_PACKAGES += systemd udev
 
-.PHONY: deps build run test bench soak clean fixtures install uninstall footage score-footage
+.PHONY: deps build run test bench soak clean fixtures install uninstall footage footage-venv score-footage
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -48,7 +48,7 @@ else
 	$(SWIFT) run -c $(CONFIG) scannerd run --source demo --loop $(RUN_FLAGS)
 endif
 
-test: deps
+test: deps footage-venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	bash Tests/system/check-units.sh "$$($(SWIFT) build --show-bin-path)/scannerd"
@@ -77,13 +77,16 @@ FOOTAGE_DIR ?= .build/footage
 SEEDS ?= 1,2,3
 SIZE ?= 1280x720
 SCENARIOS ?= card,phone,label,receipt,poster,desk
-footage:
+# The generator's Python and fonts; `make test` needs them too (Tests/ScannerCLITests/FootageTests.swift).
+footage-venv:
 	@missing=""; for p in python3-venv fonts-dejavu-core; do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; fi
 	@[ -x $(FOOTAGE_VENV)/bin/python ] || python3 -m venv $(FOOTAGE_VENV)
 	@$(FOOTAGE_VENV)/bin/python -c "import numpy, PIL, segno" 2>/dev/null || $(FOOTAGE_VENV)/bin/pip install -q numpy pillow segno
+
+footage: footage-venv
 	$(FOOTAGE_VENV)/bin/python Tests/Fixtures/footage/generate.py $(FOOTAGE_DIR) --seeds $(SEEDS) --size $(SIZE) --scenarios $(SCENARIOS)
 
 # Each clip through `scannerd run --pace none` (deterministic), scored against its truth.

@@ -1,0 +1,79 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Realistic webcam footage (issue #13), made at test time by the committed generator
+/// (Tests/Fixtures/footage/generate.py: perspective, motion blur, hand jitter, a thumb, uneven and
+/// flickering light, sensor noise, JPEG 4:2:0, a cluttered desk), played unpaced through the daemon
+/// and checked against the generator's truth. `make test` creates the generator's venv
+/// (.build/footage-venv: numpy, pillow, segno from PyPI).
+@Suite(.timeLimit(.minutes(5))) struct FootageTests {
+    let scannerd = Subprocess.executable("scannerd")
+
+    struct Truth: Decodable {
+        struct Item: Decodable {
+            struct Sighting: Decodable {
+                var frame: Int
+                var visible: Bool
+                var legible: Bool
+            }
+            var kind: String
+            var payload: String?
+            var distractor: Bool?
+            var frames: [Sighting]
+        }
+        var items: [Item]
+    }
+
+    struct Event: Decodable {
+        struct Item: Decodable {
+            var id: String
+            var payload: String
+        }
+        var event: String
+        var frame: Int?
+        var item: Item?
+    }
+
+    /// Generates `scenario` for `seed` at 1280×720 and runs it through `scannerd run --pace none`.
+    func play(_ scenario: String, seed: Int) throws -> (truth: Truth, events: [Event]) {
+        let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
+        try #require(
+            FileManager.default.isExecutableFile(atPath: python),
+            "the footage generator's venv is missing: `make test` creates it (or `make footage`)")
+        let scratch = try TemporaryDirectory("scannerd-footage")
+        let generated = try Subprocess.run(
+            python, ["Tests/Fixtures/footage/generate.py", scratch.path, "--seeds", "\(seed)", "--size", "1280x720", "--scenarios", scenario],
+            timeout: 240)
+        try #require(generated.status == 0, "\(generated.stderr)")
+        let clip = "\(scratch.path)/\(scenario)-s\(seed)"
+        let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: clip + ".json")))
+        let run = try Subprocess.run(
+            scannerd, ["run", "--no-socket", "--source", clip + ".mjpeg", "--pace", "none", "--events-stdout"], timeout: 240)
+        try #require(run.status == 0, "\(run.stderr)")
+        let events = try run.stdoutLines.filter { $0.hasPrefix("{") }.map { try JSONDecoder().decode(Event.self, from: Data($0.utf8)) }
+        return (truth, events)
+    }
+
+    /// Every legible phone number, URL and e-mail address of the card is added exactly once with the
+    /// right payload, nothing else is added (the ZIP code is a distractor), and each item is removed
+    /// once, within 30 frames of leaving the picture.
+    @Test(arguments: [("card", 1), ("phone", 3)])
+    func aClipGivesExactlyItsItems(scenario: String, seed: Int) throws {
+        let (truth, events) = try play(scenario, seed: seed)
+        let wanted = truth.items.filter { $0.distractor != true && $0.frames.contains(where: \.legible) }
+        let added = events.filter { $0.event == "added" }.compactMap(\.item)
+        try #require(!wanted.isEmpty, "the clip has legible items")
+        #expect(Set(added.map(\.payload)) == Set(wanted.compactMap(\.payload)), "added \(added.map(\.payload))")
+        #expect(added.count == wanted.count, "one item each: \(added.map(\.payload))")
+        for item in wanted {
+            guard let payload = item.payload, let id = added.first(where: { $0.payload == payload })?.id else { continue }
+            let removed = events.filter { $0.event == "removed" && $0.item?.id == id }
+            let lastVisible = item.frames.filter(\.visible).map(\.frame).max() ?? 0
+            #expect(removed.count == 1, "\(payload) removed once")
+            if let frame = removed.first?.frame {
+                #expect(frame > lastVisible && frame - lastVisible <= 30, "\(payload) removed at \(frame), last visible at \(lastVisible)")
+            }
+        }
+    }
+}
