@@ -55,10 +55,12 @@ import Testing
         return (truth, events)
     }
 
-    /// Every legible phone number, URL and e-mail address of the card is added exactly once with the
-    /// right payload, nothing else is added (the ZIP code is a distractor), and each item is removed
-    /// once, within 30 frames of leaving the picture.
-    @Test(arguments: [("card", 1), ("phone", 3)])
+    /// Every legible item is added exactly once with the right payload — the card's phone number,
+    /// URL and e-mail address; the phone screen's, light on dark; the shipping label's EAN-13 and
+    /// small QR code (found at full resolution) and phone number — nothing else is added (ZIP codes,
+    /// dates, a tracking number are distractors), and each item is removed once, within 30 frames
+    /// of leaving the picture.
+    @Test(arguments: [("card", 1), ("phone", 3), ("label", 3)])
     func aClipGivesExactlyItsItems(scenario: String, seed: Int) throws {
         let (truth, events) = try play(scenario, seed: seed)
         let wanted = truth.items.filter { $0.distractor != true && $0.frames.contains(where: \.legible) }
