@@ -18,13 +18,18 @@ public enum OCRCorrections {
 
     /// `text` with confusable letters replaced by digits inside digit-like tokens.
     public static func repairingDigits(in text: String) -> String {
+        repairingTokens(of: text, with: repairToken)
+    }
+
+    /// `text` with `repair` applied to each token (a run without spaces), byte for byte.
+    static func repairingTokens(of text: String, with repair: (inout [UInt8], Range<Int>) -> Void) -> String {
         var bytes = Array(text.utf8)
         var start = 0
         while start < bytes.count {
             while start < bytes.count, bytes[start] == UInt8(ascii: " ") { start += 1 }
             var end = start
             while end < bytes.count, bytes[end] != UInt8(ascii: " ") { end += 1 }
-            repairToken(&bytes, start..<end)
+            repair(&bytes, start..<end)
             start = end
         }
         return String(decoding: bytes, as: UTF8.self)
@@ -52,22 +57,14 @@ extension OCRCorrections {
     /// address or a link (it holds `@`, `/`, `www.` or a dot of its own), and only a comma between
     /// two letters or digits, so "Acme,Co" and "1,5" stay as they are. One byte for one byte.
     public static func repairingDomainCommas(in text: String) -> String {
-        var bytes = Array(text.utf8)
-        var start = 0
-        while start < bytes.count {
-            while start < bytes.count, bytes[start] == UInt8(ascii: " ") { start += 1 }
-            var end = start
-            while end < bytes.count, bytes[end] != UInt8(ascii: " ") { end += 1 }
-            let token = bytes[start..<end]
-            let webLike = token.contains(UInt8(ascii: "@")) || token.contains(UInt8(ascii: "/")) || token.contains(UInt8(ascii: "."))
-            if webLike, end - start >= 5 {
-                for i in (start + 1)..<(end - 1) where bytes[i] == UInt8(ascii: ",") && isAlphanumeric(bytes[i - 1]) && isAlphanumeric(bytes[i + 1]) {
-                    bytes[i] = UInt8(ascii: ".")
-                }
+        repairingTokens(of: text) { bytes, token in
+            let webLike = bytes[token].contains { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: ".") }
+            guard webLike, token.count >= 5 else { return }
+            for i in (token.lowerBound + 1)..<(token.upperBound - 1)
+            where bytes[i] == UInt8(ascii: ",") && isAlphanumeric(bytes[i - 1]) && isAlphanumeric(bytes[i + 1]) {
+                bytes[i] = UInt8(ascii: ".")
             }
-            start = end
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func isAlphanumeric(_ b: UInt8) -> Bool {

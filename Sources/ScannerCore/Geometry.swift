@@ -55,6 +55,16 @@ public struct Quad: Sendable, Equatable {
         return (c.map(\.x).min()!, c.map(\.y).min()!, c.map(\.x).max()!, c.map(\.y).max()!)
     }
 
+    /// How much the bounding boxes of `self` and `other` overlap: the intersection over the smaller
+    /// box's area, 1 when one holds the other, 0 when they are apart (or one has no area).
+    public func boxOverlap(_ other: Quad) -> Double {
+        let p = boundingBox, q = other.boundingBox
+        let w = min(p.maxX, q.maxX) - max(p.minX, q.minX), h = min(p.maxY, q.maxY) - max(p.minY, q.minY)
+        guard w > 0, h > 0 else { return 0 }
+        let smaller = min((p.maxX - p.minX) * (p.maxY - p.minY), (q.maxX - q.minX) * (q.maxY - q.minY))
+        return smaller > 0 ? w * h / smaller : 0
+    }
+
     /// Applies `transform` to every corner.
     public func map(_ transform: (Point) -> Point) -> Quad {
         Quad(

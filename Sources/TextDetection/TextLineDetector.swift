@@ -93,22 +93,13 @@ public struct TextLineDetector: Sendable {
         var dropped = Set<Int>()
         for i in lines.indices where lines[i].polarity == 0 {
             for j in lines.indices where lines[j].polarity == 1 && !dropped.contains(j) && !dropped.contains(i) {
-                guard overlap(lines[i].quad, lines[j].quad) > 0.5 else { continue }
+                guard lines[i].quad.boxOverlap(lines[j].quad) > 0.5 else { continue }
                 let ground = median(of: image, in: lines[i].quad)
                 let darkContrast = ground - lines[i].inkLevel, lightContrast = lines[j].inkLevel - ground
                 dropped.insert(darkContrast >= lightContrast ? j : i)
             }
         }
         return lines.indices.filter { !dropped.contains($0) }.map { lines[$0] }
-    }
-
-    /// Intersection over the smaller area, of the quads' bounding boxes.
-    static func overlap(_ a: Quad, _ b: Quad) -> Double {
-        let p = a.boundingBox, q = b.boundingBox
-        let w = min(p.maxX, q.maxX) - max(p.minX, q.minX), h = min(p.maxY, q.maxY) - max(p.minY, q.minY)
-        guard w > 0, h > 0 else { return 0 }
-        let smaller = min((p.maxX - p.minX) * (p.maxY - p.minY), (q.maxX - q.minX) * (q.maxY - q.minY))
-        return smaller > 0 ? w * h / smaller : 0
     }
 
     /// The median gray level inside `quad`'s bounding box (sampled on a grid of at most ~4000 points).

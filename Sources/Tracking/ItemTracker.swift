@@ -179,11 +179,11 @@ public struct ItemTracker: Sendable {
         // Text is matched by place, not by payload: a misread must land on the same track to be voted out.
         let candidates = tracks.indices.filter { i in
             !tracks[i].matchedThisFrame && tracks[i].isText && tracks[i].item.contentType == observation.contentType
-                && Self.overlap(tracks[i].item.bounds, observation.bounds) > 0.3
+                && tracks[i].item.bounds.boxOverlap(observation.bounds) > 0.3
         }
         let read = TextEvidence.Read(payload: observation.payload, transcript: observation.transcript, confidence: observation.confidence)
         guard let index = candidates.max(by: {
-            Self.overlap(tracks[$0].item.bounds, observation.bounds) < Self.overlap(tracks[$1].item.bounds, observation.bounds)
+            tracks[$0].item.bounds.boxOverlap(observation.bounds) < tracks[$1].item.bounds.boxOverlap(observation.bounds)
         }) else {
             var track = newTrack(observation, frame)
             track.evidence?.record(read)
@@ -201,7 +201,7 @@ public struct ItemTracker: Sendable {
     private mutating func refreshText(_ observation: RecognizedItem, _ frame: FrameObservations) -> (index: Int?, actions: [TrackerAction]) {
         guard let index = tracks.indices.first(where: { i in
             !tracks[i].matchedThisFrame && tracks[i].isText && tracks[i].item.contentType == observation.contentType
-                && Self.overlap(tracks[i].item.bounds, observation.bounds) > 0.3
+                && tracks[i].item.bounds.boxOverlap(observation.bounds) > 0.3
         }) else { return (nil, []) }
         tracks[index].item.bounds = observation.bounds
         touch(index, frame)
@@ -279,14 +279,5 @@ public struct ItemTracker: Sendable {
 
     static func tracked(_ track: Track) -> TrackedItem {
         TrackedItem(id: track.id, item: track.item, firstFrame: track.firstFrame, lastFrame: track.lastFrame)
-    }
-
-    /// Intersection over the smaller box's area, of the quads' bounding boxes: 1 when one contains the other.
-    static func overlap(_ a: Quad, _ b: Quad) -> Double {
-        let p = a.boundingBox, q = b.boundingBox
-        let w = min(p.maxX, q.maxX) - max(p.minX, q.minX), h = min(p.maxY, q.maxY) - max(p.minY, q.minY)
-        guard w > 0, h > 0 else { return 0 }
-        let smaller = min((p.maxX - p.minX) * (p.maxY - p.minY), (q.maxX - q.minX) * (q.maxY - q.minY))
-        return smaller > 0 ? w * h / smaller : 0
     }
 }
