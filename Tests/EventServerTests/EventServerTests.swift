@@ -10,26 +10,6 @@ import Synchronization
 import Testing
 import Tracking
 
-/// Runs blocking client code off the cooperative pool (two threads on a 2-core machine, which
-/// blocking reads must not occupy), in a task of the calling test's: the task inherits the test's
-/// task-local context, so an `#expect` inside is the test's own. (On a bare thread it was recorded
-/// for no test: the run failed, the test showed as passed.)
-func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await Task(executorPreference: BlockingExecutor.shared) { try body() }.value
-}
-
-/// Threads for blocking test code: a concurrent dispatch queue, which adds threads as its jobs block.
-final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
-    static let shared = BlockingExecutor()
-    private let queue = DispatchQueue(label: "scannerd.tests.blocking", attributes: .concurrent)
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        queue.async { job.runSynchronously(on: executor) }
-    }
-}
-
 /// An event server on a fresh socket in a temporary directory.
 final class RunningServer: @unchecked Sendable {
     let hub = EventHub(daemonVersion: "test", sourceName: "test")

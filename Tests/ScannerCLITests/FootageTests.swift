@@ -7,7 +7,10 @@ import Testing
 /// flickering light, sensor noise, JPEG 4:2:0, a cluttered desk), played unpaced through the daemon
 /// and checked against the generator's truth. `make test` creates the generator's venv
 /// (.build/footage-venv: numpy, pillow, segno from PyPI).
-@Suite(.timeLimit(.minutes(5))) struct FootageTests {
+///
+/// Each clip takes a core for half a minute or more: the cases run one at a time, off the cooperative
+/// pool (`blocking`), so the rest of the suite keeps its two pool threads.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct FootageTests {
     let scannerd = Subprocess.executable("scannerd")
 
     struct Truth: Decodable {
@@ -61,8 +64,8 @@ import Testing
     /// dates, a tracking number are distractors), and each item is removed once, within 30 frames
     /// of leaving the picture.
     @Test(arguments: [("card", 1), ("phone", 3), ("label", 3)])
-    func aClipGivesExactlyItsItems(scenario: String, seed: Int) throws {
-        let (truth, events) = try play(scenario, seed: seed)
+    func aClipGivesExactlyItsItems(scenario: String, seed: Int) async throws {
+        let (truth, events) = try await blocking { try play(scenario, seed: seed) }
         let wanted = truth.items.filter { $0.distractor != true && $0.frames.contains(where: \.legible) }
         let added = events.filter { $0.event == "added" }.compactMap(\.item)
         try #require(!wanted.isEmpty, "the clip has legible items")
