@@ -108,6 +108,12 @@ enum WebIdentifiers {
                 i = hostEnd
                 continue
             }
+            // Nor an e-mail address whose "@" OCR read as a space ("avery.lindqvist northgate-optics.com"):
+            // a bare domain right after a dotted name that is no domain itself is not reported.
+            if scheme == nil && !hasWWW && followsDottedName(bytes, at: i) {
+                i = hostEnd
+                continue
+            }
             var end = hostEnd
             if end < bytes.count, bytes[end] == UInt8(ascii: ":") || bytes[end] == UInt8(ascii: "/") {
                 while end < bytes.count, pathBytes.contains(bytes[end]) { end += 1 }
@@ -121,6 +127,19 @@ enum WebIdentifiers {
             i = end
         }
         return found
+    }
+
+    /// One space before `index`, and before it a token of local-part characters with a dot, dash or
+    /// underscore inside and a letter or digit at each end ("avery.lindqvist", "first_last"), which
+    /// is not a domain of its own.
+    static func followsDottedName(_ bytes: [UInt8], at index: Int) -> Bool {
+        guard index >= 2, bytes[index - 1] == UInt8(ascii: " "), isLabelByte(bytes[index - 2]) else { return false }
+        var start = index - 2
+        while start > 0, isLabelByte(bytes[start - 1]) || localPartPunctuation.contains(bytes[start - 1]) { start -= 1 }
+        let token = Array(bytes[start..<(index - 1)])
+        guard isLabelByte(token[0]), token.dropFirst().dropLast().contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") })
+        else { return false }
+        return domain(in: token, from: 0)?.end != token.count
     }
 
     static func hasPrefix(_ bytes: [UInt8], at index: Int, _ prefix: String) -> Bool {

@@ -143,6 +143,16 @@ import Testing
         #expect(found("Paris, France") == [])
     }
 
+    /// At 640×480 OCR lost the "@" of "avery.lindqvist@northgate-optics.com": the domain alone would
+    /// be reported as a URL nobody printed.
+    @Test func anAddressWhoseAtWasLostIsNotAURL() {
+        #expect(found("avery.lindqvist northgate-optics.com") == [])
+        #expect(found("first_last example.com") == [])
+        // A plain word, or a domain, before a bare domain is fine.
+        #expect(found("Visit acme-optics.com") == ["url http://acme-optics.com"])
+        #expect(found("example.org acme-optics.com") == ["url http://example.org", "url http://acme-optics.com"])
+    }
+
     @Test func anEmailAddressIsNotAlsoAURL() {
         #expect(found("info@example.com www.example.com") == ["emailAddress info@example.com", "url http://www.example.com"])
     }
