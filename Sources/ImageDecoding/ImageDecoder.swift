@@ -49,9 +49,14 @@ public final class ImageDecoder {
     /// The same for a path given as bytes (a file name need not be UTF-8); errors name the file as
     /// well as text can show it.
     public func decodeFile(atRawPath path: [UInt8], targetWidth: Int? = nil) throws(ScannerError) -> DecodedImage {
+        try decodeFileKeepingBytes(atRawPath: path, targetWidth: targetWidth).image
+    }
+
+    /// The same, with the file's bytes (a replay keeps them to decode the frame again at full size).
+    public func decodeFileKeepingBytes(atRawPath path: [UInt8], targetWidth: Int? = nil) throws(ScannerError) -> (image: DecodedImage, bytes: Data) {
         let data = try ImageFile.read(rawPath: path, limits: limits)
         do {
-            return try decode(data, targetWidth: targetWidth)
+            return (try decode(data, targetWidth: targetWidth), data)
         } catch .unreadableImage(_, let reason) {
             throw .unreadableImage(path: String(decoding: path, as: UTF8.self), reason: reason)
         } catch {

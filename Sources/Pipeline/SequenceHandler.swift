@@ -116,10 +116,8 @@ final class BarcodeStage: @unchecked Sendable {
         if let last = lastThumbnail, FrameMetrics.difference(last, thumbnail) < unchangedBelow {
             unchangedStreak += 1
             // Come to rest after a reduced scan: one look at full resolution, kept with it.
-            if detailEvery > 0, !lastWasDetail, let full = detail(), full.width > image.width {
-                lastResult = Self.merge(lastResult, scanner.scan(full))
-                lastWasDetail = true
-                detailScans += 1
+            if !lastWasDetail, let found = detailScan(image, detail) {
+                lastResult = Self.merge(lastResult, found)
             } else {
                 reused += 1
             }
@@ -128,15 +126,22 @@ final class BarcodeStage: @unchecked Sendable {
         unchangedStreak = 0
         scans += 1
         lastThumbnail = thumbnail
-        if detailEvery > 0, scans % detailEvery == 0, let full = detail(), full.width > image.width {
-            lastResult = scanner.scan(full)
-            lastWasDetail = true
-            detailScans += 1
+        if scans % max(1, detailEvery) == 0, let found = detailScan(image, detail) {
+            lastResult = found
         } else {
             lastResult = scanner.scan(image)
             lastWasDetail = false
         }
         return lastResult
+    }
+
+    /// The barcodes of the full-resolution frame, or nil when detail scans are off or the frame is
+    /// no larger than `image`.
+    private func detailScan(_ image: GrayImage, _ detail: () -> GrayImage?) -> [RecognizedItem]? {
+        guard detailEvery > 0, let full = detail(), full.width > image.width else { return nil }
+        lastWasDetail = true
+        detailScans += 1
+        return scanner.scan(full)
     }
 
     /// `found` plus what `more` found that `found` does not already hold at the same place (one

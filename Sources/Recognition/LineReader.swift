@@ -14,15 +14,15 @@ import TextRecognition
 public struct LineReader: Sendable {
     /// Height lines are straightened to (the line's box, padding included).
     public static let standardHeight = 48
-    public var readingHeight = LineReader.standardHeight
-    /// Detection works on at most this width (it needs a glyph ≥ 7 px high, not every pixel; a
-    /// 1280 px still would cost 4× the time and split strokes into more pieces).
-    public static let standardDetectionWidth = 960
-    public var detectionWidth = LineReader.standardDetectionWidth
+    public let readingHeight: Int
+    /// Detection works on at most this width (it needs glyphs a few pixels high, not every pixel;
+    /// measured against detection at 1280 px with 6–7 px glyphs: the same lines found, 67–71 of 84
+    /// read right either way).
+    static let detectionWidth = 960
 
     /// At 960 px a cap height of 8 px in a 1280 px frame is 6 px: glyphs from 5 px up are kept, or
     /// the capitals and ascenders of small print would be all that is left of it.
-    public var detector = TextLineDetector(configuration: {
+    let detector = TextLineDetector(configuration: {
         var configuration = TextLineDetector.Configuration()
         configuration.minimumGlyphHeight = 5
         return configuration
@@ -32,11 +32,10 @@ public struct LineReader: Sendable {
         self.readingHeight = readingHeight
     }
 
-    /// The lines of `image` in its pixel coordinates.
     /// The lines of `image` in its pixel coordinates, inside the image (a line's padding can reach
     /// past an edge, and an item's bounds must not leave the region that was scanned).
     public func lines(in image: GrayImage) -> [TextLineDetector.Line] {
-        let factor = image.width > detectionWidth ? Double(detectionWidth) / Double(image.width) : 1
+        let factor = image.width > Self.detectionWidth ? Double(Self.detectionWidth) / Double(image.width) : 1
         let found = detector.detect(factor == 1 ? image : image.scaled(by: factor))
         let w = Double(image.width), h = Double(image.height)
         return found.map { line in

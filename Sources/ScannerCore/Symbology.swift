@@ -14,15 +14,6 @@ public enum Symbology: String, Sendable, CaseIterable, Hashable, Comparable {
     case gs1DataBarExpanded
     case pdf417
 
-    /// Symbologies whose own checks make a single decode trustworthy (error correction or a
-    /// mandatory check digit). The others may need agreeing decodes before they are believed.
-    public var hasStrongCheck: Bool {
-        switch self {
-        case .qr, .pdf417, .ean13, .ean8, .upca, .upce, .code128, .gs1DataBar, .gs1DataBarExpanded: true
-        case .code39, .code93, .i2of5, .codabar: false
-        }
-    }
-
     /// Read along lines (1-D codes, and PDF417's stacked rows): a misread can pass the check digit
     /// (EAN's mod 10 misses two compensating errors), and zxing-cpp 1.4 has decoded camera noise as
     /// a PDF417 "AA", so readings are voted on by place, like text. QR codes' error correction and

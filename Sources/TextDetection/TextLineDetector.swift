@@ -7,14 +7,15 @@ import ScannerCore
 /// given the line, it reads it).
 ///
 /// Classical and cheap, one pass over the pixels plus work per candidate:
-/// 1. **Local contrast.** The morphological gradient (3×3 maximum − minimum) is high on stroke edges
-///    whatever the polarity and the light level, so uneven light, vignetting and dark-mode screens
-///    need no global threshold.
-/// 2. **Noise floor.** The threshold is a multiple of the gradient's median (most of a frame is
-///    flat: its gradient is sensor noise and JPEG ringing), never below an absolute floor. A dim,
+/// 1. **Ink, in both polarities.** A pixel darker than the mean of its neighbourhood is dark ink, one
+///    lighter is light ink (dark-mode screens, white on a coloured header): two masks, so uneven
+///    light and vignetting need no global threshold. (The 3×3 morphological gradient was tried
+///    first: it thickens every stroke by a pixel on each side, and close lines merged.)
+/// 2. **Noise floor.** The ink threshold is a multiple of the frame's noise (the median difference
+///    of horizontal neighbours: most of a frame is flat), never below an absolute floor. A dim,
 ///    noisy frame raises its own bar.
-/// 3. **Character candidates.** Connected components of the thresholded gradient, kept when their
-///    size and fill look like glyphs (or a few glyphs run together), not like edges of objects.
+/// 3. **Character candidates.** Connected components of each mask, kept when their size and fill
+///    look like glyphs (or a few glyphs run together), not like edges of objects.
 /// 4. **Lines.** Candidates of similar height whose centres lie close along a common direction are
 ///    joined; a line needs at least `minimumGlyphs` of them, or fewer that are wide together.
 /// 5. **Corners.** A straight line fitted through the glyph centres gives the direction; the glyph
@@ -26,17 +27,12 @@ public struct TextLineDetector: Sendable {
         /// Glyph heights considered, in pixels of the image given.
         public var minimumGlyphHeight = 7
         public var maximumGlyphHeightFraction = 0.2
-        /// Gradient threshold: `noiseFactor` × the median gradient, at least `minimumContrast`.
-        public var noiseFactor = 3.0
-        public var minimumContrast = 24
         /// Lines steeper than this (degrees) are not text held up to a camera.
         public var maximumTilt = 35.0
         public var minimumGlyphs = 3
-        /// How candidate pixels are chosen (see `Mask`).
-        public var mask = Mask.ink
-        /// `Mask.ink`: the local mean is taken over a square this many pixels on a side.
+        /// The local mean is taken over a square this many pixels on a side.
         public var inkWindow = 25
-        /// `Mask.ink`: a pixel is ink when it differs from the local mean by `inkNoiseFactor` × the
+        /// A pixel is ink when it differs from the local mean by `inkNoiseFactor` × the
         /// frame's noise level, and by at least `minimumInkContrast`.
         public var inkNoiseFactor = 3.5
         public var minimumInkContrast = 14
@@ -50,21 +46,10 @@ public struct TextLineDetector: Sendable {
         public var height: Double
         public var angle: Double
         public var glyphs: Int
-        /// 0: dark text (or the gradient mask), 1: light text on a darker ground.
+        /// 0: dark text, 1: light text on a darker ground.
         public var polarity = 0
         /// Mean gray level of the glyph pixels.
         var inkLevel = 0.0
-    }
-
-    /// Which pixels can belong to a glyph.
-    public enum Mask: Sendable, Equatable {
-        /// The 3×3 morphological gradient above the noise floor: stroke *edges*, both polarities in
-        /// one mask. Grows every stroke by a pixel on each side, so close lines touch.
-        case gradient
-        /// Ink: darker than the local mean (dark text) or lighter (light text), as two masks whose
-        /// glyphs never join each other. Strokes keep their width, so lines a few pixels apart stay
-        /// apart, and a light line on a dark band is not joined to the band's dark edges.
-        case ink
     }
 
     public var configuration: Configuration
@@ -74,14 +59,8 @@ public struct TextLineDetector: Sendable {
     }
 
     public func detect(_ image: GrayImage) -> [Line] {
-        let glyphs: [Glyph]
-        switch configuration.mask {
-        case .gradient:
-            glyphs = components(edgeMask(image), image: image, polarity: 0)
-        case .ink:
-            let (dark, light) = inkMasks(image)
-            glyphs = components(dark, image: image, polarity: 0) + components(light, image: image, polarity: 1)
-        }
+        let (dark, light) = inkMasks(image)
+        let glyphs = components(dark, image: image, polarity: 0) + components(light, image: image, polarity: 1)
         return Self.oneReadingPerPlace(lines(from: glyphs), in: image)
     }
 
@@ -125,7 +104,7 @@ public struct TextLineDetector: Sendable {
         return 255
     }
 
-    // MARK: 1–2 (ink): darker or lighter than the neighbourhood, beyond the noise
+    // MARK: 1–2: darker or lighter than the neighbourhood, beyond the noise
 
     func inkMasks(_ image: GrayImage) -> (dark: [Bool], light: [Bool]) {
         let w = image.width, h = image.height
@@ -173,45 +152,6 @@ public struct TextLineDetector: Sendable {
         return (dark, light)
     }
 
-    // MARK: 1–2: local contrast above the noise floor
-
-    func edgeMask(_ image: GrayImage) -> [Bool] {
-        let w = image.width, h = image.height
-        var gradient = [UInt8](repeating: 0, count: w * h)
-        image.pixels.withUnsafeBufferPointer { p in
-            // Separable: row maxima and minima over 3, then columns over 3.
-            var rowMax = [UInt8](repeating: 0, count: w * h), rowMin = [UInt8](repeating: 0, count: w * h)
-            for y in 0..<h {
-                let row = y * image.stride
-                for x in 0..<w {
-                    let a = p[row + max(0, x - 1)], b = p[row + x], c = p[row + min(w - 1, x + 1)]
-                    rowMax[y * w + x] = max(a, max(b, c))
-                    rowMin[y * w + x] = min(a, min(b, c))
-                }
-            }
-            for y in 0..<h {
-                let up = max(0, y - 1) * w, here = y * w, down = min(h - 1, y + 1) * w
-                for x in 0..<w {
-                    let hi = max(rowMax[up + x], max(rowMax[here + x], rowMax[down + x]))
-                    let lo = min(rowMin[up + x], min(rowMin[here + x], rowMin[down + x]))
-                    gradient[here + x] = hi - lo
-                }
-            }
-        }
-        var histogram = [Int](repeating: 0, count: 256)
-        for g in gradient { histogram[Int(g)] += 1 }
-        var seen = 0, median = 0
-        for (level, count) in histogram.enumerated() {
-            seen += count
-            if seen * 2 >= gradient.count {
-                median = level
-                break
-            }
-        }
-        let threshold = UInt8(min(255, max(configuration.minimumContrast, Int(Double(median) * configuration.noiseFactor))))
-        return gradient.map { $0 >= threshold }
-    }
-
     // MARK: 3: glyph candidates
 
     struct Glyph {
@@ -219,7 +159,7 @@ public struct TextLineDetector: Sendable {
         var pixels: Int
         /// Sum of the gray levels of its pixels.
         var levels = 0
-        /// 0 for the edge mask and dark ink, 1 for light ink: glyphs join only their own kind.
+        /// 0 for dark ink, 1 for light ink: glyphs join only their own kind.
         var polarity = 0
         var width: Int { maxX - minX + 1 }
         var height: Int { maxY - minY + 1 }

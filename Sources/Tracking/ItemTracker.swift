@@ -43,8 +43,7 @@ public struct ItemTracker: Sendable {
         var reportedBounds: Quad
         var reportedPayload: String
         var reportedTranscript: String?
-        /// Barcodes: decodes seen so far. Text: the string tracker.
-        var sightings: Int
+        /// The reads that vote on the payload: text, and codes read along lines (nil for QR codes).
         var evidence: TextEvidence?
         var matchedThisFrame = false
 
@@ -122,7 +121,6 @@ public struct ItemTracker: Sendable {
             return promoteIfReady(tracks.count - 1, frame)
         }
         tracks[index].item.bounds = observation.bounds
-        tracks[index].sightings += 1
         touch(index, frame)
         return promoteIfReady(index, frame)
     }
@@ -219,7 +217,7 @@ public struct ItemTracker: Sendable {
         Track(
             id: makeID(), item: observation, firstFrame: frame.frame, lastFrame: frame.frame, lastSeen: frame.time,
             live: false, reportedBounds: observation.bounds, reportedPayload: observation.payload,
-            reportedTranscript: observation.transcript, sightings: 1,
+            reportedTranscript: observation.transcript,
             evidence: observation.kind == .text ? TextEvidence(window: configuration.textWindow, voteConfidence: configuration.textVoteConfidence) : nil,
             matchedThisFrame: true)
     }
@@ -230,7 +228,9 @@ public struct ItemTracker: Sendable {
         tracks[index].matchedThisFrame = true
     }
 
-    /// Adds a pending track once its evidence suffices; for a live one, reports movement or a better reading.
+    /// Adds a pending track once its evidence suffices (a QR code, which has no vote — error
+    /// correction and finder patterns — on its first decode); for a live one, reports movement or a
+    /// better reading.
     private mutating func promoteIfReady(_ index: Int, _ frame: FrameObservations) -> [TrackerAction] {
         var track = tracks[index]
         if let evidence = track.evidence {
@@ -241,9 +241,6 @@ public struct ItemTracker: Sendable {
             track.item.payload = consensus.read.payload
             track.item.transcript = consensus.read.transcript
             track.item.confidence = consensus.read.confidence
-        } else if !track.live {
-            let needed = track.item.symbology?.hasStrongCheck == false ? configuration.weakBarcodeConfirmations : 1
-            if track.sightings < needed { return [] }
         }
         defer { tracks[index] = track }
         if !track.live {

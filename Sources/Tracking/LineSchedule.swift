@@ -41,7 +41,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         public let id: Int
         /// Where it was detected last, in the caller's coordinates.
         public var quad: Quad
-        /// The last readings, newest last, with the keys they are compared by.
+        /// The last two readings, newest last, with the keys they are compared by.
         public var reads: [(reading: Reading, key: [String])] = []
         public var lastRead: Double?
         public var lastSeen: Double
@@ -134,7 +134,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     public mutating func record(_ reading: Reading, key: [String], forQuad index: Int, time: Double) {
         let l = current[index]
         lines[l].reads.append((reading, key))
-        if lines[l].reads.count > 3 { lines[l].reads.removeFirst() }
+        if lines[l].reads.count > 2 { lines[l].reads.removeFirst() }  // confirmation compares the last two
         lines[l].lastRead = time
         lines[l].signatureRead = lines[l].signature
     }

@@ -194,19 +194,16 @@ public final class ReplaySource: FrameSource {
 
     /// The frame's processing image, and its bytes when that image was reduced (for text).
     private func decode(_ position: Int) throws(ScannerError) -> (DecodedImage, EncodedFrame?) {
-        let bytes: Data
+        let (image, bytes): (DecodedImage, Data)
         switch clip {
         case .files(let urls):
-            let image = try decoder.decodeFile(atPath: urls[position].path, targetWidth: configuration.processingWidth)
-            guard image.scale < 1 else { return (image, nil) }
-            bytes = (try? Data(contentsOf: urls[position])) ?? Data()
-            return (image, bytes.isEmpty ? nil : EncodedFrame(bytes: bytes, format: nil, width: image.sourceWidth, height: image.sourceHeight, bytesPerLine: 0))
+            (image, bytes) = try decoder.decodeFileKeepingBytes(atRawPath: Array(urls[position].path.utf8), targetWidth: configuration.processingWidth)
         case .concatenated(let data, let ranges):
             bytes = data.subdata(in: ranges[position])
-            let image = try decoder.decode(bytes, targetWidth: configuration.processingWidth)
-            guard image.scale < 1 else { return (image, nil) }
-            return (image, EncodedFrame(bytes: bytes, format: nil, width: image.sourceWidth, height: image.sourceHeight, bytesPerLine: 0))
+            image = try decoder.decode(bytes, targetWidth: configuration.processingWidth)
         }
+        guard image.scale < 1 else { return (image, nil) }
+        return (image, EncodedFrame(bytes: bytes, format: nil, width: image.sourceWidth, height: image.sourceHeight, bytesPerLine: 0))
     }
 }
 
