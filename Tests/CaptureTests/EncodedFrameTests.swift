@@ -1,0 +1,43 @@
+import Capture
+import Foundation
+import ImageDecoding
+import ScannerCore
+import TestSupport
+import Testing
+
+/// A frame keeps its bytes so that text can be read at full resolution (issue #13). Those bytes come
+/// from a camera or a replayed file and are decoded a second time: a hostile frame must give no full
+/// image (the reduced one is read instead), never a crash or an unbounded decode.
+@Suite(.timeLimit(.minutes(1))) struct EncodedFrameTests {
+    func reduced(_ encoded: EncodedFrame) -> Frame {
+        let small = GrayImage(width: 640, height: 360, filledWith: 200)
+        return Frame(index: 0, image: DecodedImage(image: small, sourceWidth: 1280, sourceHeight: 720), format: encoded.format, encoded: encoded)
+    }
+
+    @Test func aGoodFrameDecodesAtFullSize() throws {
+        let jpeg = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("bench-1280x720.jpg")))
+        let frame = reduced(EncodedFrame(bytes: jpeg, format: .mjpeg, width: 1280, height: 720, bytesPerLine: 0))
+        let full = try #require(frame.fullResolution())
+        #expect(full.width == 1280 && full.height == 720)
+    }
+
+    @Test(arguments: ["garbage", "truncated", "other size", "bomb"])
+    func aHostileFrameGivesNoFullImage(kind: String) throws {
+        let jpeg = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("bench-1280x720.jpg")))
+        let encoded: EncodedFrame
+        switch kind {
+        case "garbage":
+            encoded = EncodedFrame(bytes: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }), format: .mjpeg, width: 1280, height: 720, bytesPerLine: 0)
+        case "truncated":
+            encoded = EncodedFrame(bytes: jpeg.prefix(200), format: .mjpeg, width: 1280, height: 720, bytesPerLine: 0)
+        case "other size":
+            // A camera frame must be the size the camera was set to.
+            encoded = EncodedFrame(bytes: jpeg, format: .mjpeg, width: 640, height: 480, bytesPerLine: 0)
+        default:
+            // A replayed file declaring 65535×65535: refused from its header by the image limits.
+            let bomb = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("hostile/bomb.jpg")))
+            encoded = EncodedFrame(bytes: bomb, format: nil, width: 1280, height: 720, bytesPerLine: 0)
+        }
+        #expect(reduced(encoded).fullResolution() == nil, "\(kind)")
+    }
+}
