@@ -214,7 +214,12 @@ final class TextStage: @unchecked Sendable {
         for index in chosen {
             let items = scanner.readLine(quads[index], in: full) ?? []
             linesRead += 1
-            schedule.record(items, key: items.map { "\($0.item.contentType?.rawValue ?? "text") \($0.item.payload)" }, forQuad: index, time: time)
+            // A read the tracker would not count (`textVoteConfidence`) does not confirm the line
+            // either: it is read until its items could be believed.
+            let voteConfidence = configuration.tracker.textVoteConfidence
+            let weight: Double = items.allSatisfy { $0.item.confidence >= voteConfidence } ? 1 : 0
+            schedule.record(
+                items, key: items.map { "\($0.item.contentType?.rawValue ?? "text") \($0.item.payload)" }, weight: weight, forQuad: index, time: time)
         }
         let toImage = { (p: Point) in Point(x: p.x / Double(full.width), y: p.y / Double(full.height)) }
         var reading = Reading(items: [], carried: [], isRepeat: false)
