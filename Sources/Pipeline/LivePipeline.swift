@@ -108,8 +108,10 @@ public final class LivePipeline: @unchecked Sendable {
                 lastPass = clock()
                 let passesBefore = text.passes
                 let now = clock()
+                let believed = TextStage.believed(liveItems)
                 let read = metrics.measure(
-                    .text, { text.read(frame.image.image, detail: { frame.fullResolution() }, time: now) }, ran: { _ in text.passes > passesBefore })
+                    .text, { text.read(frame.image.image, detail: { frame.fullResolution() }, believed: believed, time: now) },
+                    ran: { _ in text.passes > passesBefore })
                 guard let reading = read else { continue }
                 update(FrameObservations(
                     frame: frame.index, time: clock(), barcodes: nil, text: selectSingle(reading.items, current),

@@ -190,8 +190,9 @@ final class TextStage: @unchecked Sendable {
     ///   - image: the processing image (the gates look at it).
     ///   - detail: the same frame at full resolution, decoded only when the pass reads (small print
     ///     needs every pixel the camera sent); nil → `image`.
+    ///   - believed: what the tracker has added (`believed(_:)`): a line is read until what it says is.
     ///   - time: the trackers' clock, seconds.
-    func read(_ image: GrayImage, detail: () -> GrayImage? = { nil }, time: Double) -> Reading? {
+    func read(_ image: GrayImage, detail: () -> GrayImage? = { nil }, believed: Set<String>? = nil, time: Double) -> Reading? {
         let thumbnail = FrameMetrics.thumbnail(image)
         if let last = lastThumbnail, FrameMetrics.difference(last, thumbnail) < configuration.unchangedBelow, !schedule.hasPendingLines {
             // The same pixels, read and agreed on: reading them again would only repeat any misreading.
@@ -210,16 +211,12 @@ final class TextStage: @unchecked Sendable {
         let lines = scanner.textLines(in: full)
         let quads = lines.map(\.quad)
         let chosen = schedule.plan(
-            quads, signatures: quads.map { scanner.lineSignature($0, in: full) }, priorities: lines.map { Double($0.glyphs) }, time: time)
+            quads, signatures: quads.map { scanner.lineSignature($0, in: full) }, priorities: lines.map { Double($0.glyphs) },
+            believed: believed, time: time)
         for index in chosen {
             let items = scanner.readLine(quads[index], in: full) ?? []
             linesRead += 1
-            // A read the tracker would not count (`textVoteConfidence`) does not confirm the line
-            // either: it is read until its items could be believed.
-            let voteConfidence = configuration.tracker.textVoteConfidence
-            let weight: Double = items.allSatisfy { $0.item.confidence >= voteConfidence } ? 1 : 0
-            schedule.record(
-                items, key: items.map { "\($0.item.contentType?.rawValue ?? "text") \($0.item.payload)" }, weight: weight, forQuad: index, time: time)
+            schedule.record(items, key: items.map { Self.key($0.item) }, forQuad: index, time: time)
         }
         let toImage = { (p: Point) in Point(x: p.x / Double(full.width), y: p.y / Double(full.height)) }
         var reading = Reading(items: [], carried: [], isRepeat: false)
@@ -234,6 +231,14 @@ final class TextStage: @unchecked Sendable {
         }
         lastReading = reading
         return reading
+    }
+
+    /// What the schedule compares a line's reads by.
+    static func key(_ item: RecognizedItem) -> String { "\(item.contentType?.rawValue ?? "text") \(item.payload)" }
+
+    /// The keys of the text items clients have been told about.
+    static func believed(_ live: [TrackedItem]) -> Set<String> {
+        Set(live.filter { $0.item.kind == .text }.map { key($0.item) })
     }
 }
 
@@ -296,7 +301,9 @@ public final class SequenceHandler: @unchecked Sendable {
         var reading: TextStage.Reading? = nil
         if frame.index % configuration.ocrEveryFrames == 0, let text {
             let passesBefore = text.passes
-            reading = metrics.measure(.text, { text.read(image, detail: { frame.fullResolution() }, time: time) }, ran: { _ in text.passes > passesBefore })
+            let believed = TextStage.believed(tracker.liveItems)
+            reading = metrics.measure(
+                .text, { text.read(image, detail: { frame.fullResolution() }, believed: believed, time: time) }, ran: { _ in text.passes > passesBefore })
         }
         return tracker.update(FrameObservations(
             frame: frame.index, time: time, barcodes: found, text: reading.map { selectSingle($0.items, configuration) },

@@ -134,11 +134,22 @@ public struct ItemTracker: Sendable {
         // Same place: centres closer than three quarters of the symbol's length. zbar's bounds of a
         // 1-D code are the ends of the scan lines that decoded, so one scan line gives a box of no
         // height, and two decodes of one symbol on different rows need not overlap at all.
-        let candidates = tracks.indices.filter { i in
+        var candidates = tracks.indices.filter { i in
             let t = tracks[i]
             let reach = 0.75 * max(Self.length(t.item.bounds), Self.length(observation.bounds))
             return t.item.kind == .barcode && t.item.symbology == observation.symbology
                 && t.item.bounds.center.distance(to: observation.bounds.center) <= reach
+        }
+        // Nothing at its place: the same reading within a plausible jump is the same symbol moved
+        // fast (a label swept out of view moves further in a frame than its code is long; measured
+        // at 640×480, it became a second item).
+        if candidates.isEmpty {
+            candidates = tracks.indices.filter { i in
+                let t = tracks[i]
+                return !t.matchedThisFrame && t.item.kind == .barcode && t.item.symbology == observation.symbology
+                    && t.item.payload == observation.payload
+                    && t.item.bounds.center.distance(to: observation.bounds.center) <= configuration.maximumJump
+            }
         }
         let read = TextEvidence.Read(payload: observation.payload, transcript: nil, confidence: 1)
         guard let index = candidates.min(by: {

@@ -33,13 +33,9 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         /// than this (mean absolute difference of the normalized signatures) is read again at once:
         /// new text in the same place, as when a phone screen changes.
         public var maximumAppearanceChange = 0.6
-        /// A line is confirmed when its latest reads agree and their weights (`record`) add up to
-        /// this. The caller gives a read the tracker would not count (too little confidence) no
-        /// weight, so a line is not left alone while its item still lacks support. Measured on the
-        /// 640×480 footage (2026-11-22): small print read right twice with confidence 0.2-0.5 used to
-        /// count as confirmed here, was next read 2 s later and never reached the tracker's
-        /// agreement (the card's e-mail address, a phone screen's URL); read on, both are found.
-        public var confirmingWeight = 2.0
+        /// A line is confirmed when this many of its latest reads agree (and what it says is
+        /// believed, see `plan`).
+        public var confirmingReads = 2
 
         public init() {}
     }
@@ -48,24 +44,18 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         public let id: Int
         /// Where it was detected last, in the caller's coordinates.
         public var quad: Quad
-        /// The latest readings, newest last, with the keys they are compared by and their weights.
-        public var reads: [(reading: Reading, key: [String], weight: Double)] = []
+        /// The latest readings, newest last, with the keys they are compared by.
+        public var reads: [(reading: Reading, key: [String])] = []
         public var lastRead: Double?
         public var lastSeen: Double
         /// Its appearance now, and when it was last read.
         public var signature: [Double] = []
         public var signatureRead: [Double] = []
 
-        /// The summed weight of its latest reads that say what the newest says (stopping at the
-        /// first that does not).
-        public var agreement: Double {
-            guard let newest = reads.last else { return 0 }
-            var total = 0.0
-            for read in reads.reversed() {
-                guard read.key == newest.key else { break }
-                total += read.weight
-            }
-            return total
+        /// How many of its latest reads say what the newest says (counting back to the first that does not).
+        public var agreement: Int {
+            guard let newest = reads.last?.key else { return 0 }
+            return reads.reversed().prefix { $0.key == newest }.count
         }
 
         public var latest: Reading? { reads.last?.reading }
@@ -75,6 +65,8 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     public private(set) var lines: [Line] = []
     /// The line each quad of the last `plan` call belongs to (indices into `lines`).
     public private(set) var current: [Int] = []
+    /// The keys the caller believes (see `plan`); nil: every agreed reading is believed.
+    private var believed: Set<String>?
     private var nextID = 0
 
     public init(configuration: Configuration = Configuration()) {
@@ -87,7 +79,18 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     ///
     /// `priorities` (optional, higher first) order lines within the same need, e.g. a line's glyph
     /// count: of thirty new lines on a receipt, the long ones are read before specks and edges.
-    public mutating func plan(_ quads: [Quad], signatures: [[Double]] = [], priorities: [Double] = [], time: Double) -> [Int] {
+    ///
+    /// `believed` (optional) are the keys the caller has come to believe, e.g. the payloads of the
+    /// items the tracker has added. A line whose reads agree on something not believed is not
+    /// confirmed: it is read on, first, until it is believed. Reads agreeing here need not be
+    /// evidence enough there (measured on the 640×480 footage, 2026-11-22): a line detected with
+    /// another quad for one pass is another line here but the same item there, so its misread
+    /// contests the item there only; and small print read right with confidence too low to count
+    /// there. Each left the line confirmed here, not read again for 2 s, and its item never added.
+    public mutating func plan(
+        _ quads: [Quad], signatures: [[Double]] = [], priorities: [Double] = [], believed: Set<String>? = nil, time: Double
+    ) -> [Int] {
+        self.believed = believed
         precondition(signatures.isEmpty || signatures.count == quads.count)
         precondition(priorities.isEmpty || priorities.count == quads.count)
         lines.removeAll { time - $0.lastSeen > configuration.forgetAfter }
@@ -144,12 +147,11 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     }
 
     /// What the line of quad `index` (of the last `plan`) read as; `key` is what reads must share to
-    /// agree (e.g. the typed payloads), `weight` what this read counts towards confirmation (1 for a
-    /// confident read).
-    public mutating func record(_ reading: Reading, key: [String], weight: Double = 1, forQuad index: Int, time: Double) {
+    /// agree (e.g. the typed payloads).
+    public mutating func record(_ reading: Reading, key: [String], forQuad index: Int, time: Double) {
         let l = current[index]
-        lines[l].reads.append((reading, key, max(0, weight)))
-        if lines[l].reads.count > 6 { lines[l].reads.removeFirst() }
+        lines[l].reads.append((reading, key))
+        if lines[l].reads.count > configuration.confirmingReads { lines[l].reads.removeFirst() }
         lines[l].lastRead = time
         lines[l].signatureRead = lines[l].signature
     }
@@ -159,9 +161,11 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         current.contains { needsReading(lines[$0]) }
     }
 
-    /// Its latest reads agree with enough weight.
+    /// Its latest reads agree, on something believed.
     public func isConfirmed(_ line: Line) -> Bool {
-        line.agreement >= configuration.confirmingWeight - 1e-9
+        guard line.agreement >= configuration.confirmingReads else { return false }
+        guard let believed, let key = line.reads.last?.key else { return true }
+        return key.allSatisfy(believed.contains)
     }
 
     /// Not read yet, its reads do not agree yet, or it looks different from when it was last read.

@@ -153,6 +153,20 @@ struct Replay {
         #expect(replay.tracker.liveItems.count == 1)
     }
 
+    @Test func aLinearCodeSweptAwayFastStaysOneItem() {
+        var replay = Replay()
+        replay.steps(2, [ean13("1781958637676", y: 0.40)])
+        // The label leaves downwards: 0.15 a frame, more than the code is long (0.12), less than a
+        // plausible jump. The same reading there is the same symbol.
+        replay.step([ean13("1781958637676", y: 0.55)])
+        replay.step([ean13("1781958637676", y: 0.70)])
+        #expect(replay.log == ["1 added 1781958637676 #01", "2 updated 1781958637676 #01", "3 updated 1781958637676 #01"])
+        // Another reading that far away is not it: it starts its own vote.
+        replay.steps(2, [ean13("1781958637676", y: 0.70), ean13("5901234123457", y: 0.85)])
+        #expect(replay.log.last == "5 added 5901234123457 #02")
+        #expect(replay.tracker.liveItems.count == 2)
+    }
+
     @Test func aFarJumpIsANewItem() {
         var replay = Replay()
         replay.step([qr("A", x: 0.0)])

@@ -32,31 +32,34 @@ import Testing
         #expect(schedule.line(forQuad: 0).latest == "a")
     }
 
-    @Test func readsWithoutWeightDoNotConfirmALine() {
-        // Small print read right but without the confidence the tracker counts: the same key again
-        // and again, weight 0. The line stays first in line until two counted reads agree.
+    @Test func agreeingReadsOfSomethingNotBelievedDoNotConfirmALine() {
+        // The caller (the tracker) has not come to believe what this line says, e.g. its reads were
+        // not confident enough there: it stays first in line, read on every pass.
         var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
         let quads = [line(10, 10), line(10, 50)]
-        _ = schedule.plan(quads, time: 0)
-        schedule.record("e-mail", key: ["e-mail"], weight: 0, forQuad: 0, time: 0)
+        _ = schedule.plan(quads, believed: [], time: 0)
+        schedule.record("e-mail", key: ["e-mail"], forQuad: 0, time: 0)
         for step in 1...4 {
             let t = Double(step) / 10
-            #expect(schedule.plan(quads, time: t) == [0], "pass \(step)")
+            #expect(schedule.plan(quads, believed: [], time: t) == [0], "pass \(step)")
             #expect(!schedule.isConfirmed(schedule.line(forQuad: 0)))
-            schedule.record("e-mail", key: ["e-mail"], weight: 0, forQuad: 0, time: t)
+            #expect(schedule.hasPendingLines)
+            schedule.record("e-mail", key: ["e-mail"], forQuad: 0, time: t)
         }
-        // One counted read with the uncounted ones is still not enough; a second is.
-        _ = schedule.plan(quads, time: 0.5)
-        schedule.record("e-mail", key: ["e-mail"], weight: 1, forQuad: 0, time: 0.5)
-        #expect(!schedule.isConfirmed(schedule.line(forQuad: 0)))
-        _ = schedule.plan(quads, time: 0.6)
-        schedule.record("e-mail", key: ["e-mail"], weight: 1, forQuad: 0, time: 0.6)
+        // Believed: the line rests, and the next line gets its turn.
+        #expect(schedule.plan(quads, believed: ["e-mail"], time: 0.5) == [1])
         #expect(schedule.isConfirmed(schedule.line(forQuad: 0)))
+        // A line that reads as nothing needs no belief, only two agreeing reads.
+        schedule.record("", key: [], forQuad: 1, time: 0.5)
+        _ = schedule.plan(quads, believed: ["e-mail"], time: 0.6)
+        schedule.record("", key: [], forQuad: 1, time: 0.6)
+        #expect(schedule.plan(quads, believed: ["e-mail"], time: 0.7) == [])
+        #expect(!schedule.hasPendingLines)
         // A different reading breaks the run: agreement counts only the newest reads that agree.
-        _ = schedule.plan(quads, time: 0.7)
-        schedule.record("e-mai1", key: ["e-mai1"], weight: 1, forQuad: 0, time: 0.7)
+        #expect(schedule.plan(quads, believed: ["e-mail"], time: 3) == [0])
+        schedule.record("e-mai1", key: ["e-mai1"], forQuad: 0, time: 3)
         #expect(schedule.line(forQuad: 0).agreement == 1)
-        #expect(schedule.plan(quads, time: 0.8) == [0])
+        #expect(schedule.plan(quads, believed: ["e-mail"], time: 3.1) == [0])
     }
 
     @Test func aConfirmedLineIsReadAgainAfterAWhile() {
