@@ -93,10 +93,15 @@ enum WebIdentifiers {
                 hostStart = i + candidate.utf8.count
                 break
             }
-            guard let (hostEnd, labels) = domain(in: bytes, from: hostStart) else {
+            // "www." as OCR reads it off a card: "vww.", "wvw.", or with a space after the dot
+            // ("www. northgate-optics.com"). Taken as "www." — read as it stands, the host would be
+            // another ("vww.northgate-optics.com") or lose a label ("northgate-optics.com").
+            let www = misreadWWW(bytes, at: hostStart)
+            guard let (hostEnd, parsed) = domain(in: bytes, from: www ?? hostStart) else {
                 i += 1
                 continue
             }
+            let labels = www == nil ? parsed : ["www"] + parsed
             let hasWWW = labels.first?.lowercased() == "www"
             // A bare domain ("example.com") needs a real name in front, not OCR noise ("Dr.No").
             if scheme == nil && !hasWWW && labels[0].count < 3 {
@@ -110,7 +115,9 @@ enum WebIdentifiers {
             }
             // Nor an e-mail address whose "@" OCR read as a space ("avery.lindqvist northgate-optics.com"):
             // a bare domain right after a dotted name that is no domain itself is not reported.
-            if scheme == nil && !hasWWW && followsDottedName(bytes, at: i) {
+            // Nor a host OCR split after a dot, its first label lost or cut ("ww. northgate-optics.com"
+            // with a thumb over the first "w"): the part after the space is not the host printed.
+            if scheme == nil && !hasWWW && (followsDottedName(bytes, at: i) || followsLabelAndDot(bytes, at: i)) {
                 i = hostEnd
                 continue
             }
@@ -140,6 +147,26 @@ enum WebIdentifiers {
         guard isLabelByte(token[0]), token.dropFirst().dropLast().contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") })
         else { return false }
         return domain(in: token, from: 0)?.end != token.count
+    }
+
+    /// Where the host continues when `index` starts "www." as OCR misreads it — three of `w`/`v`
+    /// (at least two `w`), a dot, at most one space — followed by a domain of two labels or more; nil
+    /// when it does not (a real "www." followed by the domain right away is no misreading).
+    static func misreadWWW(_ bytes: [UInt8], at index: Int) -> Int? {
+        guard index + 5 <= bytes.count else { return nil }
+        let letters = bytes[index..<(index + 3)].map { $0 | 0x20 }
+        guard letters.allSatisfy({ $0 == UInt8(ascii: "w") || $0 == UInt8(ascii: "v") }),
+            letters.filter({ $0 == UInt8(ascii: "w") }).count >= 2, bytes[index + 3] == UInt8(ascii: ".")
+        else { return nil }
+        let next = bytes[index + 4] == UInt8(ascii: " ") ? index + 5 : index + 4
+        guard letters != Array("www".utf8) || next == index + 5 else { return nil }
+        guard let (_, labels) = domain(in: bytes, from: next), labels.count >= 2 else { return nil }
+        return next
+    }
+
+    /// One space before `index`, a dot before it, a letter or digit before that ("ww. ").
+    static func followsLabelAndDot(_ bytes: [UInt8], at index: Int) -> Bool {
+        index >= 3 && bytes[index - 1] == UInt8(ascii: " ") && bytes[index - 2] == UInt8(ascii: ".") && isLabelByte(bytes[index - 3])
     }
 
     static func hasPrefix(_ bytes: [UInt8], at index: Int, _ prefix: String) -> Bool {

@@ -153,6 +153,30 @@ import Testing
         #expect(found("example.org acme-optics.com") == ["url http://example.org", "url http://acme-optics.com"])
     }
 
+    /// "www." misread on a card at 640×480: "vww. northgate-optics.com" used to give the host
+    /// "northgate-optics.com", and "vww.northgate-optics.com" another host.
+    @Test func aMisreadWWWIsWWW() {
+        #expect(found("vww. northgate-optics.com") == ["url http://www.northgate-optics.com"])
+        #expect(found("www. northgate-optics.com/info") == ["url http://www.northgate-optics.com/info"])
+        #expect(found("wvw.northgate-optics.com") == ["url http://www.northgate-optics.com"])
+        #expect(detector.matches(in: "Web: vww. example.com").first?.transcript == "vww. example.com")
+        // Not a misreading: the real thing, fewer than two w, or no domain after it.
+        #expect(found("www.example.com") == ["url http://www.example.com"])
+        #expect(found("www. and more") == [])
+        #expect(found("wow.example.com") == ["url http://wow.example.com"])
+    }
+
+    /// A host split after a dot with its first label cut (a thumb over the first "w" of "www."): the
+    /// rest is not the host printed. The price: a sentence ending right before a bare domain.
+    @Test func aBareDomainRightAfterALabelAndADotIsNotAURL() {
+        #expect(found("ww. northgate-optics.com") == [])
+        #expect(found("ey ww. northgate-optics.com") == [])
+        #expect(found("vvw. example.com") == [])
+        #expect(found("Visit us. example.com") == [])
+        #expect(found("Visit us: example.com") == ["url http://example.com"])
+        #expect(found("ww. http://example.com") == ["url http://example.com"])
+    }
+
     @Test func anEmailAddressIsNotAlsoAURL() {
         #expect(found("info@example.com www.example.com") == ["emailAddress info@example.com", "url http://www.example.com"])
     }
