@@ -60,17 +60,22 @@ import Testing
 
     /// Every legible item is added exactly once with the right payload — the card's phone number,
     /// URL and e-mail address; the phone screen's, light on dark; the shipping label's EAN-13 and
-    /// small QR code (found at full resolution) and phone number — nothing else is added (ZIP codes,
-    /// dates, a tracking number are distractors), and each item is removed once, within 30 frames
-    /// of leaving the picture.
+    /// small QR code (found at full resolution) and phone number — nothing else is added but what
+    /// the clip shows, read right (ZIP codes, dates, a tracking number are distractors), and each
+    /// item is removed once, within 30 frames of leaving the picture.
     @Test(arguments: [("card", 1), ("phone", 3), ("label", 3)])
     func aClipGivesExactlyItsItems(scenario: String, seed: Int) async throws {
         let (truth, events) = try await blocking { try play(scenario, seed: seed) }
         let wanted = truth.items.filter { $0.distractor != true && $0.frames.contains(where: \.legible) }
         let added = events.filter { $0.event == "added" }.compactMap(\.item)
         try #require(!wanted.isEmpty, "the clip has legible items")
-        #expect(Set(added.map(\.payload)) == Set(wanted.compactMap(\.payload)), "added \(added.map(\.payload))")
-        #expect(added.count == wanted.count, "one item each: \(added.map(\.payload))")
+        // Every legible item; beyond those, only what the clip really shows, read right (an item the
+        // truth calls illegible because a thumb comes near it may still be read right, as score.py
+        // counts it too); each once.
+        let real = Set(truth.items.filter { $0.distractor != true }.compactMap(\.payload))
+        #expect(Set(wanted.compactMap(\.payload)).isSubset(of: added.map(\.payload)), "added \(added.map(\.payload))")
+        #expect(Set(added.map(\.payload)).isSubset(of: real), "added \(added.map(\.payload))")
+        #expect(added.count == Set(added.map(\.payload)).count, "one item each: \(added.map(\.payload))")
         for item in wanted {
             guard let payload = item.payload, let id = added.first(where: { $0.payload == payload })?.id else { continue }
             let removed = events.filter { $0.event == "removed" && $0.item?.id == id }

@@ -203,11 +203,12 @@ struct Replay {
 
     @Test func ocrNoiseIsVotedOut() {
         var replay = Replay()
-        let reads = ["jJane.doe@example.com", "jane.doe@example.com", "jane.doe@example.com", "jJane.doe@example.com", "jane.doe@example.com"]
+        let reads = ["jJane.doe@example.com", "jane.doe@example.com", "jane.doe@example.com", "jJane.doe@example.com", "jane.doe@example.com", "jane.doe@example.com"]
         for read in reads { replay.step(text: [text(.emailAddress, read)]) }
-        // One bad read neither resets nor wins; while it is in the window the right reading needs a
-        // lead of two over it (at frame 2 it leads 2 to 1), which the fourth good read gives.
-        #expect(replay.log == ["4 added jane.doe@example.com #01"])
+        // A bad read neither resets nor wins; while the bad reads are in the window (6 reads) the
+        // right reading needs a lead of two over them (2 to 1 at frame 2, 3 to 2 at frame 4), which
+        // the fourth good read gives.
+        #expect(replay.log == ["5 added jane.doe@example.com #01"])
     }
 
     @Test func aMisreadDigitDoesNotChangeTheNumber() {
@@ -377,8 +378,8 @@ struct Replay {
     }
 
     @Test func agreementAndWindowFollowTheQualityLevel() {
-        // docs/configuration.md: fast 2 of 3, balanced 2 of 4, accurate 3 of 5.
-        let levels: [(QualityLevel, Int, Int)] = [(.fast, 2, 3), (.balanced, 2, 4), (.accurate, 3, 5)]
+        // docs/configuration.md: fast 2 of 3, balanced 2 of 6, accurate 3 of 7.
+        let levels: [(QualityLevel, Int, Int)] = [(.fast, 2, 3), (.balanced, 2, 6), (.accurate, 3, 7)]
         for (level, agreement, window) in levels {
             let configuration = TrackerConfiguration(level)
             #expect(configuration.textAgreement == agreement && configuration.textWindow == window, "\(level)")
