@@ -56,7 +56,8 @@ enum WebIdentifiers {
             var start = at
             while start > 0, isLabelByte(bytes[start - 1]) || localPartPunctuation.contains(bytes[start - 1]) { start -= 1 }
             while start < at, localPartPunctuation.contains(bytes[start]) { start += 1 }  // ".bob@" → "bob@"
-            guard start < at, let (end, labels) = domain(in: bytes, from: at + 1) else { continue }
+            guard start < at, let (end, labels) = domain(in: bytes, from: at + 1) ?? domainAcrossSpaces(in: bytes, from: at + 1)
+            else { continue }
             // OCR puts a space after a dot inside a word ("avery. lindqvist@"): an address cannot
             // hold a space, and the part after it alone is a wrong address, worse than none. Join
             // the parts (a space right after a local part's dot, dash or underscore).
@@ -162,6 +163,26 @@ enum WebIdentifiers {
         guard letters != Array("www".utf8) || next == index + 5 else { return nil }
         guard let (_, labels) = domain(in: bytes, from: next), labels.count >= 2 else { return nil }
         return next
+    }
+
+    /// The domain after an address's "@" when OCR put a space after one of its dots
+    /// ("priya@kestrel-labs. co.uk"): only tried when the text before the space is no domain of its
+    /// own, so an address that ends a sentence ("jo@example.com. Info desk") is not lengthened.
+    static func domainAcrossSpaces(in bytes: [UInt8], from start: Int) -> (end: Int, labels: [String])? {
+        var joined: [UInt8] = [], origin: [Int] = []
+        var i = start
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: " ") {
+                guard i > start, bytes[i - 1] == UInt8(ascii: "."), i + 1 < bytes.count, isLabelByte(bytes[i + 1]) else { break }
+                i += 1
+                continue
+            }
+            joined.append(bytes[i])
+            origin.append(i)
+            i += 1
+        }
+        guard let (end, labels) = domain(in: joined, from: 0), end > 0 else { return nil }
+        return (origin[end - 1] + 1, labels)
     }
 
     /// One space before `index`, a dot before it, a letter or digit before that ("ww. ").

@@ -133,6 +133,16 @@ import Testing
         #expect(found("call +1 555 0100, or jo@example.com") == ["emailAddress jo@example.com"])
     }
 
+    /// A space OCR put after a dot of an address's domain (1280×720 footage, a phone screen).
+    @Test func anAddressWhoseDomainOCRSplitIsJoined() {
+        #expect(found("priya@kestrel-labs. co.uk") == ["emailAddress priya@kestrel-labs.co.uk"])
+        #expect(detector.matches(in: "priya@kestrel-labs. co.uk").first?.transcript == "priya@kestrel-labs. co.uk")
+        // Not when the part before the space is a domain already: the address ended a sentence.
+        #expect(found("Write to jo@example.com. Info desk open 9-5") == ["emailAddress jo@example.com"])
+        // Only a space right after a dot joins.
+        #expect(found("jo@kestrel-labs co.uk") == [])
+    }
+
     /// A comma read for a dot (a common Tesseract slip on small, blurred text) is repaired inside
     /// what is already an address or a link, and nowhere else.
     @Test func aCommaReadForADotInsideAnAddressIsRepaired() {
