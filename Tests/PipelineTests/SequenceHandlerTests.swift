@@ -66,6 +66,24 @@ import Tracking
         #expect(s.ocrLinesRead - before.ocrLinesRead == top, "only the changed lines are read: \(s)")
     }
 
+    @Test func linesOfOneOrTwoGlyphsAreNotRead() throws {
+        // Two hollow boxes side by side: a "line" of two wide glyphs (a logo, a frame), nothing to
+        // read. (A small picture, so that they are enough ink for the text gate.)
+        var blank = GrayImage(width: 160, height: 120, pixels: [UInt8](repeating: 225, count: 160 * 120))
+        for x0 in [40, 76] {
+            for y in 50..<70 {
+                for x in x0..<(x0 + 28) where y < 53 || y >= 67 || x < x0 + 3 || x >= x0 + 25 { blank.pixels[y * 160 + x] = 30 }
+            }
+        }
+        let handler = try handler()
+        let scanner = try ImageScanner(options: handler.configuration.options)
+        let found = scanner.textLines(in: blank)
+        try #require(!found.isEmpty && found.allSatisfy { $0.glyphs < TextStage.minimumGlyphs }, "\(found)")
+        for index in stride(from: 0, to: 12, by: 3) { _ = handler.process(frame(index, blank), time: Double(index) / 30) }
+        let s = handler.statistics
+        #expect(s.ocrPasses > 0 && s.ocrLinesRead == 0, "\(s)")
+    }
+
     /// An EAN-13 of ~1.6 px per module in a 1280×720 frame: 0.8 px in the 640 px processing image,
     /// which zbar cannot read; the full-resolution scans find it.
     @Test func aCodeTooSmallForTheProcessingImageIsFoundAtFullResolution() throws {
