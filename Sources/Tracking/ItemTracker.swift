@@ -105,18 +105,7 @@ public struct ItemTracker: Sendable {
 
     private mutating func observeBarcode(_ observation: RecognizedItem, _ frame: FrameObservations) -> [TrackerAction] {
         if observation.symbology?.isLinear == true { return observeLinear(observation, frame) }
-        // Same symbology and payload, not yet matched in this frame, nearest within a plausible jump.
-        // Two identical codes side by side are two tracks: each track takes one sighting per frame.
-        let candidates = tracks.indices.filter { i in
-            let t = tracks[i]
-            return !t.matchedThisFrame && t.item.kind == .barcode && t.item.symbology == observation.symbology
-                && t.item.payload == observation.payload
-                && t.item.bounds.center.distance(to: observation.bounds.center) <= configuration.maximumJump
-        }
-        guard let index = candidates.min(by: {
-            tracks[$0].item.bounds.center.distance(to: observation.bounds.center)
-                < tracks[$1].item.bounds.center.distance(to: observation.bounds.center)
-        }) else {
+        guard let index = nearest(sameReading(as: observation), to: observation) else {
             tracks.append(newTrack(observation, frame))
             return promoteIfReady(tracks.count - 1, frame)
         }
@@ -143,19 +132,9 @@ public struct ItemTracker: Sendable {
         // Nothing at its place: the same reading within a plausible jump is the same symbol moved
         // fast (a label swept out of view moves further in a frame than its code is long; measured
         // at 640×480, it became a second item).
-        if candidates.isEmpty {
-            candidates = tracks.indices.filter { i in
-                let t = tracks[i]
-                return !t.matchedThisFrame && t.item.kind == .barcode && t.item.symbology == observation.symbology
-                    && t.item.payload == observation.payload
-                    && t.item.bounds.center.distance(to: observation.bounds.center) <= configuration.maximumJump
-            }
-        }
+        if candidates.isEmpty { candidates = sameReading(as: observation) }
         let read = TextEvidence.Read(payload: observation.payload, transcript: nil, confidence: 1)
-        guard let index = candidates.min(by: {
-            tracks[$0].item.bounds.center.distance(to: observation.bounds.center)
-                < tracks[$1].item.bounds.center.distance(to: observation.bounds.center)
-        }) else {
+        guard let index = nearest(candidates, to: observation) else {
             var track = newTrack(observation, frame)
             track.evidence = TextEvidence(window: configuration.linearWindow)
             track.evidence?.record(read)
@@ -169,6 +148,23 @@ public struct ItemTracker: Sendable {
         }
         touch(index, frame)
         return promoteIfReady(index, frame)
+    }
+
+    /// Tracks of the same symbology and payload, not yet matched in this frame, within a plausible
+    /// jump. Two identical codes side by side are two tracks: each track takes one sighting per frame.
+    private func sameReading(as observation: RecognizedItem) -> [Int] {
+        tracks.indices.filter { i in
+            let t = tracks[i]
+            return !t.matchedThisFrame && t.item.kind == .barcode && t.item.symbology == observation.symbology
+                && t.item.payload == observation.payload
+                && t.item.bounds.center.distance(to: observation.bounds.center) <= configuration.maximumJump
+        }
+    }
+
+    /// The one of `candidates` whose centre is nearest the observation's.
+    private func nearest(_ candidates: [Int], to observation: RecognizedItem) -> Int? {
+        let distance = { (i: Int) in self.tracks[i].item.bounds.center.distance(to: observation.bounds.center) }
+        return candidates.min { distance($0) < distance($1) }
     }
 
     /// The longer of the quad's box sides (normalized units).
