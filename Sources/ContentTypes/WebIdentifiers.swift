@@ -167,13 +167,15 @@ enum WebIdentifiers {
 
     /// The domain after an address's "@" when OCR put a space after one of its dots
     /// ("priya@kestrel-labs. co.uk"): only tried when the text before the space is no domain of its
-    /// own, so an address that ends a sentence ("jo@example.com. Info desk") is not lengthened.
+    /// own, so an address that ends a sentence ("jo@example.com. Info desk") is not lengthened. One
+    /// space is joined, not a run of them: that is the slip, and a line of "a. b. c. …" is no domain.
     static func domainAcrossSpaces(in bytes: [UInt8], from start: Int) -> (end: Int, labels: [String])? {
         var joined: [UInt8] = [], origin: [Int] = []
-        var i = start
+        var i = start, spaces = 0
         while i < bytes.count {
             if bytes[i] == UInt8(ascii: " ") {
-                guard i > start, bytes[i - 1] == UInt8(ascii: "."), i + 1 < bytes.count, isLabelByte(bytes[i + 1]) else { break }
+                guard spaces == 0, i > start, bytes[i - 1] == UInt8(ascii: "."), i + 1 < bytes.count, isLabelByte(bytes[i + 1]) else { break }
+                spaces += 1
                 i += 1
                 continue
             }

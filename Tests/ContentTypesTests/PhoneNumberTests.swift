@@ -187,6 +187,18 @@ import Testing
         #expect(found("ww. http://example.com") == ["url http://example.com"])
     }
 
+    /// Text read off a hostile image: the repairs that join across spaces stay within the line and
+    /// bounded in time (every "@" and "www." here tries a join).
+    @Test func joiningRepairsOnAHostileLineStayBounded() {
+        let line = String(repeating: "x@a. b. ", count: 300) + String(repeating: "vww. ", count: 300) + "ww. @. www."
+        let matches = detector.matches(in: line)
+        #expect(matches.allSatisfy { $0.utf8Range.upperBound <= line.utf8.count })
+        // One space of a domain is joined, not a run: "a. b. vww. vww. …" is no domain.
+        #expect(matches.filter { $0.contentType == .emailAddress }.isEmpty, "\(matches.prefix(3))")
+        #expect(found("jo@mail. kestrel-labs. co.uk") == [])
+        #expect(found("vww. ") == [] && found("@. ") == [] && found("www.") == [])
+    }
+
     @Test func anEmailAddressIsNotAlsoAURL() {
         #expect(found("info@example.com www.example.com") == ["emailAddress info@example.com", "url http://www.example.com"])
     }
