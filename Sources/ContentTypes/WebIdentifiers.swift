@@ -31,6 +31,10 @@ enum WebIdentifiers {
 
     /// A domain starting at `start`: labels separated by single dots, ending in a known TLD.
     /// Returns the end offset and the label list.
+    ///
+    /// The whole run of labels must end in a TLD: when it does not ("kestrel-labs.co.ukiteam", the
+    /// slash read as "i"; "el-labs.co.U" at a cut line end), the host printed is not the one read,
+    /// and a shorter prefix ("kestrel-labs.co") would be a wrong payload, worse than none.
     static func domain(in bytes: [UInt8], from start: Int) -> (end: Int, labels: [String])? {
         var labels: [String] = []
         var i = start
@@ -42,12 +46,26 @@ enum WebIdentifiers {
             guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "."), isLabelByte(bytes[i + 1]) else { break }
             i += 1
         }
-        // Drop trailing labels until the last one is a TLD ("example.com.au" keeps all; "a.com.x" → a.com).
-        while labels.count >= 2, !isKnownTLD(labels.last!) {
-            i -= labels.removeLast().utf8.count + 1
-        }
-        guard labels.count >= 2, isKnownTLD(labels.last!), !labels.last!.allSatisfy(\.isNumber) else { return nil }
+        guard labels.count >= 2, isKnownTLD(labels.last!), !labels.last!.allSatisfy(\.isNumber),
+            !continuesWithCountryCode(bytes, at: i, after: labels)
+        else { return nil }
         return (i, labels)
+    }
+
+    /// Second-level names under which countries register ("example.co.uk", "example.com.au").
+    static let secondLevelNames: Set<String> = ["co", "com", "org", "net", "ac", "gov", "edu", "ltd", "plc"]
+
+    /// After a domain ending in a second-level name, a dot or comma, one space and a two-letter
+    /// country code that ends the line or starts a path ("kestrel-labs.co, uk", a dot read as a
+    /// comma and a space): the host may be one label longer. Either payload would be a guess, so
+    /// neither is reported; other frames read it whole. ("see example.org, or call" is a sentence.)
+    static func continuesWithCountryCode(_ bytes: [UInt8], at index: Int, after labels: [String]) -> Bool {
+        guard let last = labels.last, secondLevelNames.contains(last.lowercased()), index + 4 <= bytes.count,
+            bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: ","), bytes[index + 1] == UInt8(ascii: " ")
+        else { return false }
+        let code = bytes[(index + 2)..<(index + 4)]
+        guard code.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) }) else { return false }
+        return index + 4 == bytes.count || bytes[index + 4] == UInt8(ascii: "/")
     }
 
     static func emailAddresses(in bytes: [UInt8]) -> [ContentMatch] {
@@ -183,7 +201,9 @@ enum WebIdentifiers {
             origin.append(i)
             i += 1
         }
-        guard let (end, labels) = domain(in: joined, from: 0), end > 0 else { return nil }
+        guard let (end, labels) = domain(in: joined, from: 0), end > 0,
+            !continuesWithCountryCode(bytes, at: origin[end - 1] + 1, after: labels)
+        else { return nil }
         return (origin[end - 1] + 1, labels)
     }
 

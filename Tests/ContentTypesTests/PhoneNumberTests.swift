@@ -153,6 +153,29 @@ import Testing
         #expect(found("Paris, France") == [])
     }
 
+    /// A run of labels that does not end in a TLD is a host misread or cut at the line's end: its
+    /// prefix up to the last TLD-like label ("kestrel-labs.co") would be a wrong payload (640×480
+    /// footage: "kestrel-labs.co.ukiteam", the slash read as "i"; "el-labs.co.U" at a thumb).
+    @Test func aHostThatGoesOnPastItsTLDIsNotReported() {
+        #expect(found("kestrel-labs.co.ukiteam") == [])
+        #expect(found("el-labs.co.U") == [])
+        #expect(found("priya@kestrel-labs.co.ukx") == [])
+        #expect(found("www.example.com.x") == [])
+        #expect(found("example.com.au") == ["url http://example.com.au"])
+        #expect(found("Write to jo@example.com.") == ["emailAddress jo@example.com"])
+    }
+
+    /// "co, uk" is "co.uk" misread, or a sentence: neither payload is reported.
+    @Test func aHostThatMayGoOnAfterACommaIsNotReported() {
+        #expect(found("priya@kestrel-labs.co, uk") == [])
+        #expect(found("kestrel-labs.co, uk/team") == [])
+        #expect(found("priya@kestrel-labs.co. uk") == ["emailAddress priya@kestrel-labs.co.uk"])
+        // A word after a comma, a longer one, or one after a name that is no second level: a sentence.
+        #expect(found("see example.org, or call") == ["url http://example.org"])
+        #expect(found("jo@example.com, uk office") == ["emailAddress jo@example.com"])
+        #expect(found("jo@example.io, uk") == ["emailAddress jo@example.io"])
+    }
+
     /// At 640×480 OCR lost the "@" of "avery.lindqvist@northgate-optics.com": the domain alone would
     /// be reported as a URL nobody printed.
     @Test func anAddressWhoseAtWasLostIsNotAURL() {
