@@ -219,7 +219,7 @@ final class TextStage: @unchecked Sendable {
             quads, signatures: quads.map { scanner.lineSignature($0, in: full) }, priorities: lines.map { Double($0.glyphs) },
             believed: believed, time: time)
         for index in chosen {
-            let items = scanner.readLine(quads[index], in: full) ?? []
+            let items = Self.admitted(scanner.readLine(quads[index], in: full) ?? [], believed: believed)
             linesRead += 1
             schedule.record(items, key: items.map { Self.key($0.item) }, forQuad: index, time: time)
         }
@@ -236,6 +236,12 @@ final class TextStage: @unchecked Sendable {
         }
         lastReading = reading
         return reading
+    }
+
+    /// A read up to a cut end of its line (a thumb, the frame's edge) may be a part of what is
+    /// printed ("lo@…" of "hello@…"): it keeps an item clients were told about, and adds none.
+    static func admitted(_ items: [LineItem], believed: Set<String>?) -> [LineItem] {
+        items.filter { !$0.reachesCutEnd || believed?.contains(key($0.item)) == true }
     }
 
     /// Lines with fewer glyphs are not followed or read.

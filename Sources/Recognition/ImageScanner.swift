@@ -101,7 +101,8 @@ public final class ImageScanner {
     private func readText(in region: GrayImage, with recognizer: TextRecognizer) -> [RecognizedItem] {
         lineReader.lines(in: region).flatMap { line in
             guard let reading = lineReader.read(line.quad, in: region, with: recognizer) else { return [RecognizedItem]() }
-            return items(in: reading).map(\.item)
+            // One image is all the evidence there is: a part of something, typed, is a wrong payload.
+            return items(in: reading).filter { !$0.reachesCutEnd }.map(\.item)
         }
     }
 
@@ -134,11 +135,11 @@ public final class ImageScanner {
         let line = reading.line
         let lineText = line.text
         var items: [LineItem] = []
-        func add(_ item: RecognizedItem, _ box: PixelRect) {
+        func add(_ item: RecognizedItem, _ box: PixelRect, reachesCutEnd: Bool = false) {
             let span = LineReader.span(of: box, in: reading)
             var item = item
             item.bounds = LineReader.quad(span, on: reading.quad)
-            items.append(LineItem(item: item, span: span))
+            items.append(LineItem(item: item, span: span, reachesCutEnd: reachesCutEnd))
         }
         // Plain text has no validation of its own: demand confidence and a few real characters
         // (noise and texture come out as one- or two-letter "words").
@@ -150,9 +151,12 @@ public final class ImageScanner {
         for match in content.matches(in: lineText) {
             let words = Self.words(of: line, covering: match.utf8Range)
             guard let box = PixelRect.union(words.map(\.box)) else { continue }
+            // What reaches a cut end of the line may go on out of sight (`LineReader.cutEnds`).
+            let reachesCutEnd = reading.cut.start && words.first == line.words.first || reading.cut.end && words.last == line.words.last
             add(RecognizedItem(
                 kind: .text, contentType: match.contentType, payload: match.payload, transcript: match.transcript,
-                bounds: reading.quad, confidence: words.map(\.confidence).reduce(0, +) / Double(words.count)), box)
+                bounds: reading.quad, confidence: words.map(\.confidence).reduce(0, +) / Double(words.count)), box,
+                reachesCutEnd: reachesCutEnd)
         }
         return items
     }

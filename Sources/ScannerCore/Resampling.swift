@@ -93,3 +93,13 @@ extension GrayImage {
         return GrayImage(width: width, height: height, pixels: out)
     }
 }
+
+extension GrayImage {
+    /// Every pixel's level, sorted: percentiles by index.
+    public func sortedLevels() -> [Int] {
+        var levels: [Int] = []
+        levels.reserveCapacity(width * height)
+        for y in 0..<height { for x in 0..<width { levels.append(Int(pixels[y * stride + x])) } }
+        return levels.sorted()
+    }
+}

@@ -84,6 +84,21 @@ import Tracking
         #expect(s.ocrPasses > 0 && s.ocrLinesRead == 0, "\(s)")
     }
 
+    /// A typed read up to a cut end of its line (a thumb over "he" of "hello@…") keeps an item the
+    /// tracker has added, and adds none.
+    @Test func aReadUpToACutEndKeepsAnItemButAddsNone() {
+        let quad = Quad(x: 0, y: 0, width: 100, height: 10)
+        func read(_ payload: String, cut: Bool) -> LineItem {
+            LineItem(
+                item: RecognizedItem(kind: .text, contentType: .emailAddress, payload: payload, bounds: quad, confidence: 0.9),
+                span: 0...1, reachesCutEnd: cut)
+        }
+        let reads = [read("lo@oldmill-studios.com", cut: true), read("hello@oldmill-studios.com", cut: true), read("jo@example.com", cut: false)]
+        let believed: Set<String> = ["emailAddress hello@oldmill-studios.com"]
+        #expect(TextStage.admitted(reads, believed: believed).map(\.item.payload) == ["hello@oldmill-studios.com", "jo@example.com"])
+        #expect(TextStage.admitted(reads, believed: nil).map(\.item.payload) == ["jo@example.com"])
+    }
+
     /// An EAN-13 of ~1.6 px per module in a 1280×720 frame: 0.8 px in the 640 px processing image,
     /// which zbar cannot read; the full-resolution scans find it.
     @Test func aCodeTooSmallForTheProcessingImageIsFoundAtFullResolution() throws {

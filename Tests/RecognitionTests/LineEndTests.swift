@@ -1,0 +1,74 @@
+@testable import Recognition
+import ScannerCore
+import Testing
+import TextRecognition
+
+/// A line whose text goes on out of sight: under a thumb, past the frame's edge, letters half
+/// covered. What is typed up to such an end is a part of something, and a part is a wrong payload
+/// ("lo@oldmill-studios.com" for "hello@oldmill-studios.com", seen on the footage).
+@Suite(.timeLimit(.minutes(2))) struct LineEndTests {
+    let reader = LineReader()
+
+    /// A 200 × 60 light ground with a line of eight dark 6 × 16 px "glyphs" from x = 60 to 150,
+    /// and the quad the detector would give it (padded by a fifth of the glyph height).
+    static let glyphs = (0..<8).map { PixelRect(x: 60 + $0 * 12, y: 20, width: 6, height: 16) }
+    static let quad = Quad(x: 56.8, y: 16.8, width: 96.4, height: 22.4)
+
+    func image(marks: [(PixelRect, UInt8)] = [], width: Int = 200) -> GrayImage {
+        var pixels = [UInt8](repeating: 200, count: width * 60)
+        for (rect, level) in Self.glyphs.map({ ($0, UInt8(40)) }) + marks {
+            for y in rect.y..<(rect.y + rect.height) {
+                for x in max(0, rect.x)..<min(width, rect.x + rect.width) { pixels[y * width + x] = level }
+            }
+        }
+        return GrayImage(width: width, height: 60, pixels: pixels)
+    }
+
+    @Test func cleanGroundOnBothSidesIsNoCut() {
+        #expect(reader.cutEnds(of: Self.quad, in: image()) == .none)
+    }
+
+    @Test func somethingOverTheGroundCutsTheLine() {
+        // A thumb (skin is mid-gray) right before the first glyph, and one right after the last.
+        let thumbBefore = (PixelRect(x: 20, y: 0, width: 35, height: 60), UInt8(140))
+        #expect(reader.cutEnds(of: Self.quad, in: image(marks: [thumbBefore])) == LineReader.CutEnds(start: true, end: false))
+        let thumbAfter = (PixelRect(x: 155, y: 0, width: 45, height: 60), UInt8(140))
+        #expect(reader.cutEnds(of: Self.quad, in: image(marks: [thumbAfter])) == LineReader.CutEnds(start: false, end: true))
+    }
+
+    @Test func theFramesEdgeCutsTheLine() {
+        // The line's end is 4 px from the right edge: what follows is out of the frame.
+        #expect(reader.cutEnds(of: Self.quad, in: image(width: 157)) == LineReader.CutEnds(start: false, end: true))
+    }
+
+    @Test func remainsOfGlyphsTheLineDidNotTakeInCutIt() {
+        // The lower half of a letter just before the line (its top under a thumb's edge).
+        let remains = (PixelRect(x: 48, y: 28, width: 4, height: 8), UInt8(40))
+        #expect(reader.cutEnds(of: Self.quad, in: image(marks: [remains])).start)
+    }
+
+    /// The price of the rule is text with something right against it; an icon a word's gap away is fine.
+    @Test func anIconAWordGapAwayIsNoCut() {
+        let icon = (PixelRect(x: 22, y: 20, width: 16, height: 16), UInt8(40))
+        #expect(reader.cutEnds(of: Self.quad, in: image(marks: [icon])) == .none)
+    }
+
+    /// What `ImageScanner` types from a line with a cut end: everything that reaches that end is
+    /// marked (`scan` reports none of it; the pipeline lets it keep an item, not add one).
+    @Test func typedTextReachingACutEndIsMarked() throws {
+        let scanner = try ImageScanner(options: TextTests.contentOnly)
+        func word(_ text: String, _ x: Int) -> RecognizedWord {
+            RecognizedWord(text: text, box: PixelRect(x: x, y: 4, width: 100, height: 30), confidence: 0.9)
+        }
+        let words = [word("lo@oldmill-studios.com", 0), word("or", 110), word("+1", 220), word("512-555-0173", 260)]
+        func marked(_ cut: LineReader.CutEnds) -> [String] {
+            let line = RecognizedLine(words: words, box: PixelRect(x: 0, y: 4, width: 360, height: 30))
+            let reading = LineReader.Reading(line: line, quad: Self.quad, width: 400, cut: cut)
+            return scanner.items(in: reading).map { "\($0.item.payload)\($0.reachesCutEnd ? " cut" : "")" }
+        }
+        #expect(marked(.none) == ["lo@oldmill-studios.com", "+15125550173"])
+        #expect(marked(LineReader.CutEnds(start: true, end: false)) == ["lo@oldmill-studios.com cut", "+15125550173"])
+        #expect(marked(LineReader.CutEnds(start: false, end: true)) == ["lo@oldmill-studios.com", "+15125550173 cut"])
+        #expect(marked(LineReader.CutEnds(start: true, end: true)) == ["lo@oldmill-studios.com cut", "+15125550173 cut"])
+    }
+}
