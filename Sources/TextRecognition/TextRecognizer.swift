@@ -72,14 +72,18 @@ public final class TextRecognizer {
         ("debug_file", "/dev/null"),
     ]
 
-    /// Limit Tesseract to the calling thread, once per process (see the shim for why).
-    private static let singleThreaded: Bool = ctess_limit_openmp_to_one_thread() == 1
+    /// Limits Tesseract to the calling thread (see the shim for why). On every call that recognizes:
+    /// libgomp keeps the limit per thread, and a limit set on the thread that made the recognizer
+    /// does not reach the pipeline's text thread. Found 2026-11-22: in the daemon, each line's LSTM
+    /// ran on four OpenMP threads on two cores, their workers spinning between regions; a line took
+    /// 50–100 ms instead of the 10–15 ms it takes alone (docs/benchmarks.md).
+    private static func keepToThisThread() { _ = ctess_limit_openmp_to_one_thread() }
 
     /// - Parameters:
     ///   - languages: Tesseract language codes, e.g. `["eng"]` or `["eng", "deu"]`.
     ///   - dataPath: the `tessdata` directory; nil uses `TESSDATA_PREFIX` or the system default.
     public init(languages: [String] = ["eng"], dataPath: String? = nil) throws(ScannerError) {
-        _ = Self.singleThreaded
+        Self.keepToThisThread()
         guard !languages.isEmpty, languages.allSatisfy({ !$0.isEmpty && !$0.contains("+") && !$0.contains("/") }) else {
             throw .invalidArgument(
                 name: "languages", value: languages.joined(separator: "+"), reason: "expected language codes such as eng")
@@ -148,6 +152,7 @@ public final class TextRecognizer {
 
     /// Reads the text in `image` and returns its lines in Tesseract's reading order.
     public func recognize(_ image: GrayImage, segmentation: PageSegmentation = .sparseText) -> [RecognizedLine] {
+        Self.keepToThisThread()
         TessBaseAPISetPageSegMode(api, TessPageSegMode(rawValue: UInt32(segmentation.rawValue)))
         image.pixels.withUnsafeBufferPointer { pixels in
             TessBaseAPISetImage(api, pixels.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.stride))
