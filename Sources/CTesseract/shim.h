@@ -17,4 +17,9 @@ static inline int ctess_limit_openmp_to_one_thread(void) {
     set_levels(0);
     return 1;
 }
+/* The calling thread's max-active-levels (OpenMP's per-thread limit above); -1 without OpenMP. */
+static inline int ctess_openmp_max_active_levels(void) {
+    int (*get_levels)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_active_levels");
+    return get_levels == 0 ? -1 : get_levels();
+}
 #endif

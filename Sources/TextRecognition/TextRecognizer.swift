@@ -79,6 +79,13 @@ public final class TextRecognizer {
     /// 50–100 ms instead of the 10–15 ms it takes alone (docs/benchmarks.md).
     private static func keepToThisThread() { _ = ctess_limit_openmp_to_one_thread() }
 
+    /// The calling thread's OpenMP nesting limit (0: Tesseract runs on the calling thread alone);
+    /// nil when Tesseract was built without OpenMP.
+    static func openMPLevelsOnThisThread() -> Int? {
+        let levels = ctess_openmp_max_active_levels()
+        return levels < 0 ? nil : Int(levels)
+    }
+
     /// - Parameters:
     ///   - languages: Tesseract language codes, e.g. `["eng"]` or `["eng", "deu"]`.
     ///   - dataPath: the `tessdata` directory; nil uses `TESSDATA_PREFIX` or the system default.

@@ -78,6 +78,23 @@ import Testing
         #expect(schedule.plan(quads, time: 0.1 + schedule.configuration.rereadConfirmedAfter) == [0])
     }
 
+    /// Read twice as nothing while it came into focus, a poster's URL must not wait the 2 s of a
+    /// confirmed line before it is read again: it may say something now.
+    @Test func aLineThatSaidNothingIsReadAgainSoonerThanAConfirmedOne() {
+        var schedule = LineSchedule<String>(configuration: configuration())
+        let quads = [line(10, 10), line(10, 50)]
+        for t in [0.0, 0.1] {
+            _ = schedule.plan(quads, time: t)
+            schedule.record("a", key: ["a"], forQuad: 0, time: t)
+            schedule.record("", key: [], forQuad: 1, time: t)
+        }
+        let nothing = schedule.configuration.rereadNothingAfter
+        #expect(nothing < schedule.configuration.rereadConfirmedAfter)
+        #expect(schedule.plan(quads, time: 0.1 + nothing - 0.05) == [])
+        #expect(schedule.plan(quads, time: 0.1 + nothing) == [1])
+        #expect(!schedule.hasPendingLines, "due is not pending: an unchanged frame still skips the pass")
+    }
+
     @Test func aMovingLineKeepsItsReadsAndItsNeighboursStayApart() {
         var schedule = LineSchedule<String>(configuration: configuration())
         // Two tilted lines one above the other: their boxes overlap, they are still two lines.
