@@ -199,6 +199,11 @@ public final class BarcodeRecognizer {
             points.append(Point(x: Double(zbar_symbol_get_loc_x(symbol, i)), y: Double(zbar_symbol_get_loc_y(symbol, i))))
         }
         guard !points.isEmpty else { return nil }
+        // Interleaved 2 of 5 has no check digit and no start pattern to speak of: zbar finds one in
+        // any run of regular stripes (desk clutter, a keyboard's edge). A real symbol is decoded on
+        // more than one scan line; one scan line's worth is not a symbol (2026-11-22: "091373" on the
+        // footage's desk, a single point, reported at realtime as an item).
+        if symbology == .i2of5, zbar_symbol_get_quality(symbol) < 2 { return nil }
         return BarcodeObservation(
             symbology: symbology, payload: payload,
             corners: Self.corners(of: points, symbology: symbology, orientation: zbar_symbol_get_orientation(symbol)),
