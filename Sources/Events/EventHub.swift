@@ -72,10 +72,22 @@ public final class EventHub: Sendable {
     /// Called with every published line, in order (the `--events-stdout` printer).
     private let mirror: @Sendable (String) -> Void
 
-    public init(daemonVersion: String, sourceName: String, mirror: @escaping @Sendable (String) -> Void = { _ in }) {
+    /// Runs the removal of a subscriber whose stream ended, soon and on another thread. Not in the
+    /// stream's termination handler itself: task cancellation runs that handler while it holds the
+    /// consumer task's status lock, and `publish` resumes that task (`yield`) while it holds the
+    /// hub's lock — taking the hub's lock in the handler inverts the order. That deadlocked the
+    /// daemon under load (2026-11-22: one thread in `unsubscribe` from a cancelled client, the
+    /// pipeline in `publish`; Swift's `withTaskCancellationHandler` documents the rule).
+    private let later: @Sendable (@escaping @Sendable () -> Void) -> Void
+
+    public init(
+        daemonVersion: String, sourceName: String, mirror: @escaping @Sendable (String) -> Void = { _ in },
+        later: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { DispatchQueue.global().async(execute: $0) }
+    ) {
         self.daemonVersion = daemonVersion
         self.sourceName = sourceName
         self.mirror = mirror
+        self.later = later
         self.formatter = { date in
             let f = ISO8601DateFormatter()
             f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -96,7 +108,7 @@ public final class EventHub: Sendable {
     /// Publishes a pipeline event to every subscriber whose filter accepts it; returns the JSON line.
     @discardableResult
     public func publish(_ event: PipelineEvent) -> String {
-        // Finishing a stream runs its termination handler, which takes the lock: finish after unlocking.
+        // Finish cut-off streams after unlocking: finishing runs their termination handlers.
         let (line, cutOff) = state.withLock { state -> (String, [Subscriber]) in
             state.seq += 1
             let line: String
@@ -186,7 +198,7 @@ public final class EventHub: Sendable {
             let id = state.nextSubscriber
             state.nextSubscriber += 1
             state.subscribers[id] = Subscriber(filter: filter, continuation: continuation, limit: max(1, queueLimit), onCutOff: onCutOff)
-            continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+            continuation.onTermination = { [weak self] _ in self?.later { [weak self] in self?.unsubscribe(id) } }
             let items = state.items.values.filter { filter.accepts($0.item) }.sorted { RecognizedItem.readingOrder($0.item, $1.item) }
             let hello = helloLine(items: items, available: state.sourceAvailable)
             return (id, hello, stream)

@@ -2,6 +2,7 @@ import Events
 import Foundation
 import Pipeline
 import ScannerCore
+import Synchronization
 import TestSupport
 import Testing
 import Tracking
@@ -40,6 +41,32 @@ import Tracking
             if case .line(let line) = await iterator.next() { names.append("\(JSONLines.object(line)["event"]!) \((JSONLines.object(line)["item"] as? [String: Any])?["payload"] ?? "")") }
         }
         #expect(names == ["added +14155550123", "unavailable "])
+    }
+
+    /// A client that goes away (its reading task cancelled) is removed, but not from inside the
+    /// stream's termination handler: cancellation runs it holding the task's status lock, and
+    /// `publish` resumes that task holding the hub's lock (a deadlock seen under load).
+    @Test func aCancelledSubscriberIsRemovedOutsideItsTerminationHandler() async {
+        let scheduled = Mutex<[@Sendable () -> Void]>([])
+        let hub = EventHub(daemonVersion: "t", sourceName: "test", later: { job in scheduled.withLock { $0.append(job) } })
+        let (_, _, events) = hub.subscribe()
+        let reader = Task { for await _ in events {} }
+        reader.cancel()
+        await reader.value
+        #expect(hub.subscriberCount == 1, "not removed by the handler itself")
+        let jobs = scheduled.withLock { $0 }
+        #expect(jobs.count == 1)
+        for job in jobs { job() }
+        #expect(hub.subscriberCount == 0)
+        // The default runs it on another thread, soon.
+        let live = EventHub(daemonVersion: "t", sourceName: "test")
+        let (_, _, more) = live.subscribe()
+        let other = Task { for await _ in more {} }
+        other.cancel()
+        await other.value
+        let deadline = ContinuousClock.now + .seconds(10)
+        while live.subscriberCount > 0, ContinuousClock.now < deadline { await Task.yield() }
+        #expect(live.subscriberCount == 0)
     }
 
     @Test func aSubscriberThatStopsReadingIsCutOffWithANotice() async {
