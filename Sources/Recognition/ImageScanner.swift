@@ -125,8 +125,14 @@ public final class ImageScanner {
 
     /// What the line at `quad` (pixel coordinates of `image`) says; nil when nothing was read.
     public func readLine(_ quad: Quad, in image: GrayImage) -> [LineItem]? {
+        readLineWithConfidence(quad, in: image)?.items
+    }
+
+    /// `readLine`, and the line's mean word confidence (a line of clutter reads as low-confidence
+    /// garbage, pass after pass).
+    public func readLineWithConfidence(_ quad: Quad, in image: GrayImage) -> (items: [LineItem], confidence: Double)? {
         guard let text, let reading = lineReader.read(quad, in: image, with: text) else { return nil }
-        return items(in: reading)
+        return (items(in: reading), reading.line.confidence)
     }
 
     /// What one line says: the line as plain text (when wanted and confident), and every phone

@@ -26,6 +26,11 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         /// was not read again while legible in 5 of 6 runs with 2 s; 0 of 6 with 0.5 s (0.3 s: 1).
         /// They are read only when no new or unconfirmed line is waiting.
         public var rereadNothingAfter = 0.5
+        /// Reads in a row that were garbage after which a line is taken for clutter (confirmed as
+        /// saying nothing). Measured 2026-11-22 at realtime: a poster's URL read twice as garbage
+        /// while still blurred was confirmed as nothing and never read again while legible, behind
+        /// the desk clutter that is new on every pass.
+        public var garbageToClutter = 3
         /// A line not detected for this long is forgotten (one blurred pass must not lose its reads).
         public var forgetAfter = 0.5
         /// Two quads are the same line when either holds the other's centre and their heights and
@@ -57,6 +62,10 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         /// Its appearance now, and when it was last read.
         public var signature: [Double] = []
         public var signatureRead: [Double] = []
+        /// Passes it was found on (it counts up to `Self.persistenceCap`).
+        public var passesSeen = 0
+        /// Its latest reads in a row that were garbage (`record(…, unconfident:)`).
+        public var garbageReads = 0
 
         /// How many of its latest reads say what the newest says (counting back to the first that does not).
         public var agreement: Int {
@@ -132,6 +141,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
                 current.append(lines.count - 1)
             }
             if !signatures.isEmpty { lines[current[q]].signature = signatures[q] }
+            lines[current[q]].passesSeen = min(Self.persistenceCap, lines[current[q]].passesSeen + 1)
         }
         // First the lines that said something and need a second read to be believed (what makes an
         // item appear); then, by priority, lines never read and lines whose reads do not yet agree
@@ -139,7 +149,10 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         // desk moving behind the card: specks are new on every pass); then confirmed lines that are due.
         func rank(_ q: Int) -> (Int, Double, Double) {
             let line = lines[current[q]]
-            let priority = priorities.isEmpty ? 0 : -priorities[q]
+            // A line found pass after pass weighs more than one found once: clutter behind a moving
+            // card makes new "lines" on every pass, and by glyph count alone a wide strip of desk
+            // texture outranked a poster's e-mail address, read once while blurred, for 2.7 s.
+            let priority = priorities.isEmpty ? 0 : -priorities[q] * Double(line.passesSeen)
             guard let lastRead = line.lastRead else { return (1, priority, 0) }
             guard needsReading(line) else { return (3, lastRead, priority) }
             return line.reads.last?.key.isEmpty == false ? (0, lastRead, priority) : (1, priority, lastRead)
@@ -155,8 +168,11 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
 
     /// What the line of quad `index` (of the last `plan`) read as; `key` is what reads must share to
     /// agree (e.g. the typed payloads).
-    public mutating func record(_ reading: Reading, key: [String], forQuad index: Int, time: Double) {
+    /// - Parameter unconfident: it read as garbage (nothing, at low confidence): twice running, and
+    ///   the line is taken for clutter (`rank`).
+    public mutating func record(_ reading: Reading, key: [String], forQuad index: Int, time: Double, unconfident: Bool = false) {
         let l = current[index]
+        lines[l].garbageReads = unconfident ? lines[l].garbageReads + 1 : 0
         lines[l].reads.append((reading, key))
         if lines[l].reads.count > configuration.confirmingReads { lines[l].reads.removeFirst() }
         lines[l].lastRead = time
@@ -165,17 +181,24 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
 
     /// Whether any line of the last `plan` still needs reading.
     public var hasPendingLines: Bool {
-        current.contains { needsReading(lines[$0]) }
+        // Not a line whose reads are garbage: the same pixels would read as the same garbage.
+        current.contains { needsReading(lines[$0]) && lines[$0].garbageReads == 0 }
     }
 
     /// Its latest reads agree, on something believed.
     public func isConfirmed(_ line: Line) -> Bool {
         guard line.agreement >= configuration.confirmingReads else { return false }
+        // Garbage agrees with garbage: reads of nothing at low confidence (a line still blurred as
+        // it comes into focus) confirm nothing until there are `garbageToClutter` of them in a row.
+        if line.reads.last?.key.isEmpty == true, (1..<configuration.garbageToClutter).contains(line.garbageReads) { return false }
         guard let believed, let key = line.reads.last?.key else { return true }
         return key.allSatisfy(believed.contains)
     }
 
     /// Not read yet, its reads do not agree yet, or it looks different from when it was last read.
+    /// Passes seen beyond this add no weight: a line found three times running is no longer clutter.
+    static var persistenceCap: Int { 3 }
+
     func needsReading(_ line: Line) -> Bool {
         guard isConfirmed(line) else { return true }
         guard line.signature.count == line.signatureRead.count, !line.signature.isEmpty else { return false }

@@ -171,6 +171,43 @@ import Testing
         #expect(schedule.plan(quads, priorities: [3, 20, 2, 12], time: 0) == [1, 3])
     }
 
+    /// Reads of nothing at low confidence (a poster's URL still blurred as it came into focus) do
+    /// not confirm a line; `garbageToClutter` of them in a row do (desk texture). Garbage lines do
+    /// not keep an unchanged frame from being skipped: the same pixels read as the same garbage.
+    @Test func garbageReadsConfirmNothingUntilThereAreEnoughOfThem() {
+        var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
+        let quads = [line(10, 10)]
+        var t = 0.0
+        for read in 1...schedule.configuration.garbageToClutter {
+            #expect(schedule.plan(quads, time: t) == [0], "read \(read)")
+            schedule.record("", key: [], forQuad: 0, time: t, unconfident: true)
+            #expect(!schedule.hasPendingLines)
+            t += 0.1
+        }
+        #expect(schedule.isConfirmed(schedule.line(forQuad: 0)))
+        #expect(schedule.plan(quads, time: t) == [])
+        // Two confident reads of nothing confirm at once.
+        var other = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
+        for t in [0.0, 0.1] {
+            _ = other.plan(quads, time: t)
+            other.record("", key: [], forQuad: 0, time: t)
+        }
+        #expect(other.isConfirmed(other.line(forQuad: 0)))
+    }
+
+    /// Clutter behind a moving card makes new "lines" on every pass; a line found pass after pass
+    /// outweighs one found once with more glyphs.
+    @Test func aLineFoundPassAfterPassOutranksNewClutter() {
+        var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
+        let url = line(10, 10)
+        _ = schedule.plan([url], priorities: [22], time: 0)
+        schedule.record("", key: [], forQuad: 0, time: 0, unconfident: true)
+        _ = schedule.plan([url, line(300, 300)], priorities: [22, 30], time: 0.1)
+        // Seen on three passes now: 22 × 3 against a new strip's 40 × 1.
+        #expect(schedule.plan([url, line(300, 500)], priorities: [22, 40], time: 0.2) == [0])
+        #expect(schedule.line(forQuad: 0).passesSeen == 3)
+    }
+
     @Test func aLineThatSaidNothingOnceCompetesWithNewLinesByPriority() {
         var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
         _ = schedule.plan([line(10, 10)], priorities: [20], time: 0)
