@@ -210,8 +210,8 @@ final class TextStage: @unchecked Sendable {
         let full = detail() ?? image
         // A "line" of one or two glyphs says nothing a client asked for (a phone number, address or
         // link has many characters, and even blurred together they leave more pieces) and is the
-        // costliest to read: a rule line or an edge straightened to the reading height is a long strip that
-        // took Tesseract 100–200 ms to read as nothing. Measured on the footage (2026-11-22, five
+        // costliest to read: a rule line or an edge straightened to the reading height is a long
+        // strip that took Tesseract 100–200 ms to read as nothing. Measured on the footage (2026-11-22, five
         // clips): 75 such reads, a fifth of the reading time, none typed.
         let lines = scanner.textLines(in: full).filter { $0.glyphs >= Self.minimumGlyphs }
         let quads = lines.map(\.quad)

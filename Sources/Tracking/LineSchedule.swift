@@ -144,9 +144,10 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             lines[current[q]].passesSeen = min(Self.persistenceCap, lines[current[q]].passesSeen + 1)
         }
         // First the lines that said something and need a second read to be believed (what makes an
-        // item appear); then, by priority, lines never read and lines whose reads do not yet agree
-        // (a line misread once into nothing must not wait behind every new speck of a cluttered
-        // desk moving behind the card: specks are new on every pass); then confirmed lines that are due.
+        // item appear); then, by priority × passes found, lines never read and lines whose reads do
+        // not yet agree (a line misread once into nothing must not wait behind every new speck of a
+        // cluttered desk moving behind the card: specks are new on every pass); then confirmed lines
+        // that are due.
         func rank(_ q: Int) -> (Int, Double, Double) {
             let line = lines[current[q]]
             // A line found pass after pass weighs more than one found once: clutter behind a moving
@@ -168,8 +169,8 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
 
     /// What the line of quad `index` (of the last `plan`) read as; `key` is what reads must share to
     /// agree (e.g. the typed payloads).
-    /// - Parameter unconfident: it read as garbage (nothing, at low confidence): twice running, and
-    ///   the line is taken for clutter (`rank`).
+    /// - Parameter unconfident: it read as garbage (nothing, at low confidence): such reads confirm
+    ///   nothing until `garbageToClutter` of them come in a row (`isConfirmed`).
     public mutating func record(_ reading: Reading, key: [String], forQuad index: Int, time: Double, unconfident: Bool = false) {
         let l = current[index]
         lines[l].garbageReads = unconfident ? lines[l].garbageReads + 1 : 0
@@ -195,10 +196,10 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         return key.allSatisfy(believed.contains)
     }
 
-    /// Not read yet, its reads do not agree yet, or it looks different from when it was last read.
     /// Passes seen beyond this add no weight: a line found three times running is no longer clutter.
     static var persistenceCap: Int { 3 }
 
+    /// Not read yet, its reads do not agree yet, or it looks different from when it was last read.
     func needsReading(_ line: Line) -> Bool {
         guard isConfirmed(line) else { return true }
         guard line.signature.count == line.signatureRead.count, !line.signature.isEmpty else { return false }
