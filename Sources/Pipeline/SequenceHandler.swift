@@ -219,7 +219,7 @@ final class TextStage: @unchecked Sendable {
             quads, signatures: quads.map { scanner.lineSignature($0, in: full) }, priorities: lines.map { Double($0.glyphs) },
             believed: believed, time: time)
         for index in chosen {
-            let read = scanner.readLineWithConfidence(quads[index], in: full)
+            let read = scanner.readLine(quads[index], in: full)
             let items = Self.admitted(read?.items ?? [], believed: believed)
             linesRead += 1
             schedule.record(

@@ -124,13 +124,9 @@ public final class ImageScanner {
     }
 
     /// What the line at `quad` (pixel coordinates of `image`) says; nil when nothing was read.
-    public func readLine(_ quad: Quad, in image: GrayImage) -> [LineItem]? {
-        readLineWithConfidence(quad, in: image)?.items
-    }
-
-    /// `readLine`, and the line's mean word confidence (a line of clutter reads as low-confidence
+    /// `confidence` is the line's mean word confidence (a line of clutter reads as low-confidence
     /// garbage, pass after pass).
-    public func readLineWithConfidence(_ quad: Quad, in image: GrayImage) -> (items: [LineItem], confidence: Double)? {
+    public func readLine(_ quad: Quad, in image: GrayImage) -> (items: [LineItem], confidence: Double)? {
         guard let text, let reading = lineReader.read(quad, in: image, with: text) else { return nil }
         return (items(in: reading), reading.line.confidence)
     }

@@ -97,31 +97,31 @@ public struct LineReader: Sendable {
         let top = quad.topRight - quad.topLeft
         let length = top.distance(to: Point(x: 0, y: 0))
         guard height >= 2, length >= 1 else { return .none }
-        let line = image.rectified(quad, height: 12).sortedLevels()
-        let ground = line[line.count / 2]
-        let contrast = Double(max(ground - line[line.count * 3 / 100], line[line.count * 97 / 100] - ground))
+        let line = LevelHistogram(image.rectified(quad, height: 12))
+        let ground = line.level(atRank: line.total / 2)
+        let contrast = Double(max(ground - line.level(atRank: line.total * 3 / 100), line.level(atRank: line.total * 97 / 100) - ground))
         guard contrast > 0 else { return .none }
         func shifted(_ p: Point, _ distance: Double) -> Point {
             Point(x: p.x + top.x / length * distance * height, y: p.y + top.y / length * distance * height)
         }
         func between(_ a: Point, _ b: Point, _ t: Double) -> Point { Point(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t) }
-        /// The sorted levels between `near` and `far` line heights out (negative: before the start),
-        /// across `rows` of the line's height; nil when that leaves the image.
-        func probe(_ near: Double, _ far: Double, _ top: Point, _ bottom: Point, rows: ClosedRange<Double>) -> [Int]? {
+        /// The levels between `near` and `far` line heights out (negative: before the start), across
+        /// `rows` of the line's height; nil when that leaves the image.
+        func probe(_ near: Double, _ far: Double, _ top: Point, _ bottom: Point, rows: ClosedRange<Double>) -> LevelHistogram? {
             let upper = between(top, bottom, rows.lowerBound), lower = between(top, bottom, rows.upperBound)
             let probe = Quad(
                 topLeft: shifted(upper, min(near, far)), topRight: shifted(upper, max(near, far)),
                 bottomRight: shifted(lower, max(near, far)), bottomLeft: shifted(lower, min(near, far)))
             let inside = probe.corners.allSatisfy { $0.x >= 0 && $0.y >= 0 && $0.x <= Double(image.width) && $0.y <= Double(image.height) }
-            return inside ? image.rectified(probe, height: 6).sortedLevels() : nil
+            return inside ? LevelHistogram(image.rectified(probe, height: 6)) : nil
         }
         func isCut(_ side: Double, _ top: Point, _ bottom: Point) -> Bool {
             guard let past = probe(side * 0.05, side * 0.6, top, bottom, rows: 0.2...0.8),
                 let near = probe(side * 0.05, side * 0.35, top, bottom, rows: 0.15...0.85)
             else { return true }
-            if Double(abs(past[past.count / 2] - ground)) > contrast / 3 { return true }
-            let ink = near.filter { Double(abs($0 - ground)) > contrast / 2 }.count
-            return Double(ink) > 0.08 * Double(near.count)
+            if Double(abs(past.level(atRank: past.total / 2) - ground)) > contrast / 3 { return true }
+            let ink = near.count { Double(abs($0 - ground)) > contrast / 2 }
+            return Double(ink) > 0.08 * Double(near.total)
         }
         return CutEnds(start: isCut(-1, quad.topLeft, quad.bottomLeft), end: isCut(1, quad.topRight, quad.bottomRight))
     }

@@ -67,17 +67,9 @@ extension GrayImage {
     /// Dark text on a light ground, stretched to the full range: the 2nd and 98th percentiles become
     /// 0 and 255, and a dark ground (light-on-dark text, a dark-mode screen) is inverted first.
     public func normalizedForReading() -> GrayImage {
-        var histogram = [Int](repeating: 0, count: 256)
-        for y in 0..<height { for x in 0..<width { histogram[Int(pixels[y * stride + x])] += 1 } }
-        let total = width * height
-        func percentile(_ p: Double) -> Int {
-            var seen = 0
-            for (level, count) in histogram.enumerated() {
-                seen += count
-                if Double(seen) >= p * Double(total) { return level }
-            }
-            return 255
-        }
+        let histogram = LevelHistogram(self)
+        let total = histogram.total
+        func percentile(_ p: Double) -> Int { histogram.level(coveringAtLeast: p * Double(total)) }
         let low = percentile(0.02), high = percentile(0.98), median = percentile(0.5)
         // The ground is the majority: nearer the dark end means light text on a dark ground.
         let invert = median - low < high - median
@@ -94,12 +86,31 @@ extension GrayImage {
     }
 }
 
-extension GrayImage {
-    /// Every pixel's level, sorted: percentiles by index.
-    public func sortedLevels() -> [Int] {
-        var levels: [Int] = []
-        levels.reserveCapacity(width * height)
-        for y in 0..<height { for x in 0..<width { levels.append(Int(pixels[y * stride + x])) } }
-        return levels.sorted()
+/// How many pixels of an image are at each gray level: percentiles and counts without sorting.
+public struct LevelHistogram: Sendable {
+    public private(set) var counts = [Int](repeating: 0, count: 256)
+    public let total: Int
+
+    public init(_ image: GrayImage) {
+        for y in 0..<image.height { for x in 0..<image.width { counts[Int(image.pixels[y * image.stride + x])] += 1 } }
+        total = image.width * image.height
+    }
+
+    /// The lowest level that at least `count` pixels are at or below (255 when none is).
+    public func level(coveringAtLeast count: Double) -> Int {
+        var seen = 0
+        for (level, n) in counts.enumerated() {
+            seen += n
+            if Double(seen) >= count { return level }
+        }
+        return 255
+    }
+
+    /// The level at `rank` (from 0) of all pixels' levels in ascending order.
+    public func level(atRank rank: Int) -> Int { level(coveringAtLeast: Double(rank + 1)) }
+
+    /// Pixels whose level satisfies `predicate`.
+    public func count(where predicate: (Int) -> Bool) -> Int {
+        counts.indices.reduce(0) { $0 + (predicate($1) ? counts[$1] : 0) }
     }
 }

@@ -181,7 +181,7 @@ enum LinesBenchmark {
         for (n, line) in reader.lines(in: image).enumerated() {
             let corners = line.quad.corners.map { String(format: "%.0f,%.0f", $0.x, $0.y) }.joined(separator: " ")
             let reading = reader.read(line.quad, in: image, with: recognizer)
-            let cut = reader.cutEnds(of: line.quad, in: image)
+            let cut = reading?.cut ?? reader.cutEnds(of: line.quad, in: image)
             let ends = (cut.start ? "<" : " ") + (cut.end ? ">" : " ")
             print(String(format: "%2d  h %5.1f  glyphs %2d  %@  [%@]  %@", n, line.height, line.glyphs, ends, corners, reading?.line.text ?? ""))
             if let output {
