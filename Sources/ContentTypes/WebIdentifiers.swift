@@ -46,26 +46,50 @@ enum WebIdentifiers {
             guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "."), isLabelByte(bytes[i + 1]) else { break }
             i += 1
         }
-        guard labels.count >= 2, isKnownTLD(labels.last!), !labels.last!.allSatisfy(\.isNumber),
-            !continuesWithCountryCode(bytes, at: i, after: labels)
-        else { return nil }
-        return (i, labels)
+        guard labels.count >= 2, isKnownTLD(labels.last!), !labels.last!.allSatisfy(\.isNumber) else { return nil }
+        switch countryCode(in: bytes, at: i, after: labels) {
+        case .none: return (i, labels)
+        case .joined(let code, let end): return (end, labels + [code])
+        case .ambiguous: return nil
+        }
     }
 
     /// Second-level names under which countries register ("example.co.uk", "example.com.au").
     static let secondLevelNames: Set<String> = ["co", "com", "org", "net", "ac", "gov", "edu", "ltd", "plc"]
 
-    /// After a domain ending in a second-level name, a dot or comma, one space and a two-letter
-    /// country code that ends the line or starts a path ("kestrel-labs.co, uk", a dot read as a
-    /// comma and a space): the host may be one label longer. Either payload would be a guess, so
-    /// neither is reported; other frames read it whole. ("see example.org, or call" is a sentence.)
-    static func continuesWithCountryCode(_ bytes: [UInt8], at index: Int, after labels: [String]) -> Bool {
+    /// What follows a domain that ends in a second-level name, when it is a dot or comma, one space
+    /// and a two-letter country code that ends the line or starts a path ("kestrel-labs.co, uk":
+    /// OCR read the dot of "co.uk" as a comma, or put a space after it).
+    enum CountryCodeAfter: Equatable {
+        /// Nothing of the kind: the domain ends where it was read.
+        case none
+        /// A lowercase code that is no English word: the host is one label longer, "co.uk". Nobody
+        /// prints a country after a web address in lowercase, and the longer host is the one printed
+        /// on every frame where the dot is read as a dot (640×480 phone footage: ", uk" in 1 of 4).
+        case joined(code: String, end: Int)
+        /// An uppercase code ("example.co, UK": a country after an address) or a word that is also a
+        /// country code ("… example.com, or", "co, in"): either payload would be a guess, so neither
+        /// is reported; other frames read it whole.
+        case ambiguous
+    }
+
+    /// Two-letter English words that are also country codes: after a comma they are a sentence going on.
+    static let twoLetterWords: Set<String> = [
+        "am", "an", "as", "at", "be", "by", "do", "go", "hi", "id", "in", "is", "it", "me", "my", "no", "of", "on",
+        "so", "to", "tv", "us", "ws",
+    ]
+
+    static func countryCode(in bytes: [UInt8], at index: Int, after labels: [String]) -> CountryCodeAfter {
         guard let last = labels.last, secondLevelNames.contains(last.lowercased()), index + 4 <= bytes.count,
             bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: ","), bytes[index + 1] == UInt8(ascii: " ")
-        else { return false }
+        else { return .none }
         let code = bytes[(index + 2)..<(index + 4)]
-        guard code.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) }) else { return false }
-        return index + 4 == bytes.count || bytes[index + 4] == UInt8(ascii: "/")
+        guard code.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) }),
+            index + 4 == bytes.count || bytes[index + 4] == UInt8(ascii: "/")
+        else { return .none }
+        let text = String(decoding: code, as: UTF8.self)
+        let lowercase = code.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }
+        return lowercase && !twoLetterWords.contains(text) ? .joined(code: text, end: index + 4) : .ambiguous
     }
 
     static func emailAddresses(in bytes: [UInt8]) -> [ContentMatch] {
@@ -201,10 +225,12 @@ enum WebIdentifiers {
             origin.append(i)
             i += 1
         }
-        guard let (end, labels) = domain(in: joined, from: 0), end > 0,
-            !continuesWithCountryCode(bytes, at: origin[end - 1] + 1, after: labels)
-        else { return nil }
-        return (origin[end - 1] + 1, labels)
+        guard let (end, labels) = domain(in: joined, from: 0), end > 0 else { return nil }
+        switch countryCode(in: bytes, at: origin[end - 1] + 1, after: labels) {
+        case .none: return (origin[end - 1] + 1, labels)
+        case .joined(let code, let end): return (end, labels + [code])
+        case .ambiguous: return nil
+        }
     }
 
     /// One space before `index`, a dot before it, a letter or digit before that ("ww. ").

@@ -165,11 +165,21 @@ import Testing
         #expect(found("Write to jo@example.com.") == ["emailAddress jo@example.com"])
     }
 
-    /// "co, uk" is "co.uk" misread, or a sentence: neither payload is reported.
-    @Test func aHostThatMayGoOnAfterACommaIsNotReported() {
-        #expect(found("priya@kestrel-labs.co, uk") == [])
-        #expect(found("kestrel-labs.co, uk/team") == [])
+    /// "co, uk" in lowercase is "co.uk" with its dot misread: the host printed is the longer one.
+    @Test func aLowercaseCountryCodeAfterACommaJoinsTheHost() {
+        #expect(found("priya@kestrel-labs.co, uk") == ["emailAddress priya@kestrel-labs.co.uk"])
+        #expect(found("kestrel-labs.co, uk/team") == ["url http://kestrel-labs.co.uk/team"])
         #expect(found("priya@kestrel-labs.co. uk") == ["emailAddress priya@kestrel-labs.co.uk"])
+        #expect(found("priya@kestrel-labs. co. uk") == ["emailAddress priya@kestrel-labs.co.uk"])
+        #expect(found("shop.com, au") == ["url http://shop.com.au"])
+    }
+
+    /// An uppercase code is a country written after the address, and a code that is an English word
+    /// may be a sentence going on: either payload would be a guess, so neither is reported.
+    @Test func aHostThatMayGoOnAfterACommaIsNotReported() {
+        #expect(found("priya@kestrel-labs.co, UK") == [])
+        #expect(found("kestrel-labs.co, Uk/team") == [])
+        #expect(found("write to jo@example.co, in") == [])
         // A word after a comma, a longer one, or one after a name that is no second level: a sentence.
         #expect(found("see example.org, or call") == ["url http://example.org"])
         #expect(found("jo@example.com, uk office") == ["emailAddress jo@example.com"])
