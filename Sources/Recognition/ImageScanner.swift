@@ -46,6 +46,7 @@ public final class ImageScanner {
     private let text: TextRecognizer?
     private let content: ContentDetector
     private let lineReader = LineReader()
+    private let secondReaders: [LineReader]
 
     public init(options: ScanOptions, tessdataPath: String? = nil) throws(ScannerError) {
         if let problem = options.regionOfInterest.validationProblem {
@@ -53,6 +54,7 @@ public final class ImageScanner {
         }
         self.options = options
         self.settings = QualitySettings(options.quality)
+        self.secondReaders = settings.secondReadingHeights.map { LineReader(readingHeight: $0) }
         self.barcodes = try BarcodeRecognizer(
             symbologies: options.types.symbologies, testInverted: settings.testInvertedBarcodes,
             scanDensity: settings.barcodeScanDensity)
@@ -101,9 +103,34 @@ public final class ImageScanner {
     private func readText(in region: GrayImage, with recognizer: TextRecognizer) -> [RecognizedItem] {
         lineReader.lines(in: region).flatMap { line in
             guard let reading = lineReader.read(line.quad, in: region, with: recognizer) else { return [RecognizedItem]() }
-            // One image is all the evidence there is: a part of something, typed, is a wrong payload.
-            return items(in: reading).filter { !$0.reachesCutEnd }.map(\.item)
+            let first = items(in: reading)
+            guard first.contains(where: { $0.item.contentType != nil }) else { return first.map(\.item) }
+            let others = secondReaders.map { reader in reader.read(line.quad, in: region, with: recognizer).map(items(in:)) ?? [] }
+            return Self.agreed(first, others)
         }
+    }
+
+    /// What one line says in a single image, from its first reading and its second readings at
+    /// other heights (`QualitySettings.secondReadingHeights`): the first reading's plain text, and
+    /// each typed payload that more than half of all the readings give. One image is all the
+    /// evidence there is, so a typed item that reaches a cut end of its line (a part of something,
+    /// typed, is a wrong payload) gives no vote.
+    static func agreed(_ first: [LineItem], _ others: [[LineItem]]) -> [RecognizedItem] {
+        let readings = [first] + others
+        var votes: [String: Int] = [:]
+        for reading in readings {
+            for payload in Set(reading.filter { $0.item.contentType != nil && !$0.reachesCutEnd }.map(\.item.payload)) {
+                votes[payload, default: 0] += 1
+            }
+        }
+        var agreed = first.filter { $0.item.contentType == nil }.map(\.item)
+        for candidate in readings.joined() where candidate.item.contentType != nil && !candidate.reachesCutEnd {
+            guard votes[candidate.item.payload, default: 0] * 2 > readings.count,
+                !agreed.contains(where: { $0.contentType != nil && $0.payload == candidate.item.payload })
+            else { continue }
+            agreed.append(candidate.item)
+        }
+        return agreed
     }
 
     /// The text lines in `image` within the region of interest, in `image`'s pixel coordinates
