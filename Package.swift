@@ -96,7 +96,7 @@ let package = Package(
         .target(name: "Pipeline", dependencies: ["ScannerCore", "Capture", "Recognition", "Tracking"]),
 
         // MARK: Events: numbering, current items, fan-out with bounded queues
-        .target(name: "Events", dependencies: ["ScannerCore", "Tracking", "Pipeline", "Capture"]),
+        .target(name: "Events", dependencies: ["ScannerCore", "Tracking"]),
 
         // MARK: Socket: the event server (SwiftNIO)
         .target(
@@ -177,11 +177,11 @@ let package = Package(
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "DaemonConfiguration", "ScannerCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore"]),
         .testTarget(name: "TextDetectionTests", dependencies: ["TextDetection", "ImageDecoding", "Recognition", "ScannerCore", "TestSupport"]),
-        .testTarget(name: "EventsTests", dependencies: ["Events", "Pipeline", "Tracking", "ScannerCore", "TestSupport"]),
+        .testTarget(name: "EventsTests", dependencies: ["Events", "Tracking", "ScannerCore", "TestSupport"]),
         .testTarget(
             name: "EventServerTests",
             dependencies: [
-                "EventServer", "Events", "Pipeline", "Tracking", "ScannerCore", "ScannerClient", "TestSupport",
+                "EventServer", "Events", "Tracking", "ScannerCore", "ScannerClient", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

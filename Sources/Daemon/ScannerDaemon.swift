@@ -241,12 +241,12 @@ public final class ScannerDaemon: Sendable {
     }
 
     /// Pipeline events: published, and noted for the status line.
-    func emit(_ event: PipelineEvent) {
+    func emit(_ event: ScannerEvent) {
         switch event {
-        case .source(.available): status.source = .available
-        case .source(.unavailable(let reason)): status.source = .unavailable(reason: reason)
+        case .sourceAvailable: status.source = .available
+        case .sourceUnavailable(let reason): status.source = .unavailable(reason: reason)
         case .end: status.source = .ended
-        case .item, .source(.frame), .source(.end): break
+        case .item: break
         }
         hub.publish(event)
     }

@@ -135,9 +135,9 @@ extension ScannerDaemon {
                         emit(.item(action, frame: frame.index))
                     }
                 case .available:
-                    emit(.source(.available))
+                    emit(.sourceAvailable)
                 case .unavailable(let reason):
-                    emit(.source(.unavailable(reason: reason)))
+                    emit(.sourceUnavailable(reason: reason))
                 case .end:
                     for action in handler.finish() { emit(.item(action, frame: lastFrame)) }
                     emit(.end(frames: source.statistics.delivered))

@@ -1,6 +1,4 @@
-import Capture
 import Foundation
-import Pipeline
 import ScannerCore
 import Synchronization
 import Tracking
@@ -107,21 +105,19 @@ public final class EventHub: Sendable {
 
     /// Publishes a pipeline event to every subscriber whose filter accepts it; returns the JSON line.
     @discardableResult
-    public func publish(_ event: PipelineEvent) -> String {
+    public func publish(_ event: ScannerEvent) -> String {
         // Finish cut-off streams after unlocking: finishing runs their termination handlers.
         let (line, cutOff) = state.withLock { state -> (String, [Subscriber]) in
             state.seq += 1
             let line: String
             var item: RecognizedItem? = nil
             switch event {
-            case .source(.available):
+            case .sourceAvailable:
                 state.sourceAvailable = true
                 line = encode("available", seq: state.seq, [])
-            case .source(.unavailable(let reason)):
+            case .sourceUnavailable(let reason):
                 state.sourceAvailable = false
                 line = encode("unavailable", seq: state.seq, [("reason", .string(reason))])
-            case .source:
-                line = encode("available", seq: state.seq, [])
             case .item(let action, let frame):
                 let tracked = action.item
                 switch action {

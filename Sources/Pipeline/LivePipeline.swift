@@ -4,16 +4,6 @@ import ScannerCore
 import Synchronization
 import Tracking
 
-/// What the pipeline reports, in order.
-public enum PipelineEvent: Sendable {
-    /// The source became available or unavailable (with the reason).
-    case source(SourceEvent)
-    /// An item was added, updated or removed; `frame` is the source frame that caused it.
-    case item(TrackerAction, frame: Int)
-    /// A file source ended (after `removed` for what was left).
-    case end(frames: Int)
-}
-
 /// The live pipeline on 2 cores: the caller's thread captures, one thread scans barcodes on the newest
 /// frame whenever it is free, one thread reads text on the newest frame at its own pace. Hand-offs keep
 /// only the newest frame, so capture never waits and nothing queues behind a busy stage. Both
@@ -57,7 +47,7 @@ public final class LivePipeline: @unchecked Sendable {
     /// Runs until the source ends or is cancelled. `emit` is called with the lock held, in order.
     /// `heartbeat` is beaten once per frame the barcode thread takes: proof for the watchdog that
     /// frames arrive and recognition is not stuck.
-    public func run(source: FrameSource, heartbeat: Heartbeat? = nil, emit: @escaping @Sendable (PipelineEvent) -> Void) {
+    public func run(source: FrameSource, heartbeat: Heartbeat? = nil, emit: @escaping @Sendable (ScannerEvent) -> Void) {
         let workers = DispatchGroup()
         // The barcode thread only calls `setIdle`, which sources make thread-safe.
         nonisolated(unsafe) let idleHint = source
@@ -127,12 +117,12 @@ public final class LivePipeline: @unchecked Sendable {
                 barcodeBox.put(frame)
                 if pending.withLock({ $0.configuration?.options.types.wantsText }) ?? startedWithText { textBox.put(frame) }
             case .available:
-                locked { emit(.source(.available)) }
+                locked { emit(.sourceAvailable) }
             case .unavailable(let reason):
                 // The camera is gone: so is everything it was showing.
                 locked {
                     for action in tracker.removeAll() { emit(.item(action, frame: lastFrame)) }
-                    emit(.source(.unavailable(reason: reason)))
+                    emit(.sourceUnavailable(reason: reason))
                 }
             case .end:
                 break loop
@@ -160,7 +150,7 @@ public final class LivePipeline: @unchecked Sendable {
         }
     }
 
-    private func update(_ observations: FrameObservations, _ emit: (PipelineEvent) -> Void) {
+    private func update(_ observations: FrameObservations, _ emit: (ScannerEvent) -> Void) {
         locked {
             for action in tracker.update(observations) { emit(.item(action, frame: observations.frame)) }
         }

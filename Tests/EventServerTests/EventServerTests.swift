@@ -2,7 +2,6 @@ import EventServer
 import Events
 import Foundation
 import Logging
-import Pipeline
 import ScannerClient
 import ScannerCore
 import TestSupport
@@ -43,7 +42,7 @@ final class RunningServer: @unchecked Sendable {
 @Suite(.serialized, .timeLimit(.minutes(2))) struct EventServerTests {
     @Test func helloCarriesTheSnapshotThenEventsFollow() async throws {
         let server = try await RunningServer()
-        server.hub.publish(.source(.available))
+        server.hub.publish(.sourceAvailable)
         server.hub.publish(.item(.added(tracked("A")), frame: 3))
         try await blocking { [server] in
             let client = try server.connect()
@@ -111,7 +110,7 @@ final class RunningServer: @unchecked Sendable {
             #expect(JSONLines.object(try client.readLine(timeout: 5))["ok"] as? Bool == true)
             server.hub.publish(.item(.added(tracked("QR")), frame: 1))
             server.hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 2)), frame: 2))
-            server.hub.publish(.source(.unavailable(reason: "unplugged")))
+            server.hub.publish(.sourceUnavailable(reason: "unplugged"))
             let first = JSONLines.object(try client.readLine(timeout: 5)), second = JSONLines.object(try client.readLine(timeout: 5))
             #expect((first["item"] as? [String: Any])?["payload"] as? String == "+14155550123")
             #expect(second["event"] as? String == "unavailable")

@@ -1,6 +1,5 @@
 import Events
 import Foundation
-import Pipeline
 import ScannerCore
 import Synchronization
 import TestSupport
@@ -10,7 +9,7 @@ import Tracking
 @Suite(.timeLimit(.minutes(2))) struct EventHubTests {
     @Test func helloCarriesTheCurrentItemsAndNothingIsLostOrRepeated() async {
         let hub = EventHub(daemonVersion: "t", sourceName: "test")
-        hub.publish(.source(.available))
+        hub.publish(.sourceAvailable)
         hub.publish(.item(.added(tracked("A")), frame: 1))
         hub.publish(.item(.added(tracked("B", id: 2)), frame: 2))
         hub.publish(.item(.removed(tracked("A")), frame: 3))
@@ -34,7 +33,7 @@ import Tracking
         let (_, _, events) = hub.subscribe(filter: EventFilter(kinds: [.text]))
         hub.publish(.item(.added(tracked("QR")), frame: 1))
         hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 2)), frame: 2))
-        hub.publish(.source(.unavailable(reason: "gone")))
+        hub.publish(.sourceUnavailable(reason: "gone"))
         var iterator = events.makeAsyncIterator()
         var names: [String] = []
         for _ in 0..<2 {
