@@ -53,30 +53,4 @@ public enum FrameMetrics {
         }
         return out
     }
-
-    /// The normalized rectangle around the thumbnail cells that differ by more than `threshold` grey
-    /// levels, grown by one cell on each side; nil when no cell changed. Thumbnails are `size`×`size`.
-    public static func changedArea(_ a: [UInt8], _ b: [UInt8], size: Int = 32, threshold: Int = 12) -> NormalizedRect? {
-        guard a.count == size * size, b.count == a.count else { return .full }
-        var minX = size, minY = size, maxX = -1, maxY = -1
-        for y in 0..<size {
-            for x in 0..<size where abs(Int(a[y * size + x]) - Int(b[y * size + x])) > threshold {
-                minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
-            }
-        }
-        guard maxX >= 0 else { return nil }
-        minX = max(0, minX - 1); minY = max(0, minY - 1); maxX = min(size - 1, maxX + 1); maxY = min(size - 1, maxY + 1)
-        let cell = 1.0 / Double(size)
-        return NormalizedRect(
-            x: Double(minX) * cell, y: Double(minY) * cell,
-            width: Double(maxX - minX + 1) * cell, height: Double(maxY - minY + 1) * cell)
-    }
-
-    /// Mean absolute difference of two thumbnails (0…255).
-    public static func difference(_ a: [UInt8], _ b: [UInt8]) -> Double {
-        guard a.count == b.count, !a.isEmpty else { return 255 }
-        var total = 0
-        for i in a.indices { total += abs(Int(a[i]) - Int(b[i])) }
-        return Double(total) / Double(a.count)
-    }
 }

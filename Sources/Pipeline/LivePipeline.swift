@@ -31,7 +31,7 @@ public final class LivePipeline: @unchecked Sendable {
     ) throws(ScannerError) {
         self.configuration = configuration
         self.clock = clock
-        barcodes = try BarcodeStage(options: configuration.options, unchangedBelow: configuration.unchangedBelow, detailEvery: configuration.barcodeDetailEvery)
+        barcodes = try BarcodeStage(options: configuration.options, sceneChange: configuration.sceneChange, detailEvery: configuration.barcodeDetailEvery)
         text = configuration.options.types.wantsText ? try TextStage(configuration: configuration) : nil
         tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
     }
@@ -57,7 +57,7 @@ public final class LivePipeline: @unchecked Sendable {
                 heartbeat?.beat()
                 if let (newGeneration, changed) = changedConfiguration(since: generation) {
                     generation = newGeneration
-                    if let stage = try? BarcodeStage(options: changed.options, unchangedBelow: changed.unchangedBelow, detailEvery: changed.barcodeDetailEvery) {
+                    if let stage = try? BarcodeStage(options: changed.options, sceneChange: changed.sceneChange, detailEvery: changed.barcodeDetailEvery) {
                         barcodes = stage
                     }
                     locked { configuration = changed; tracker.configuration = changed.tracker }

@@ -12,9 +12,9 @@ public struct SequenceConfiguration: Sendable {
     /// No OCR on frames blurrier than this (variance of the Laplacian; a sharp card at 640 px scores
     /// ~1500, the same card box-blurred 7×7 ~18).
     public var minimumSharpness: Double
-    /// A frame whose thumbnail differs from the last one read by less than this (mean absolute
-    /// difference, 0…255) is not read again: the last reading stands for it.
-    public var unchangedBelow: Double
+    /// A frame that shows nothing new since the last one read (`SceneChangeGate`) is not read
+    /// again: the last reading stands for it.
+    public var sceneChange: SceneChangeGate.Configuration
     /// recognizesMultipleItems = false: report only the item nearest the centre of the region of interest.
     public var singleItem: Bool
     /// Every n-th barcode scan reads the frame at full resolution when the processing image is
@@ -23,14 +23,14 @@ public struct SequenceConfiguration: Sendable {
 
     public init(
         options: ScanOptions, tracker: TrackerConfiguration? = nil, ocrEveryFrames: Int? = nil,
-        minimumSharpness: Double = 30, unchangedBelow: Double = 1.0, singleItem: Bool = false, barcodeDetailEvery: Int? = nil
+        minimumSharpness: Double = 30, sceneChange: SceneChangeGate.Configuration = .init(), singleItem: Bool = false, barcodeDetailEvery: Int? = nil
     ) {
         self.barcodeDetailEvery = barcodeDetailEvery ?? Self.barcodeDetailCadence(options.quality)
         self.options = options
         self.tracker = tracker ?? TrackerConfiguration(options.quality)
         self.ocrEveryFrames = ocrEveryFrames ?? Self.ocrCadence(options.quality)
         self.minimumSharpness = minimumSharpness
-        self.unchangedBelow = unchangedBelow
+        self.sceneChange = sceneChange
         self.singleItem = singleItem
     }
 
@@ -89,9 +89,8 @@ public struct SequenceStatistics: Sendable, Equatable {
 /// Owned by one thread at a time (the deterministic loop, or the live pipeline's barcode thread).
 final class BarcodeStage: @unchecked Sendable {
     private let scanner: ImageScanner
-    private let unchangedBelow: Double
+    private var gate: SceneChangeGate
     private let detailEvery: Int
-    private var lastThumbnail: [UInt8]?
     private var lastResult: [RecognizedItem] = []
     private var lastWasDetail = false
     var scans = 0
@@ -101,11 +100,11 @@ final class BarcodeStage: @unchecked Sendable {
     /// Consecutive frames that matched the last scanned one.
     private(set) var unchangedStreak = 0
 
-    init(options: ScanOptions, unchangedBelow: Double, detailEvery: Int = 0) throws(ScannerError) {
+    init(options: ScanOptions, sceneChange: SceneChangeGate.Configuration = .init(), detailEvery: Int = 0) throws(ScannerError) {
         var barcodeOptions = options
         barcodeOptions.types = RecognitionTypes(symbologies: options.types.symbologies, contentTypes: [])
         scanner = try ImageScanner(options: barcodeOptions)
-        self.unchangedBelow = unchangedBelow
+        gate = SceneChangeGate(configuration: sceneChange)
         self.detailEvery = detailEvery
     }
 
@@ -113,7 +112,7 @@ final class BarcodeStage: @unchecked Sendable {
     func scan(_ image: GrayImage, detail: () -> GrayImage? = { nil }) -> [RecognizedItem] {
         // A static scene (a kiosk with nobody in front of it) costs a thumbnail, not a zbar pass.
         let thumbnail = FrameMetrics.thumbnail(image)
-        if let last = lastThumbnail, FrameMetrics.difference(last, thumbnail) < unchangedBelow {
+        if gate.isUnchanged(thumbnail) {
             unchangedStreak += 1
             // Come to rest after a reduced scan: one look at full resolution, kept with it.
             if !lastWasDetail, let found = detailScan(image, detail) {
@@ -125,7 +124,7 @@ final class BarcodeStage: @unchecked Sendable {
         }
         unchangedStreak = 0
         scans += 1
-        lastThumbnail = thumbnail
+        gate.rebase(on: thumbnail)
         if scans % max(1, detailEvery) == 0, let found = detailScan(image, detail) {
             lastResult = found
         } else {
@@ -163,7 +162,9 @@ final class TextStage: @unchecked Sendable {
     private let scanner: ImageScanner
     private let configuration: SequenceConfiguration
     private var schedule = LineSchedule<[LineItem]>()
-    private var lastThumbnail: [UInt8]?
+    private var gate: SceneChangeGate
+    /// When the scene last changed and was read (the trackers' clock).
+    private var sceneReadAt: Double?
     private var lastReading = Reading(items: [], carried: [], isRepeat: true)
     var passes = 0
     /// Lines read by the recognizer (a pass reads a few of the lines it finds).
@@ -176,6 +177,7 @@ final class TextStage: @unchecked Sendable {
         textOptions.types.symbologies = []
         scanner = try ImageScanner(options: textOptions)
         self.configuration = configuration
+        gate = SceneChangeGate(configuration: configuration.sceneChange)
     }
 
     /// A pass's text: `items` read on this pass (new evidence), `carried` the readings of lines found
@@ -194,8 +196,11 @@ final class TextStage: @unchecked Sendable {
     ///   - time: the trackers' clock, seconds.
     func read(_ image: GrayImage, detail: () -> GrayImage? = { nil }, believed: Set<String>? = nil, time: Double) -> Reading? {
         let thumbnail = FrameMetrics.thumbnail(image)
-        if let last = lastThumbnail, FrameMetrics.difference(last, thumbnail) < configuration.unchangedBelow, !schedule.hasPendingLines {
-            // The same pixels, read and agreed on: reading them again would only repeat any misreading.
+        let unchanged = gate.isUnchanged(thumbnail)
+        if Self.skipsStillFrame(
+            unchanged: unchanged, pendingLines: schedule.hasPendingLines, stillFor: sceneReadAt.map { time - $0 } ?? 0)
+        {
+            // The same scene, read and agreed on: reading it again would only repeat any misreading.
             skippedUnchanged += 1
             var repeated = lastReading
             repeated.isRepeat = true
@@ -206,7 +211,12 @@ final class TextStage: @unchecked Sendable {
             return nil
         }
         passes += 1
-        lastThumbnail = thumbnail
+        // The reference moves only with the scene: a card creeping in is compared with the frame
+        // before it crept, not with the last pass, so its steps add up to a change.
+        if !unchanged {
+            gate.rebase(on: thumbnail)
+            sceneReadAt = time
+        }
         let full = detail() ?? image
         // A "line" of one or two glyphs says nothing a client asked for (a phone number, address or
         // link has many characters, and even blurred together they leave more pieces) and is the
@@ -239,6 +249,20 @@ final class TextStage: @unchecked Sendable {
         }
         lastReading = reading
         return reading
+    }
+
+    /// While the scene is still, lines that still need reading are read for at most this long (s)
+    /// after it last changed. A still, noisy desk makes new clutter "lines" on every pass (noise
+    /// moves their ends and splits them), so lines are always pending there and the text thread
+    /// never rested (a static desk through the emulated camera: 8 passes a second, 56% of a core);
+    /// a card held still has its lines read some 60 times in 2 s, and more reads of the same pixels
+    /// would repeat their misreadings.
+    static let pendingReadingWhileStill = 2.0
+
+    /// Whether a frame is left unread as a repeat of the last pass: the scene is unchanged, and no
+    /// line needs reading or it has been still for `pendingReadingWhileStill`.
+    static func skipsStillFrame(unchanged: Bool, pendingLines: Bool, stillFor: Double) -> Bool {
+        unchanged && (!pendingLines || stillFor >= pendingReadingWhileStill)
     }
 
     /// A read up to a cut end of its line (a thumb, the frame's edge) may be a part of what is
@@ -289,7 +313,7 @@ public final class SequenceHandler: @unchecked Sendable {
 
     public init(configuration: SequenceConfiguration, makeID: @escaping @Sendable () -> UUID = { UUID() }) throws(ScannerError) {
         self.configuration = configuration
-        barcodes = try BarcodeStage(options: configuration.options, unchangedBelow: configuration.unchangedBelow, detailEvery: configuration.barcodeDetailEvery)
+        barcodes = try BarcodeStage(options: configuration.options, sceneChange: configuration.sceneChange, detailEvery: configuration.barcodeDetailEvery)
         text = configuration.options.types.wantsText ? try TextStage(configuration: configuration) : nil
         tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
     }
@@ -310,7 +334,7 @@ public final class SequenceHandler: @unchecked Sendable {
     /// Scans `frame` and returns what changed. `time` is the tracker's clock in seconds.
     public func process(_ frame: Frame, time: Double) -> [TrackerAction] {
         if let changed = pending.withLock({ state -> SequenceConfiguration? in defer { state = nil }; return state }) {
-            if let stage = try? BarcodeStage(options: changed.options, unchangedBelow: changed.unchangedBelow, detailEvery: changed.barcodeDetailEvery) { barcodes = stage }
+            if let stage = try? BarcodeStage(options: changed.options, sceneChange: changed.sceneChange, detailEvery: changed.barcodeDetailEvery) { barcodes = stage }
             text = changed.options.types.wantsText ? ((try? TextStage(configuration: changed)) ?? text) : nil
             tracker.configuration = changed.tracker
             configuration = changed

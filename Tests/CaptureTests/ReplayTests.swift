@@ -1,4 +1,4 @@
-import Capture
+@testable import Capture
 import Foundation
 import ImageDecoding
 import Logging
@@ -149,5 +149,21 @@ import Testing
             try FrameDecoder().decode($0, format: .mjpeg, width: 1280, height: 720, bytesPerLine: 0, targetWidth: 640)
         }
         #expect(decoded.image.width == 640 && decoded.sourceWidth == 1280)
+    }
+}
+
+/// While the scene is still, a source decodes one frame in three; the first changed frame ends it.
+@Suite struct IdleThinningTests {
+    @Test func idleDecodesOneFrameInThreeAndStopsAtOnce() {
+        var thinning = IdleThinning()
+        var busy: [Bool] = [], idle: [Bool] = []
+        for _ in 0..<6 { busy.append(thinning.skips(idle: false)) }
+        for _ in 0..<6 { idle.append(thinning.skips(idle: true)) }
+        #expect(busy == [false, false, false, false, false, false])
+        #expect(idle == [true, true, false, true, true, false])
+        _ = thinning.skips(idle: true)
+        let afterIdling = thinning.skips(idle: false), idlingAgain = thinning.skips(idle: true)
+        #expect(!afterIdling, "the first frame after idling is decoded")
+        #expect(idlingAgain, "and idling starts over")
     }
 }

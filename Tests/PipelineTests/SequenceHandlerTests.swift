@@ -167,12 +167,23 @@ import Tracking
     /// `LivePipeline.idleAfterFrames`; the first changed frame ends it at once.
     @Test func idleBeginsAfterASecondOfSameFramesAndEndsOnTheFirstChange() throws {
         let card = try image("bench-640x480.jpg"), codes = try image("multiple.jpg")
-        let stage = try BarcodeStage(options: ScanOptions(quality: .balanced), unchangedBelow: 1.0)
+        let stage = try BarcodeStage(options: ScanOptions(quality: .balanced))
         for _ in 0...LivePipeline.idleAfterFrames { _ = stage.scan(card) }
         #expect(stage.unchangedStreak >= LivePipeline.idleAfterFrames, "idle after a second of the same frame")
         _ = stage.scan(codes)
         #expect(stage.unchangedStreak == 0, "the first changed frame ends it")
         #expect(stage.scans == 2 && stage.reused == LivePipeline.idleAfterFrames)
+    }
+
+    /// A still scene is not read again once its lines are settled, nor after 2 s of lines that never
+    /// settle (noise on a still desk makes new clutter "lines" on every pass); a change is always read.
+    @Test func aStillSceneIsReadUntilItsLinesSettleOrForTwoSeconds() {
+        let still = TextStage.pendingReadingWhileStill
+        #expect(TextStage.skipsStillFrame(unchanged: true, pendingLines: false, stillFor: 0))
+        #expect(!TextStage.skipsStillFrame(unchanged: true, pendingLines: true, stillFor: still - 0.1))
+        #expect(TextStage.skipsStillFrame(unchanged: true, pendingLines: true, stillFor: still))
+        #expect(!TextStage.skipsStillFrame(unchanged: false, pendingLines: false, stillFor: 100))
+        #expect(still == 2)
     }
 
     /// docs/pipeline.md "no ink": a frame whose darkest and brightest 1% are less than 48 levels

@@ -55,7 +55,7 @@ public final class CameraSource: FrameSource {
     public var statistics: SourceStatistics { counts.withLock { $0 } }
     private let idle = Atomic<Bool>(false)
     private let photos = PhotoRequests()
-    private var skipNext = false
+    private var thinning = IdleThinning()
 
     /// Beaten on every reopen attempt while the camera is missing: waiting for a camera to be plugged
     /// in is healthy. (Frames beat it further down the pipeline.)
@@ -122,14 +122,12 @@ public final class CameraSource: FrameSource {
             }
             do {
                 // Short polls so that cancel() is honoured quickly; the frame time-out is counted here.
-                // Idle: every other frame is taken from the driver and given straight back, undecoded.
-                if idle.load(ordering: .relaxed) && skipNext && photos.isEmpty {
-                    skipNext = false
+                // Idle: most frames are taken from the driver and given straight back, undecoded.
+                if thinning.skips(idle: idle.load(ordering: .relaxed) && photos.isEmpty) {
                     if try device.skipReady(timeout: 200) { lastFrame = .now }
                     syncStatistics(device)
                     continue
                 }
-                skipNext = true
                 // Decoded inside the grab: the mmapped buffer never outlives it.
                 let frame = try device.grabNewest(timeout: 200) { raw throws(ScannerError) -> Frame in
                     if !photos.isEmpty { photos.fulfill(try photo(of: raw)) }

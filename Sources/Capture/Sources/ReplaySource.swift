@@ -53,7 +53,7 @@ public final class ReplaySource: FrameSource {
     private var announced = false
     private let idle = Atomic<Bool>(false)
     private let photos = PhotoRequests()
-    private var skipNext = false
+    private var thinning = IdleThinning()
     /// Written by the capture thread, read by `stats` requests from any thread.
     private let counts = Mutex(SourceStatistics())
     public var statistics: SourceStatistics { counts.withLock { $0 } }
@@ -119,7 +119,7 @@ public final class ReplaySource: FrameSource {
 
     public func cancel() { cancellation.cancel() }
 
-    /// A real-time replay behaves like a camera: when idle, every other frame is skipped undecoded.
+    /// A real-time replay behaves like a camera: when idle, most frames are skipped undecoded (`IdleThinning`).
     /// Without pacing (`--pace none`) every frame is delivered, so replays stay deterministic.
     public func setIdle(_ idle: Bool) { self.idle.store(idle, ordering: .relaxed) }
 
@@ -136,12 +136,10 @@ public final class ReplaySource: FrameSource {
                 return .end
             }
             nextIndex = index + 1
-            if configuration.pace == .realtime && idle.load(ordering: .relaxed) && skipNext {
-                skipNext = false
+            if thinning.skips(idle: configuration.pace == .realtime && idle.load(ordering: .relaxed)) {
                 counts.withLock { $0.idleSkipped += 1 }
                 continue
             }
-            skipNext = true
             let position = index % clip.count
             do {
                 if !photos.isEmpty { photos.fulfill(try photo(position)) }
