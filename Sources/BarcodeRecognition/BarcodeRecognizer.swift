@@ -42,21 +42,19 @@ public final class BarcodeRecognizer {
     ///   - symbologies: what to decode; unsupported ones are ignored (see `supported`).
     ///   - testInverted: when a scan finds nothing, scan the inverted image too (light-on-dark codes,
     ///     e.g. a phone in dark mode). It doubles the cost of frames with no code in them.
-    ///   - cacheFrames: zbar's video "uncertainty" cache: report a symbol only once it has been seen in
-    ///     consecutive frames. Off for still images.
     ///   - scanDensity: scan every n-th row and column (zbar's X/Y density). 1 finds the smallest
     ///     codes; 2 halves the cost and still finds codes more than a few dozen pixels tall.
     ///   - renewAfterSymbols: replace the zbar scanner after this many decoded symbols (see
     ///     `defaultRenewal`); nil never does, as zbar is shipped (benchmarks only).
     public init(
-        symbologies: Set<Symbology>, testInverted: Bool = false, cacheFrames: Bool = false, scanDensity: Int = 1,
+        symbologies: Set<Symbology>, testInverted: Bool = false, scanDensity: Int = 1,
         renewAfterSymbols: Int? = BarcodeRecognizer.defaultRenewal
     ) throws(ScannerError) {
         self.symbologies = symbologies.intersection(Self.supported)
         self.renewAfterSymbols = renewAfterSymbols.map { max(1, $0) }
         settings = Settings(
             zbarTypes: self.symbologies.compactMap { Self.zbarTypes[$0] }, upca: self.symbologies.contains(.upca),
-            testInverted: testInverted, cacheFrames: cacheFrames, density: Int32(max(1, scanDensity)))
+            testInverted: testInverted, density: Int32(max(1, scanDensity)))
         scanner = try Self.makeScanner(settings)
     }
 
@@ -65,7 +63,6 @@ public final class BarcodeRecognizer {
         var zbarTypes: [zbar_symbol_type_t]
         var upca: Bool
         var testInverted: Bool
-        var cacheFrames: Bool
         var density: Int32
     }
 
@@ -85,7 +82,8 @@ public final class BarcodeRecognizer {
             zbar_image_scanner_set_config(scanner, ZBAR_EAN13, ZBAR_CFG_ENABLE, 1)
         }
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, settings.testInverted ? 1 : 0)
-        zbar_image_scanner_enable_cache(scanner, settings.cacheFrames ? 1 : 0)
+        // zbar's video "uncertainty" cache stays off: evidence over frames is the item tracker's.
+        zbar_image_scanner_enable_cache(scanner, 0)
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, settings.density)
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, settings.density)
         return scanner
@@ -97,8 +95,7 @@ public final class BarcodeRecognizer {
     /// (github.com/mchehab/zbar/issues/258, open; Debian 12 ships 0.23.92). A kiosk decoding a QR code
     /// on every frame grew ~60 kB per 1000 scans, 130–170 kB/min in the soak (docs/benchmarks.md). So
     /// after this many decoded symbols the scanner is replaced by an identical one, which frees them.
-    /// Making one costs microseconds; with `cacheFrames` the renewal restarts zbar's cache (one frame's
-    /// delay).
+    /// Making one costs microseconds.
     public static let defaultRenewal = 256
 
     /// Decoded symbols after which the zbar scanner is replaced; nil: never.

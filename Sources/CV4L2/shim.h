@@ -17,9 +17,7 @@ static inline unsigned long cv4l2_VIDIOC_QUERYCAP(void) { return VIDIOC_QUERYCAP
 static inline unsigned long cv4l2_VIDIOC_ENUM_FMT(void) { return VIDIOC_ENUM_FMT; }
 static inline unsigned long cv4l2_VIDIOC_ENUM_FRAMESIZES(void) { return VIDIOC_ENUM_FRAMESIZES; }
 static inline unsigned long cv4l2_VIDIOC_ENUM_FRAMEINTERVALS(void) { return VIDIOC_ENUM_FRAMEINTERVALS; }
-static inline unsigned long cv4l2_VIDIOC_G_FMT(void) { return VIDIOC_G_FMT; }
 static inline unsigned long cv4l2_VIDIOC_S_FMT(void) { return VIDIOC_S_FMT; }
-static inline unsigned long cv4l2_VIDIOC_G_PARM(void) { return VIDIOC_G_PARM; }
 static inline unsigned long cv4l2_VIDIOC_S_PARM(void) { return VIDIOC_S_PARM; }
 static inline unsigned long cv4l2_VIDIOC_REQBUFS(void) { return VIDIOC_REQBUFS; }
 static inline unsigned long cv4l2_VIDIOC_QUERYBUF(void) { return VIDIOC_QUERYBUF; }
@@ -28,7 +26,6 @@ static inline unsigned long cv4l2_VIDIOC_DQBUF(void) { return VIDIOC_DQBUF; }
 static inline unsigned long cv4l2_VIDIOC_STREAMON(void) { return VIDIOC_STREAMON; }
 static inline unsigned long cv4l2_VIDIOC_STREAMOFF(void) { return VIDIOC_STREAMOFF; }
 static inline unsigned long cv4l2_VIDIOC_QUERYCTRL(void) { return VIDIOC_QUERYCTRL; }
-static inline unsigned long cv4l2_VIDIOC_G_CTRL(void) { return VIDIOC_G_CTRL; }
 static inline unsigned long cv4l2_VIDIOC_S_CTRL(void) { return VIDIOC_S_CTRL; }
 
 /* Pixel formats are v4l2_fourcc(...) macros. */

@@ -32,13 +32,4 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
         case .badSource(let path, let reason): "\(path): \(reason)"
         }
     }
-
-    /// Whether this error means the device is gone (as opposed to being misconfigured).
-    public var isDisconnection: Bool {
-        switch self {
-        case .disconnected, .timeout, .deviceNotFound: true
-        case .ioctl(_, _, let errno), .system(_, _, let errno): errno == .operationNotSupportedByDevice || errno == .ioError || errno == .noSuchFileOrDirectory
-        default: false
-        }
-    }
 }

@@ -39,10 +39,6 @@ public struct RecognizedLine: Sendable, Equatable {
 public enum PageSegmentation: Int32, Sendable {
     /// Find as much text as possible in no particular order: cards, flyers, screens (PSM 11).
     case sparseText = 11
-    /// Fully automatic layout analysis without orientation detection (PSM 3).
-    case auto = 3
-    /// One uniform block of text (PSM 6).
-    case singleBlock = 6
     /// Exactly one line, already found and straightened (PSM 7): what a text-line detector hands over.
     case singleLine = 7
 }

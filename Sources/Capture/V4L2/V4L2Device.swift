@@ -17,8 +17,6 @@ public struct RawFrame {
     public var bytes: UnsafeRawBufferPointer
     public var format: NegotiatedFormat
     public var bytesPerLine: Int
-    /// The driver's frame counter (it counts frames the driver dropped too).
-    public var sequence: UInt32
 }
 
 /// Counters of one device's capture loop.
@@ -319,7 +317,7 @@ public final class V4L2Device {
         counters.delivered += 1
         let frame = RawFrame(
             bytes: UnsafeRawBufferPointer(rebasing: buffers[Int(buffer.index)][0..<Int(buffer.bytesused)]),
-            format: format, bytesPerLine: bytesPerLine, sequence: buffer.sequence)
+            format: format, bytesPerLine: bytesPerLine)
         do {
             return try body(frame)
         } catch {
@@ -398,12 +396,6 @@ public final class V4L2Device {
     public func setControl(_ id: UInt32, to value: Int) throws(CaptureError) {
         var control = v4l2_control(id: id, value: Int32(value))
         try ioctl(cv4l2_VIDIOC_S_CTRL(), "VIDIOC_S_CTRL", &control)
-    }
-
-    public func getControl(_ id: UInt32) throws(CaptureError) -> Int {
-        var control = v4l2_control(id: id, value: 0)
-        try ioctl(cv4l2_VIDIOC_G_CTRL(), "VIDIOC_G_CTRL", &control)
-        return Int(control.value)
     }
 }
 
