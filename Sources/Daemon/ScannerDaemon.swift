@@ -212,7 +212,7 @@ public final class ScannerDaemon: Sendable {
         }
         logLevel.current = next.settings.logLevel
         let updated = settings.withLock { s -> DaemonSettings in
-            s.takeLiveSettings(Set(live.map(\.name)), from: next.settings)
+            s.takeLive(Set(live.map(\.name)), from: next.settings)
             return s
         }
         if !live.isEmpty { sequence.reconfigure(Self.sequenceConfiguration(updated)) }
@@ -362,38 +362,6 @@ final class ReadyGate: Sendable {
                 return s.waiters
             }
             waiters.forEach { $0.resume() }
-        }
-    }
-}
-
-extension ScannerDaemon {
-    /// What a reload applies: the named live keys' values from `source` into `settings`.
-    public static func applyLive(_ keys: Set<String>, from source: DaemonSettings, to settings: inout DaemonSettings) {
-        settings.takeLiveSettings(keys, from: source)
-    }
-}
-
-extension DaemonSettings {
-    /// Copies the named live keys' values from `other` (a reload applies what the file changed and
-    /// leaves the rest, including earlier `set` requests, alone).
-    mutating func takeLiveSettings(_ keys: Set<String>, from other: DaemonSettings) {
-        for key in keys {
-            switch key {
-            case "recognition.types": types = other.types
-            case "recognition.quality": quality = other.quality
-            case "recognition.region-of-interest": regionOfInterest = other.regionOfInterest
-            case "recognition.single-item": singleItem = other.singleItem
-            case "recognition.phone-region": phoneRegion = other.phoneRegion
-            case "recognition.languages": languages = other.languages
-            case "tracking.grace-period": gracePeriod = other.gracePeriod
-            case "tracking.text-grace-period": textGracePeriod = other.textGracePeriod
-            case "tracking.move-threshold": moveThreshold = other.moveThreshold
-            case "tracking.weak-barcode-confirmations": weakBarcodeConfirmations = other.weakBarcodeConfirmations
-            case "tracking.text-agreement": textAgreement = other.textAgreement
-            case "tracking.text-window": textWindow = other.textWindow
-            case "log.level": logLevel = other.logLevel
-            default: assertionFailure("\(key) is marked live but not copied")
-            }
         }
     }
 }

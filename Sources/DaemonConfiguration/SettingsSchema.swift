@@ -7,11 +7,30 @@ import ScannerCore
 /// whether a `SIGHUP` reload can apply it to the running daemon.
 public struct SettingKey: Sendable {
     public let name: String
+    /// `scannerd run`'s option for it, if it has one.
+    public let flag: String?
     public let summary: String
-    /// Applied by a reload without a restart (recognition, tracking, log level).
-    public let live: Bool
+    /// For a key a reload applies without a restart (recognition, tracking, log level): copies its
+    /// value from the settings read to the running ones.
+    let copy: (@Sendable (inout DaemonSettings, DaemonSettings) -> Void)?
     let read: @Sendable (SettingValue, inout DaemonSettings) throws(ValueProblem) -> Void
     let show: @Sendable (DaemonSettings) -> String
+
+    init(
+        name: String, flag: String? = nil, summary: String, live copy: (@Sendable (inout DaemonSettings, DaemonSettings) -> Void)? = nil,
+        read: @escaping @Sendable (SettingValue, inout DaemonSettings) throws(ValueProblem) -> Void,
+        show: @escaping @Sendable (DaemonSettings) -> String
+    ) {
+        self.name = name
+        self.flag = flag
+        self.summary = summary
+        self.copy = copy
+        self.read = read
+        self.show = show
+    }
+
+    /// Applied by a reload without a restart.
+    public var live: Bool { copy != nil }
 
     /// `camera.processing-width` → `SCANNERD_CAMERA_PROCESSING_WIDTH`.
     public var environmentName: String {
@@ -35,18 +54,22 @@ public enum SettingsSchema {
     public static func key(_ name: String) -> SettingKey? { byName[name] }
     private static let byName = Dictionary(uniqueKeysWithValues: keys.map { ($0.name, $0) })
 
+    /// The key `scannerd run`'s option `flag` sets.
+    public static func key(flag: String) -> SettingKey? { byFlag[flag] }
+    private static let byFlag = Dictionary(uniqueKeysWithValues: keys.compactMap { key in key.flag.map { ($0, key) } })
+
     /// Keys that exclude each other within one layer (a higher layer's choice replaces a lower one's).
     static let exclusive = ["camera.device", "camera.source"]
 
     static let camera: [SettingKey] = [
-        SettingKey(name: "camera.device", summary: "V4L2 camera: /dev/videoN or /dev/v4l/by-id/… (stable across replugging)", live: false,
+        SettingKey(name: "camera.device", flag: "--device", summary: "V4L2 camera: /dev/videoN or /dev/v4l/by-id/… (stable across replugging)",
                    read: { v, s throws(ValueProblem) in
                        let path = try scalar(v)
                        guard path.hasPrefix("/") else { throw ValueProblem("expected an absolute path such as /dev/video0 or /dev/v4l/by-id/…") }
                        s.input = .device(path)
                    },
                    show: { if case .device(let p) = $0.input { p } else { "null" } }),
-        SettingKey(name: "camera.source", summary: "replay instead of a camera: demo, a directory of images or an .mjpeg file", live: false,
+        SettingKey(name: "camera.source", flag: "--source", summary: "replay instead of a camera: demo, a directory of images or an .mjpeg file",
                    read: { v, s throws(ValueProblem) in
                        if v == .null { if case .replay = s.input { s.input = DaemonSettings().input }; return }
                        let source = try scalar(v)
@@ -54,7 +77,7 @@ public enum SettingsSchema {
                        s.input = .replay(source)
                    },
                    show: { if case .replay(let p) = $0.input { p } else { "null" } }),
-        SettingKey(name: "camera.formats", summary: "pixel formats to accept, most preferred first (MJPG, YUYV, GREY)", live: false,
+        SettingKey(name: "camera.formats", flag: "--formats", summary: "pixel formats to accept, most preferred first (MJPG, YUYV, GREY)",
                    read: { v, s throws(ValueProblem) in
                        let names = try list(v)
                        guard !names.isEmpty else { throw ValueProblem("the list is empty") }
@@ -64,17 +87,17 @@ public enum SettingsSchema {
                        }
                    },
                    show: { "[" + $0.formats.map(\.rawValue).joined(separator: ", ") + "]" }),
-        SettingKey(name: "camera.width", summary: "frame width to ask the camera for (it may choose the nearest it has)", live: false,
+        SettingKey(name: "camera.width", flag: "--width", summary: "frame width to ask the camera for (it may choose the nearest it has)",
                    read: { v, s throws(ValueProblem) in s.width = try integer(v, 16...8192) }, show: { "\($0.width)" }),
-        SettingKey(name: "camera.height", summary: "frame height to ask the camera for", live: false,
+        SettingKey(name: "camera.height", flag: "--height", summary: "frame height to ask the camera for",
                    read: { v, s throws(ValueProblem) in s.height = try integer(v, 16...8192) }, show: { "\($0.height)" }),
-        SettingKey(name: "camera.fps", summary: "frame rate to ask for, or the replay's rate; auto: 30 (the demo clip 10)", live: false,
+        SettingKey(name: "camera.fps", flag: "--fps", summary: "frame rate to ask for, or the replay's rate; auto: 30 (the demo clip 10)",
                    read: { v, s throws(ValueProblem) in s.fps = try auto(v) { v throws(ValueProblem) in try number(v, above: 0, atMost: 1000) } },
                    show: { $0.fps.map { format($0) } ?? "auto" }),
-        SettingKey(name: "camera.processing-width", summary: "width recognition works at (frames are reduced while decoding); auto: fast 480, balanced 640, accurate 960", live: false,
+        SettingKey(name: "camera.processing-width", flag: "--processing-width", summary: "width recognition works at (frames are reduced while decoding); auto: fast 480, balanced 640, accurate 960",
                    read: { v, s throws(ValueProblem) in s.processingWidth = try auto(v) { v throws(ValueProblem) in try integer(v, 16...8192) } },
                    show: { $0.processingWidth.map(String.init) ?? "auto" }),
-        SettingKey(name: "camera.controls", summary: "camera controls, name: value (focusAuto, focus, exposureAuto, exposure, zoom, brightness, powerLineFrequency)", live: false,
+        SettingKey(name: "camera.controls", flag: "--control", summary: "camera controls, name: value (focusAuto, focus, exposureAuto, exposure, zoom, brightness, powerLineFrequency)",
                    read: { v, s throws(ValueProblem) in
                        let pairs = try pairs(v)
                        for pair in pairs {
@@ -83,14 +106,14 @@ public enum SettingsSchema {
                        s.controls = pairs.map { CameraControlSetting(name: $0.key, value: $0.value) }
                    },
                    show: { "{" + $0.controls.map { "\($0.name): \($0.value)" }.joined(separator: ", ") + "}" }),
-        SettingKey(name: "camera.pace", summary: "replays only: realtime (skip what the scanner is not ready for, as a camera) or none (every frame)", live: false,
+        SettingKey(name: "camera.pace", flag: "--pace", summary: "replays only: realtime (skip what the scanner is not ready for, as a camera) or none (every frame)",
                    read: { v, s throws(ValueProblem) in s.pace = try choice(v, ReplayPace.self) }, show: { $0.pace.rawValue }),
-        SettingKey(name: "camera.loop", summary: "replays only: start again at the end instead of exiting", live: false,
+        SettingKey(name: "camera.loop", flag: "--loop", summary: "replays only: start again at the end instead of exiting",
                    read: { v, s throws(ValueProblem) in s.loop = try boolean(v) }, show: { "\($0.loop)" }),
     ]
 
     static let recognition: [SettingKey] = [
-        SettingKey(name: "recognition.types", summary: "what to recognize: symbologies (qr, ean13, …), telephoneNumber, url, emailAddress, or the groups barcodes, contentTypes, text", live: true,
+        SettingKey(name: "recognition.types", flag: "--types", summary: "what to recognize: symbologies (qr, ean13, …), telephoneNumber, url, emailAddress, or the groups barcodes, contentTypes, text", live: { $0.types = $1.types },
                    read: { v, s throws(ValueProblem) in
                        let names = try list(v)
                        do throws(ScannerError) {
@@ -101,24 +124,24 @@ public enum SettingsSchema {
                        }
                    },
                    show: { "[" + typeNames($0.types).joined(separator: ", ") + "]" }),
-        SettingKey(name: "recognition.quality", summary: "fast, balanced or accurate: processing width, OCR rate and how much evidence text needs", live: true,
+        SettingKey(name: "recognition.quality", flag: "--quality", summary: "fast, balanced or accurate: processing width, OCR rate and how much evidence text needs", live: { $0.quality = $1.quality },
                    read: { v, s throws(ValueProblem) in s.quality = try choice(v, QualityLevel.self) }, show: { $0.quality.rawValue }),
-        SettingKey(name: "recognition.region-of-interest", summary: "where to look, normalized [x, y, width, height] from the top-left", live: true,
+        SettingKey(name: "recognition.region-of-interest", flag: "--roi", summary: "where to look, normalized [x, y, width, height] from the top-left", live: { $0.regionOfInterest = $1.regionOfInterest },
                    read: { v, s throws(ValueProblem) in
                        let parts = try list(v)
                        do throws(ScannerError) { s.regionOfInterest = try NormalizedRect(parsing: parts.joined(separator: ",")) } catch { throw ValueProblem(error.reason) }
                    },
                    show: { r in "[" + [r.regionOfInterest.x, r.regionOfInterest.y, r.regionOfInterest.width, r.regionOfInterest.height].map { format($0) }.joined(separator: ", ") + "]" }),
-        SettingKey(name: "recognition.single-item", summary: "report only the item nearest the centre of the region of interest", live: true,
+        SettingKey(name: "recognition.single-item", flag: "--single", summary: "report only the item nearest the centre of the region of interest", live: { $0.singleItem = $1.singleItem },
                    read: { v, s throws(ValueProblem) in s.singleItem = try boolean(v) }, show: { "\($0.singleItem)" }),
-        SettingKey(name: "recognition.phone-region", summary: "country for phone numbers written without a country code (ISO 3166 alpha-2)", live: true,
+        SettingKey(name: "recognition.phone-region", flag: "--region", summary: "country for phone numbers written without a country code (ISO 3166 alpha-2)", live: { $0.phoneRegion = $1.phoneRegion },
                    read: { v, s throws(ValueProblem) in
                        let region = try scalar(v).uppercased()
                        guard region.count == 2, region.allSatisfy({ $0.isASCII && $0.isLetter }) else { throw ValueProblem("expected a two-letter country code such as US or DE") }
                        s.phoneRegion = region
                    },
                    show: { $0.phoneRegion }),
-        SettingKey(name: "recognition.languages", summary: "Tesseract languages (each needs its tesseract-ocr-LANG package)", live: true,
+        SettingKey(name: "recognition.languages", flag: "--languages", summary: "Tesseract languages (each needs its tesseract-ocr-LANG package)", live: { $0.languages = $1.languages },
                    read: { v, s throws(ValueProblem) in
                        let languages = try list(v).flatMap { $0.split(separator: "+").map(String.init) }
                        guard !languages.isEmpty else { throw ValueProblem("the list is empty") }
@@ -131,64 +154,64 @@ public enum SettingsSchema {
     ]
 
     static let tracking: [SettingKey] = [
-        SettingKey(name: "tracking.grace-period", summary: "seconds a barcode may go unseen before it is removed", live: true,
+        SettingKey(name: "tracking.grace-period", summary: "seconds a barcode may go unseen before it is removed", live: { $0.gracePeriod = $1.gracePeriod },
                    read: { v, s throws(ValueProblem) in s.gracePeriod = try number(v, above: 0, atMost: 60) }, show: { format($0.gracePeriod) }),
-        SettingKey(name: "tracking.text-grace-period", summary: "the same for text (its lines are looked for on every OCR pass, several a second)", live: true,
+        SettingKey(name: "tracking.text-grace-period", summary: "the same for text (its lines are looked for on every OCR pass, several a second)", live: { $0.textGracePeriod = $1.textGracePeriod },
                    read: { v, s throws(ValueProblem) in s.textGracePeriod = try number(v, above: 0, atMost: 60) }, show: { format($0.textGracePeriod) }),
-        SettingKey(name: "tracking.move-threshold", summary: "an item is updated when a corner moved more than this (normalized units)", live: true,
+        SettingKey(name: "tracking.move-threshold", summary: "an item is updated when a corner moved more than this (normalized units)", live: { $0.moveThreshold = $1.moveThreshold },
                    read: { v, s throws(ValueProblem) in s.moveThreshold = try number(v, above: 0, atMost: 1) }, show: { format($0.moveThreshold) }),
-        SettingKey(name: "tracking.weak-barcode-confirmations", summary: "agreeing decodes at one place needed for 1-D codes (EAN/UPC, Code 128, Code 39, …), which must also lead the other decodes there by as many; QR and PDF417 need one", live: true,
+        SettingKey(name: "tracking.weak-barcode-confirmations", summary: "agreeing decodes at one place needed for 1-D codes (EAN/UPC, Code 128, Code 39, …), which must also lead the other decodes there by as many; QR and PDF417 need one", live: { $0.weakBarcodeConfirmations = $1.weakBarcodeConfirmations },
                    read: { v, s throws(ValueProblem) in s.weakBarcodeConfirmations = try integer(v, 1...30) }, show: { "\($0.weakBarcodeConfirmations)" }),
-        SettingKey(name: "tracking.text-agreement", summary: "OCR reads that must agree before text is added; auto: fast 2, balanced 2, accurate 3", live: true,
+        SettingKey(name: "tracking.text-agreement", summary: "OCR reads that must agree before text is added; auto: fast 2, balanced 2, accurate 3", live: { $0.textAgreement = $1.textAgreement },
                    read: { v, s throws(ValueProblem) in s.textAgreement = try auto(v) { v throws(ValueProblem) in try integer(v, 1...30) } },
                    show: { $0.textAgreement.map(String.init) ?? "auto" }),
-        SettingKey(name: "tracking.text-window", summary: "of the last this many OCR reads; auto: fast 3, balanced 4, accurate 5", live: true,
+        SettingKey(name: "tracking.text-window", summary: "of the last this many OCR reads; auto: fast 3, balanced 4, accurate 5", live: { $0.textWindow = $1.textWindow },
                    read: { v, s throws(ValueProblem) in s.textWindow = try auto(v) { v throws(ValueProblem) in try integer(v, 1...30) } },
                    show: { $0.textWindow.map(String.init) ?? "auto" }),
     ]
 
     static let server: [SettingKey] = [
-        SettingKey(name: "server.enabled", summary: "listen on the socket (false: events only on stdout)", live: false,
+        SettingKey(name: "server.enabled", flag: "--no-socket", summary: "listen on the socket (false: events only on stdout)",
                    read: { v, s throws(ValueProblem) in s.socketEnabled = try boolean(v) }, show: { "\($0.socketEnabled)" }),
-        SettingKey(name: "server.socket", summary: "Unix socket for clients (unused when systemd passes one: scannerd.socket)", live: false,
+        SettingKey(name: "server.socket", flag: "--socket", summary: "Unix socket for clients (unused when systemd passes one: scannerd.socket)",
                    read: { v, s throws(ValueProblem) in
                        let path = try scalar(v)
                        guard !path.isEmpty, path.utf8.count < 108 else { throw ValueProblem("expected a path shorter than 108 bytes") }
                        s.socketPath = path
                    },
                    show: { $0.socketPath }),
-        SettingKey(name: "server.socket-mode", summary: "file mode of the socket, octal", live: false,
+        SettingKey(name: "server.socket-mode", flag: "--socket-mode", summary: "file mode of the socket, octal",
                    read: { v, s throws(ValueProblem) in
                        let text = try scalar(v)
                        guard let mode = UInt32(text, radix: 8), mode <= 0o777 else { throw ValueProblem("expected an octal mode such as \"0660\"") }
                        s.socketMode = mode
                    },
                    show: { "\"0" + String($0.socketMode, radix: 8) + "\"" }),
-        SettingKey(name: "server.socket-group", summary: "group that owns the socket (null: the daemon's)", live: false,
+        SettingKey(name: "server.socket-group", flag: "--socket-group", summary: "group that owns the socket (null: the daemon's)",
                    read: { v, s throws(ValueProblem) in s.socketGroup = v == .null ? nil : try group(scalar(v)) },
                    show: { $0.socketGroup ?? "null" }),
-        SettingKey(name: "server.max-clients", summary: "clients served at once; more are refused with too-many-clients", live: false,
+        SettingKey(name: "server.max-clients", flag: "--max-clients", summary: "clients served at once; more are refused with too-many-clients",
                    read: { v, s throws(ValueProblem) in s.maximumClients = try integer(v, 1...10_000) }, show: { "\($0.maximumClients)" }),
-        SettingKey(name: "server.max-clients-per-user", summary: "connections one user may hold (root, the daemon's user and control users: no limit)", live: false,
+        SettingKey(name: "server.max-clients-per-user", flag: "--max-clients-per-user", summary: "connections one user may hold (root, the daemon's user and control users: no limit)",
                    read: { v, s throws(ValueProblem) in s.maximumClientsPerUser = try integer(v, 1...10_000) }, show: { "\($0.maximumClientsPerUser)" }),
-        SettingKey(name: "server.allow-users", summary: "only these users may connect (empty, with allow-groups empty: anyone the socket's mode lets in)", live: false,
+        SettingKey(name: "server.allow-users", flag: "--allow-user", summary: "only these users may connect (empty, with allow-groups empty: anyone the socket's mode lets in)",
                    read: { v, s throws(ValueProblem) in s.allowUsers = try list(v).map { name throws(ValueProblem) in try user(name) } },
                    show: { "[" + $0.allowUsers.joined(separator: ", ") + "]" }),
-        SettingKey(name: "server.allow-groups", summary: "only members of these groups may connect", live: false,
+        SettingKey(name: "server.allow-groups", flag: "--allow-group", summary: "only members of these groups may connect",
                    read: { v, s throws(ValueProblem) in s.allowGroups = try list(v).map { name throws(ValueProblem) in try group(name) } },
                    show: { "[" + $0.allowGroups.joined(separator: ", ") + "]" }),
-        SettingKey(name: "server.control-users", summary: "besides root and the daemon's user, these may change settings (set) and write photos to paths (both lists empty: every client may set, nobody else may write)", live: false,
+        SettingKey(name: "server.control-users", flag: "--control-user", summary: "besides root and the daemon's user, these may change settings (set) and write photos to paths (both lists empty: every client may set, nobody else may write)",
                    read: { v, s throws(ValueProblem) in s.controlUsers = try list(v).map { name throws(ValueProblem) in try user(name) } },
                    show: { "[" + $0.controlUsers.joined(separator: ", ") + "]" }),
-        SettingKey(name: "server.control-groups", summary: "members of these groups are control users too", live: false,
+        SettingKey(name: "server.control-groups", flag: "--control-group", summary: "members of these groups are control users too",
                    read: { v, s throws(ValueProblem) in s.controlGroups = try list(v).map { name throws(ValueProblem) in try group(name) } },
                    show: { "[" + $0.controlGroups.joined(separator: ", ") + "]" }),
     ]
 
     static let output: [SettingKey] = [
-        SettingKey(name: "log.level", summary: "trace, debug, info, notice, warning, error or critical", live: true,
+        SettingKey(name: "log.level", flag: "--log-level", summary: "trace, debug, info, notice, warning, error or critical", live: { $0.logLevel = $1.logLevel },
                    read: { v, s throws(ValueProblem) in s.logLevel = try choice(v, Logger.Level.self) }, show: { $0.logLevel.rawValue }),
-        SettingKey(name: "log.events-stdout", summary: "also print every event as a JSON line on stdout", live: false,
+        SettingKey(name: "log.events-stdout", flag: "--events-stdout", summary: "also print every event as a JSON line on stdout",
                    read: { v, s throws(ValueProblem) in s.eventsStdout = try boolean(v) }, show: { "\($0.eventsStdout)" }),
     ]
 
@@ -300,5 +323,13 @@ extension ScannerError {
         case .invalidArgument(_, _, let reason): reason
         default: description
         }
+    }
+}
+
+extension DaemonSettings {
+    /// Copies the named live keys' values from `other` (a reload applies what the file changed and
+    /// leaves the rest, including earlier `set` requests, alone). Keys that are not live are left too.
+    public mutating func takeLive(_ keys: Set<String>, from other: DaemonSettings) {
+        for name in keys { SettingsSchema.key(name)?.copy?(&self, other) }
     }
 }

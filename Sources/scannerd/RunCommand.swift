@@ -100,40 +100,45 @@ struct RunCommand: AsyncParsableCommand {
     /// by the same readers as the file.
     var commandLineEntries: [SettingEntry] {
         var entries: [SettingEntry] = []
-        func add(_ key: String, _ value: String?, _ flag: String) {
-            if let value { entries.append(SettingEntry(key: key, value: .scalar(value), origin: .commandLine(flag))) }
+        // The key each option sets is the schema's (`SettingKey.flag`): spelled once, there.
+        func key(_ flag: String) -> String {
+            guard let key = SettingsSchema.key(flag: flag) else { preconditionFailure("no setting has the option \(flag)") }
+            return key.name
         }
-        func add(_ key: String, list: [String], _ flag: String) {
-            if !list.isEmpty { entries.append(SettingEntry(key: key, value: .list(list), origin: .commandLine(flag))) }
+        func add(_ value: String?, _ flag: String) {
+            if let value { entries.append(SettingEntry(key: key(flag), value: .scalar(value), origin: .commandLine(flag))) }
         }
-        add("camera.device", device, "--device")
-        add("camera.source", source, "--source")
-        add("camera.fps", fps, "--fps")
-        add("camera.pace", pace, "--pace")
-        add("camera.loop", loop ? "true" : nil, "--loop")
-        add("camera.width", width, "--width")
-        add("camera.height", height, "--height")
-        add("camera.formats", formats, "--formats")
-        add("camera.processing-width", processingWidth, "--processing-width")
-        add("camera.controls", list: controls, "--control")
-        add("recognition.types", recognition.types, "--types")
-        add("recognition.quality", recognition.quality, "--quality")
-        add("recognition.region-of-interest", recognition.roi, "--roi")
-        add("recognition.phone-region", recognition.region, "--region")
-        add("recognition.languages", recognition.languages, "--languages")
-        add("recognition.single-item", single ? "true" : nil, "--single")
-        add("server.enabled", noSocket ? "false" : nil, "--no-socket")
-        add("server.socket", socket, "--socket")
-        add("server.max-clients", maxClients, "--max-clients")
-        add("server.max-clients-per-user", maxClientsPerUser, "--max-clients-per-user")
-        add("server.socket-mode", socketMode, "--socket-mode")
-        add("server.socket-group", socketGroup, "--socket-group")
-        add("server.allow-users", list: allowUsers, "--allow-user")
-        add("server.allow-groups", list: allowGroups, "--allow-group")
-        add("server.control-users", list: controlUsers, "--control-user")
-        add("server.control-groups", list: controlGroups, "--control-group")
-        add("log.level", logLevel, "--log-level")
-        add("log.events-stdout", eventsStdout ? "true" : nil, "--events-stdout")
+        func add(list: [String], _ flag: String) {
+            if !list.isEmpty { entries.append(SettingEntry(key: key(flag), value: .list(list), origin: .commandLine(flag))) }
+        }
+        add(device, "--device")
+        add(source, "--source")
+        add(fps, "--fps")
+        add(pace, "--pace")
+        add(loop ? "true" : nil, "--loop")
+        add(width, "--width")
+        add(height, "--height")
+        add(formats, "--formats")
+        add(processingWidth, "--processing-width")
+        add(list: controls, "--control")
+        add(recognition.types, "--types")
+        add(recognition.quality, "--quality")
+        add(recognition.roi, "--roi")
+        add(recognition.region, "--region")
+        add(recognition.languages, "--languages")
+        add(single ? "true" : nil, "--single")
+        add(noSocket ? "false" : nil, "--no-socket")
+        add(socket, "--socket")
+        add(maxClients, "--max-clients")
+        add(maxClientsPerUser, "--max-clients-per-user")
+        add(socketMode, "--socket-mode")
+        add(socketGroup, "--socket-group")
+        add(list: allowUsers, "--allow-user")
+        add(list: allowGroups, "--allow-group")
+        add(list: controlUsers, "--control-user")
+        add(list: controlGroups, "--control-group")
+        add(logLevel, "--log-level")
+        add(eventsStdout ? "true" : nil, "--events-stdout")
         return entries
     }
 

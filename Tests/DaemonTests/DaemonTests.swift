@@ -142,7 +142,7 @@ import Testing
         let live = SettingsSchema.keys.filter(\.live)
         for key in live { #expect(key.value(in: target) != key.value(in: DaemonSettings()), "the fixture changes \(key.name)") }
         var settings = DaemonSettings()
-        ScannerDaemon.applyLive(Set(live.map(\.name)), from: target, to: &settings)
+        settings.takeLive(Set(SettingsSchema.keys.map(\.name)), from: target)
         for key in SettingsSchema.keys {
             let expected = key.live ? key.value(in: target) : key.value(in: DaemonSettings())
             #expect(key.value(in: settings) == expected, "\(key.name)")
