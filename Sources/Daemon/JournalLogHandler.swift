@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ScannerCore
 import Synchronization
 
 /// The log level in force, shared by every logger so a reload can change it at once.
@@ -50,10 +51,7 @@ public struct JournalLogHandler: LogHandler {
         let pairs = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\(quoted("\($0.value)"))" }
         let body = ([message] + pairs).joined(separator: " ")
         if journal { return "<\(priority(level))>\(body)" }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let time = formatter.string(from: date)
-        return "\(time) \(level.rawValue) \(body)"
+        return "\(Timestamp.string(date)) \(level.rawValue) \(body)"
     }
 
     /// Values with spaces, quotes or `=` are quoted so every line splits back into its keys.

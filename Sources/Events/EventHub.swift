@@ -65,7 +65,6 @@ public final class EventHub: Sendable {
     private let state = Mutex(State())
     public let daemonVersion: String
     public let sourceName: String
-    private let formatter: @Sendable (Date) -> String
 
     /// Called with every published line, in order (the `--events-stdout` printer).
     private let mirror: @Sendable (String) -> Void
@@ -86,11 +85,6 @@ public final class EventHub: Sendable {
         self.sourceName = sourceName
         self.mirror = mirror
         self.later = later
-        self.formatter = { date in
-            let f = ISO8601DateFormatter()
-            f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            return f.string(from: date)
-        }
     }
 
     /// The current items, in reading order.
@@ -236,7 +230,7 @@ public final class EventHub: Sendable {
 
     private func helloLine(items: [TrackedItem], available: Bool) -> String {
         JSONValue.object([
-            ("event", .string("hello")), ("time", .string(formatter(Date()))),
+            ("event", .string("hello")), ("time", .string(Timestamp.string(Date()))),
             ("version", .integer(Self.protocolVersion)), ("daemon", .string(daemonVersion)),
             ("source", .string(sourceName)), ("camera", .string(available ? "available" : "unavailable")),
             ("items", .array(items.map(\.json))),
@@ -246,7 +240,7 @@ public final class EventHub: Sendable {
     private func encode(_ event: String, seq: Int, frame: Int? = nil, _ fields: [(String, JSONValue)]) -> String {
         var object: [(String, JSONValue)] = [("event", .string(event)), ("seq", .integer(seq))]
         if let frame { object.append(("frame", .integer(frame))) }
-        object.append(("time", .string(formatter(Date()))))
+        object.append(("time", .string(Timestamp.string(Date()))))
         return JSONValue.object(object + fields).serialized()
     }
 }
