@@ -132,7 +132,7 @@ let package = Package(
         ),
 
         // MARK: Client side of the socket (scanctl, scripts, tests)
-        .target(name: "ScannerClient"),
+        .target(name: "ScannerClient", dependencies: ["ScannerCore"]),
 
         // MARK: Executables
         .executableTarget(

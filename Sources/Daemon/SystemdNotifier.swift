@@ -1,4 +1,5 @@
 import Foundation
+import ScannerCore
 import Synchronization
 
 /// Tells systemd about the daemon's state (`sd_notify(3)`): one datagram of `KEY=value` lines to the
@@ -38,22 +39,9 @@ public final class SystemdNotifier: Sendable {
         let message = fields.map { $0.replacingOccurrences(of: "\n", with: " ") }.joined(separator: "\n")
         return descriptor.withLock { fd -> Bool in
             guard fd >= 0 else { return false }
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            var path = Array(socketPath.utf8)
-            if path.first == UInt8(ascii: "@") { path[0] = 0 }
-            let capacity = MemoryLayout.size(ofValue: address.sun_path)
-            guard path.count < capacity else { return false }
-            withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                raw.copyBytes(from: path)
-            }
-            let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count + (path.first == 0 ? 0 : 1))
+            guard let address = UnixSocketAddress(path: socketPath) else { return false }
             let bytes = Array(message.utf8)
-            let sent = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                    sendto(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL), sa, length)
-                }
-            }
+            let sent = address.withSockaddr { sendto(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL), $0, $1) }
             return sent == bytes.count
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import ScannerCore
 
 /// A client connection to the daemon's Unix socket: blocking, line by line. For `scanctl`, scripts
 /// and tests; the daemon side is `EventServer` (SwiftNIO).
@@ -33,20 +34,11 @@ public final class ScannerConnection: @unchecked Sendable {
         self.path = path
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw .io("socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard let address = UnixSocketAddress(path: path) else {
             close(fd)
             throw .notRunning(path: path, reason: "path too long")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let rc = address.withSockaddr { connect(fd, $0, $1) }
         if rc != 0 {
             let code = errno
             close(fd)
