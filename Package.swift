@@ -6,7 +6,7 @@
 //
 // Each C library sits behind one `Sources/C*` target that exactly one Swift module imports.
 // Stages depend on `ScannerCore` (the shared value types) and on their own C module only;
-// the executables wire stages together.
+// the `Daemon` library wires them together for `scannerd run`.
 import PackageDescription
 
 let package = Package(
