@@ -102,7 +102,7 @@ let package = Package(
         .target(
             name: "EventServer",
             dependencies: [
-                "Events", "ScannerCore",
+                "Events", "ScannerCore", "ScannerProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -132,7 +132,10 @@ let package = Package(
         ),
 
         // MARK: Client side of the socket (scanctl, scripts, tests)
-        .target(name: "ScannerClient", dependencies: ["ScannerCore"]),
+        // MARK: The wire protocol's shared vocabulary: error codes, requests as clients send them, replies as they read them
+        .target(name: "ScannerProtocol", dependencies: ["ScannerCore"]),
+
+        .target(name: "ScannerClient", dependencies: ["ScannerCore", "ScannerProtocol"]),
 
         // MARK: Executables
         .executableTarget(
@@ -165,6 +168,7 @@ let package = Package(
         // Fixture paths and helpers shared by the test targets and the benchmarks.
         .target(name: "TestSupport", dependencies: ["ScannerCore", "Tracking", "ScannerClient"], path: "Tests/TestSupport"),
         .testTarget(name: "ScannerCoreTests", dependencies: ["ScannerCore", "TestSupport"]),
+        .testTarget(name: "ScannerProtocolTests", dependencies: ["ScannerProtocol", "ScannerCore", "TestSupport"]),
         .testTarget(name: "ContentTypesTests", dependencies: ["ContentTypes", "ScannerCore"]),
         .testTarget(
             name: "RecognitionTests",
@@ -181,7 +185,7 @@ let package = Package(
         .testTarget(
             name: "EventServerTests",
             dependencies: [
-                "EventServer", "Events", "Tracking", "ScannerCore", "ScannerClient", "TestSupport",
+                "EventServer", "Events", "Tracking", "ScannerCore", "ScannerClient", "ScannerProtocol", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

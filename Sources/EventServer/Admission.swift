@@ -1,4 +1,5 @@
 import Foundation
+import ScannerProtocol
 
 /// Who is let in when the socket is busy. Pure: counts in, a decision out.
 ///
@@ -22,7 +23,7 @@ public struct Admission: Sendable, Equatable {
 
     public enum Decision: Equatable, Sendable {
         case admit
-        case refuse(code: String, message: String)
+        case refuse(code: ErrorCode, message: String)
     }
 
     /// - Parameters:
@@ -31,16 +32,16 @@ public struct Admission: Sendable, Equatable {
     ///   - connectedBySameUser: clients served now that belong to this peer's user.
     public func decide(privileged: Bool, connected: Int, connectedBySameUser: Int) -> Decision {
         if connected >= maximumClients {
-            return .refuse(code: "too-many-clients", message: "the daemon serves at most \(maximumClients) clients")
+            return .refuse(code: .tooManyClients, message: "the daemon serves at most \(maximumClients) clients")
         }
         if privileged { return .admit }
         if connected >= maximumClients - reservedControlSlots {
             return .refuse(
-                code: "too-many-clients",
+                code: .tooManyClients,
                 message: "the daemon serves at most \(maximumClients) clients; the last \(reservedControlSlots) are kept for control users")
         }
         if connectedBySameUser >= maximumClientsPerUser {
-            return .refuse(code: "too-many-clients", message: "one user may hold at most \(maximumClientsPerUser) connections")
+            return .refuse(code: .tooManyClients, message: "one user may hold at most \(maximumClientsPerUser) connections")
         }
         return .admit
     }

@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import ScannerCore
 import Synchronization
+import ScannerProtocol
 
 /// Where and how the event server listens.
 public struct EventServerConfiguration: Sendable {
@@ -260,7 +261,7 @@ public final class EventServer: Sendable {
                 let peer = await peerCredentials(client.channel)
                 if let refusal = accessRefusal(peer) {
                     logger.warning("client refused", metadata: ["reason": "\(refusal)"])
-                    try await send(Reply.error(Request.Echo(), code: "access-denied", message: refusal))
+                    try await send(Reply.error(Request.Echo(), code: .accessDenied, message: refusal))
                     return
                 }
                 let privileged = isPrivileged(peer)
@@ -308,7 +309,7 @@ public final class EventServer: Sendable {
                                 try await send(await self.answer(String(buffer: line), subscriber: id, peer: peer))
                             }
                         } catch let tooLong as LineDecoder.LineTooLong {
-                            try? await send(Reply.error(Request.Echo(), code: "line-too-long", message: "request lines are limited to \(tooLong.limit) bytes; disconnecting"))
+                            try? await send(Reply.error(Request.Echo(), code: .lineTooLong, message: "request lines are limited to \(tooLong.limit) bytes; disconnecting"))
                         }
                     }
                     // Whichever ends first (client gone, client cut off) ends the connection.
@@ -392,7 +393,7 @@ public final class EventServer: Sendable {
             return Reply.ok(echo)
         case .success(.set(let change)):
             guard mayControl(peer) else {
-                return Reply.error(echo, code: "access-denied", message: "this user may watch but not change the daemon's settings")
+                return Reply.error(echo, code: .accessDenied, message: "this user may watch but not change the daemon's settings")
             }
             switch configure(change) {
             case .success(let applied):
@@ -400,17 +401,17 @@ public final class EventServer: Sendable {
                 hub.publishNotice("config", applied)
                 return Reply.ok(echo, applied)
             case .failure(let refusal):
-                return Reply.error(echo, code: "refused", message: refusal.message)
+                return Reply.error(echo, code: .refused, message: refusal.message)
             }
         case .success(.capture(let path, let annotate, let overwrite)):
             // Writing a file with the daemon's rights is for privileged peers only; base64 in the
             // reply is for anybody let in.
             if path != nil && !isPrivileged(peer) {
-                return Reply.error(echo, code: "access-denied", message: "only root, the daemon's user and control users may have the daemon write files")
+                return Reply.error(echo, code: .accessDenied, message: "only root, the daemon's user and control users may have the daemon write files")
             }
             switch await capture(annotate) {
             case .failure(let refusal):
-                return Reply.error(echo, code: "unavailable", message: refusal.message)
+                return Reply.error(echo, code: .unavailable, message: refusal.message)
             case .success(let photo):
                 let size: [(String, JSONValue)] = [("width", .integer(photo.width)), ("height", .integer(photo.height)), ("bytes", .integer(photo.jpeg.count))]
                 guard let path else {

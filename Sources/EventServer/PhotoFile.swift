@@ -1,4 +1,5 @@
 import Foundation
+import ScannerProtocol
 
 /// Writes a `capture` photo to the path a client named, without ever destroying anything that is not
 /// the daemon's own (docs/security.md).
@@ -27,8 +28,8 @@ enum PhotoFile {
             }
         }
 
-        var code: String {
-            if case .exists = self { "exists" } else { "write-failed" }
+        var code: ErrorCode {
+            if case .exists = self { .exists } else { .writeFailed }
         }
     }
 

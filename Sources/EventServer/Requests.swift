@@ -1,6 +1,7 @@
 import Events
 import Foundation
 import ScannerCore
+import ScannerProtocol
 
 /// A client's request line, parsed; or why it could not be.
 ///
@@ -17,10 +18,10 @@ enum Request: Equatable {
     case capture(path: String?, annotate: Bool, overwrite: Bool)
 
     struct Failure: Error, Equatable {
-        var code: String
+        var code: ErrorCode
         var message: String
 
-        static func badArgument(_ message: String) -> Failure { Failure(code: "bad-argument", message: message) }
+        static func badArgument(_ message: String) -> Failure { Failure(code: .badArgument, message: message) }
     }
 
     /// What a reply echoes of the request: its name and its `id`, when they could be read.
@@ -32,7 +33,7 @@ enum Request: Equatable {
     /// Parses one line.
     static func parse(_ line: String) -> (echo: Echo, result: Result<Request, Failure>) {
         guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)), case .object = object else {
-            return (Echo(), .failure(Failure(code: "malformed", message: "a request is one JSON object per line")))
+            return (Echo(), .failure(Failure(code: .malformed, message: "a request is one JSON object per line")))
         }
         var echo = Echo()
         if let name = object["request"], case .string(let text) = name { echo.name = text }
@@ -43,7 +44,7 @@ enum Request: Equatable {
             return (echo, .failure(.badArgument("\"id\" must be a string or a number")))
         }
         guard let name = echo.name else {
-            return (echo, .failure(Failure(code: "malformed", message: "missing \"request\" (ping, items, stats, subscribe, set, capture)")))
+            return (echo, .failure(Failure(code: .malformed, message: "missing \"request\" (ping, items, stats, subscribe, set, capture)")))
         }
         do throws(Failure) {
             return (echo, .success(try request(name, object)))
@@ -71,7 +72,7 @@ enum Request: Equatable {
             if overwrite && path == nil { throw .badArgument("\"overwrite\" goes with \"path\"") }
             return .capture(path: path, annotate: try flag(object, "annotate") ?? false, overwrite: overwrite)
         default:
-            throw Failure(code: "unknown-request", message: "unknown request '\(name)' (ping, items, stats, subscribe, set, capture)")
+            throw Failure(code: .unknownRequest, message: "unknown request '\(name)' (ping, items, stats, subscribe, set, capture)")
         }
     }
 
@@ -165,11 +166,11 @@ enum Reply {
         JSONValue.object(head(echo) + [("ok", .bool(true))] + fields).serialized()
     }
 
-    static func error(_ echo: Request.Echo, code: String, message: String) -> String {
+    static func error(_ echo: Request.Echo, code: ErrorCode, message: String) -> String {
         JSONValue.object(
             head(echo) + [
                 ("ok", .bool(false)),
-                ("error", .object([("code", .string(code)), ("message", .string(message))])),
+                ("error", .object([("code", .string(code.rawValue)), ("message", .string(message))])),
             ]).serialized()
     }
 

@@ -1,6 +1,7 @@
 @testable import EventServer
 import Foundation
 import ScannerCore
+import ScannerProtocol
 import TestSupport
 import Testing
 
@@ -14,9 +15,9 @@ import Testing
 
     @Test func booleansAreBooleans() {
         #expect(failure(#"{"request":"set","single":1}"#)?.message == #""single" must be true or false"#)
-        #expect(failure(#"{"request":"set","single":"true"}"#)?.code == "bad-argument")
+        #expect(failure(#"{"request":"set","single":"true"}"#)?.code.rawValue == "bad-argument")
         #expect(failure(#"{"request":"capture","annotate":1}"#)?.message == #""annotate" must be true or false"#)
-        #expect(failure(#"{"request":"capture","path":"/tmp/x.jpg","overwrite":"yes"}"#)?.code == "bad-argument")
+        #expect(failure(#"{"request":"capture","path":"/tmp/x.jpg","overwrite":"yes"}"#)?.code.rawValue == "bad-argument")
         guard case .success(.set(let change)) = Request.parse(#"{"request":"set","single":true}"#).result else {
             Issue.record("a real boolean is taken")
             return
@@ -31,7 +32,7 @@ import Testing
                 Issue.record("id \(id) was accepted")
                 continue
             }
-            #expect(failure.code == "bad-argument" && failure.message == #""id" must be a string or a number"#)
+            #expect(failure.code.rawValue == "bad-argument" && failure.message == #""id" must be a string or a number"#)
             #expect(echo.id == nil && echo.name == "ping")
             #expect(Reply.error(echo, code: failure.code, message: failure.message).hasPrefix(#"{"reply":"ping","ok":false"#))
         }
@@ -42,8 +43,8 @@ import Testing
 
     @Test func aRegionOfInterestThatRoundsToNothingIsRefused() {
         #expect(failure(#"{"request":"set","roi":[0,0,1e-300,1e-300]}"#)?.message == "roi: width and height must be at least 0.001")
-        #expect(failure(#"{"request":"set","roi":[0,0,0.0009,0.5]}"#)?.code == "bad-argument")
-        #expect(failure(#"{"request":"set","roi":[0,0,"1",1]}"#)?.code == "bad-argument")
+        #expect(failure(#"{"request":"set","roi":[0,0,0.0009,0.5]}"#)?.code.rawValue == "bad-argument")
+        #expect(failure(#"{"request":"set","roi":[0,0,"1",1]}"#)?.code.rawValue == "bad-argument")
         guard case .success(.set(let change)) = Request.parse(#"{"request":"set","roi":[0.5,0.5,0.001,0.001]}"#).result else {
             Issue.record("the smallest region is taken")
             return
@@ -53,15 +54,15 @@ import Testing
 
     @Test func capturePathsAreAbsoluteAndOverwriteNeedsOne() {
         #expect(failure(#"{"request":"capture","path":"photo.jpg"}"#)?.message == #""path" must be an absolute file path"#)
-        #expect(failure(#"{"request":"capture","path":"/tmp/"}"#)?.code == "bad-argument")
-        #expect(failure(#"{"request":"capture","path":7}"#)?.code == "bad-argument")
+        #expect(failure(#"{"request":"capture","path":"/tmp/"}"#)?.code.rawValue == "bad-argument")
+        #expect(failure(#"{"request":"capture","path":7}"#)?.code.rawValue == "bad-argument")
         #expect(failure(#"{"request":"capture","overwrite":true}"#)?.message == #""overwrite" goes with "path""#)
         #expect(Request.parse(#"{"request":"capture","path":"/tmp/a.jpg","overwrite":true}"#).result == .success(.capture(path: "/tmp/a.jpg", annotate: false, overwrite: true)))
     }
 
     @Test func malformedLinesGetOneErrorEach() {
         for line in ["", "[]", "1", "\"ping\"", "{", #"{"request":1}"#, "\u{FFFD}{}"] {
-            #expect(failure(line)?.code == "malformed", "\(line)")
+            #expect(failure(line)?.code.rawValue == "malformed", "\(line)")
         }
     }
 }
@@ -76,7 +77,7 @@ import Testing
             Issue.record("a watcher took a reserved slot")
             return
         }
-        #expect(code == "too-many-clients" && message.contains("kept for control users"))
+        #expect(code.rawValue == "too-many-clients" && message.contains("kept for control users"))
         #expect(admission.decide(privileged: true, connected: 9, connectedBySameUser: 9) == .admit)
         #expect(admission.decide(privileged: true, connected: 10, connectedBySameUser: 0) != .admit, "nobody past the maximum")
     }
@@ -84,7 +85,7 @@ import Testing
     @Test func oneUserHoldsAtMostItsShare() {
         #expect(admission.decide(privileged: false, connected: 2, connectedBySameUser: 2) == .admit)
         #expect(admission.decide(privileged: false, connected: 3, connectedBySameUser: 3)
-            == .refuse(code: "too-many-clients", message: "one user may hold at most 3 connections"))
+            == .refuse(code: ErrorCode(rawValue: "too-many-clients")!, message: "one user may hold at most 3 connections"))
         #expect(admission.decide(privileged: true, connected: 3, connectedBySameUser: 3) == .admit)
     }
 
