@@ -150,7 +150,7 @@ let package = Package(
 
         .executableTarget(
             name: "scanctl",
-            dependencies: ["ScannerClient", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ScannerClient", "ScannerProtocol", "ScannerCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // `make bench`: per-stage costs, each against the naive way of calling the same library.
@@ -158,7 +158,7 @@ let package = Package(
             name: "scannerd-bench",
             dependencies: [
                 "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextDetection", "TextRecognition", "ContentTypes", "Recognition",
-                "Capture", "Tracking", "Pipeline", "Events", "EventServer", "ScannerClient", "TestSupport",
+                "Capture", "Tracking", "Pipeline", "Events", "EventServer", "ScannerClient", "ScannerProtocol", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

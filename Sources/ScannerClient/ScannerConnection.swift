@@ -1,5 +1,6 @@
 import Foundation
 import ScannerCore
+import ScannerProtocol
 
 /// A client connection to the daemon's Unix socket: blocking, line by line. For `scanctl`, scripts
 /// and tests; the daemon side is `EventServer` (SwiftNIO).
@@ -54,10 +55,8 @@ public final class ScannerConnection: @unchecked Sendable {
     @discardableResult
     public func readHello(timeout: Double = 5) throws(Failure) -> String {
         guard let line = try readLine(timeout: timeout) else { throw .closed }
-        if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-            object["ok"] as? Bool == false, let error = object["error"] as? [String: Any]
-        {
-            throw .refused(code: error["code"] as? String ?? "error", message: error["message"] as? String ?? "")
+        if let reply = ServerLine(line), reply.head.ok == false {
+            throw .refused(code: reply.head.error?.code ?? "error", message: reply.head.error?.message ?? "")
         }
         return line
     }
@@ -76,16 +75,13 @@ public final class ScannerConnection: @unchecked Sendable {
         }
     }
 
-    /// Sends a request object and returns the first reply line (events that arrive meanwhile are
-    /// passed to `onEvent`).
-    public func request(_ fields: [String: Any], timeout: Double = 5, onEvent: (String) -> Void = { _ in }) throws(Failure) -> [String: Any] {
-        guard let data = try? JSONSerialization.data(withJSONObject: fields) else { throw .io("cannot encode the request") }
-        try send(String(decoding: data, as: UTF8.self))
+    /// Sends a request and returns the first reply (events that arrive meanwhile are passed to
+    /// `onEvent`).
+    public func request(_ request: ClientRequest, timeout: Double = 5, onEvent: (String) -> Void = { _ in }) throws(Failure) -> ServerLine {
+        try send(request.line())
         while true {
             guard let line = try readLine(timeout: timeout) else { throw .closed }
-            if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], object["reply"] != nil || object["ok"] != nil {
-                return object
-            }
+            if let reply = ServerLine(line), reply.isReply { return reply }
             onEvent(line)
         }
     }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import ScannerClient
+import ScannerCore
+import ScannerProtocol
 
 /// `scanctl`: talks to a running scannerd over its Unix socket.
 ///
@@ -49,20 +51,28 @@ struct Connection: ParsableArguments {
     }
 }
 
-/// Sends one request and prints the reply; exit 1 when the daemon says no.
-func ask(_ connection: Connection, _ request: [String: Any]) throws -> [String: Any] {
+/// Sends one request and returns the reply; exit 1 when the daemon says no.
+func ask(_ connection: Connection, _ request: ClientRequest) throws -> JSONValue {
     let reply = try connection.open().request(request)
-    if reply["ok"] as? Bool != true {
-        let error = reply["error"] as? [String: Any]
-        FileHandle.standardError.write(Data("scanctl: \(error?["code"] ?? "error"): \(error?["message"] ?? "")\n".utf8))
+    guard reply.head.ok == true else {
+        FileHandle.standardError.write(Data("scanctl: \(reply.head.error?.code ?? "error"): \(reply.head.error?.message ?? "")\n".utf8))
         throw ExitCode(1)
     }
-    return reply
+    return reply.object
 }
 
-func printJSON(_ object: Any) {
-    if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
-        print(String(decoding: data, as: UTF8.self))
+/// A reply's own fields, without its head (`reply`, `ok`, `id`); keys sorted, as decoded.
+func body(_ reply: JSONValue) -> [(String, JSONValue)] {
+    guard case .object(let fields) = reply else { return [] }
+    return fields.filter { !["reply", "ok", "id"].contains($0.0) }
+}
+
+/// A value as a person reads it: strings bare, everything else as JSON.
+func plain(_ value: JSONValue?) -> String? {
+    switch value {
+    case nil: nil
+    case .string(let text)?: text
+    case let other?: other.serialized()
     }
 }
 
@@ -86,17 +96,12 @@ struct Watch: ParsableCommand {
     func run() throws {
         let socket = try ScannerConnection(path: connection.socket)
         let hello = try socket.readHello()
-        var filter: [String: Any] = [:]
         func list(_ value: String?) -> [String]? { value.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } } }
-        if let k = list(kinds) { filter["kinds"] = k }
-        if let s = list(symbologies) { filter["symbologies"] = s }
-        if let c = list(contentTypes) { filter["contentTypes"] = c }
-        if !filter.isEmpty {
-            filter["request"] = "subscribe"
-            let reply = try socket.request(filter) { line in show(line) }
-            if reply["ok"] as? Bool != true {
-                let error = reply["error"] as? [String: Any]
-                FileHandle.standardError.write(Data("scanctl: \(error?["message"] ?? "subscribe refused")\n".utf8))
+        if kinds != nil || symbologies != nil || contentTypes != nil {
+            let subscribe = ClientRequest.subscribe(kinds: list(kinds), symbologies: list(symbologies), contentTypes: list(contentTypes))
+            let reply = try socket.request(subscribe) { line in show(line) }
+            if reply.head.ok != true {
+                FileHandle.standardError.write(Data("scanctl: \(reply.head.error?.message ?? "subscribe refused")\n".utf8))
                 throw ExitCode(1)
             }
         }
@@ -111,21 +116,22 @@ struct Watch: ParsableCommand {
 
     /// `12:00:01.250  added    qr                 https://example.com  3f2a9c1e`
     static func readable(_ line: String) -> String {
-        guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return line }
-        let time = (event["time"] as? String).map { String($0.dropFirst(11).prefix(12)) } ?? ""
-        let name = event["event"] as? String ?? "?"
+        guard let event = ServerLine(line)?.object else { return line }
+        let time = plain(event["time"]).map { String($0.dropFirst(11).prefix(12)) } ?? ""
+        let name = plain(event["event"]) ?? "?"
         func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
-        if let item = event["item"] as? [String: Any] {
-            let kind = item["symbology"] as? String ?? item["contentType"] as? String ?? item["kind"] as? String ?? ""
-            let id = (item["id"] as? String).map { String($0.prefix(8)) } ?? ""
-            return "\(time)  \(pad(name, 8)) \(pad(kind, 18)) \(item["payload"] as? String ?? "")  \(id)"
+        if let item = event["item"] {
+            let kind = plain(item["symbology"]) ?? plain(item["contentType"]) ?? plain(item["kind"]) ?? ""
+            let id = plain(item["id"]).map { String($0.prefix(8)) } ?? ""
+            return "\(time)  \(pad(name, 8)) \(pad(kind, 18)) \(plain(item["payload"]) ?? "")  \(id)"
         }
         switch name {
         case "hello":
-            let items = (event["items"] as? [Any])?.count ?? 0
-            return "\(time)  hello    scannerd \(event["daemon"] ?? "?"), source \(event["source"] ?? "?"), camera \(event["camera"] ?? "?"), \(items) item(s)"
-        case "unavailable": return "\(time)  \(pad(name, 8)) \(event["reason"] as? String ?? "")"
-        case "overflow": return "\(time)  overflow \(event["message"] as? String ?? "")"
+            var items = 0
+            if case .array(let list)? = event["items"] { items = list.count }
+            return "\(time)  hello    scannerd \(plain(event["daemon"]) ?? "?"), source \(plain(event["source"]) ?? "?"), camera \(plain(event["camera"]) ?? "?"), \(items) item(s)"
+        case "unavailable": return "\(time)  \(pad(name, 8)) \(plain(event["reason"]) ?? "")"
+        case "overflow": return "\(time)  overflow \(plain(event["message"]) ?? "")"
         default: return "\(time)  \(name)"
         }
     }
@@ -136,8 +142,9 @@ struct Items: ParsableCommand {
     @OptionGroup var connection: Connection
 
     func run() throws {
-        let reply = try ask(connection, ["request": "items"])
-        for item in reply["items"] as? [Any] ?? [] { printJSON(item) }
+        let reply = try ask(connection, .items)
+        guard case .array(let items)? = reply["items"] else { return }
+        for item in items { print(item.serialized()) }
     }
 }
 
@@ -149,19 +156,17 @@ struct Stats: ParsableCommand {
     var json = false
 
     func run() throws {
-        var reply = try ask(connection, ["request": "stats"])
-        reply["reply"] = nil
-        reply["ok"] = nil
-        if json { return printJSON(reply) }
+        let figures = JSONValue.object(body(try ask(connection, .stats)))
+        if json { return print(figures.serialized()) }
         // One `stage.figure: value` line each (capture.fps: 29.9), easy to read and to grep.
-        func lines(_ value: Any, _ prefix: String) -> [String] {
-            if let object = value as? [String: Any] {
-                return object.keys.sorted().flatMap { lines(object[$0]!, prefix.isEmpty ? $0 : "\(prefix).\($0)") }
+        func lines(_ value: JSONValue, _ prefix: String) -> [String] {
+            switch value {
+            case .object(let fields): fields.flatMap { lines($0.1, prefix.isEmpty ? $0.0 : "\(prefix).\($0.0)") }
+            case .null: ["\(prefix): -"]
+            default: ["\(prefix): \(plain(value) ?? "")"]
             }
-            if value is NSNull { return ["\(prefix): -"] }
-            return ["\(prefix): \(value)"]
         }
-        for line in lines(reply, "") { print(line) }
+        for line in lines(figures, "") { print(line) }
     }
 }
 
@@ -171,7 +176,7 @@ struct Ping: ParsableCommand {
 
     func run() throws {
         let start = Date()
-        _ = try ask(connection, ["request": "ping"])
+        _ = try ask(connection, .ping)
         print(String(format: "scannerd answered in %.1f ms", Date().timeIntervalSince(start) * 1000))
     }
 }
@@ -195,28 +200,24 @@ struct Set: ParsableCommand {
     var single: String?
 
     func run() throws {
-        var request: [String: Any] = ["request": "set"]
+        var change = ClientRequest.Change()
         if let roi {
             if roi == "full" {
-                request["roi"] = NSNull()
+                change.roi = .full
             } else {
                 let values = roi.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
                 guard values.count == 4 else { throw ValidationError("--roi needs four numbers x,y,w,h or `full`") }
-                request["roi"] = values
+                change.roi = .rect(x: values[0], y: values[1], width: values[2], height: values[3])
             }
         }
-        if let quality { request["quality"] = quality }
-        if let types { request["types"] = types.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+        change.quality = quality
+        change.types = types.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
         if let single {
             guard single == "on" || single == "off" else { throw ValidationError("--single is on or off") }
-            request["single"] = single == "on"
+            change.single = single == "on"
         }
-        guard request.count > 1 else { throw ValidationError("give at least one of --roi, --quality, --types, --single") }
-        var reply = try ask(connection, request)
-        reply["reply"] = nil
-        reply["ok"] = nil
-        reply["id"] = nil
-        for key in reply.keys.sorted() { print("\(key): \(reply[key]!)") }
+        guard !change.isEmpty else { throw ValidationError("give at least one of --roi, --quality, --types, --single") }
+        for (key, value) in body(try ask(connection, .set(change))) { print("\(key): \(plain(value) ?? "")") }
     }
 }
 
@@ -233,8 +234,8 @@ struct Capture: ParsableCommand {
     var file: String
 
     func run() throws {
-        let reply = try ask(connection, ["request": "capture", "annotate": annotate])
-        guard let encoded = reply["jpeg"] as? String, let jpeg = Data(base64Encoded: encoded) else {
+        let reply = try ask(connection, .capture(annotate: annotate))
+        guard case .string(let encoded)? = reply["jpeg"], let jpeg = Data(base64Encoded: encoded) else {
             throw ScannerConnection.Failure.io("the daemon sent no photo")
         }
         do {
@@ -243,7 +244,7 @@ struct Capture: ParsableCommand {
             FileHandle.standardError.write(Data("scanctl: \(file): \(error.localizedDescription)\n".utf8))
             throw ExitCode(1)
         }
-        print("\(file): \(reply["width"] ?? "?")x\(reply["height"] ?? "?"), \(jpeg.count) bytes")
+        print("\(file): \(plain(reply["width"]) ?? "?")x\(plain(reply["height"]) ?? "?"), \(jpeg.count) bytes")
     }
 }
 
@@ -263,11 +264,6 @@ struct RawRequest: ParsableCommand {
     @Argument(help: ArgumentHelp("The request, e.g. '{\"request\":\"stats\"}'.", valueName: "json"))
     var line: String
 
-    struct Head: Decodable {
-        var reply: String?
-        var ok: Bool?
-    }
-
     func validate() throws {
         if line.contains("\n") { throw ValidationError("one line: the request may not contain a newline") }
         if !(timeout > 0) { throw ValidationError("--timeout must be positive") }
@@ -283,9 +279,9 @@ struct RawRequest: ParsableCommand {
                 throw ScannerConnection.Failure.io("no reply within \(timeout) s")
             }
             // Events may come first; the reply is the line with a "reply" key.
-            guard let head = try? JSONDecoder().decode(Head.self, from: Data(answer.utf8)), head.reply != nil || head.ok != nil else { continue }
+            guard let reply = ServerLine(answer), reply.isReply else { continue }
             print(answer)
-            if head.ok != true { throw ExitCode(1) }
+            if reply.head.ok != true { throw ExitCode(1) }
             return
         }
     }

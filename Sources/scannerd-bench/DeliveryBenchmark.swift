@@ -5,6 +5,7 @@ import Logging
 import Pipeline
 import ScannerClient
 import ScannerCore
+import ScannerProtocol
 import Synchronization
 import Tracking
 
@@ -35,7 +36,7 @@ enum DeliveryBenchmark {
                 var received = 0
                 while received < events, let line = try? connection.readLine(timeout: 10) {
                     let now = DispatchTime.now().uptimeNanoseconds
-                    guard let seq = (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["seq"] as? Int else { continue }
+                    guard case .integer(let seq)? = ServerLine(line)?.object["seq"] else { continue }
                     received += 1
                     if let sent = published.withLock({ $0[seq] }) {
                         latencies.withLock { $0.append(Double(now - sent) / 1e6) }
