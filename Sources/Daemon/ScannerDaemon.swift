@@ -45,7 +45,7 @@ public final class ScannerDaemon: Sendable {
     let settings: Mutex<DaemonSettings>
     nonisolated(unsafe) let source: FrameSource
     let hub: EventHub
-    let sequence: SequenceRunner
+    let sequence: any ScannerPipeline
     let server: EventServer?
     let heartbeat = Heartbeat()
     let status = DaemonStatus()
@@ -89,10 +89,10 @@ public final class ScannerDaemon: Sendable {
         do {
             if case .replay = s.input, s.pace == .none {
                 // One thread, OCR on every n-th frame, the clock is frame index / fps.
-                sequence = .deterministic(try SequenceHandler(configuration: Self.sequenceConfiguration(s)), fps: s.effectiveFPS)
+                sequence = try SequenceHandler(configuration: Self.sequenceConfiguration(s), fps: s.effectiveFPS)
             } else {
                 let start = ContinuousClock.now
-                sequence = .live(try LivePipeline(configuration: Self.sequenceConfiguration(s), clock: { (ContinuousClock.now - start).inSeconds }))
+                sequence = try LivePipeline(configuration: Self.sequenceConfiguration(s), clock: { (ContinuousClock.now - start).inSeconds })
             }
         } catch {
             throw .cannotStart("\(error)")
@@ -306,28 +306,6 @@ public final class ScannerDaemon: Sendable {
 final class WeakDaemon: @unchecked Sendable {
     // Written once, in the daemon's init, before the server runs.
     weak var daemon: ScannerDaemon?
-}
-
-/// The two ways a sequence is processed.
-enum SequenceRunner: @unchecked Sendable {
-    /// Every frame, in order, on one thread (replays with `pace: none`): the same events every run.
-    case deterministic(SequenceHandler, fps: Double)
-    /// Recognizers on their own threads, newest frame each (cameras, real-time replays).
-    case live(LivePipeline)
-
-    var metrics: PipelineMetrics {
-        switch self {
-        case .deterministic(let handler, _): handler.metrics
-        case .live(let pipeline): pipeline.metrics
-        }
-    }
-
-    func reconfigure(_ configuration: SequenceConfiguration) {
-        switch self {
-        case .deterministic(let handler, _): handler.reconfigure(configuration)
-        case .live(let pipeline): pipeline.reconfigure(configuration)
-        }
-    }
 }
 
 /// Opens once; waiters before and after pass.

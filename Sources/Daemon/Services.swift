@@ -123,32 +123,8 @@ struct ReloadService: Service {
 extension ScannerDaemon {
     /// The blocking capture → recognition loop (on its own thread).
     func runPipeline() {
-        switch sequence {
-        case .deterministic(let handler, let fps):
-            var lastFrame = 0
-            loop: while true {
-                switch source.next() {
-                case .frame(let frame):
-                    heartbeat.beat()
-                    lastFrame = frame.index
-                    for action in handler.process(frame, time: Double(frame.index) / fps) {
-                        emit(.item(action, frame: frame.index))
-                    }
-                case .available:
-                    emit(.sourceAvailable)
-                case .unavailable(let reason):
-                    emit(.sourceUnavailable(reason: reason))
-                case .end:
-                    for action in handler.finish() { emit(.item(action, frame: lastFrame)) }
-                    emit(.end(frames: source.statistics.delivered))
-                    break loop
-                }
-            }
-            logger.info("pipeline", metadata: Self.metadata(handler.statistics))
-        case .live(let pipeline):
-            pipeline.run(source: source, heartbeat: heartbeat) { self.emit($0) }
-            logger.info("pipeline", metadata: Self.metadata(pipeline.statistics))
-        }
+        sequence.run(source: source, heartbeat: heartbeat) { self.emit($0) }
+        logger.info("pipeline", metadata: Self.metadata(sequence.statistics))
     }
 
     static func metadata(_ s: SequenceStatistics) -> Logger.Metadata {

@@ -8,7 +8,7 @@ import Tracking
 /// frame whenever it is free, one thread reads text on the newest frame at its own pace. Hand-offs keep
 /// only the newest frame, so capture never waits and nothing queues behind a busy stage. Both
 /// recognizers feed one tracker under a lock, which also orders the events.
-public final class LivePipeline: @unchecked Sendable {
+public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
     public private(set) var configuration: SequenceConfiguration
     // Each stage belongs to its thread; a new configuration is picked up by that thread before its
     // next frame (generation counters), so a change applies from the next frame without a pause.
@@ -108,33 +108,18 @@ public final class LivePipeline: @unchecked Sendable {
                     textIsRepeat: reading.isRepeat, textCarried: selectSingle(reading.carried, current)), emit)
             }
         }
-        var lastFrame = 0
-        loop: while true {
-            switch source.next() {
-            case .frame(let frame):
-                lastFrame = frame.index
+        let lastFrame = runSource(
+            source,
+            frame: { frame in
                 metrics.record(.capture)
                 barcodeBox.put(frame)
                 if pending.withLock({ $0.configuration?.options.types.wantsText }) ?? startedWithText { textBox.put(frame) }
-            case .available:
-                locked { emit(.sourceAvailable) }
-            case .unavailable(let reason):
-                // The camera is gone: so is everything it was showing.
-                locked {
-                    for action in tracker.removeAll() { emit(.item(action, frame: lastFrame)) }
-                    emit(.sourceUnavailable(reason: reason))
-                }
-            case .end:
-                break loop
-            }
-        }
+            },
+            removeAll: { [self] in tracker.removeAll() }, locked: { locked($0) }, emit: emit)
         barcodeBox.close()
         textBox.close()
         workers.wait()
-        locked {
-            for action in tracker.removeAll() { emit(.item(action, frame: lastFrame)) }
-            emit(.end(frames: source.statistics.delivered))
-        }
+        locked { finishRun(source, lastFrame: lastFrame, removeAll: { tracker.removeAll() }, emit: emit) }
     }
 
     /// Applies `configuration` from the next frame each stage takes, text recognition included: it can

@@ -300,8 +300,10 @@ func selectSingle(_ items: [RecognizedItem], _ configuration: SequenceConfigurat
 /// barcodes on every frame, OCR on every n-th frame unless a gate says it is pointless, then the
 /// trackers. This is the deterministic pipeline (`--pace none`, tests); `LivePipeline` runs the same
 /// stages on their own threads.
-public final class SequenceHandler: @unchecked Sendable {
+public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
     public private(set) var configuration: SequenceConfiguration
+    /// Frames a second of the source: the trackers' clock in `run`.
+    public let fps: Double
     private var barcodes: BarcodeStage
     private var text: TextStage?
     private var tracker: ItemTracker
@@ -311,8 +313,9 @@ public final class SequenceHandler: @unchecked Sendable {
     /// Live per-stage figures (`stats`).
     public let metrics = PipelineMetrics()
 
-    public init(configuration: SequenceConfiguration, makeID: @escaping @Sendable () -> UUID = { UUID() }) throws(ScannerError) {
+    public init(configuration: SequenceConfiguration, fps: Double = 30, makeID: @escaping @Sendable () -> UUID = { UUID() }) throws(ScannerError) {
         self.configuration = configuration
+        self.fps = fps
         barcodes = try BarcodeStage(options: configuration.options, sceneChange: configuration.sceneChange, detailEvery: configuration.barcodeDetailEvery)
         text = configuration.options.types.wantsText ? try TextStage(configuration: configuration) : nil
         tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
@@ -358,6 +361,19 @@ public final class SequenceHandler: @unchecked Sendable {
 
     /// Ends everything that is still live (end of a file source, shutdown).
     public func finish() -> [TrackerAction] { tracker.removeAll() }
+
+    /// Every frame of `source` in order on this thread, the trackers' clock the frame's index over
+    /// `fps`: the same events on every run.
+    public func run(source: FrameSource, heartbeat: Heartbeat? = nil, emit: @escaping @Sendable (ScannerEvent) -> Void) {
+        let lastFrame = runSource(
+            source,
+            frame: { frame in
+                heartbeat?.beat()
+                for action in process(frame, time: Double(frame.index) / fps) { emit(.item(action, frame: frame.index)) }
+            },
+            removeAll: { [self] in tracker.removeAll() }, emit: emit)
+        finishRun(source, lastFrame: lastFrame, removeAll: { tracker.removeAll() }, emit: emit)
+    }
 }
 
 import Foundation  // UUID

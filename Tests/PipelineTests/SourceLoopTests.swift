@@ -1,0 +1,67 @@
+import Capture
+import Foundation
+import ImageDecoding
+import Recognition
+@testable import Pipeline
+import ScannerCore
+import Synchronization
+import TestSupport
+import Testing
+import Tracking
+
+/// A source that says what it is told to, in order.
+final class ScriptedSource: FrameSource, @unchecked Sendable {
+    private var script: [SourceEvent]
+    init(_ script: [SourceEvent]) { self.script = script }
+    func next() -> SourceEvent { script.isEmpty ? .end : script.removeFirst() }
+    func cancel() {}
+    var statistics: SourceStatistics { var s = SourceStatistics(); s.delivered = 3; return s }
+
+    static func frame(_ index: Int) -> SourceEvent {
+        let image = GrayImage(width: 8, height: 8, filledWith: 128)
+        return .frame(Frame(index: index, image: DecodedImage(image: image, sourceWidth: 8, sourceHeight: 8), format: nil))
+    }
+}
+
+/// issue #14: one loop over a source for every pipeline, and the same events when the source comes
+/// and goes (the deterministic loop used to say `unavailable` without removing what the camera showed).
+@Suite struct SourceLoopTests {
+    func names(_ events: [ScannerEvent]) -> [String] {
+        events.map { event in
+            switch event {
+            case .sourceAvailable: "available"
+            case .sourceUnavailable(let reason): "unavailable \(reason)"
+            case .item(let action, let frame): "\(action.name) \(action.item.item.payload)@\(frame)"
+            case .end(let frames): "end \(frames)"
+            }
+        }
+    }
+
+    @Test func aSourceGoneRemovesWhatItShowedThenSaysSo() {
+        let source = ScriptedSource([
+            .available, ScriptedSource.frame(0), ScriptedSource.frame(1), .unavailable(reason: "unplugged"), .available,
+            ScriptedSource.frame(7),
+        ])
+        var frames: [Int] = [], events: [ScannerEvent] = [], live = [tracked("a", id: 1), tracked("b", id: 2)]
+        let removeAll = { () -> [TrackerAction] in
+            defer { live = [] }
+            return live.map { .removed($0) }
+        }
+        let last = runSource(source, frame: { frames.append($0.index) }, removeAll: removeAll, emit: { events.append($0) })
+        #expect(frames == [0, 1, 7] && last == 7)
+        #expect(names(events) == ["available", "removed a@1", "removed b@1", "unavailable unplugged", "available"])
+        live = [tracked("c", id: 3)]
+        finishRun(source, lastFrame: last, removeAll: removeAll, emit: { events.append($0) })
+        #expect(names(events).suffix(2) == ["removed c@7", "end 3"])
+    }
+
+    /// The deterministic pipeline runs the same loop: a source gone mid-replay says `unavailable`,
+    /// and the replay's end says `end` with the frames delivered.
+    @Test func theDeterministicPipelineRunsTheSameLoop() throws {
+        let handler = try SequenceHandler(configuration: SequenceConfiguration(options: ScanOptions(types: RecognitionTypes(symbologies: [.qr], contentTypes: []))))
+        let source = ScriptedSource([.available, ScriptedSource.frame(0), .unavailable(reason: "gone"), ScriptedSource.frame(1)])
+        let events = Mutex<[ScannerEvent]>([])
+        handler.run(source: source, heartbeat: nil) { event in events.withLock { $0.append(event) } }
+        #expect(names(events.withLock { $0 }) == ["available", "unavailable gone", "end 3"])
+    }
+}
