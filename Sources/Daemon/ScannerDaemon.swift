@@ -46,6 +46,8 @@ public final class ScannerDaemon: Sendable {
     nonisolated(unsafe) let source: FrameSource
     let hub: EventHub
     let sequence: any ScannerPipeline
+    /// `--events-stdout`: the events on standard output, written off the hub's lock.
+    let printer: LinePrinter?
     let server: EventServer?
     let heartbeat = Heartbeat()
     let status = DaemonStatus()
@@ -82,10 +84,9 @@ public final class ScannerDaemon: Sendable {
         } catch {
             throw .cannotStart("\(error)")
         }
-        let printing = s.eventsStdout
-        hub = EventHub(daemonVersion: Self.version, sourceName: s.input.name) { line in
-            if printing { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-        }
+        let printer = s.eventsStdout ? LinePrinter() : nil
+        self.printer = printer
+        hub = EventHub(daemonVersion: Self.version, sourceName: s.input.name) { line in printer?.print(line) }
         do {
             if case .replay = s.input, s.pace == .none {
                 // One thread, OCR on every n-th frame, the clock is frame index / fps.
@@ -100,7 +101,7 @@ public final class ScannerDaemon: Sendable {
         // The server's requests reach the daemon through a weak box: the daemon owns the server.
         let box = WeakDaemon()
         server = s.socketEnabled ? Self.makeServer(s, hub: hub, logger: logger, daemon: box) : nil
-        if s.eventsStdout { FileHandle.standardOutput.write(Data((hub.hello() + "\n").utf8)) }
+        printer?.print(hub.hello())
         box.daemon = self
     }
 
@@ -115,6 +116,8 @@ public final class ScannerDaemon: Sendable {
         services.append(.init(service: ReloadService(daemon: self)))
         var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.logger = Logger(label: "scannerd.lifecycle", factory: { _ in SwiftLogNoOpLogHandler() })
+        // Every event printed before the run ends (the replay's `end` last).
+        defer { printer?.finish() }
         try await ServiceGroup(configuration: configuration).run()
         let s = source.statistics
         logger.info("stopped", metadata: [
