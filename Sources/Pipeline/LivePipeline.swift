@@ -65,7 +65,7 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
                 let current = withLock { configuration }
                 let scansBefore = barcodes.scans
                 let scanned = metrics.measure(
-                    .barcodes, { barcodes.scan(frame.image.image, detail: { frame.fullResolution() }) }, ran: { _ in barcodes.scans > scansBefore })
+                    .barcodes, { barcodes.scan(frame.image, detail: { frame.fullResolution() }) }, ran: { _ in barcodes.scans > scansBefore })
                 let found = selectSingle(scanned, current)
                 // A second of unchanged frames: let the camera decode half of them.
                 idleHint.setIdle(barcodes.unchangedStreak >= Self.idleAfterFrames)
@@ -100,7 +100,7 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
                 let now = clock()
                 let believed = TextStage.believed(liveItems)
                 let read = metrics.measure(
-                    .text, { text.read(frame.image.image, detail: { frame.fullResolution() }, believed: believed, time: now) },
+                    .text, { text.read(frame.image, detail: { frame.fullResolution() }, believed: believed, time: now) },
                     ran: { _ in text.passes > passesBefore })
                 guard let reading = read else { continue }
                 update(FrameObservations(

@@ -343,7 +343,7 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
             configuration = changed
         }
         scanned += 1
-        let image = frame.image.image
+        let image = frame.image
         metrics.record(.capture)
         let scansBefore = barcodes.scans
         let found = selectSingle(metrics.measure(.barcodes, { barcodes.scan(image, detail: { frame.fullResolution() }) }, ran: { _ in barcodes.scans > scansBefore }), configuration)

@@ -36,7 +36,7 @@ enum CaptureBenchmark {
             let after = threadCPU()
             if case .frame(let frame) = event {
                 samples.append((after - before) * 1000)
-                size = "\(frame.image.sourceWidth)x\(frame.image.sourceHeight)→\(frame.image.image.width)x\(frame.image.image.height)"
+                size = "\(frame.decoded.sourceWidth)x\(frame.decoded.sourceHeight)→\(frame.image.width)x\(frame.image.height)"
             }
         }
         samples.sort()

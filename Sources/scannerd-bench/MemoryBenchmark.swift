@@ -97,7 +97,7 @@ enum MemoryBenchmark {
     /// The child process: runs `stage` `calls` times after a warm-up, printing `calls kB` lines.
     static func probe(stage: String, calls: Int) throws {
         let frames = try demoFrames()
-        let images = frames.map(\.image.image)
+        let images = frames.map(\.image)
         // The barcode stages differ only in what the recognizer is asked for.
         let linear: Set<Symbology> = [.ean13, .code128, .code39, .i2of5, .codabar, .gs1DataBar]
         let barcodeStages: [String: (symbologies: Set<Symbology>, renewal: Int?)] = [

@@ -105,7 +105,7 @@ enum SequenceBenchmark {
             if let deadline, ContinuousClock.now > deadline { break }
             switch replay.next() {
             case .frame(let frame):
-                for item in scanner.scan(frame.image.image) {
+                for item in scanner.scan(frame.image) {
                     sightings[item.payload, default: 0] += 1
                     guard sightings[item.payload] == 10 else { continue }
                     if item.payload == qr.payload { run.qrAdded = frame.index }

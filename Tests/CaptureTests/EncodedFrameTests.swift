@@ -11,7 +11,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct EncodedFrameTests {
     func reduced(_ encoded: EncodedFrame) -> Frame {
         let small = GrayImage(width: 640, height: 360, filledWith: 200)
-        return Frame(index: 0, image: DecodedImage(image: small, sourceWidth: 1280, sourceHeight: 720), format: encoded.format, encoded: encoded)
+        return Frame(index: 0, decoded: DecodedImage(image: small, sourceWidth: 1280, sourceHeight: 720), format: encoded.format, encoded: encoded)
     }
 
     @Test func aGoodFrameDecodesAtFullSize() throws {

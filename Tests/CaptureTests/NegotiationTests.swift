@@ -60,19 +60,19 @@ let uvcWebcam: [FormatDescription] = [
 @Suite(.timeLimit(.minutes(2))) struct GrabTests {
     @Test func keepsTheNewestValidFrameAndRequeuesTheRest() {
         let decision = GrabDecision.decide(valid: [true, true, true])
-        #expect(decision == GrabDecision(keep: 2, requeue: [0, 1], corrupt: 0, stale: 2))
+        #expect(decision == GrabDecision(keep: 2, requeue: [0, 1], corrupt: 0, dropped: 2))
     }
 
     @Test func skipsACorruptNewestFrame() {
         let decision = GrabDecision.decide(valid: [true, false, true, false])
         #expect(decision.keep == 2)
         #expect(decision.requeue == [0, 1, 3])
-        #expect(decision.corrupt == 2 && decision.stale == 1)
+        #expect(decision.corrupt == 2 && decision.dropped == 1)
     }
 
     @Test func onlyCorruptFramesDeliverNothing() {
-        #expect(GrabDecision.decide(valid: [false, false]) == GrabDecision(keep: nil, requeue: [0, 1], corrupt: 2, stale: 0))
-        #expect(GrabDecision.decide(valid: []) == GrabDecision(keep: nil, requeue: [], corrupt: 0, stale: 0))
+        #expect(GrabDecision.decide(valid: [false, false]) == GrabDecision(keep: nil, requeue: [0, 1], corrupt: 2, dropped: 0))
+        #expect(GrabDecision.decide(valid: []) == GrabDecision(keep: nil, requeue: [], corrupt: 0, dropped: 0))
     }
 
     @Test func jpegMarkersAndLength() {

@@ -29,7 +29,7 @@ import Testing
         #expect(source.frameCount == 30)
         #expect(frames.map(\.index) == Array(0..<30))
         #expect(events.first == "available" && events.last == "end")
-        #expect(frames.allSatisfy { $0.image.image.width == 640 && $0.image.sourceWidth == 640 })
+        #expect(frames.allSatisfy { $0.image.width == 640 && $0.decoded.sourceWidth == 640 })
         #expect(source.statistics.delivered == 30 && source.statistics.dropped == 0)
     }
 
@@ -39,7 +39,7 @@ import Testing
             Issue.record("expected a frame")
             return
         }
-        #expect(frame.image.image.width == 320 && frame.image.sourceWidth == 640)
+        #expect(frame.image.width == 320 && frame.decoded.sourceWidth == 640)
     }
 
     @Test func loopKeepsCountingFrames() throws {
@@ -72,7 +72,7 @@ import Testing
         }
         let source = try ReplaySource(path: directory.path, configuration: .init(pace: .none, processingWidth: nil), logger: logger)
         let (frames, _) = drain(source)
-        #expect(frames.map(\.image.sourceWidth) == [360, 482, 1000], "a.png (qr), b.png (ean8), c.jpg (flyer)")
+        #expect(frames.map(\.decoded.sourceWidth) == [360, 482, 1000], "a.png (qr), b.png (ean8), c.jpg (flyer)")
     }
 
     @Test func corruptFramesInAStreamAreSkippedAndCounted() throws {

@@ -12,7 +12,7 @@ import Tracking
 /// (docs/pipeline.md). OCR runs on every 3rd frame at `balanced`.
 @Suite(.timeLimit(.minutes(2))) struct SequenceHandlerTests {
     func frame(_ index: Int, _ image: GrayImage) -> Frame {
-        Frame(index: index, image: DecodedImage(image: image, sourceWidth: image.width, sourceHeight: image.height), format: nil)
+        Frame(index: index, decoded: DecodedImage(image: image, sourceWidth: image.width, sourceHeight: image.height), format: nil)
     }
 
     func image(_ name: String) throws -> GrayImage { try ImageDecoder().decodeFile(atPath: Fixtures.path(name), targetWidth: 640).image }
@@ -108,7 +108,7 @@ import Tracking
         var pgm = Data("P5\n1280 720\n255\n".utf8)
         pgm.append(contentsOf: canvas.pixels)
         let full = Frame(
-            index: 0, image: DecodedImage(image: canvas.scaled(by: 0.5), sourceWidth: 1280, sourceHeight: 720), format: nil,
+            index: 0, decoded: DecodedImage(image: canvas.scaled(by: 0.5), sourceWidth: 1280, sourceHeight: 720), format: nil,
             encoded: EncodedFrame(bytes: pgm, format: nil, width: 1280, height: 720, bytesPerLine: 0))
         func run(detailEvery: Int) throws -> (payloads: [String], statistics: SequenceStatistics) {
             var options = ScanOptions(quality: .balanced)

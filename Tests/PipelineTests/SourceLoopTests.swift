@@ -19,7 +19,7 @@ final class ScriptedSource: FrameSource, @unchecked Sendable {
 
     static func frame(_ index: Int) -> SourceEvent {
         let image = GrayImage(width: 8, height: 8, filledWith: 128)
-        return .frame(Frame(index: index, image: DecodedImage(image: image, sourceWidth: 8, sourceHeight: 8), format: nil))
+        return .frame(Frame(index: index, decoded: DecodedImage(image: image, sourceWidth: 8, sourceHeight: 8), format: nil))
     }
 }
 

@@ -139,7 +139,7 @@ public final class CameraSource: FrameSource {
                     let encoded = image.scale < 1 && raw.format.format == .mjpeg
                         ? EncodedFrame(bytes: Data(raw.bytes), format: .mjpeg, width: raw.format.width, height: raw.format.height, bytesPerLine: raw.bytesPerLine)
                         : nil
-                    return Frame(index: 0, image: image, format: raw.format.format, encoded: encoded)
+                    return Frame(index: 0, decoded: image, format: raw.format.format, encoded: encoded)
                 }
                 syncStatistics(device)
                 guard var frame else { continue }
@@ -175,7 +175,7 @@ public final class CameraSource: FrameSource {
         let before = countedBeforeDevice
         counts.withLock {
             $0.delivered = before.delivered + c.delivered
-            $0.dropped = before.stale + c.stale
+            $0.dropped = before.dropped + c.dropped
             $0.idleSkipped = before.idleSkipped + c.idleSkipped
             $0.corrupt = before.corrupt + c.corrupt
         }
@@ -185,7 +185,7 @@ public final class CameraSource: FrameSource {
         photos.fulfill(nil)
         syncStatistics(lost)
         countedBeforeDevice.delivered += lost.counters.delivered
-        countedBeforeDevice.stale += lost.counters.stale
+        countedBeforeDevice.dropped += lost.counters.dropped
         countedBeforeDevice.idleSkipped += lost.counters.idleSkipped
         countedBeforeDevice.corrupt += lost.counters.corrupt
         lost.stop()

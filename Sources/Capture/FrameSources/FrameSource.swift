@@ -7,7 +7,10 @@ public struct Frame: Sendable {
     /// 0-based index of the frame in the source's own numbering: a camera counts every frame it
     /// dequeued (stale ones too), a replay counts the frames of the clip (across loops).
     public var index: Int
-    public var image: DecodedImage
+    /// The frame as decoded: the processing image and the size the source sent.
+    public var decoded: DecodedImage
+    /// The processing image.
+    public var image: GrayImage { decoded.image }
     /// The camera format the frame arrived in; nil for still images.
     public var format: PixelFormat?
     /// The frame as the source had it, kept when `image` was reduced: text recognition reads small
@@ -16,9 +19,9 @@ public struct Frame: Sendable {
     /// passes that read.
     public var encoded: EncodedFrame?
 
-    public init(index: Int, image: DecodedImage, format: PixelFormat?, encoded: EncodedFrame? = nil) {
+    public init(index: Int, decoded: DecodedImage, format: PixelFormat?, encoded: EncodedFrame? = nil) {
         self.index = index
-        self.image = image
+        self.decoded = decoded
         self.format = format
         self.encoded = encoded
     }
@@ -26,7 +29,7 @@ public struct Frame: Sendable {
     /// The frame at its full size: `image` itself when it was not reduced, else `encoded` decoded
     /// again; nil if that fails (the caller reads the reduced image instead).
     public func fullResolution() -> GrayImage? {
-        guard image.scale < 1, let encoded else { return image.image }
+        guard decoded.scale < 1, let encoded else { return decoded.image }
         return try? encoded.decode().image
     }
 }

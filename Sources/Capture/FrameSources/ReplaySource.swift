@@ -145,7 +145,7 @@ public final class ReplaySource: FrameSource {
                 if !photos.isEmpty { photos.fulfill(try photo(position)) }
                 let (image, encoded) = try decode(position)
                 counts.withLock { $0.delivered += 1 }
-                return .frame(Frame(index: index, image: image, format: nil, encoded: encoded))
+                return .frame(Frame(index: index, decoded: image, format: nil, encoded: encoded))
             } catch {
                 counts.withLock { $0.corrupt += 1 }
                 logger.warning("replay frame skipped", metadata: ["source": "\(name)", "frame": "\(index)", "reason": "\(error)"])

@@ -23,13 +23,13 @@ public struct GrabDecision: Equatable, Sendable {
     /// How many of the dequeued frames were corrupt.
     public var corrupt: Int
     /// How many valid frames were skipped because a newer one was there.
-    public var stale: Int
+    public var dropped: Int
 
-    public init(keep: Int?, requeue: [Int], corrupt: Int, stale: Int) {
+    public init(keep: Int?, requeue: [Int], corrupt: Int, dropped: Int) {
         self.keep = keep
         self.requeue = requeue
         self.corrupt = corrupt
-        self.stale = stale
+        self.dropped = dropped
     }
 
     /// `valid[i]` says whether the i-th dequeued buffer (oldest first) holds a usable frame.
@@ -37,6 +37,6 @@ public struct GrabDecision: Equatable, Sendable {
         let keep = valid.lastIndex(of: true)
         let requeue = valid.indices.filter { $0 != keep }
         let corrupt = valid.filter { !$0 }.count
-        return GrabDecision(keep: keep, requeue: requeue, corrupt: corrupt, stale: requeue.count - corrupt)
+        return GrabDecision(keep: keep, requeue: requeue, corrupt: corrupt, dropped: requeue.count - corrupt)
     }
 }

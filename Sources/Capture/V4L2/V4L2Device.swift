@@ -22,8 +22,8 @@ public struct RawFrame {
 /// Counters of one device's capture loop.
 public struct CaptureCounters: Sendable, Equatable {
     public var delivered = 0
-    /// Valid frames skipped because a newer one was already waiting.
-    public var stale = 0
+    /// Valid frames skipped because a newer one was already waiting (`SourceStatistics.dropped`).
+    public var dropped = 0
     /// Frames that failed validation (short, or MJPEG without SOI/EOI markers).
     public var corrupt = 0
     /// Frames given back undecoded while the scene is still (`skipReady`).
@@ -308,7 +308,7 @@ public final class V4L2Device {
             buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) == 0 && isValid(buffer, format: format.format)
         }
         let decision = GrabDecision.decide(valid: valid)
-        counters.stale += decision.stale
+        counters.dropped += decision.dropped
         counters.corrupt += decision.corrupt
         for i in decision.requeue { try queue(ready[i].index) }
         guard let keep = decision.keep else { return nil }
