@@ -24,6 +24,8 @@ public final class ImageDecoder {
         }
         let format = ImageFormat(sniffing: data)
         let limits = self.limits
+        // Foundation's `Data.withUnsafeBytes` only rethrows untyped errors (the standard library's
+        // `withUnsafeBytes(of:)` carries typed ones), so the error travels back as a `Result`.
         let result: Result<DecodedImage, ScannerError> = data.withUnsafeBytes { raw in
             do throws(ScannerError) {
                 switch format {

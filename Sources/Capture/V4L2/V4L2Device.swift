@@ -99,15 +99,7 @@ public final class V4L2Device {
     }
 
     func ioctl<T>(_ request: UInt, _ name: String, _ value: inout T) throws(CaptureError) {
-        let result: Result<Void, CaptureError> = withUnsafeMutableBytes(of: &value) { raw in
-            do throws(CaptureError) {
-                try xioctl(request, name, raw.baseAddress!)
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
-        }
-        try result.get()
+        try withUnsafeMutableBytes(of: &value) { raw throws(CaptureError) in try xioctl(request, name, raw.baseAddress!) }
     }
 
     // MARK: Queries
@@ -118,14 +110,9 @@ public final class V4L2Device {
 
     static func queryCapabilities(fd: CInt, path: String) throws(CaptureError) -> DeviceCapabilities {
         var caps = v4l2_capability()
-        let result: Result<CInt, CaptureError> = withUnsafeMutableBytes(of: &caps) { raw in
-            do throws(CaptureError) {
-                return .success(try xioctl(fd: fd, path: path, cv4l2_VIDIOC_QUERYCAP(), "VIDIOC_QUERYCAP", raw.baseAddress!))
-            } catch {
-                return .failure(error)
-            }
+        _ = try withUnsafeMutableBytes(of: &caps) { raw throws(CaptureError) in
+            try xioctl(fd: fd, path: path, cv4l2_VIDIOC_QUERYCAP(), "VIDIOC_QUERYCAP", raw.baseAddress!)
         }
-        _ = try result.get()
         // device_caps describes this node; capabilities the whole physical device.
         let flags = caps.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0 ? caps.device_caps : caps.capabilities
         return DeviceCapabilities(
