@@ -186,47 +186,47 @@ public final class ScannerDaemon: Sendable {
         let outcome = await OffThread.run(deadline: deadline) { () -> Result<LoadedConfiguration, ConfigurationErrors> in
             do throws(ConfigurationErrors) { return .success(try read()) } catch { return .failure(error) }
         }
+        let inForce = loaded.withLock { $0 }
+        let decision = ReloadDecision.decide(
+            read: outcome, inForce: inForce, startup: startup, cancelled: Task.isCancelled, deadline: deadline.inSeconds)
         let next: LoadedConfiguration
-        switch outcome {
-        case nil:
-            let reason = Task.isCancelled ? "shutting down" : "reading the configuration took longer than \(deadline.inSeconds) s"
+        let live: [String], restart: [String]
+        switch decision {
+        case .abandoned(let reason):
             logger.error("configuration reload abandoned", metadata: ["reason": "\(reason)"])
             notifier.notify(["STATUS=reload abandoned: \(reason)"])
             return
-        case .failure(let error)?:
-            for problem in error.errors {
+        case .refused(let problems):
+            for problem in problems {
                 logger.error("configuration reload refused", metadata: ["error": "\(problem)"])
             }
-            notifier.notify(["STATUS=reload refused: \(error.errors.first.map { "\($0)" } ?? "")"])
+            notifier.notify(["STATUS=reload refused: \(problems.first.map { "\($0)" } ?? "")"])
             return
-        case .success(let loaded)?:
-            next = loaded
-        }
-        let previous = loaded.withLock { old -> LoadedConfiguration in
-            defer { old = next }
-            return old
-        }
-        let changed = next.changedKeys(from: previous)
-        let live = changed.filter(\.live)
-        let restart = next.changedKeys(from: startup).filter { !$0.live }
-        guard !live.isEmpty || !restart.isEmpty else {
+        case .unchanged:
+            if case .success(let read)? = outcome { loaded.withLock { $0 = read } }
             logger.info("configuration reloaded: nothing changed")
             return
+        case .apply(let liveKeys, let restartKeys):
+            // Only a read that succeeded gets here.
+            guard case .success(let read)? = outcome else { return }
+            next = read
+            (live, restart) = (liveKeys, restartKeys)
         }
+        loaded.withLock { $0 = next }
         logLevel.current = next.settings.logLevel
         let updated = settings.withLock { s -> DaemonSettings in
-            s.takeLive(Set(live.map(\.name)), from: next.settings)
+            s.takeLive(Set(live), from: next.settings)
             return s
         }
         if !live.isEmpty { sequence.reconfigure(Self.sequenceConfiguration(updated)) }
         logger.notice("configuration reloaded", metadata: [
-            "applied": "\(live.map(\.name).joined(separator: ","))",
-            "restartRequired": "\(restart.map(\.name).joined(separator: ","))",
+            "applied": "\(live.joined(separator: ","))",
+            "restartRequired": "\(restart.joined(separator: ","))",
         ])
         if !live.isEmpty {
             hub.publishNotice("config", Self.describe(updated) + [
-                ("reason", .string("reload")), ("changed", .array(live.map { .string($0.name) })),
-                ("restartRequired", .array(restart.map { .string($0.name) })),
+                ("reason", .string("reload")), ("changed", .array(live.map { .string($0) })),
+                ("restartRequired", .array(restart.map { .string($0) })),
             ])
         }
     }
