@@ -96,7 +96,7 @@ let package = Package(
         .target(name: "Pipeline", dependencies: ["ScannerCore", "Capture", "Recognition", "Tracking"]),
 
         // MARK: Events: numbering, current items, fan-out with bounded queues
-        .target(name: "Events", dependencies: ["ScannerCore", "Tracking"]),
+        .target(name: "Events", dependencies: ["ScannerCore", "Tracking", "ScannerProtocol"]),
 
         // MARK: Socket: the event server (SwiftNIO)
         .target(
@@ -124,7 +124,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "ScannerCore", "ImageDecoding", "Recognition", "Capture", "Tracking", "Pipeline", "Events",
-                "EventServer", "DaemonConfiguration",
+                "EventServer", "DaemonConfiguration", "ScannerProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -132,7 +132,7 @@ let package = Package(
         ),
 
         // MARK: Client side of the socket (scanctl, scripts, tests)
-        // MARK: The wire protocol's shared vocabulary: error codes, requests as clients send them, replies as they read them
+        // MARK: The wire protocol's one home: requests (both ways), replies, error codes, filters
         .target(name: "ScannerProtocol", dependencies: ["ScannerCore"]),
 
         .target(name: "ScannerClient", dependencies: ["ScannerCore", "ScannerProtocol"]),
@@ -181,7 +181,7 @@ let package = Package(
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "DaemonConfiguration", "ScannerCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore"]),
         .testTarget(name: "TextDetectionTests", dependencies: ["TextDetection", "ImageDecoding", "Recognition", "ScannerCore", "TestSupport"]),
-        .testTarget(name: "EventsTests", dependencies: ["Events", "Tracking", "ScannerCore", "TestSupport"]),
+        .testTarget(name: "EventsTests", dependencies: ["Events", "Tracking", "ScannerCore", "ScannerProtocol", "TestSupport"]),
         .testTarget(
             name: "EventServerTests",
             dependencies: [

@@ -8,6 +8,7 @@ import Logging
 import Pipeline
 import Recognition
 import ScannerCore
+import ScannerProtocol
 import ServiceLifecycle
 import Synchronization
 import Tracking

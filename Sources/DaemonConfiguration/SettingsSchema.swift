@@ -123,7 +123,7 @@ public enum SettingsSchema {
                            throw ValueProblem(error.reason)
                        }
                    },
-                   show: { "[" + typeNames($0.types).joined(separator: ", ") + "]" }),
+                   show: { "[" + $0.types.names.joined(separator: ", ") + "]" }),
         SettingKey(name: "recognition.quality", flag: "--quality", summary: "fast, balanced or accurate: processing width, OCR rate and how much evidence text needs", live: { $0.quality = $1.quality },
                    read: { v, s throws(ValueProblem) in s.quality = try choice(v, QualityLevel.self) }, show: { $0.quality.rawValue }),
         SettingKey(name: "recognition.region-of-interest", flag: "--roi", summary: "where to look, normalized [x, y, width, height] from the top-left", live: { $0.regionOfInterest = $1.regionOfInterest },
@@ -291,15 +291,6 @@ public enum SettingsSchema {
 
     static func format(_ x: Double) -> String {
         x == x.rounded() && abs(x) < 1e9 ? String(Int(x)) : String(x)
-    }
-
-    static func typeNames(_ types: RecognitionTypes) -> [String] {
-        if types == .all { return ["barcodes", "contentTypes"] }
-        var names: [String] = []
-        if types.symbologies == Set(Symbology.allCases) { names.append("barcodes") } else { names += types.symbologies.sorted().map(\.rawValue) }
-        if types.contentTypes == Set(TextContentType.allCases) { names.append("contentTypes") } else { names += types.contentTypes.map(\.rawValue).sorted() }
-        if types.plainText { names.append("text") }
-        return names
     }
 }
 

@@ -1,31 +1,8 @@
 import Foundation
 import ScannerCore
+import ScannerProtocol
 import Synchronization
 import Tracking
-
-/// Which item events a subscriber wants (a `subscribe` request). Empty sets mean "all".
-public struct EventFilter: Sendable, Equatable {
-    public var kinds: Set<RecognizedItem.Kind>
-    public var symbologies: Set<Symbology>
-    public var contentTypes: Set<TextContentType>
-
-    public init(kinds: Set<RecognizedItem.Kind> = [], symbologies: Set<Symbology> = [], contentTypes: Set<TextContentType> = []) {
-        self.kinds = kinds
-        self.symbologies = symbologies
-        self.contentTypes = contentTypes
-    }
-
-    public static let all = EventFilter()
-
-    public func accepts(_ item: RecognizedItem) -> Bool {
-        if !kinds.isEmpty && !kinds.contains(item.kind) { return false }
-        if !symbologies.isEmpty, item.kind == .barcode, let s = item.symbology, !symbologies.contains(s) { return false }
-        if !contentTypes.isEmpty, item.kind == .text {
-            guard let c = item.contentType, contentTypes.contains(c) else { return false }
-        }
-        return true
-    }
-}
 
 /// What a subscriber's queue delivers.
 public enum Outbound: Sendable, Equatable {

@@ -77,8 +77,13 @@ public final class ScannerConnection: @unchecked Sendable {
 
     /// Sends a request and returns the first reply (events that arrive meanwhile are passed to
     /// `onEvent`).
-    public func request(_ request: ClientRequest, timeout: Double = 5, onEvent: (String) -> Void = { _ in }) throws(Failure) -> ServerLine {
-        try send(request.line())
+    public func request(_ request: Request, timeout: Double = 5, onEvent: (String) -> Void = { _ in }) throws(Failure) -> ServerLine {
+        try self.request(line: request.line(), timeout: timeout, onEvent: onEvent)
+    }
+
+    /// The same for a request line as written (one the daemon should judge, values and all).
+    public func request(line: String, timeout: Double = 5, onEvent: (String) -> Void = { _ in }) throws(Failure) -> ServerLine {
+        try send(line)
         while true {
             guard let line = try readLine(timeout: timeout) else { throw .closed }
             if let reply = ServerLine(line), reply.isReply { return reply }

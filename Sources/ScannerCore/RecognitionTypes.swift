@@ -50,6 +50,17 @@ public struct RecognitionTypes: Sendable, Equatable {
         self = types
     }
 
+    /// The types as `init(parsing:)` reads them back, groups for what is whole ("barcodes",
+    /// "contentTypes"), in a stable order.
+    public var names: [String] {
+        if self == .all { return ["barcodes", "contentTypes"] }
+        var names: [String] = []
+        if symbologies == Set(Symbology.allCases) { names.append("barcodes") } else { names += symbologies.sorted().map(\.rawValue) }
+        if contentTypes == Set(TextContentType.allCases) { names.append("contentTypes") } else { names += contentTypes.map(\.rawValue).sorted() }
+        if plainText { names.append("text") }
+        return names
+    }
+
     public static var knownNames: [String] {
         Symbology.allCases.map(\.rawValue) + TextContentType.allCases.map(\.rawValue)
             + ["barcodes", "contentTypes", "text"]

@@ -52,8 +52,13 @@ struct Connection: ParsableArguments {
 }
 
 /// Sends one request and returns the reply; exit 1 when the daemon says no.
-func ask(_ connection: Connection, _ request: ClientRequest) throws -> JSONValue {
-    let reply = try connection.open().request(request)
+func ask(_ connection: Connection, _ request: Request) throws -> JSONValue {
+    try ask(connection, line: request.line())
+}
+
+/// The same for a request line as written.
+func ask(_ connection: Connection, line: String) throws -> JSONValue {
+    let reply = try connection.open().request(line: line)
     guard reply.head.ok == true else {
         FileHandle.standardError.write(Data("scanctl: \(reply.head.error?.code ?? "error"): \(reply.head.error?.message ?? "")\n".utf8))
         throw ExitCode(1)
@@ -97,9 +102,13 @@ struct Watch: ParsableCommand {
         let socket = try ScannerConnection(path: connection.socket)
         let hello = try socket.readHello()
         func list(_ value: String?) -> [String]? { value.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } } }
-        if kinds != nil || symbologies != nil || contentTypes != nil {
-            let subscribe = ClientRequest.subscribe(kinds: list(kinds), symbologies: list(symbologies), contentTypes: list(contentTypes))
-            let reply = try socket.request(subscribe) { line in show(line) }
+        // Names go to the daemon as given: it judges them (an unknown one is its `bad-argument`).
+        var fields: [(String, JSONValue)] = [("request", .string("subscribe"))]
+        for (key, value) in [("kinds", kinds), ("symbologies", symbologies), ("contentTypes", contentTypes)] {
+            if let names = list(value) { fields.append((key, .array(names.map { .string($0) }))) }
+        }
+        if fields.count > 1 {
+            let reply = try socket.request(line: JSONValue.object(fields).serialized()) { line in show(line) }
             if reply.head.ok != true {
                 FileHandle.standardError.write(Data("scanctl: \(reply.head.error?.message ?? "subscribe refused")\n".utf8))
                 throw ExitCode(1)
@@ -200,24 +209,26 @@ struct Set: ParsableCommand {
     var single: String?
 
     func run() throws {
-        var change = ClientRequest.Change()
+        // Values go to the daemon as given: it judges them (a bad one is its `bad-argument`, exit 1),
+        // as for any client.
+        var fields: [(String, JSONValue)] = [("request", .string("set"))]
         if let roi {
             if roi == "full" {
-                change.roi = .full
+                fields.append(("roi", .null))
             } else {
                 let values = roi.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
                 guard values.count == 4 else { throw ValidationError("--roi needs four numbers x,y,w,h or `full`") }
-                change.roi = .rect(x: values[0], y: values[1], width: values[2], height: values[3])
+                fields.append(("roi", .array(values.map { .number($0, decimals: 17) })))
             }
         }
-        change.quality = quality
-        change.types = types.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+        if let quality { fields.append(("quality", .string(quality))) }
+        if let types { fields.append(("types", .array(types.split(separator: ",").map { .string(String($0).trimmingCharacters(in: .whitespaces)) }))) }
         if let single {
             guard single == "on" || single == "off" else { throw ValidationError("--single is on or off") }
-            change.single = single == "on"
+            fields.append(("single", .bool(single == "on")))
         }
-        guard !change.isEmpty else { throw ValidationError("give at least one of --roi, --quality, --types, --single") }
-        for (key, value) in body(try ask(connection, .set(change))) { print("\(key): \(plain(value) ?? "")") }
+        guard fields.count > 1 else { throw ValidationError("give at least one of --roi, --quality, --types, --single") }
+        for (key, value) in body(try ask(connection, line: JSONValue.object(fields).serialized())) { print("\(key): \(plain(value) ?? "")") }
     }
 }
 
@@ -234,7 +245,7 @@ struct Capture: ParsableCommand {
     var file: String
 
     func run() throws {
-        let reply = try ask(connection, .capture(annotate: annotate))
+        let reply = try ask(connection, .capture(path: nil, annotate: annotate, overwrite: false))
         guard case .string(let encoded)? = reply["jpeg"], let jpeg = Data(base64Encoded: encoded) else {
             throw ScannerConnection.Failure.io("the daemon sent no photo")
         }

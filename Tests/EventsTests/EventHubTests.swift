@@ -1,6 +1,7 @@
 import Events
 import Foundation
 import ScannerCore
+import ScannerProtocol
 import Synchronization
 import TestSupport
 import Testing

@@ -15,16 +15,36 @@ import Testing
 
     /// Requests as scanctl sends them: the documented keys, sorted, `null` for the whole frame.
     @Test func requestsEncodeToTheDocumentedLines() {
-        #expect(ClientRequest.ping.line() == #"{"request":"ping"}"#)
-        #expect(ClientRequest.subscribe(kinds: ["text"]).line() == #"{"kinds":["text"],"request":"subscribe"}"#)
-        #expect(ClientRequest.set(.init(roi: .full, single: true)).line() == #"{"request":"set","roi":null,"single":true}"#)
+        #expect(Request.ping.line() == #"{"request":"ping"}"#)
+        #expect(Request.subscribe(EventFilter(kinds: [.text])).line() == #"{"kinds":["text"],"request":"subscribe"}"#)
+        #expect(Request.set(ConfigChange(regionOfInterest: .full, singleItem: true)).line() == #"{"request":"set","roi":null,"single":true}"#)
+        let types = RecognitionTypes(symbologies: [.qr], contentTypes: [.url])
         #expect(
-            ClientRequest.set(.init(roi: .rect(x: 0.25, y: 0, width: 0.5, height: 1), quality: "fast", types: ["qr", "url"])).line()
+            Request.set(ConfigChange(regionOfInterest: NormalizedRect(x: 0.25, y: 0, width: 0.5, height: 1), quality: .fast, types: types)).line()
                 == #"{"quality":"fast","request":"set","roi":[0.25,0,0.5,1],"types":["qr","url"]}"#)
-        #expect(ClientRequest.capture(annotate: true).line() == #"{"annotate":true,"request":"capture"}"#)
+        #expect(Request.capture(path: nil, annotate: true, overwrite: false).line() == #"{"annotate":true,"request":"capture"}"#)
         #expect(
-            ClientRequest.capture(annotate: false, path: "/tmp/a/b.jpg", overwrite: true).line()
+            Request.capture(path: "/tmp/a/b.jpg", annotate: false, overwrite: true).line()
                 == #"{"annotate":false,"overwrite":true,"path":"/tmp/a/b.jpg","request":"capture"}"#)
+    }
+
+    /// One type both ways: what a client encodes, the server parses back to the same request.
+    @Test func everyRequestSurvivesTheWire() {
+        let requests: [Request] = [
+            .ping, .items, .stats, .subscribe(EventFilter()),
+            .subscribe(EventFilter(kinds: [.barcode], symbologies: [.qr, .ean13], contentTypes: [.telephoneNumber, .emailAddress])),
+            .set(ConfigChange(regionOfInterest: .full)),
+            .set(ConfigChange(
+                regionOfInterest: NormalizedRect(x: 0.1, y: 0.2, width: 0.3, height: 0.4), quality: .accurate,
+                types: RecognitionTypes(symbologies: [.code128], contentTypes: [.url], plainText: true), singleItem: false)),
+            .set(ConfigChange(types: .all)),
+            .capture(path: nil, annotate: false, overwrite: false), .capture(path: "/var/lib/x.jpg", annotate: true, overwrite: true),
+        ]
+        for request in requests {
+            let parsed = Request.parse(request.line())
+            #expect(parsed.echo.name == request.name)
+            #expect((try? parsed.result.get()) == request, "\(request.line())")
+        }
     }
 
     /// A reply's head is read whatever else the line holds; events are not replies; other lines are nothing.

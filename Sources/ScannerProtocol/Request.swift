@@ -1,13 +1,35 @@
-import Events
 import Foundation
 import ScannerCore
-import ScannerProtocol
+
+/// Which item events a subscriber wants (a `subscribe` request). Empty sets mean "all".
+public struct EventFilter: Sendable, Equatable {
+    public var kinds: Set<RecognizedItem.Kind>
+    public var symbologies: Set<Symbology>
+    public var contentTypes: Set<TextContentType>
+
+    public init(kinds: Set<RecognizedItem.Kind> = [], symbologies: Set<Symbology> = [], contentTypes: Set<TextContentType> = []) {
+        self.kinds = kinds
+        self.symbologies = symbologies
+        self.contentTypes = contentTypes
+    }
+
+    public static let all = EventFilter()
+
+    public func accepts(_ item: RecognizedItem) -> Bool {
+        if !kinds.isEmpty && !kinds.contains(item.kind) { return false }
+        if !symbologies.isEmpty, item.kind == .barcode, let s = item.symbology, !symbologies.contains(s) { return false }
+        if !contentTypes.isEmpty, item.kind == .text {
+            guard let c = item.contentType, contentTypes.contains(c) else { return false }
+        }
+        return true
+    }
+}
 
 /// A client's request line, parsed; or why it could not be.
 ///
 /// Lines are decoded by `JSONDecoder` into `JSONValue`, so types are strict: `"single": 1` is not a
 /// boolean, `"annotate": "yes"` is not either, and an `id` must be a string or a number.
-enum Request: Equatable {
+public enum Request: Sendable, Equatable {
     case ping
     case items
     case stats
@@ -17,21 +39,31 @@ enum Request: Equatable {
     /// replaced, and only if it is a regular file of the daemon's own (docs/security.md).
     case capture(path: String?, annotate: Bool, overwrite: Bool)
 
-    struct Failure: Error, Equatable {
-        var code: ErrorCode
-        var message: String
+    public struct Failure: Error, Sendable, Equatable {
+        public var code: ErrorCode
+        public var message: String
+
+        public init(code: ErrorCode, message: String) {
+            self.code = code
+            self.message = message
+        }
 
         static func badArgument(_ message: String) -> Failure { Failure(code: .badArgument, message: message) }
     }
 
     /// What a reply echoes of the request: its name and its `id`, when they could be read.
-    struct Echo: Equatable {
-        var name: String?
-        var id: JSONValue?
+    public struct Echo: Sendable, Equatable {
+        public var name: String?
+        public var id: JSONValue?
+
+        public init(name: String? = nil, id: JSONValue? = nil) {
+            self.name = name
+            self.id = id
+        }
     }
 
     /// Parses one line.
-    static func parse(_ line: String) -> (echo: Echo, result: Result<Request, Failure>) {
+    public static func parse(_ line: String) -> (echo: Echo, result: Result<Request, Failure>) {
         guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)), case .object = object else {
             return (Echo(), .failure(Failure(code: .malformed, message: "a request is one JSON object per line")))
         }
@@ -157,16 +189,21 @@ public struct ConfigChange: Sendable, Equatable {
     public var types: RecognitionTypes?
     public var singleItem: Bool?
 
-    public init() {}
+    public init(regionOfInterest: NormalizedRect? = nil, quality: QualityLevel? = nil, types: RecognitionTypes? = nil, singleItem: Bool? = nil) {
+        self.regionOfInterest = regionOfInterest
+        self.quality = quality
+        self.types = types
+        self.singleItem = singleItem
+    }
 }
 
 /// Reply lines.
-enum Reply {
-    static func ok(_ echo: Request.Echo, _ fields: [(String, JSONValue)] = []) -> String {
+public enum Reply {
+    public static func ok(_ echo: Request.Echo, _ fields: [(String, JSONValue)] = []) -> String {
         JSONValue.object(head(echo) + [("ok", .bool(true))] + fields).serialized()
     }
 
-    static func error(_ echo: Request.Echo, code: ErrorCode, message: String) -> String {
+    public static func error(_ echo: Request.Echo, code: ErrorCode, message: String) -> String {
         JSONValue.object(
             head(echo) + [
                 ("ok", .bool(false)),
@@ -178,5 +215,56 @@ enum Reply {
     /// numbers through).
     private static func head(_ echo: Request.Echo) -> [(String, JSONValue)] {
         [("reply", echo.name.map { .string($0) } ?? .null)] + (echo.id.map { [("id", $0)] } ?? [])
+    }
+}
+
+/// Requests as clients send them: the same type the server parses, so the two cannot drift
+/// (`Request.parse(request.line()) == request`).
+extension Request: Encodable {
+    enum Key: String, CodingKey {
+        case request, kinds, symbologies, contentTypes, roi, quality, types, single, annotate, path, overwrite
+    }
+
+    public var name: String {
+        switch self {
+        case .ping: "ping"
+        case .items: "items"
+        case .stats: "stats"
+        case .subscribe: "subscribe"
+        case .set: "set"
+        case .capture: "capture"
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(name, forKey: .request)
+        switch self {
+        case .ping, .items, .stats: break
+        case .subscribe(let filter):
+            if !filter.kinds.isEmpty { try c.encode(filter.kinds.map(\.rawValue).sorted(), forKey: .kinds) }
+            if !filter.symbologies.isEmpty { try c.encode(filter.symbologies.sorted().map(\.rawValue), forKey: .symbologies) }
+            if !filter.contentTypes.isEmpty { try c.encode(filter.contentTypes.map(\.rawValue).sorted(), forKey: .contentTypes) }
+        case .set(let change):
+            if let roi = change.regionOfInterest {
+                // The whole frame is `null`, as the server reads it.
+                if roi == .full { try c.encodeNil(forKey: .roi) } else { try c.encode([roi.x, roi.y, roi.width, roi.height], forKey: .roi) }
+            }
+            try c.encodeIfPresent(change.quality?.rawValue, forKey: .quality)
+            try c.encodeIfPresent(change.types?.names, forKey: .types)
+            try c.encodeIfPresent(change.singleItem, forKey: .single)
+        case .capture(let path, let annotate, let overwrite):
+            try c.encode(annotate, forKey: .annotate)
+            try c.encodeIfPresent(path, forKey: .path)
+            if overwrite { try c.encode(true, forKey: .overwrite) }
+        }
+    }
+
+    /// The request as one line of JSON (keys sorted, so the same request is the same line).
+    public func line() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Strings, numbers, booleans and lists of them always encode.
+        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
     }
 }
