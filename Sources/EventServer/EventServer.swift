@@ -172,6 +172,12 @@ public final class EventServer: Sendable {
             logger.info("listening on the socket passed by systemd", metadata: ["fd": "\(inherited)"])
         } else {
             try Self.clearStaleSocket(at: configuration.path)
+            // The socket is made owner-only and then given its mode: between bind and chmod it must
+            // never be wider than configured (with a umask of 0 it was 0777 for that moment, and a
+            // client that watched for the file saw it so). Nothing else creates files while the
+            // server starts (the pipeline waits for it), so the process-wide umask is safe to borrow.
+            let umaskBefore = umask(0o177)
+            defer { umask(umaskBefore) }
             do {
                 server = try await bootstrap.bind(unixDomainSocketPath: configuration.path, childChannelInitializer: initializer)
             } catch {
