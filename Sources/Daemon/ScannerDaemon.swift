@@ -277,32 +277,13 @@ public final class ScannerDaemon: Sendable {
             })
     }
 
-    /// The next frame at full resolution as JPEG: the camera's own JPEG when it sent one and no
-    /// annotation is asked for; otherwise its luma, with the items' bounds drawn if asked, encoded here.
+    /// `capture`: the next frame at full resolution as JPEG, the current items' bounds drawn if asked.
     func photo(annotate: Bool) async -> Result<EventServer.CapturedPhoto, EventServer.ConfigurationRefusal> {
         nonisolated(unsafe) let source = self.source
         let items = hub.items.map(\.item.bounds)
         let photo: Photo?? = await OffThread.waitForCallback(deadline: .seconds(3)) { finish in source.takePhoto(finish) }
         guard let photo = photo ?? nil else { return .failure(.init("no frame within 3 s (is the camera available?)")) }
-        if !annotate, let jpeg = photo.jpeg {
-            return .success(.init(jpeg: jpeg, width: photo.width, height: photo.height))
-        }
-        do {
-            var image: GrayImage
-            if let luma = photo.luma {
-                image = luma
-            } else {
-                image = try ImageDecoder().decode(photo.jpeg ?? Data()).image
-            }
-            if annotate {
-                let w = Double(image.width), h = Double(image.height)
-                for quad in items { image.strokePolygon(quad.corners.map { Point(x: $0.x * w, y: $0.y * h) }, width: max(3, image.width / 320)) }
-            }
-            let jpeg = try JPEGEncoder().encode(image, quality: 90)
-            return .success(.init(jpeg: jpeg, width: image.width, height: image.height))
-        } catch {
-            return .failure(.init("cannot encode the photo: \(error)"))
-        }
+        return PhotoRendering.jpeg(of: photo, annotating: annotate ? items : nil)
     }
 }
 
