@@ -190,8 +190,6 @@ public final class ScannerDaemon: Sendable {
         let inForce = loaded.withLock { $0 }
         let decision = ReloadDecision.decide(
             read: outcome, inForce: inForce, startup: startup, cancelled: Task.isCancelled, deadline: deadline.inSeconds)
-        let next: LoadedConfiguration
-        let live: [String], restart: [String]
         switch decision {
         case .abandoned(let reason):
             logger.error("configuration reload abandoned", metadata: ["reason": "\(reason)"])
@@ -203,17 +201,16 @@ public final class ScannerDaemon: Sendable {
             }
             notifier.notify(["STATUS=reload refused: \(problems.first.map { "\($0)" } ?? "")"])
             return
-        case .unchanged:
-            if case .success(let read)? = outcome { loaded.withLock { $0 = read } }
+        case .unchanged, .apply:
+            break
+        }
+        // Both remaining decisions come from a read that succeeded.
+        guard case .success(let next)? = outcome else { return }
+        loaded.withLock { $0 = next }
+        guard case .apply(let live, let restart) = decision else {
             logger.info("configuration reloaded: nothing changed")
             return
-        case .apply(let liveKeys, let restartKeys):
-            // Only a read that succeeded gets here.
-            guard case .success(let read)? = outcome else { return }
-            next = read
-            (live, restart) = (liveKeys, restartKeys)
         }
-        loaded.withLock { $0 = next }
         logLevel.current = next.settings.logLevel
         let updated = settings.withLock { s -> DaemonSettings in
             s.takeLive(Set(live), from: next.settings)

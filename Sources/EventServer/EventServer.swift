@@ -4,8 +4,8 @@ import Logging
 import NIOCore
 import NIOPosix
 import ScannerCore
-import Synchronization
 import ScannerProtocol
+import Synchronization
 
 /// Where and how the event server listens.
 public struct EventServerConfiguration: Sendable {

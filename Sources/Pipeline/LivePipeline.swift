@@ -108,18 +108,19 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
                     textIsRepeat: reading.isRepeat, textCarried: selectSingle(reading.carried, current)), emit)
             }
         }
-        let lastFrame = runSource(
+        runSource(
             source,
             frame: { frame in
                 metrics.record(.capture)
                 barcodeBox.put(frame)
                 if pending.withLock({ $0.configuration?.options.types.wantsText }) ?? startedWithText { textBox.put(frame) }
             },
-            removeAll: { [self] in tracker.removeAll() }, locked: { locked($0) }, emit: emit)
-        barcodeBox.close()
-        textBox.close()
-        workers.wait()
-        locked { finishRun(source, lastFrame: lastFrame, removeAll: { tracker.removeAll() }, emit: emit) }
+            removeAll: { [self] in tracker.removeAll() }, locked: { locked($0) },
+            beforeEnd: {
+                barcodeBox.close()
+                textBox.close()
+                workers.wait()
+            }, emit: emit)
     }
 
     /// Applies `configuration` from the next frame each stage takes, text recognition included: it can

@@ -365,14 +365,13 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
     /// Every frame of `source` in order on this thread, the trackers' clock the frame's index over
     /// `fps`: the same events on every run.
     public func run(source: FrameSource, heartbeat: Heartbeat? = nil, emit: @escaping @Sendable (ScannerEvent) -> Void) {
-        let lastFrame = runSource(
+        runSource(
             source,
             frame: { frame in
                 heartbeat?.beat()
                 for action in process(frame, time: Double(frame.index) / fps) { emit(.item(action, frame: frame.index)) }
             },
-            removeAll: { [self] in tracker.removeAll() }, emit: emit)
-        finishRun(source, lastFrame: lastFrame, removeAll: { tracker.removeAll() }, emit: emit)
+            removeAll: finish, emit: emit)
     }
 }
 

@@ -16,13 +16,13 @@ public protocol ScannerPipeline: AnyObject, Sendable {
 
 /// The one loop over a frame source, for every pipeline: each frame to `frame`, and what the source
 /// itself says turned into events the same way everywhere — gone means everything it showed is gone
-/// (`removeAll`'s `removed` events, then `unavailable`). `locked` runs each such change as one step
-/// (the live pipeline takes its tracker's lock there). Returns at the source's end, with the index
-/// of the last frame; the caller then ends what is left (`finishRun`).
+/// (`removeAll`'s `removed` events, then `unavailable`); at its end, once `beforeEnd` has let the
+/// frames in flight finish, `removed` for what is left, then `end`. `locked` runs each such change
+/// as one step (the live pipeline takes its tracker's lock there).
 func runSource(
     _ source: FrameSource, frame: (Frame) -> Void, removeAll: @escaping () -> [TrackerAction],
-    locked: (() -> Void) -> Void = { $0() }, emit: @escaping (ScannerEvent) -> Void
-) -> Int {
+    locked: (() -> Void) -> Void = { $0() }, beforeEnd: () -> Void = {}, emit: @escaping (ScannerEvent) -> Void
+) {
     var lastFrame = 0
     while true {
         switch source.next() {
@@ -38,15 +38,12 @@ func runSource(
                 emit(.sourceUnavailable(reason: reason))
             }
         case .end:
-            return lastFrame
+            beforeEnd()
+            locked {
+                for action in removeAll() { emit(.item(action, frame: lastFrame)) }
+                emit(.end(frames: source.statistics.delivered))
+            }
+            return
         }
     }
-}
-
-/// The end of a run: `removed` for what is left, then `end`.
-func finishRun(
-    _ source: FrameSource, lastFrame: Int, removeAll: () -> [TrackerAction], emit: (ScannerEvent) -> Void
-) {
-    for action in removeAll() { emit(.item(action, frame: lastFrame)) }
-    emit(.end(frames: source.statistics.delivered))
 }

@@ -124,11 +124,10 @@ public final class ImageScanner {
             }
         }
         var agreed = first.filter { $0.item.contentType == nil }.map(\.item)
+        var reported = Set<String>()
         for candidate in readings.joined() where candidate.item.contentType != nil && !candidate.reachesCutEnd {
-            guard votes[candidate.item.payload, default: 0] * 2 > readings.count,
-                !agreed.contains(where: { $0.contentType != nil && $0.payload == candidate.item.payload })
-            else { continue }
-            agreed.append(candidate.item)
+            let payload = candidate.item.payload
+            if votes[payload, default: 0] * 2 > readings.count, reported.insert(payload).inserted { agreed.append(candidate.item) }
         }
         return agreed
     }

@@ -28,15 +28,23 @@ public struct ServerLine: Sendable {
         }
     }
 
+    /// The whole line and its head from one parse of it.
+    private struct Decoded: Decodable {
+        let object: JSONValue
+        let head: Head
+
+        init(from decoder: any Decoder) throws {
+            object = try JSONValue(from: decoder)
+            head = try Head(from: decoder)
+        }
+    }
+
     /// Nil when the line is not a JSON object.
     public init?(_ text: String) {
-        let data = Data(text.utf8)
-        guard let object = try? JSONDecoder().decode(JSONValue.self, from: data), case .object = object,
-            let head = try? JSONDecoder().decode(Head.self, from: data)
-        else { return nil }
+        guard let decoded = try? JSONDecoder().decode(Decoded.self, from: Data(text.utf8)), case .object = decoded.object else { return nil }
         self.text = text
-        self.object = object
-        self.head = head
+        self.object = decoded.object
+        self.head = decoded.head
     }
 
     /// A reply to a request, not an event.

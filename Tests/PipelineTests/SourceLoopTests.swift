@@ -42,16 +42,15 @@ final class ScriptedSource: FrameSource, @unchecked Sendable {
             .available, ScriptedSource.frame(0), ScriptedSource.frame(1), .unavailable(reason: "unplugged"), .available,
             ScriptedSource.frame(7),
         ])
-        var frames: [Int] = [], events: [ScannerEvent] = [], live = [tracked("a", id: 1), tracked("b", id: 2)]
-        let removeAll = { () -> [TrackerAction] in
-            defer { live = [] }
-            return live.map { .removed($0) }
-        }
-        let last = runSource(source, frame: { frames.append($0.index) }, removeAll: removeAll, emit: { events.append($0) })
-        #expect(frames == [0, 1, 7] && last == 7)
-        #expect(names(events) == ["available", "removed a@1", "removed b@1", "unavailable unplugged", "available"])
-        live = [tracked("c", id: 3)]
-        finishRun(source, lastFrame: last, removeAll: removeAll, emit: { events.append($0) })
+        // What is live when the source goes away: a and b; at its end, c (seen after the replug).
+        var frames: [Int] = [], events: [ScannerEvent] = [], live = [[tracked("a", id: 1), tracked("b", id: 2)], [tracked("c", id: 3)]]
+        let removeAll = { () -> [TrackerAction] in live.removeFirst().map { .removed($0) } }
+        var endedAfter: [Int]?
+        runSource(
+            source, frame: { frames.append($0.index) }, removeAll: removeAll, beforeEnd: { endedAfter = frames },
+            emit: { events.append($0) })
+        #expect(frames == [0, 1, 7] && endedAfter == [0, 1, 7])
+        #expect(names(events).prefix(5) == ["available", "removed a@1", "removed b@1", "unavailable unplugged", "available"])
         #expect(names(events).suffix(2) == ["removed c@7", "end 3"])
     }
 
