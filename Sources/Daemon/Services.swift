@@ -130,7 +130,7 @@ extension ScannerDaemon {
     static func metadata(_ s: SequenceStatistics) -> Logger.Metadata {
         [
             "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)", "barcodeDetailScans": "\(s.barcodeDetailScans)",
-            "ocrPasses": "\(s.ocrPasses)", "ocrLinesRead": "\(s.ocrLinesRead)", "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)",
+            "ocrPasses": "\(s.ocrPasses)", "ocrLinesRead": "\(s.ocrLinesRead)", "ocrConfirmingPasses": "\(s.ocrConfirmingPasses)", "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)",
             "ocrSkippedUnchanged": "\(s.ocrSkippedUnchanged)",
         ]
     }

@@ -78,6 +78,7 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
         startWorker(workers, name: "scannerd-text") { [self] in
             var generation = 0
             var lastPass = -Double.infinity
+            var lastWasConfirming = false
             while var frame = textBox.take() {
                 if let (newGeneration, changed) = changedConfiguration(since: generation) {
                     generation = newGeneration
@@ -89,18 +90,22 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
                 let current = withLock { configuration }
                 // The quality level's OCR rate: at most one pass per `ocrEveryFrames` frame times at 30 fps.
                 let interval = Double(current.ocrEveryFrames) / 30
+                // Between two regular passes, one confirming pass when the last one asks for it
+                // (`TextStage.awaitsConfirmation`) on the next frame there is.
                 let wait = lastPass + interval - clock()
-                if wait > 0 {
+                let confirming = wait > 0 && !lastWasConfirming && text.awaitsConfirmation
+                if wait > 0, !confirming {
                     Thread.sleep(forTimeInterval: wait)
                     // A newer frame may have arrived meanwhile: read that one.
                     frame = textBox.takeIfPresent() ?? frame
                 }
-                lastPass = clock()
+                lastWasConfirming = confirming
+                if !confirming { lastPass = clock() }
                 let passesBefore = text.passes
                 let now = clock()
                 let believed = TextStage.believed(liveItems)
                 let read = metrics.measure(
-                    .text, { text.read(frame.image, detail: { frame.fullResolution() }, believed: believed, time: now) },
+                    .text, { text.read(frame.image, detail: { frame.fullResolution() }, believed: believed, time: now, confirming: confirming) },
                     ran: { _ in text.passes > passesBefore })
                 guard let reading = read else { continue }
                 update(FrameObservations(

@@ -63,6 +63,7 @@ public struct SequenceStatistics: Sendable, Equatable {
         barcodeDetailScans = barcodes.detailScans
         ocrPasses = text?.passes ?? 0
         ocrLinesRead = text?.linesRead ?? 0
+        ocrConfirmingPasses = text?.confirmingPasses ?? 0
         ocrSkippedBlurred = text?.skippedBlurred ?? 0
         ocrSkippedUnchanged = text?.skippedUnchanged ?? 0
     }
@@ -76,6 +77,8 @@ public struct SequenceStatistics: Sendable, Equatable {
     public var ocrPasses = 0
     /// Text lines read by the recognizer (each pass reads the few lines the schedule picks).
     public var ocrLinesRead = 0
+    /// Passes that only gave lines their confirming read (`TextStage.awaitsConfirmation`).
+    public var ocrConfirmingPasses = 0
     public var ocrSkippedBlurred = 0
     public var ocrSkippedUnchanged = 0
     public init() {}
@@ -171,6 +174,16 @@ final class TextStage: @unchecked Sendable {
     var linesRead = 0
     var skippedBlurred = 0
     var skippedUnchanged = 0
+    /// Passes that only gave lines their confirming read (`awaitsConfirmation`).
+    var confirmingPasses = 0
+
+    /// Whether the last pass left a line that said something awaiting the read that would confirm it.
+    ///
+    /// Passes are rationed (`SequenceConfiguration.ocrEveryFrames`), and an item is added on its
+    /// second agreeing read: a line first read just after it became legible waited a whole pass
+    /// interval for that read, though it costs one line's reading (~12 ms) and a detection. So the
+    /// frame after such a pass gets a short pass that reads only those lines (`read(…, confirming:)`).
+    var awaitsConfirmation: Bool { schedule.hasLinesAwaitingConfirmation }
 
     init(configuration: SequenceConfiguration) throws(ScannerError) {
         var textOptions = configuration.options
@@ -194,12 +207,15 @@ final class TextStage: @unchecked Sendable {
     ///     needs every pixel the camera sent); nil → `image`.
     ///   - believed: what the tracker has added (`believed(_:)`): a line is read until what it says is.
     ///   - time: the trackers' clock, seconds.
-    func read(_ image: GrayImage, detail: () -> GrayImage? = { nil }, believed: Set<String>? = nil, time: Double) -> Reading? {
+    ///   - confirming: a confirming pass (`awaitsConfirmation`): only the lines awaiting their
+    ///     confirming read are read, and nil is returned when none is found.
+    func read(_ image: GrayImage, detail: () -> GrayImage? = { nil }, believed: Set<String>? = nil, time: Double, confirming: Bool = false) -> Reading? {
         let thumbnail = FrameMetrics.thumbnail(image)
         let unchanged = gate.isUnchanged(thumbnail)
         if Self.skipsStillFrame(
             unchanged: unchanged, pendingLines: schedule.hasPendingLines, stillFor: sceneReadAt.map { time - $0 } ?? 0)
         {
+            if confirming { return nil }
             // The same scene, read and agreed on: reading it again would only repeat any misreading.
             skippedUnchanged += 1
             var repeated = lastReading
@@ -227,14 +243,18 @@ final class TextStage: @unchecked Sendable {
         let quads = lines.map(\.quad)
         let chosen = schedule.plan(
             quads, signatures: quads.map { scanner.lineSignature($0, in: full) }, priorities: lines.map { Double($0.glyphs) },
-            believed: believed, time: time)
+            believed: believed, time: time, confirmingOnly: confirming)
+        if confirming {
+            guard !chosen.isEmpty else { return nil }
+            confirmingPasses += 1
+        }
         for index in chosen {
             let read = scanner.readLine(quads[index], in: full)
             let items = Self.admitted(read?.items ?? [], believed: believed)
             linesRead += 1
             schedule.record(
                 items, key: items.map { Self.key($0.item) }, forQuad: index, time: time,
-                unconfident: items.isEmpty && (read?.confidence ?? 0) < Self.clutterConfidence)
+                unconfident: items.isEmpty && (read?.confidence ?? 0) < Self.clutterConfidence, confidence: read?.confidence ?? 0)
         }
         let toImage = { (p: Point) in Point(x: p.x / Double(full.width), y: p.y / Double(full.height)) }
         var reading = Reading(items: [], carried: [], isRepeat: false)
@@ -348,11 +368,17 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
         let scansBefore = barcodes.scans
         let found = selectSingle(metrics.measure(.barcodes, { barcodes.scan(image, detail: { frame.fullResolution() }) }, ran: { _ in barcodes.scans > scansBefore }), configuration)
         var reading: TextStage.Reading? = nil
-        if frame.index % configuration.ocrEveryFrames == 0, let text {
-            let passesBefore = text.passes
-            let believed = TextStage.believed(tracker.liveItems)
-            reading = metrics.measure(
-                .text, { text.read(image, detail: { frame.fullResolution() }, believed: believed, time: time) }, ran: { _ in text.passes > passesBefore })
+        if let text {
+            // The regular passes, and a confirming pass on the frame after one that needs it.
+            let phase = frame.index % configuration.ocrEveryFrames
+            let confirming = phase == 1 && text.awaitsConfirmation
+            if phase == 0 || confirming {
+                let passesBefore = text.passes
+                let believed = TextStage.believed(tracker.liveItems)
+                reading = metrics.measure(
+                    .text, { text.read(image, detail: { frame.fullResolution() }, believed: believed, time: time, confirming: confirming) },
+                    ran: { _ in text.passes > passesBefore })
+            }
         }
         return tracker.update(FrameObservations(
             frame: frame.index, time: time, barcodes: found, text: reading.map { selectSingle($0.items, configuration) },

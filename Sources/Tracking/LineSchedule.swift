@@ -47,6 +47,13 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         /// A line is confirmed when this many of its latest reads agree (and what it says is
         /// believed, see `plan`).
         public var confirmingReads = 2
+        /// A line awaits its confirming read on a confirming pass (`plan(…, confirmingOnly:)`) only
+        /// when it was read with at least this confidence. The next frame's pixels are nearly the
+        /// same, and so are its misreadings: on the footage (2026-11-22, session 9, 640×480 and
+        /// 1280×720, three seeds each, every typed read of an unpaced run), typed reads at 0.9 or more
+        /// were wrong 2 times in 137, at 0.8–0.9 3 in 67, below 0.8 75 in 177; confirming every typed
+        /// read on the next frame made a business card's `q`/`g` misreading an item.
+        public var confirmingPassConfidence = 0.9
 
         public init() {}
     }
@@ -66,6 +73,8 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         public var passesSeen = 0
         /// Its latest reads in a row that were garbage (`record(…, unconfident:)`).
         public var garbageReads = 0
+        /// The confidence of its latest read (`record(…, confidence:)`).
+        public var confidence = 0.0
 
         /// How many of its latest reads say what the newest says (counting back to the first that does not).
         public var agreement: Int {
@@ -102,8 +111,12 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     /// another quad for one pass is another line here but the same item there, so its misread
     /// contests the item there only; and small print read right with confidence too low to count
     /// there. Each left the line confirmed here, not read again for 2 s, and its item never added.
+    ///
+    /// `confirmingOnly`: return only the lines that said something and await the read that would
+    /// confirm it (`awaitsConfirmation`), for a short pass between the regular ones.
     public mutating func plan(
-        _ quads: [Quad], signatures: [[Double]] = [], priorities: [Double] = [], believed: Set<String>? = nil, time: Double
+        _ quads: [Quad], signatures: [[Double]] = [], priorities: [Double] = [], believed: Set<String>? = nil, time: Double,
+        confirmingOnly: Bool = false
     ) -> [Int] {
         self.believed = believed
         precondition(signatures.isEmpty || signatures.count == quads.count)
@@ -156,10 +169,11 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             let priority = priorities.isEmpty ? 0 : -priorities[q] * Double(line.passesSeen)
             guard let lastRead = line.lastRead else { return (1, priority, 0) }
             guard needsReading(line) else { return (3, lastRead, priority) }
-            return line.reads.last?.key.isEmpty == false ? (0, lastRead, priority) : (1, priority, lastRead)
+            return awaitsConfirmation(line) ? (0, lastRead, priority) : (1, priority, lastRead)
         }
         let due = quads.indices.filter { q in
             let line = lines[current[q]]
+            if confirmingOnly { return awaitsConfirmation(line) && line.confidence >= configuration.confirmingPassConfidence }
             guard !needsReading(line), let lastRead = line.lastRead else { return true }
             let after = line.reads.last?.key.isEmpty == true ? configuration.rereadNothingAfter : configuration.rereadConfirmedAfter
             return time - lastRead >= after
@@ -171,8 +185,10 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     /// agree (e.g. the typed payloads).
     /// - Parameter unconfident: it read as garbage (nothing, at low confidence): such reads confirm
     ///   nothing until `garbageToClutter` of them come in a row (`isConfirmed`).
-    public mutating func record(_ reading: Reading, key: [String], forQuad index: Int, time: Double, unconfident: Bool = false) {
+    /// - Parameter confidence: the read's confidence, 0–1 (see `Configuration.confirmingPassConfidence`).
+    public mutating func record(_ reading: Reading, key: [String], forQuad index: Int, time: Double, unconfident: Bool = false, confidence: Double = 0) {
         let l = current[index]
+        lines[l].confidence = confidence
         lines[l].garbageReads = unconfident ? lines[l].garbageReads + 1 : 0
         lines[l].reads.append((reading, key))
         if lines[l].reads.count > configuration.confirmingReads { lines[l].reads.removeFirst() }
@@ -184,6 +200,17 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     public var hasPendingLines: Bool {
         // Not a line whose reads are garbage: the same pixels would read as the same garbage.
         current.contains { needsReading(lines[$0]) && lines[$0].garbageReads == 0 }
+    }
+
+    /// Whether a line of the last `plan` said something that one more read could confirm.
+    /// (`plan(…, confirmingOnly:)` would read one.)
+    public var hasLinesAwaitingConfirmation: Bool {
+        current.contains { awaitsConfirmation(lines[$0]) && lines[$0].confidence >= configuration.confirmingPassConfidence }
+    }
+
+    /// Its latest read said something (typed text), and it is not confirmed yet.
+    func awaitsConfirmation(_ line: Line) -> Bool {
+        line.lastRead != nil && line.reads.last?.key.isEmpty == false && needsReading(line)
     }
 
     /// Its latest reads agree, on something believed.

@@ -44,6 +44,27 @@ import Tracking
         #expect(s.barcodeScans == 1, "\(s)")
     }
 
+    @Test func aConfidentFirstReadIsConfirmedOnTheNextFrameNotAPassLater() throws {
+        // Every frame arrives; passes run on every 3rd. The first pass reads a few lines; those that
+        // said something with confidence get their second read on the frame after it, by themselves.
+        let card = try image("bench-640x480.jpg")
+        let handler = try handler()
+        var firstAdded: Int?
+        var perFrame: [SequenceStatistics] = []
+        for index in 0..<6 {
+            let actions = handler.process(frame(index, card), time: Double(index) / 30)
+            if firstAdded == nil, actions.contains(where: { $0.name == "added" && $0.item.item.kind == .text }) { firstAdded = index }
+            perFrame.append(handler.statistics)
+        }
+        #expect(firstAdded == 1, "added on the confirming pass: \(perFrame)")
+        #expect(perFrame[1].ocrConfirmingPasses == 1 && perFrame[1].ocrPasses == 2, "\(perFrame[1])")
+        let confirmingReads = perFrame[1].ocrLinesRead - perFrame[0].ocrLinesRead
+        #expect(confirmingReads >= 1 && confirmingReads < perFrame[0].ocrLinesRead, "only the lines awaiting confirmation: \(perFrame)")
+        // No pass on the frame after a confirming pass, nor on one after a pass with nothing to confirm.
+        #expect(perFrame[2].ocrPasses == perFrame[1].ocrPasses, "\(perFrame[2])")
+        #expect(perFrame[5].ocrConfirmingPasses <= 2, "\(perFrame[5])")
+    }
+
     @Test func aChangeReadsOnlyTheLinesThatAreNew() throws {
         let card = try image("bench-640x480.jpg")
         let handler = try handler()

@@ -35,8 +35,10 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
             "added https://example.com/scannerd-demo@3",
             "updated https://example.com/scannerd-demo@7",
             "updated https://example.com/scannerd-demo@11",
-            "added +14155550123@21",
-            "added jane.doe@example.com@21",
+            // The card: OCR on every 3rd frame reads it first on 18; its confident reads are
+            // confirmed on the next frame (a confirming pass, docs/pipeline.md).
+            "added +14155550123@19",
+            "added jane.doe@example.com@19",
             "removed https://example.com/scannerd-demo@29",
             "removed +14155550123@29",
             "removed jane.doe@example.com@29",
@@ -62,10 +64,11 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
             // 0.8 s grace period (24 frames) after its last sighting (41) has passed.
             "added https://example.com/clip@12",
             "removed https://example.com/clip@66",
-            // Phone: nothing while the card is blurred; OCR on every 3rd frame, two agreeing reads
-            // (105, 108) add it. The order number, price and date are never added. Text's grace
+            // Phone: nothing while the card is blurred; OCR on every 3rd frame reads it first on 105,
+            // and a confirming pass on the next frame (106) agrees: added. The order number, price
+            // and date are never added. Text's grace
             // period is 0.8 s too, after the last OCR pass that saw it (132).
-            "added +12125550187@108",
+            "added +12125550187@106",
             "removed +12125550187@157",
             "end",
         ])
@@ -91,8 +94,8 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
         #expect(Self.summary(events) == [
             "hello", "available",
             "added https://example.com/twin@5", "added https://example.com/twin@5",
-            // OCR on frames 6 (first read) and 9 (the confirming read of the card's area).
-            "added +442079460958@9",
+            // OCR on frame 6 (first read) and a confirming pass on 7.
+            "added +442079460958@7",
             // Text after 0.8 s (24 frames) from its last OCR pass (33); barcodes after 0.8 s from
             // their last decode (33): the hand jitters a pixel, so every frame is scanned, and the
             // frames of one jitter position (34) do not decode (`scannerd scan` agrees). Until

@@ -62,6 +62,28 @@ import Testing
         #expect(schedule.plan(quads, believed: ["e-mail"], time: 3.1) == [0])
     }
 
+    @Test func aConfirmingPassReadsOnlyConfidentLinesAwaitingTheirSecondRead() {
+        var schedule = LineSchedule<String>(configuration: configuration())
+        // A line read confidently, one read as a guess, one read as nothing, one never read.
+        let quads = [line(10, 10), line(10, 50), line(10, 90), line(10, 130)]
+        #expect(schedule.plan(quads, time: 0) == [0, 1, 2, 3])
+        schedule.record("+15125550173", key: ["+15125550173"], forQuad: 0, time: 0, confidence: 0.95)
+        schedule.record("avery.lindgvist@…", key: ["avery.lindgvist@…"], forQuad: 1, time: 0, confidence: 0.7)
+        schedule.record("", key: [], forQuad: 2, time: 0, confidence: 0.95)
+        let more = quads + [line(10, 170)]
+        #expect(schedule.plan(more, time: 0.03, confirmingOnly: true) == [0])
+        #expect(schedule.hasLinesAwaitingConfirmation)
+        schedule.record("+15125550173", key: ["+15125550173"], forQuad: 0, time: 0.03, confidence: 0.9)
+        // Confirmed: nothing left for a confirming pass, and a regular pass reads the others.
+        #expect(!schedule.hasLinesAwaitingConfirmation)
+        #expect(schedule.plan(more, time: 0.06, confirmingOnly: true) == [])
+        #expect(Set(schedule.plan(more, time: 0.1)) == [1, 2, 3, 4])
+        // A confident read that the next one contradicts awaits confirmation again.
+        schedule.record("+15125550178", key: ["+15125550178"], forQuad: 1, time: 0.1, confidence: 0.92)
+        #expect(schedule.hasLinesAwaitingConfirmation)
+        #expect(schedule.plan(more, time: 0.13, confirmingOnly: true) == [1])
+    }
+
     @Test func aConfirmedLineIsReadAgainAfterAWhile() {
         var schedule = LineSchedule<String>(configuration: configuration())
         let quads = [line(10, 10)]
