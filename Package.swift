@@ -98,11 +98,17 @@ let package = Package(
         // MARK: Events: numbering, current items, fan-out with bounded queues
         .target(name: "Events", dependencies: ["ScannerCore", "Tracking", "ScannerProtocol"]),
 
+        // MARK: Requests: the protocol's requests answered alike for every transport
+        .target(
+            name: "ClientRequests",
+            dependencies: ["Events", "ScannerCore", "ScannerProtocol", .product(name: "Logging", package: "swift-log")]
+        ),
+
         // MARK: Socket: the event server (SwiftNIO)
         .target(
             name: "EventServer",
             dependencies: [
-                "Events", "ScannerCore", "ScannerProtocol",
+                "ClientRequests", "Events", "ScannerCore", "ScannerProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -124,7 +130,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "ScannerCore", "ImageDecoding", "Recognition", "Capture", "Tracking", "Pipeline", "Events",
-                "EventServer", "DaemonConfiguration", "ScannerProtocol",
+                "ClientRequests", "EventServer", "DaemonConfiguration", "ScannerProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -185,7 +191,7 @@ let package = Package(
         .testTarget(
             name: "EventServerTests",
             dependencies: [
-                "EventServer", "Events", "Tracking", "ScannerCore", "ScannerClient", "ScannerProtocol", "TestSupport",
+                "ClientRequests", "EventServer", "Events", "Tracking", "ScannerCore", "ScannerClient", "ScannerProtocol", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,5 +1,5 @@
 import Capture
-import EventServer
+import ClientRequests
 import Foundation
 import ImageDecoding
 import ScannerCore
@@ -10,7 +10,7 @@ enum PhotoRendering {
     /// The camera's own JPEG, untouched, when it sent one and nothing is to be drawn; otherwise the
     /// frame's luma (or its JPEG decoded) with `items` (normalized quads) drawn when given, encoded
     /// here at quality 90.
-    static func jpeg(of photo: Photo, annotating items: [Quad]?) -> Result<EventServer.CapturedPhoto, EventServer.ConfigurationRefusal> {
+    static func jpeg(of photo: Photo, annotating items: [Quad]?) -> Result<RequestHandler.CapturedPhoto, RequestHandler.Refusal> {
         if items == nil, let jpeg = photo.jpeg {
             return .success(.init(jpeg: jpeg, width: photo.width, height: photo.height))
         }

@@ -1,4 +1,5 @@
 import Capture
+import ClientRequests
 import DaemonConfiguration
 import EventServer
 import Events
@@ -101,7 +102,8 @@ public final class ScannerDaemon: Sendable {
         }
         // The server's requests reach the daemon through a weak box: the daemon owns the server.
         let box = WeakDaemon()
-        server = s.socketEnabled ? Self.makeServer(s, hub: hub, logger: logger, daemon: box) : nil
+        let requests = Self.makeRequestHandler(hub: hub, logger: logger, daemon: box)
+        server = s.socketEnabled ? Self.makeServer(s, hub: hub, logger: logger, requests: requests) : nil
         printer?.print(hub.hello())
         box.daemon = self
     }
@@ -254,15 +256,11 @@ public final class ScannerDaemon: Sendable {
 
     // MARK: Server
 
-    static func makeServer(_ s: DaemonSettings, hub: EventHub, logger: Logger, daemon: WeakDaemon) -> EventServer {
-        EventServer(
-            hub: hub,
-            configuration: EventServerConfiguration(
-                path: s.socketPath, mode: mode_t(s.socketMode), maximumClients: s.maximumClients, maximumClientsPerUser: s.maximumClientsPerUser,
-                group: s.socketGroup.flatMap(Accounts.groupID), allowedUsers: Set(s.allowUsers.compactMap(Accounts.userID)),
-                allowedGroups: Set(s.allowGroups.compactMap(Accounts.groupID)),
-                controlUsers: Set(s.controlUsers.compactMap(Accounts.userID)), controlGroups: Set(s.controlGroups.compactMap(Accounts.groupID))),
-            logger: logger,
+    /// The requests of every transport, answered by this daemon (through the weak box: the daemon
+    /// owns the servers that own the handler).
+    static func makeRequestHandler(hub: EventHub, logger: Logger, daemon: WeakDaemon) -> RequestHandler {
+        RequestHandler(
+            hub: hub, logger: logger,
             stats: { daemon.daemon?.statistics() ?? [] },
             configure: { change in
                 guard let daemon = daemon.daemon else { return .failure(.init("shutting down")) }
@@ -274,8 +272,19 @@ public final class ScannerDaemon: Sendable {
             })
     }
 
+    static func makeServer(_ s: DaemonSettings, hub: EventHub, logger: Logger, requests: RequestHandler) -> EventServer {
+        EventServer(
+            hub: hub,
+            configuration: EventServerConfiguration(
+                path: s.socketPath, mode: mode_t(s.socketMode), maximumClients: s.maximumClients, maximumClientsPerUser: s.maximumClientsPerUser,
+                group: s.socketGroup.flatMap(Accounts.groupID), allowedUsers: Set(s.allowUsers.compactMap(Accounts.userID)),
+                allowedGroups: Set(s.allowGroups.compactMap(Accounts.groupID)),
+                controlUsers: Set(s.controlUsers.compactMap(Accounts.userID)), controlGroups: Set(s.controlGroups.compactMap(Accounts.groupID))),
+            logger: logger, requests: requests)
+    }
+
     /// `capture`: the next frame at full resolution as JPEG, the current items' bounds drawn if asked.
-    func photo(annotate: Bool) async -> Result<EventServer.CapturedPhoto, EventServer.ConfigurationRefusal> {
+    func photo(annotate: Bool) async -> Result<RequestHandler.CapturedPhoto, RequestHandler.Refusal> {
         nonisolated(unsafe) let source = self.source
         let items = hub.items.map(\.item.bounds)
         let photo: Photo?? = await OffThread.waitForCallback(deadline: .seconds(3)) { finish in source.takePhoto(finish) }

@@ -1,3 +1,4 @@
+import ClientRequests
 import Events
 import Foundation
 import Logging
@@ -72,29 +73,10 @@ public final class EventServer: Sendable {
     public let configuration: EventServerConfiguration
     let hub: EventHub
     let logger: Logger
-    let stats: @Sendable () -> [(String, JSONValue)]
-    let configure: @Sendable (ConfigChange) -> Result<[(String, JSONValue)], ConfigurationRefusal>
+    /// Answers the clients' requests (shared with the other transports).
+    let requests: RequestHandler
     /// Where the server's tasks run: nil = Swift's global concurrent executor.
     let executor: ServerExecutor?
-    let capture: @Sendable (_ annotate: Bool) async -> Result<CapturedPhoto, ConfigurationRefusal>
-
-    /// A photo for a `capture` request: JPEG bytes and the frame's size.
-    public struct CapturedPhoto: Sendable {
-        public var jpeg: Data
-        public var width: Int
-        public var height: Int
-        public init(jpeg: Data, width: Int, height: Int) {
-            self.jpeg = jpeg
-            self.width = width
-            self.height = height
-        }
-    }
-
-    /// Why a configuration change was not applied.
-    public struct ConfigurationRefusal: Error, Sendable {
-        public var message: String
-        public init(_ message: String) { self.message = message }
-    }
 
     /// Open channels, so that shutting down closes them instead of abandoning them: NIO requires
     /// every accepted `NIOAsyncChannel` to be run to its end.
@@ -109,26 +91,16 @@ public final class EventServer: Sendable {
     }
     private let channels = Mutex(Channels())
 
-    /// - Parameter stats: extra figures for the `stats` reply (source and pipeline counters).
-    /// - Parameter configure: applies a `set` request to the pipeline and returns the configuration
-    ///   now in force (announced to every client as a `config` event).
+    /// - Parameter requests: answers the clients' requests; nil: one with no controls (tests).
     public init(
         hub: EventHub, configuration: EventServerConfiguration, logger: Logger, executor: ServerExecutor? = nil,
-        stats: @escaping @Sendable () -> [(String, JSONValue)] = { [] },
-        configure: @escaping @Sendable (ConfigChange) -> Result<[(String, JSONValue)], ConfigurationRefusal> = { _ in
-            .failure(ConfigurationRefusal("this daemon cannot be reconfigured"))
-        },
-        capture: @escaping @Sendable (_ annotate: Bool) async -> Result<CapturedPhoto, ConfigurationRefusal> = { _ in
-            .failure(ConfigurationRefusal("this daemon has no camera to take a photo with"))
-        }
+        requests: RequestHandler? = nil
     ) {
         self.executor = executor
-        self.capture = capture
+        self.requests = requests ?? RequestHandler(hub: hub, logger: logger)
         self.hub = hub
         self.configuration = configuration
         self.logger = logger
-        self.stats = stats
-        self.configure = configure
     }
 
     /// Removes a socket file left by a daemon that is gone; refuses when a daemon still answers on it,
@@ -379,60 +351,9 @@ public final class EventServer: Sendable {
     /// The reply to one request line. `peer` nil (tests, or credentials that cannot be read) is
     /// treated as unprivileged.
     func answer(_ line: String, subscriber: Int, peer: Peer?) async -> String {
-        let (echo, parsed) = Request.parse(line)
-        switch parsed {
-        case .failure(let failure):
-            return Reply.error(echo, code: failure.code, message: failure.message)
-        case .success(.ping):
-            return Reply.ok(echo)
-        case .success(.items):
-            return Reply.ok(echo, [("items", .array(hub.items.map(\.json)))])
-        case .success(.stats):
-            return Reply.ok(echo, stats() + [
-                ("events", .object([
-                    ("items", .integer(hub.items.count)), ("clients", .integer(hub.subscriberCount)),
-                    ("overflows", .integer(hub.overflows)), ("published", .integer(hub.published)),
-                ])),
-            ])
-        case .success(.subscribe(let filter)):
-            hub.setFilter(filter, for: subscriber)
-            return Reply.ok(echo)
-        case .success(.set(let change)):
-            guard mayControl(peer) else {
-                return Reply.error(echo, code: .accessDenied, message: "this user may watch but not change the daemon's settings")
-            }
-            switch configure(change) {
-            case .success(let applied):
-                logger.notice("configuration changed", metadata: ["config": "\(JSONValue.object(applied).serialized())"])
-                hub.publishNotice("config", applied)
-                return Reply.ok(echo, applied)
-            case .failure(let refusal):
-                return Reply.error(echo, code: .refused, message: refusal.message)
-            }
-        case .success(.capture(let path, let annotate, let overwrite)):
-            // Writing a file with the daemon's rights is for privileged peers only; base64 in the
-            // reply is for anybody let in.
-            if path != nil && !isPrivileged(peer) {
-                return Reply.error(echo, code: .accessDenied, message: "only root, the daemon's user and control users may have the daemon write files")
-            }
-            switch await capture(annotate) {
-            case .failure(let refusal):
-                return Reply.error(echo, code: .unavailable, message: refusal.message)
-            case .success(let photo):
-                let size: [(String, JSONValue)] = [("width", .integer(photo.width)), ("height", .integer(photo.height)), ("bytes", .integer(photo.jpeg.count))]
-                guard let path else {
-                    return Reply.ok(echo, size + [("jpeg", .string(photo.jpeg.base64EncodedString()))])
-                }
-                do throws(PhotoFile.Failure) {
-                    try PhotoFile.write(photo.jpeg, to: path, overwrite: overwrite)
-                } catch {
-                    logger.warning("photo not written", metadata: ["reason": "\(error)", "uid": "\(peer.map { "\($0.uid)" } ?? "?")"])
-                    return Reply.error(echo, code: error.code, message: error.description)
-                }
-                logger.info("photo written", metadata: ["path": "\(path)", "bytes": "\(photo.jpeg.count)"])
-                return Reply.ok(echo, [("path", .string(path))] + size)
-            }
-        }
+        await requests.answer(
+            line, subscriber: subscriber, rights: Rights(mayControl: mayControl(peer), mayWriteFiles: isPrivileged(peer)),
+            client: peer.map { "uid \($0.uid)" } ?? "uid ?")
     }
 }
 

@@ -1,3 +1,4 @@
+@testable import ClientRequests
 @testable import EventServer
 import Foundation
 import ScannerCore
