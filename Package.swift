@@ -27,6 +27,10 @@ let package = Package(
         // YAML for the configuration file: libyaml underneath, and every node keeps its line (errors name it).
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // HTTP for web kiosks (issue #15): server-sent events, WebSocket, the preview page.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // MARK: C libraries (one shim each)
@@ -111,6 +115,18 @@ let package = Package(
                 "ClientRequests", "Events", "ScannerCore", "ScannerProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: HTTP: the same events and requests for browsers (Hummingbird 2, SwiftNIO underneath)
+        .target(
+            name: "HTTPServer",
+            dependencies: [
+                "ClientRequests", "Events", "ScannerCore", "ScannerProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -70,6 +70,9 @@ public final class RequestHandler: Sendable {
         self.capture = capture
     }
 
+    /// The newest frame as JPEG, the current items drawn on it when asked (`capture`, `/snapshot.jpg`).
+    public func photo(annotate: Bool) async -> Result<CapturedPhoto, Refusal> { await capture(annotate) }
+
     /// The reply to one request line from the hub's subscriber `subscriber`.
     /// - Parameter client: names the client in the log (a uid, an address).
     public func answer(_ line: String, subscriber: Int, rights: Rights, client: String = "?") async -> String {

@@ -267,7 +267,7 @@ public final class EventServer: Sendable {
                     group.addTask {
                         for await outbound in events {
                             switch outbound {
-                            case .line(let line):
+                            case .line(let line, _):
                                 try await send(line)
                                 self.hub.acknowledge(id)
                             case .overflow:

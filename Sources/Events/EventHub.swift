@@ -6,8 +6,8 @@ import Tracking
 
 /// What a subscriber's queue delivers.
 public enum Outbound: Sendable, Equatable {
-    /// One JSON line (without the newline).
-    case line(String)
+    /// One JSON line (without the newline), and its event's `seq`.
+    case line(String, seq: Int)
     /// The subscriber fell too far behind: tell it, then disconnect it.
     case overflow
 }
@@ -37,11 +37,22 @@ public final class EventHub: Sendable {
         var delivered = 0
         /// Shutting down: no new subscribers; the streams were finished.
         var closed = false
+        /// The latest events, oldest first, at most `replayLimit` (`resume`).
+        var recent: [Recent] = []
+    }
+
+    struct Recent {
+        var seq: Int
+        var line: String
+        /// What filters judge it by (nil: every subscriber gets it).
+        var item: RecognizedItem?
     }
 
     private let state = Mutex(State())
     public let daemonVersion: String
     public let sourceName: String
+    /// How many of the latest events are kept for subscribers that resume (`resume(after:…)`).
+    public let replayLimit: Int
 
     /// Called with every published line, in order (the `--events-stdout` printer).
     private let mirror: @Sendable (String) -> Void
@@ -55,9 +66,10 @@ public final class EventHub: Sendable {
     private let later: @Sendable (@escaping @Sendable () -> Void) -> Void
 
     public init(
-        daemonVersion: String, sourceName: String, mirror: @escaping @Sendable (String) -> Void = { _ in },
+        daemonVersion: String, sourceName: String, replayLimit: Int = 0, mirror: @escaping @Sendable (String) -> Void = { _ in },
         later: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { DispatchQueue.global().async(execute: $0) }
     ) {
+        self.replayLimit = max(0, replayLimit)
         self.daemonVersion = daemonVersion
         self.sourceName = sourceName
         self.mirror = mirror
@@ -101,7 +113,8 @@ public final class EventHub: Sendable {
                 line = encode("end", seq: state.seq, [("frames", .integer(frames))])
             }
             mirror(line)
-            return (line, Self.fanOut(line, to: &state) { item.map($0.accepts) ?? true })
+            remember(Recent(seq: state.seq, line: line, item: item), in: &state)
+            return (line, Self.fanOut(line, seq: state.seq, to: &state) { item.map($0.accepts) ?? true })
         }
         Self.finish(cutOff)
         return line
@@ -121,7 +134,8 @@ public final class EventHub: Sendable {
             state.seq += 1
             let line = encode(event, seq: state.seq, fields)
             mirror(line)
-            return (line, Self.fanOut(line, to: &state) { _ in true })
+            remember(Recent(seq: state.seq, line: line, item: nil), in: &state)
+            return (line, Self.fanOut(line, seq: state.seq, to: &state) { _ in true })
         }
         Self.finish(cutOff)
         return line
@@ -129,7 +143,13 @@ public final class EventHub: Sendable {
 
     /// Queues `line` for every subscriber whose filter `wants` it; returns those cut off because
     /// their queue was full (to be finished outside the lock).
-    private static func fanOut(_ line: String, to state: inout State, wants: (EventFilter) -> Bool) -> [Subscriber] {
+    private func remember(_ event: Recent, in state: inout State) {
+        guard replayLimit > 0 else { return }
+        state.recent.append(event)
+        if state.recent.count > replayLimit { state.recent.removeFirst(state.recent.count - replayLimit) }
+    }
+
+    private static func fanOut(_ line: String, seq: Int, to state: inout State, wants: (EventFilter) -> Bool) -> [Subscriber] {
         var cutOff: [Subscriber] = []
         for (id, subscriber) in state.subscribers where wants(subscriber.filter) {
             if subscriber.pending >= subscriber.limit {
@@ -139,7 +159,7 @@ public final class EventHub: Sendable {
                 cutOff.append(subscriber)
                 state.subscribers[id] = nil
                 state.overflows += 1
-            } else if case .terminated = subscriber.continuation.yield(.line(line)) {
+            } else if case .terminated = subscriber.continuation.yield(.line(line, seq: seq)) {
                 state.subscribers[id] = nil
             } else {
                 state.subscribers[id]?.pending += 1
@@ -157,6 +177,29 @@ public final class EventHub: Sendable {
     public func subscribe(
         filter: EventFilter = .all, queueLimit: Int = 1024, onCutOff: @escaping @Sendable () -> Void = {}
     ) -> (id: Int, hello: String, events: AsyncStream<Outbound>) {
+        let subscription = resume(after: nil, filter: filter, queueLimit: queueLimit, onCutOff: onCutOff)
+        return (subscription.id, subscription.opening[0].line, subscription.events)
+    }
+
+    /// What a subscriber gets first, then the stream of what follows.
+    public struct Subscription: Sendable {
+        public var id: Int
+        /// `hello` (its `seq`: the last event it includes), or the events after the one the
+        /// subscriber last had.
+        public var opening: [(seq: Int, line: String)]
+        public var events: AsyncStream<Outbound>
+        /// Whether `opening` is the missed events rather than a `hello`.
+        public var resumed: Bool
+    }
+
+    /// A subscriber that had every event up to `seq` (an SSE client's `Last-Event-ID`): the events
+    /// it missed since, when the hub still holds all of them (`replayLimit`), else a `hello` — as
+    /// `subscribe` — so it starts again from the current items. Nothing is lost or repeated between
+    /// the opening and the stream. A `seq` the hub never reached (a daemon restarted since) gets a
+    /// `hello` too.
+    public func resume(
+        after seq: Int?, filter: EventFilter = .all, queueLimit: Int = 1024, onCutOff: @escaping @Sendable () -> Void = {}
+    ) -> Subscription {
         // Unbounded here because the limit is counted in `pending`: that way the overflow notice
         // itself always fits.
         let (stream, continuation) = AsyncStream<Outbound>.makeStream(bufferingPolicy: .unbounded)
@@ -166,9 +209,13 @@ public final class EventHub: Sendable {
             state.nextSubscriber += 1
             state.subscribers[id] = Subscriber(filter: filter, continuation: continuation, limit: max(1, queueLimit), onCutOff: onCutOff)
             continuation.onTermination = { [weak self] _ in self?.later { [weak self] in self?.unsubscribe(id) } }
+            if let seq, seq <= state.seq, seq == state.seq || (state.recent.first.map { $0.seq <= seq + 1 } ?? false) {
+                let missed = state.recent.filter { $0.seq > seq && ($0.item.map(filter.accepts) ?? true) }
+                return Subscription(id: id, opening: missed.map { ($0.seq, $0.line) }, events: stream, resumed: true)
+            }
             let items = state.items.values.filter { filter.accepts($0.item) }.sorted { RecognizedItem.readingOrder($0.item, $1.item) }
             let hello = helloLine(items: items, available: state.sourceAvailable)
-            return (id, hello, stream)
+            return Subscription(id: id, opening: [(state.seq, hello)], events: stream, resumed: false)
         }
     }
 

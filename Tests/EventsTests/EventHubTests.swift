@@ -21,12 +21,44 @@ import Tracking
         hub.publish(.item(.updated(tracked("B", id: 2)), frame: 4))
         hub.publish(.end(frames: 5))
         var iterator = events.makeAsyncIterator()
-        guard case .line(let first) = await iterator.next(), case .line(let second) = await iterator.next() else {
+        guard case .line(let first, _) = await iterator.next(), case .line(let second, _) = await iterator.next() else {
             Issue.record("expected two lines")
             return
         }
         #expect(JSONLines.object(first)["event"] as? String == "updated" && JSONLines.object(first)["seq"] as? Int == 5)
         #expect(JSONLines.object(second)["event"] as? String == "end")
+    }
+
+    /// An SSE client reconnecting with `Last-Event-ID` gets what it missed while the hub still holds
+    /// it, then the live stream; otherwise a fresh `hello`.
+    @Test func aResumingSubscriberGetsWhatItMissedOrAFreshHello() async {
+        let hub = EventHub(daemonVersion: "t", sourceName: "test", replayLimit: 3)
+        hub.publish(.sourceAvailable)  // 1
+        for n in 2...5 { hub.publish(.item(.added(tracked("P\(n)", id: n)), frame: n)) }  // 2…5
+        func seqs(_ s: EventHub.Subscription) -> [Int] { s.opening.map(\.seq) }
+        func names(_ s: EventHub.Subscription) -> [String] { s.opening.map { JSONLines.object($0.line)["event"] as? String ?? "?" } }
+        // Held: 3, 4, 5. Had up to 2 or later: the rest, in order.
+        let resumed = hub.resume(after: 2)
+        #expect(resumed.resumed && seqs(resumed) == [3, 4, 5] && names(resumed) == ["added", "added", "added"])
+        #expect(seqs(hub.resume(after: 4)) == [5])
+        let upToDate = hub.resume(after: 5)
+        #expect(upToDate.resumed && upToDate.opening.isEmpty)
+        // Missed more than the hub holds, or a seq from before a restart: a hello as of the last event.
+        for gone in [1, 0, 6, 99] {
+            let fresh = hub.resume(after: gone)
+            #expect(!fresh.resumed && names(fresh) == ["hello"] && seqs(fresh) == [5], "after \(gone)")
+            #expect((JSONLines.object(fresh.opening[0].line)["items"] as? [Any])?.count == 4)
+        }
+        // A filter applies to the missed events as to live ones; source events always pass.
+        hub.publish(.sourceUnavailable(reason: "gone"))  // 6
+        let texts = hub.resume(after: 3, filter: EventFilter(kinds: [.text]))
+        #expect(seqs(texts) == [6])
+        // Then the live stream, with nothing lost or repeated in between.
+        hub.publish(.end(frames: 7))  // 7
+        var iterator = resumed.events.makeAsyncIterator()
+        var live: [Int] = []
+        for _ in 0..<2 { if case .line(_, let seq) = await iterator.next() { live.append(seq) } }
+        #expect(live == [6, 7])
     }
 
     @Test func filtersNarrowItemEventsButNotSourceEvents() async {
@@ -38,7 +70,7 @@ import Tracking
         var iterator = events.makeAsyncIterator()
         var names: [String] = []
         for _ in 0..<2 {
-            if case .line(let line) = await iterator.next() { names.append("\(JSONLines.object(line)["event"]!) \((JSONLines.object(line)["item"] as? [String: Any])?["payload"] ?? "")") }
+            if case .line(let line, _) = await iterator.next() { names.append("\(JSONLines.object(line)["event"]!) \((JSONLines.object(line)["item"] as? [String: Any])?["payload"] ?? "")") }
         }
         #expect(names == ["added +14155550123", "unavailable "])
     }

@@ -1,0 +1,197 @@
+import ClientRequests
+import Events
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import ScannerCore
+import ScannerProtocol
+import Synchronization
+
+/// Where and how the HTTP server listens (docs/http.md).
+public struct HTTPServerConfiguration: Sendable {
+    /// A name or address to bind (default loopback) and a port (0: any free one).
+    public var host: String
+    public var port: Int
+    public var token: String?
+    public var allowedOrigins: Set<String>
+    /// Events a client may fall behind by before it is cut off (as on the socket).
+    public var queueLimit: Int
+    /// An idle event stream gets a comment this often.
+    public var keepAlive: Duration
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8390, token: String? = nil, allowedOrigins: Set<String> = [],
+        queueLimit: Int = 1024, keepAlive: Duration = .seconds(15)
+    ) {
+        self.host = host
+        self.port = port
+        self.token = token
+        self.allowedOrigins = allowedOrigins
+        self.queueLimit = queueLimit
+        self.keepAlive = keepAlive
+    }
+}
+
+public enum HTTPServerError: Error, Equatable, CustomStringConvertible {
+    /// A non-loopback address without a token: any host on the network could watch and control.
+    case tokenRequired(host: String)
+
+    public var description: String {
+        switch self {
+        case .tokenRequired(let host): "http.listen \(host) is not loopback: set http.token-file so that only clients with the token are served"
+        }
+    }
+}
+
+/// The events, the current items and a snapshot over HTTP, for browsers and web kiosks: the same
+/// JSON as the socket (docs/protocol.md), answered by the same `RequestHandler`.
+public final class HTTPServer: Sendable {
+    public let configuration: HTTPServerConfiguration
+    let hub: EventHub
+    let requests: RequestHandler
+    let logger: Logger
+    /// The port it listens on, once it does (the configured one may be 0).
+    let boundPort = Mutex(0)
+
+    /// Refuses a configuration that would serve the network without a token.
+    public init(hub: EventHub, requests: RequestHandler, configuration: HTTPServerConfiguration, logger: Logger) throws(HTTPServerError) {
+        guard configuration.token != nil || HTTPAccess.isLoopback(configuration.host) else {
+            throw .tokenRequired(host: configuration.host)
+        }
+        self.hub = hub
+        self.requests = requests
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Serves until graceful shutdown (swift-service-lifecycle); `ready` gets the port it listens on.
+    public func run(ready: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        let app = Application(
+            router: router(),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "scannerd"),
+            onServerRunning: { [self] channel in
+                let port = channel.localAddress?.port ?? 0
+                boundPort.withLock { $0 = port }
+                ready(port)
+            },
+            logger: logger)
+        try await app.run()
+    }
+
+    func router() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        let access: @Sendable () -> HTTPAccess = { [self] in
+            HTTPAccess(
+                token: configuration.token, allowedOrigins: configuration.allowedOrigins, listenHost: configuration.host,
+                port: boundPort.withLock { $0 })
+        }
+        router.add(middleware: AccessMiddleware(access: access, logger: logger))
+        router.get("items") { [hub] _, _ -> Response in
+            Self.json(.object([("items", .array(hub.items.map(\.json)))]))
+        }
+        router.get("snapshot.jpg") { [requests] request, _ -> Response in
+            let annotate = ["1", "true", "yes"].contains(request.uri.queryParameters.get("annotate") ?? "")
+            switch await requests.photo(annotate: annotate) {
+            case .success(let photo):
+                return Response(
+                    status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: photo.jpeg)))
+            case .failure(let refusal):
+                return Self.error(.serviceUnavailable, code: .unavailable, refusal.message)
+            }
+        }
+        router.get("events") { [self] request, _ -> Response in
+            events(lastEventID: ServerSentEvents.lastEventID(request.headers[.lastEventID] ?? request.uri.queryParameters.get("lastEventId")))
+        }
+        return router
+    }
+
+    /// `GET /events`: the opening (a `hello`, or what a reconnecting client missed), then every event
+    /// as it is published, with keep-alive comments while nothing happens. A client that falls
+    /// `queueLimit` events behind gets the `overflow` event and the stream ends, as on the socket.
+    func events(lastEventID: Int?) -> Response {
+        let subscription = hub.resume(after: lastEventID, queueLimit: configuration.queueLimit)
+        let (hub, id, keepAlive, queueLimit) = (hub, subscription.id, configuration.keepAlive, configuration.queueLimit)
+        enum Piece: Sendable { case outbound(Outbound), tick }
+        let body = ResponseBody { writer in
+            defer { hub.unsubscribe(id) }
+            for (seq, line) in subscription.opening {
+                try await writer.write(ByteBuffer(string: ServerSentEvents.frame(line, id: seq)))
+            }
+            let (pieces, continuation) = AsyncStream<Piece>.makeStream()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await outbound in subscription.events { continuation.yield(.outbound(outbound)) }
+                    continuation.finish()
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try await Task.sleep(for: keepAlive)
+                        continuation.yield(.tick)
+                    }
+                }
+                defer { group.cancelAll() }
+                for await piece in pieces {
+                    switch piece {
+                    case .tick:
+                        try await writer.write(ByteBuffer(string: ServerSentEvents.keepAlive))
+                    case .outbound(.line(let line, let seq)):
+                        try await writer.write(ByteBuffer(string: ServerSentEvents.frame(line, id: seq)))
+                        hub.acknowledge(id)
+                    case .outbound(.overflow):
+                        let notice = JSONValue.object([
+                            ("event", .string("overflow")),
+                            ("message", .string("more than \(queueLimit) events were waiting for this client; disconnecting")),
+                        ]).serialized()
+                        try await writer.write(ByteBuffer(string: ServerSentEvents.frame(notice, id: nil)))
+                        return
+                    }
+                }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-store", .init("X-Accel-Buffering")!: "no"],
+            body: body)
+    }
+
+    static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: value.serialized() + "\n")))
+    }
+
+    /// An error as the socket says it: `{"ok":false,"error":{"code":…,"message":…}}`.
+    static func error(_ status: HTTPResponse.Status, code: ErrorCode, _ message: String) -> Response {
+        json(.object([("ok", .bool(false)), ("error", .object([("code", .string(code.rawValue)), ("message", .string(message))]))]), status: status)
+    }
+}
+
+/// Every request through `HTTPAccess` first: 401 without the token, 403 from another origin or host.
+struct AccessMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let access: @Sendable () -> HTTPAccess
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let refusal = access().refusal(
+            host: request.head.authority, origin: request.headers[.origin],
+            authorization: request.headers[.authorization], queryToken: request.uri.queryParameters.get("token"))
+        guard let refusal else { return try await next(request, context) }
+        guard refusal != .unauthorized else {
+            logger.info("http request refused", metadata: ["reason": "\(refusal)", "path": "\(request.uri.path)"])
+            var response = HTTPServer.error(.unauthorized, code: .accessDenied, refusal.description)
+            response.headers[.wwwAuthenticate] = "Bearer"
+            return response
+        }
+        logger.warning("http request refused", metadata: ["reason": "\(refusal)", "path": "\(request.uri.path)"])
+        return HTTPServer.error(.forbidden, code: .accessDenied, refusal.description)
+    }
+}
+
+extension HTTPField.Name {
+    static let lastEventID = Self("Last-Event-ID")!
+}
