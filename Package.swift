@@ -146,7 +146,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "ScannerCore", "ImageDecoding", "Recognition", "Capture", "Tracking", "Pipeline", "Events",
-                "ClientRequests", "EventServer", "DaemonConfiguration", "ScannerProtocol",
+                "ClientRequests", "EventServer", "HTTPServer", "DaemonConfiguration", "ScannerProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -208,6 +208,13 @@ let package = Package(
             name: "EventServerTests",
             dependencies: [
                 "ClientRequests", "EventServer", "Events", "Tracking", "ScannerCore", "ScannerClient", "ScannerProtocol", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: [
+                "HTTPServer", "ClientRequests", "Events", "Tracking", "ScannerCore", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

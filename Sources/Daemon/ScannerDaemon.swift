@@ -3,6 +3,7 @@ import ClientRequests
 import DaemonConfiguration
 import EventServer
 import Events
+import HTTPServer
 import Foundation
 import ImageDecoding
 import Logging
@@ -51,6 +52,8 @@ public final class ScannerDaemon: Sendable {
     /// `--events-stdout`: the events on standard output, written off the hub's lock.
     let printer: LinePrinter?
     let server: EventServer?
+    /// `http.listen`: events, items and snapshots over HTTP (docs/http.md).
+    let http: HTTPServer?
     let heartbeat = Heartbeat()
     let status = DaemonStatus()
     let startedAt = ContinuousClock.now
@@ -88,7 +91,10 @@ public final class ScannerDaemon: Sendable {
         }
         let printer = s.eventsStdout ? LinePrinter() : nil
         self.printer = printer
-        hub = EventHub(daemonVersion: Self.version, sourceName: s.input.name) { line in printer?.print(line) }
+        // A browser's EventSource reconnects with the last seq it had: keep enough to fill the gap.
+        hub = EventHub(daemonVersion: Self.version, sourceName: s.input.name, replayLimit: s.httpListen == nil ? 0 : Self.httpReplayLimit) { line in
+            printer?.print(line)
+        }
         do {
             if case .replay = s.input, s.pace == .none {
                 // One thread, OCR on every n-th frame, the clock is frame index / fps.
@@ -104,6 +110,20 @@ public final class ScannerDaemon: Sendable {
         let box = WeakDaemon()
         let requests = Self.makeRequestHandler(hub: hub, logger: logger, daemon: box)
         server = s.socketEnabled ? Self.makeServer(s, hub: hub, logger: logger, requests: requests) : nil
+        if let listen = s.httpListen {
+            let token = try s.httpTokenFile.map { path throws(DaemonError) in try Self.readToken(path) }
+            do {
+                http = try HTTPServer(
+                    hub: hub, requests: requests,
+                    configuration: HTTPServerConfiguration(
+                        host: listen.host, port: listen.port, token: token, allowedOrigins: Set(s.httpAllowedOrigins)),
+                    logger: logger)
+            } catch {
+                throw .cannotStart("\(error)")
+            }
+        } else {
+            http = nil
+        }
         printer?.print(hub.hello())
         box.daemon = self
     }
@@ -112,6 +132,7 @@ public final class ScannerDaemon: Sendable {
     public func run() async throws {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let server { services.append(.init(service: ServerService(server: server, daemon: self))) } else { serverReady.open() }
+        if let http { services.append(.init(service: HTTPService(server: http, daemon: self))) }
         services.append(.init(
             service: PipelineService(daemon: self),
             successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup))
@@ -130,6 +151,27 @@ public final class ScannerDaemon: Sendable {
     }
 
     // MARK: Configuration
+
+    /// Events an HTTP client reconnecting with `Last-Event-ID` can catch up on (a few minutes of a
+    /// busy kiosk); one further behind gets a fresh `hello`.
+    public static let httpReplayLimit = 1024
+
+    /// `http.token-file`: its contents without surrounding whitespace; a regular file of at most 4 KiB.
+    static func readToken(_ path: String) throws(DaemonError) -> String {
+        let limit = 4096
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw .cannotStart("http.token-file \(path): cannot be read") }
+        defer { try? handle.close() }
+        var info = stat()
+        guard fstat(handle.fileDescriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw .cannotStart("http.token-file \(path): not a regular file")
+        }
+        let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
+        guard data.count <= limit else { throw .cannotStart("http.token-file \(path): longer than \(limit) bytes") }
+        guard let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty,
+            !text.contains(where: { $0.isWhitespace || $0.isNewline })
+        else { throw .cannotStart("http.token-file \(path): expected one token (no spaces) in UTF-8") }
+        return text
+    }
 
     /// Recognition and tracking settings → what the pipeline runs with.
     public static func sequenceConfiguration(_ s: DaemonSettings) -> SequenceConfiguration {

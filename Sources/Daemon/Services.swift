@@ -1,6 +1,7 @@
 import Capture
 import EventServer
 import Foundation
+import HTTPServer
 import Logging
 import Pipeline
 import ScannerCore
@@ -27,6 +28,25 @@ struct ServerService: Service {
             })
         } onGracefulShutdown: {
             server.shutdownGracefully()
+        }
+    }
+}
+
+/// The HTTP server (docs/http.md). On shutdown its event streams end after the events already
+/// queued for them (the pipeline's last `removed` and `end`), and Hummingbird closes.
+struct HTTPService: Service {
+    let server: HTTPServer
+    let daemon: ScannerDaemon
+
+    func run() async throws {
+        let (server, daemon) = (server, daemon)
+        try await withGracefulShutdownHandler {
+            try await server.run(ready: { port in
+                let host = server.configuration.host.contains(":") ? "[\(server.configuration.host)]" : server.configuration.host
+                daemon.logger.notice("http listening", metadata: ["url": "http://\(host):\(port)/"])
+            })
+        } onGracefulShutdown: {
+            daemon.hub.finishSubscribers()
         }
     }
 }

@@ -61,6 +61,12 @@ public struct DaemonSettings: Sendable, Equatable {
     public var controlUsers: [String] = []
     public var controlGroups: [String] = []
 
+    // http (off unless `http.listen` is set)
+    /// `HOST:PORT` (`[::1]:PORT` for IPv6), nil: no HTTP server.
+    public var httpListen: HTTPListen?
+    public var httpTokenFile: String?
+    public var httpAllowedOrigins: [String] = []
+
     // output
     public var logLevel: Logger.Level = .info
     public var eventsStdout = false
@@ -71,4 +77,32 @@ public struct DaemonSettings: Sendable, Equatable {
     public var effectiveFPS: Double {
         fps ?? (input == .replay("demo") ? 10 : 30)
     }
+}
+
+/// Where the HTTP server listens: `127.0.0.1:8390`, `localhost:8390`, `[::1]:8390`, `0.0.0.0:8390`.
+public struct HTTPListen: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// nil for anything but a host (letters, digits, `.`, `-`, or a bracketed IPv6 address) and a
+    /// port 0–65535 (0: any free port).
+    public init?(parsing text: String) {
+        guard let colon = text.lastIndex(of: ":"), text.utf8.count <= 300 else { return nil }
+        var host = String(text[..<colon])
+        guard let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { return nil }
+        if host.hasPrefix("["), host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+            guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
+        } else {
+            guard !host.isEmpty, host.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "." || $0 == "-" }) else { return nil }
+        }
+        self.init(host: host, port: port)
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

@@ -49,7 +49,7 @@ struct ValueProblem: Error {
 
 /// Every key there is. The order is the file's (config/scannerd.conf) and the docs'.
 public enum SettingsSchema {
-    public static let keys: [SettingKey] = camera + recognition + tracking + server + output
+    public static let keys: [SettingKey] = camera + recognition + tracking + server + http + output
 
     public static func key(_ name: String) -> SettingKey? { byName[name] }
     private static let byName = Dictionary(uniqueKeysWithValues: keys.map { ($0.name, $0) })
@@ -206,6 +206,35 @@ public enum SettingsSchema {
         SettingKey(name: "server.control-groups", flag: "--control-group", summary: "members of these groups are control users too",
                    read: { v, s throws(ValueProblem) in s.controlGroups = try list(v).map { name throws(ValueProblem) in try group(name) } },
                    show: { "[" + $0.controlGroups.joined(separator: ", ") + "]" }),
+    ]
+
+    static let http: [SettingKey] = [
+        SettingKey(name: "http.listen", flag: "--http", summary: "serve events, items, a snapshot and the preview page over HTTP at HOST:PORT (null: off); an address other than loopback needs http.token-file",
+                   read: { v, s throws(ValueProblem) in
+                       if v == .null { s.httpListen = nil; return }
+                       let text = try scalar(v)
+                       guard let listen = HTTPListen(parsing: text) else { throw ValueProblem("expected HOST:PORT, such as 127.0.0.1:8390 or [::1]:8390") }
+                       s.httpListen = listen
+                   },
+                   show: { $0.httpListen.map { "\"\($0)\"" } ?? "null" }),
+        SettingKey(name: "http.token-file", flag: "--http-token-file", summary: "a file holding the token HTTP clients must present (Authorization: Bearer, or ?token=)",
+                   read: { v, s throws(ValueProblem) in
+                       if v == .null { s.httpTokenFile = nil; return }
+                       let path = try scalar(v)
+                       guard path.hasPrefix("/") else { throw ValueProblem("expected an absolute path") }
+                       s.httpTokenFile = path
+                   },
+                   show: { $0.httpTokenFile ?? "null" }),
+        SettingKey(name: "http.allowed-origins", flag: "--http-allowed-origin", summary: "web origins besides the server's own whose pages may read the events (scheme://host[:port])",
+                   read: { v, s throws(ValueProblem) in
+                       s.httpAllowedOrigins = try list(v).map { origin throws(ValueProblem) in
+                           guard origin.hasPrefix("http://") || origin.hasPrefix("https://"), !origin.dropFirst(8).contains("/"), origin.utf8.count <= 300 else {
+                               throw ValueProblem("'\(origin)': expected an origin, such as http://kiosk.local:8080")
+                           }
+                           return origin
+                       }
+                   },
+                   show: { "[" + $0.httpAllowedOrigins.joined(separator: ", ") + "]" }),
     ]
 
     static let output: [SettingKey] = [

@@ -93,6 +93,15 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("control-group"), help: ArgumentHelp("Only members of these groups may change settings over the socket (repeatable).", valueName: "group"))
     var controlGroups: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("Serve events, items, a snapshot and the preview page over HTTP (http.listen; off by default).", valueName: "host:port"))
+    var http: String?
+
+    @Option(name: .long, help: ArgumentHelp("File holding the token HTTP clients must present (http.token-file).", valueName: "path"))
+    var httpTokenFile: String?
+
+    @Option(name: .customLong("http-allowed-origin"), help: ArgumentHelp("A web origin besides the server's own whose pages may read events (repeatable).", valueName: "origin"))
+    var httpAllowedOrigins: [String] = []
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String?
 
@@ -137,6 +146,9 @@ struct RunCommand: AsyncParsableCommand {
         add(list: allowGroups, "--allow-group")
         add(list: controlUsers, "--control-user")
         add(list: controlGroups, "--control-group")
+        add(http, "--http")
+        add(httpTokenFile, "--http-token-file")
+        add(list: httpAllowedOrigins, "--http-allowed-origin")
         add(logLevel, "--log-level")
         add(eventsStdout ? "true" : nil, "--events-stdout")
         return entries

@@ -1,0 +1,201 @@
+import ClientRequests
+import Events
+import Foundation
+import HTTPServer
+import Logging
+import ScannerCore
+import Synchronization
+import TestSupport
+import Testing
+import Tracking
+
+/// An HTTP server on a free loopback port, in this process, over its own hub.
+final class RunningHTTPServer: @unchecked Sendable {
+    let hub = EventHub(daemonVersion: "test", sourceName: "test", replayLimit: 4)
+    let server: HTTPServer
+    let port: Int
+    private let task: Task<Void, Error>
+
+    init(token: String? = nil, origins: Set<String> = [], queueLimit: Int = 1024) async throws {
+        let hub = hub
+        let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9])
+        let requests = RequestHandler(
+            hub: hub, logger: Logger(label: "test"),
+            capture: { annotate in .success(.init(jpeg: annotate ? jpeg + [0] : jpeg, width: 4, height: 3)) })
+        let server = try HTTPServer(
+            hub: hub, requests: requests,
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, token: token, allowedOrigins: origins, queueLimit: queueLimit),
+            logger: Logger(label: "test"))
+        self.server = server
+        let ready = AsyncStream<Int>.makeStream()
+        task = Task { try await server.run(ready: { ready.continuation.yield($0) }) }
+        var iterator = ready.stream.makeAsyncIterator()
+        port = await iterator.next() ?? 0
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    func stop() async {
+        task.cancel()
+        _ = try? await task.value
+    }
+
+    /// A real client: curl, streaming (`-N`), for at most 20 s. Stop it with SIGKILL: the test runner
+    /// ignores SIGTERM, and its children inherit that.
+    func stream(_ path: String, headers: [String] = []) throws -> Subprocess.Running {
+        try Subprocess.Running("/usr/bin/curl", ["-s", "-N", "--max-time", "20"] + headers.flatMap { ["-H", $0] } + [url + path])
+    }
+
+    /// Status code and body of one request.
+    func get(_ path: String, headers: [String] = []) throws -> (status: Int, body: String) {
+        let result = try Subprocess.run(
+            "/usr/bin/curl", ["-s", "--max-time", "10", "-w", "\n%{http_code}"] + headers.flatMap { ["-H", $0] } + [url + path], timeout: 20)
+        var lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let status = Int(lines.popLast() ?? "") ?? -1
+        return (status, lines.joined(separator: "\n"))
+    }
+}
+
+/// Server-sent events as a client reads them: (id, event name, seq) per event.
+func sseEvents(_ lines: [String]) -> [(id: Int?, name: String, seq: Int?)] {
+    var events: [(Int?, String, Int?)] = []
+    var id: Int?
+    for line in lines {
+        if line.hasPrefix("id: ") { id = Int(line.dropFirst(4)) }
+        if line.hasPrefix("data: ") {
+            let object = JSONLines.object(String(line.dropFirst(6)))
+            events.append((id, object["event"] as? String ?? "?", object["seq"] as? Int))
+            id = nil
+        }
+    }
+    return events
+}
+
+@Suite(.timeLimit(.minutes(2)), .serialized) struct HTTPServerTests {
+    @Test func theEventStreamOpensWithHelloThenEveryEventWithItsSeqAsID() async throws {
+        let running = try await RunningHTTPServer()
+        defer { Task { await running.stop() } }
+        running.hub.publish(.sourceAvailable)
+        running.hub.publish(.item(.added(tracked("https://example.com/a")), frame: 1))
+        let client = try running.stream("/events")
+        #expect(client.waitFor(timeout: 10) { sseEvents($0).count >= 1 }, "hello: \(client.output)")
+        running.hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 2)), frame: 2))
+        running.hub.publish(.end(frames: 3))
+        #expect(client.waitFor(timeout: 10) { sseEvents($0).count >= 3 }, "\(client.output)")
+        let events = sseEvents(client.output)
+        #expect(events.map(\.name) == ["hello", "added", "end"])
+        // hello's id is the last event it includes; each event's id is its seq.
+        #expect(events.map(\.id) == [2, 3, 4] && events.dropFirst().map(\.seq) == [3, 4])
+        _ = client.stop(signal: SIGKILL)
+    }
+
+    @Test func aClientReconnectingWithLastEventIDGetsWhatItMissedWithoutAGap() async throws {
+        let running = try await RunningHTTPServer()
+        defer { Task { await running.stop() } }
+        for n in 1...6 { running.hub.publish(.item(.added(tracked("P\(n)", id: n)), frame: n)) }
+        // The hub holds the last 4 (3…6): a client that had 3 gets 4, 5, 6, then what comes next.
+        let client = try running.stream("/events", headers: ["Last-Event-ID: 3"])
+        #expect(client.waitFor(timeout: 10) { sseEvents($0).count >= 3 }, "\(client.output)")
+        running.hub.publish(.end(frames: 7))
+        #expect(client.waitFor(timeout: 10) { sseEvents($0).count >= 4 }, "\(client.output)")
+        #expect(sseEvents(client.output).map(\.seq) == [4, 5, 6, 7])
+        _ = client.stop(signal: SIGKILL)
+        // One that had only 1 missed more than the hub holds: a fresh hello with the current items.
+        let late = try running.stream("/events", headers: ["Last-Event-ID: 1"])
+        #expect(late.waitFor(timeout: 10) { sseEvents($0).count >= 1 })
+        #expect(sseEvents(late.output).first?.name == "hello" && sseEvents(late.output).first?.id == 7)
+        _ = late.stop(signal: SIGKILL)
+        // A malformed id is no id.
+        let odd = try running.stream("/events", headers: ["Last-Event-ID: 3; DROP"])
+        #expect(odd.waitFor(timeout: 10) { sseEvents($0).count >= 1 })
+        #expect(sseEvents(odd.output).first?.name == "hello")
+        _ = odd.stop(signal: SIGKILL)
+    }
+
+    @Test func anotherSitesPagesAndHostsAreRefused() async throws {
+        let running = try await RunningHTTPServer(origins: ["http://kiosk.local:8080"])
+        defer { Task { await running.stop() } }
+        let own = "Origin: http://127.0.0.1:\(running.port)"
+        #expect(try running.get("/items").status == 200, "no Origin: not a page")
+        #expect(try running.get("/items", headers: [own]).status == 200)
+        #expect(try running.get("/items", headers: ["Origin: http://kiosk.local:8080"]).status == 200)
+        let foreign = try running.get("/events", headers: ["Origin: http://evil.example"])
+        #expect(foreign.status == 403 && foreign.body.contains("\"access-denied\"") && foreign.body.contains("evil.example"), "\(foreign)")
+        // DNS rebinding: evil.example resolved to 127.0.0.1, the page's own origin is evil.example.
+        let rebound = try running.get("/items", headers: ["Host: evil.example:\(running.port)", "Origin: http://evil.example:\(running.port)"])
+        #expect(rebound.status == 403, "\(rebound)")
+        #expect(try running.get("/items", headers: ["Host: localhost:\(running.port)"]).status == 200)
+    }
+
+    @Test func withATokenEveryRequestMustCarryIt() async throws {
+        let running = try await RunningHTTPServer(token: "s3cret-token")
+        defer { Task { await running.stop() } }
+        let none = try running.get("/items")
+        #expect(none.status == 401 && none.body.contains("token"), "\(none)")
+        #expect(try running.get("/items", headers: ["Authorization: Bearer wrong"]).status == 401)
+        #expect(try running.get("/items", headers: ["Authorization: Bearer s3cret-token"]).status == 200)
+        #expect(try running.get("/items?token=s3cret-token").status == 200, "EventSource and WebSocket cannot set headers")
+        #expect(try running.get("/items?token=s3cret-toke").status == 401)
+    }
+
+    @Test func itemsAndSnapshotAreWhatTheSocketWouldSay() async throws {
+        let running = try await RunningHTTPServer()
+        defer { Task { await running.stop() } }
+        running.hub.publish(.item(.added(tracked("https://example.com/a")), frame: 1))
+        let items = try running.get("/items")
+        #expect(items.status == 200)
+        let listed = (JSONLines.object(items.body)["items"] as? [[String: Any]])?.compactMap { $0["payload"] as? String }
+        #expect(listed == ["https://example.com/a"])
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("snap-\(UUID().uuidString).jpg").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for (query, bytes) in [("", 9), ("?annotate=1", 10)] {
+            let result = try Subprocess.run(
+                "/usr/bin/curl", ["-s", "--max-time", "10", "-o", path, "-w", "%{http_code} %{content_type}", running.url + "/snapshot.jpg" + query])
+            #expect(result.stdout == "200 image/jpeg", "\(result.stdout)")
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(data.prefix(2) == Data([0xFF, 0xD8]) && data.count == bytes, "annotate asked for: \(query)")
+        }
+        #expect(try running.get("/nothing-here").status == 404)
+    }
+
+    @Test func aNonLoopbackAddressWithoutATokenIsRefused() throws {
+        let hub = EventHub(daemonVersion: "t", sourceName: "t")
+        let requests = RequestHandler(hub: hub, logger: Logger(label: "t"))
+        for host in ["0.0.0.0", "192.168.1.20", "::", "kiosk.local"] {
+            #expect(throws: HTTPServerError.tokenRequired(host: host)) {
+                try HTTPServer(hub: hub, requests: requests, configuration: HTTPServerConfiguration(host: host, port: 0), logger: Logger(label: "t"))
+            }
+        }
+        _ = try HTTPServer(hub: hub, requests: requests, configuration: HTTPServerConfiguration(host: "0.0.0.0", port: 0, token: "t"), logger: Logger(label: "t"))
+        for host in ["127.0.0.1", "127.1.2.3", "localhost", "::1"] {
+            _ = try HTTPServer(hub: hub, requests: requests, configuration: HTTPServerConfiguration(host: host, port: 0), logger: Logger(label: "t"))
+        }
+    }
+}
+
+@Suite struct HTTPAccessTests {
+    @Test func loopbackIsOnlyTheLoopbackNetwork() {
+        #expect(HTTPAccess.isLoopback("127.0.0.1") && HTTPAccess.isLoopback("127.255.0.9") && HTTPAccess.isLoopback("::1") && HTTPAccess.isLoopback("LOCALHOST"))
+        for host in ["0.0.0.0", "127.0.0", "127.0.0.1.evil.example", "128.0.0.1", "localhost.evil.example", "::", "127.0.0.256"] {
+            #expect(!HTTPAccess.isLoopback(host), "\(host)")
+        }
+    }
+
+    @Test func theRulesInOrder() {
+        let open = HTTPAccess(token: nil, allowedOrigins: [], listenHost: "127.0.0.1", port: 8390)
+        #expect(open.refusal(host: "127.0.0.1:8390", origin: nil, authorization: nil, queryToken: nil) == nil)
+        #expect(open.refusal(host: "127.0.0.1:8391", origin: nil, authorization: nil, queryToken: nil) == .foreignHost("127.0.0.1:8391"))
+        #expect(open.refusal(host: nil, origin: nil, authorization: nil, queryToken: nil) == .foreignHost("(none)"))
+        #expect(open.refusal(host: "[::1]:8390", origin: "http://[::1]:8390", authorization: nil, queryToken: nil) == nil)
+        #expect(open.refusal(host: "127.0.0.1:8390", origin: "https://127.0.0.1:8390", authorization: nil, queryToken: nil) == .foreignOrigin("https://127.0.0.1:8390"))
+        #expect(open.refusal(host: "127.0.0.1:8390", origin: "null", authorization: nil, queryToken: nil) == .foreignOrigin("null"))
+        // With a token any Host will do (a kiosk reached by name on the network), but not any Origin.
+        let guarded = HTTPAccess(token: "abc", allowedOrigins: [], listenHost: "0.0.0.0", port: 8390)
+        #expect(guarded.refusal(host: "kiosk.local:8390", origin: "http://kiosk.local:8390", authorization: "Bearer abc", queryToken: nil) == nil)
+        #expect(guarded.refusal(host: "kiosk.local:8390", origin: "http://evil.example", authorization: "Bearer abc", queryToken: nil) == .foreignOrigin("http://evil.example"))
+        #expect(guarded.refusal(host: "kiosk.local:8390", origin: nil, authorization: "bearer  abc", queryToken: nil) == nil)
+        #expect(guarded.refusal(host: "kiosk.local:8390", origin: nil, authorization: "Basic abc", queryToken: nil) == .unauthorized)
+        #expect(guarded.refusal(host: "kiosk.local:8390", origin: nil, authorization: "Bearer abcd", queryToken: "abc") == .unauthorized)
+        #expect(guarded.refusal(host: "kiosk.local:8390", origin: nil, authorization: nil, queryToken: "") == .unauthorized)
+    }
+}

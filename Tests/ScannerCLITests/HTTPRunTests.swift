@@ -1,0 +1,71 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A TCP port on loopback that nothing listens on right now.
+func freeLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(fd >= 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    try #require(bound)
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// `scannerd run --http`: the daemon's HTTP server as a browser's kiosk app reaches it.
+@Suite(.timeLimit(.minutes(3))) struct HTTPRunTests {
+    let scannerd = Subprocess.executable("scannerd")
+
+    @Test func theDemoReachesAnEventStreamClientAndTheSnapshotIsAJPEG() throws {
+        let port = try freeLoopbackPort()
+        let daemon = try Subprocess.Running(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"])
+        defer { _ = daemon.stop() }
+        // curl waits for the listener (connection refused → retry), then streams.
+        let client = try Subprocess.Running(
+            "/usr/bin/curl", ["-s", "-N", "--max-time", "60", "--retry", "100", "--retry-connrefused", "--retry-delay", "0", "--retry-max-time", "30",
+                              "http://127.0.0.1:\(port)/events"])
+        defer { _ = client.stop(signal: SIGKILL) }
+        let payloads = { (lines: [String]) -> [String] in
+            lines.filter { $0.hasPrefix("data: ") }.map { JSONLines.object(String($0.dropFirst(6))) }
+                .filter { $0["event"] as? String == "added" }.compactMap { ($0["item"] as? [String: Any])?["payload"] as? String }
+        }
+        #expect(client.waitFor(timeout: 60) { payloads($0).contains("https://example.com/scannerd-demo") }, "\(client.output.suffix(5))")
+        let first = client.output.first { $0.hasPrefix("data: ") }.map { JSONLines.object(String($0.dropFirst(6))) }
+        #expect(first?["event"] as? String == "hello" && first?["daemon"] as? String != nil)
+        let scratch = try TemporaryDirectory("scannerd-http")
+        let snapshot = try Subprocess.run(
+            "/usr/bin/curl", ["-s", "--max-time", "10", "-o", scratch.file("s.jpg"), "-w", "%{http_code} %{content_type}", "http://127.0.0.1:\(port)/snapshot.jpg?annotate=1"])
+        #expect(snapshot.stdout == "200 image/jpeg", "\(snapshot.stdout)")
+        let jpeg = try Data(contentsOf: URL(fileURLWithPath: scratch.file("s.jpg")))
+        #expect(jpeg.prefix(3) == Data([0xFF, 0xD8, 0xFF]) && jpeg.count > 1000, "a JPEG")
+        #expect(daemon.stop() == 0)
+        #expect(daemon.stderr.contains("http listening") && daemon.stderr.contains("url=http://127.0.0.1:\(port)/"), "\(daemon.stderr)")
+    }
+
+    @Test func aNonLoopbackAddressWithoutATokenAndABadTokenFileAreRefusedAtStart() throws {
+        let scratch = try TemporaryDirectory("scannerd-http")
+        let long = try scratch.write("long", String(repeating: "x", count: 5000))
+        let spaced = try scratch.write("spaced", "two words\n")
+        let cases: [([String], String)] = [
+            (["--http", "0.0.0.0:0"], "is not loopback: set http.token-file"),
+            (["--http", "127.0.0.1:0", "--http-token-file", scratch.path], "not a regular file"),
+            (["--http", "127.0.0.1:0", "--http-token-file", long], "longer than 4096 bytes"),
+            (["--http", "127.0.0.1:0", "--http-token-file", spaced], "expected one token"),
+            (["--http", "127.0.0.1:0", "--http-token-file", scratch.file("missing")], "cannot be read"),
+            (["--http", "127.0.0.1"], "expected HOST:PORT"),
+            (["--http", "127.0.0.1:0", "--http-allowed-origin", "evil.example"], "expected an origin"),
+        ]
+        for (arguments, message) in cases {
+            let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "demo"] + arguments, timeout: 30)
+            #expect(result.status != 0 && !result.timedOut, "\(arguments)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+}
