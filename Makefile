@@ -22,6 +22,8 @@ APT_PACKAGES := pkg-config libzbar-dev libtesseract-dev libleptonica-dev tessera
 	libturbojpeg0-dev libv4l-dev libphonenumber-dev libzxing-dev libtiff-dev
 # Tests/system/check-units.sh: systemd-analyze (verify, security) and udevadm (test).
 APT_PACKAGES += systemd udev
+# The HTTP tests' client (Tests/HTTPServerTests, Tests/ScannerCLITests/HTTPRunTests.swift).
+APT_PACKAGES += curl
 
 .PHONY: deps build run test bench soak clean fixtures install uninstall footage footage-venv score-footage
 
@@ -39,12 +41,15 @@ build: deps
 	$(SWIFT) build -c $(CONFIG)
 
 # The repository's configuration (every key at its default), not an installed /etc/scannerd/scannerd.conf.
-RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock
+# HTTP on loopback: events at /events, items at /items, the newest frame at /snapshot.jpg (docs/http.md).
+HTTP ?= 127.0.0.1:8390
+RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock --http $(HTTP)
 run: build
 ifdef DEVICE
 	$(SWIFT) run -c $(CONFIG) scannerd run --device $(DEVICE) $(RUN_FLAGS)
 else
 	@echo "# the demo clip, looping (Ctrl-C to stop); in another terminal: .build/debug/scanctl watch --socket .build/scannerd.sock"
+	@echo "# over HTTP: curl -N http://$(HTTP)/events (docs/http.md)"
 	$(SWIFT) run -c $(CONFIG) scannerd run --source demo --loop $(RUN_FLAGS)
 endif
 
