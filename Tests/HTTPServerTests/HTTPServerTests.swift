@@ -28,7 +28,8 @@ final class RunningHTTPServer: @unchecked Sendable {
             logger: Logger(label: "test"))
         self.server = server
         let ready = AsyncStream<Int>.makeStream()
-        task = Task { try await server.run(ready: { ready.continuation.yield($0) }) }
+        // Off the cooperative pool, which the test runner's blocking tests occupy (two threads here).
+        task = Task(executorPreference: BlockingExecutor.shared) { try await server.run(ready: { ready.continuation.yield($0) }) }
         var iterator = ready.stream.makeAsyncIterator()
         port = await iterator.next() ?? 0
     }
@@ -75,87 +76,97 @@ func sseEvents(_ lines: [String]) -> [(id: Int?, name: String, seq: Int?)] {
     @Test func theEventStreamOpensWithHelloThenEveryEventWithItsSeqAsID() async throws {
         let running = try await RunningHTTPServer()
         defer { Task { await running.stop() } }
-        running.hub.publish(.sourceAvailable)
-        running.hub.publish(.item(.added(tracked("https://example.com/a")), frame: 1))
-        let client = try running.stream("/events")
-        #expect(client.waitFor(timeout: 10) { sseEvents($0).count >= 1 }, "hello: \(client.output)")
-        running.hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 2)), frame: 2))
-        running.hub.publish(.end(frames: 3))
-        #expect(client.waitFor(timeout: 10) { sseEvents($0).count >= 3 }, "\(client.output)")
-        let events = sseEvents(client.output)
-        #expect(events.map(\.name) == ["hello", "added", "end"])
-        // hello's id is the last event it includes; each event's id is its seq.
-        #expect(events.map(\.id) == [2, 3, 4] && events.dropFirst().map(\.seq) == [3, 4])
-        _ = client.stop(signal: SIGKILL)
+        try await blocking {
+            running.hub.publish(.sourceAvailable)
+            running.hub.publish(.item(.added(tracked("https://example.com/a")), frame: 1))
+            let client = try running.stream("/events")
+            #expect(client.waitFor(timeout: 10) { sseEvents($0).count >= 1 }, "hello: \(client.output)")
+            running.hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 2)), frame: 2))
+            running.hub.publish(.end(frames: 3))
+            #expect(client.waitFor(timeout: 10) { sseEvents($0).count >= 3 }, "\(client.output)")
+            let events = sseEvents(client.output)
+            #expect(events.map(\.name) == ["hello", "added", "end"])
+            // hello's id is the last event it includes; each event's id is its seq.
+            #expect(events.map(\.id) == [2, 3, 4] && events.dropFirst().map(\.seq) == [3, 4])
+            _ = client.stop(signal: SIGKILL)
+        }
     }
 
     @Test func aClientReconnectingWithLastEventIDGetsWhatItMissedWithoutAGap() async throws {
         let running = try await RunningHTTPServer()
         defer { Task { await running.stop() } }
-        for n in 1...6 { running.hub.publish(.item(.added(tracked("P\(n)", id: n)), frame: n)) }
-        // The hub holds the last 4 (3…6): a client that had 3 gets 4, 5, 6, then what comes next.
-        let client = try running.stream("/events", headers: ["Last-Event-ID: 3"])
-        #expect(client.waitFor(timeout: 10) { sseEvents($0).count >= 3 }, "\(client.output)")
-        running.hub.publish(.end(frames: 7))
-        #expect(client.waitFor(timeout: 10) { sseEvents($0).count >= 4 }, "\(client.output)")
-        #expect(sseEvents(client.output).map(\.seq) == [4, 5, 6, 7])
-        _ = client.stop(signal: SIGKILL)
-        // One that had only 1 missed more than the hub holds: a fresh hello with the current items.
-        let late = try running.stream("/events", headers: ["Last-Event-ID: 1"])
-        #expect(late.waitFor(timeout: 10) { sseEvents($0).count >= 1 })
-        #expect(sseEvents(late.output).first?.name == "hello" && sseEvents(late.output).first?.id == 7)
-        _ = late.stop(signal: SIGKILL)
-        // A malformed id is no id.
-        let odd = try running.stream("/events", headers: ["Last-Event-ID: 3; DROP"])
-        #expect(odd.waitFor(timeout: 10) { sseEvents($0).count >= 1 })
-        #expect(sseEvents(odd.output).first?.name == "hello")
-        _ = odd.stop(signal: SIGKILL)
+        try await blocking {
+            for n in 1...6 { running.hub.publish(.item(.added(tracked("P\(n)", id: n)), frame: n)) }
+            // The hub holds the last 4 (3…6): a client that had 3 gets 4, 5, 6, then what comes next.
+            let client = try running.stream("/events", headers: ["Last-Event-ID: 3"])
+            #expect(client.waitFor(timeout: 10) { sseEvents($0).count >= 3 }, "\(client.output)")
+            running.hub.publish(.end(frames: 7))
+            #expect(client.waitFor(timeout: 10) { sseEvents($0).count >= 4 }, "\(client.output)")
+            #expect(sseEvents(client.output).map(\.seq) == [4, 5, 6, 7])
+            _ = client.stop(signal: SIGKILL)
+            // One that had only 1 missed more than the hub holds: a fresh hello with the current items.
+            let late = try running.stream("/events", headers: ["Last-Event-ID: 1"])
+            #expect(late.waitFor(timeout: 10) { sseEvents($0).count >= 1 })
+            #expect(sseEvents(late.output).first?.name == "hello" && sseEvents(late.output).first?.id == 7)
+            _ = late.stop(signal: SIGKILL)
+            // A malformed id is no id.
+            let odd = try running.stream("/events", headers: ["Last-Event-ID: 3; DROP"])
+            #expect(odd.waitFor(timeout: 10) { sseEvents($0).count >= 1 })
+            #expect(sseEvents(odd.output).first?.name == "hello")
+            _ = odd.stop(signal: SIGKILL)
+        }
     }
 
     @Test func anotherSitesPagesAndHostsAreRefused() async throws {
         let running = try await RunningHTTPServer(origins: ["http://kiosk.local:8080"])
         defer { Task { await running.stop() } }
-        let own = "Origin: http://127.0.0.1:\(running.port)"
-        #expect(try running.get("/items").status == 200, "no Origin: not a page")
-        #expect(try running.get("/items", headers: [own]).status == 200)
-        #expect(try running.get("/items", headers: ["Origin: http://kiosk.local:8080"]).status == 200)
-        let foreign = try running.get("/events", headers: ["Origin: http://evil.example"])
-        #expect(foreign.status == 403 && foreign.body.contains("\"access-denied\"") && foreign.body.contains("evil.example"), "\(foreign)")
-        // DNS rebinding: evil.example resolved to 127.0.0.1, the page's own origin is evil.example.
-        let rebound = try running.get("/items", headers: ["Host: evil.example:\(running.port)", "Origin: http://evil.example:\(running.port)"])
-        #expect(rebound.status == 403, "\(rebound)")
-        #expect(try running.get("/items", headers: ["Host: localhost:\(running.port)"]).status == 200)
+        try await blocking {
+            let own = "Origin: http://127.0.0.1:\(running.port)"
+            #expect(try running.get("/items").status == 200, "no Origin: not a page")
+            #expect(try running.get("/items", headers: [own]).status == 200)
+            #expect(try running.get("/items", headers: ["Origin: http://kiosk.local:8080"]).status == 200)
+            let foreign = try running.get("/events", headers: ["Origin: http://evil.example"])
+            #expect(foreign.status == 403 && foreign.body.contains("\"access-denied\"") && foreign.body.contains("evil.example"), "\(foreign)")
+            // DNS rebinding: evil.example resolved to 127.0.0.1, the page's own origin is evil.example.
+            let rebound = try running.get("/items", headers: ["Host: evil.example:\(running.port)", "Origin: http://evil.example:\(running.port)"])
+            #expect(rebound.status == 403, "\(rebound)")
+            #expect(try running.get("/items", headers: ["Host: localhost:\(running.port)"]).status == 200)
+        }
     }
 
     @Test func withATokenEveryRequestMustCarryIt() async throws {
         let running = try await RunningHTTPServer(token: "s3cret-token")
         defer { Task { await running.stop() } }
-        let none = try running.get("/items")
-        #expect(none.status == 401 && none.body.contains("token"), "\(none)")
-        #expect(try running.get("/items", headers: ["Authorization: Bearer wrong"]).status == 401)
-        #expect(try running.get("/items", headers: ["Authorization: Bearer s3cret-token"]).status == 200)
-        #expect(try running.get("/items?token=s3cret-token").status == 200, "EventSource and WebSocket cannot set headers")
-        #expect(try running.get("/items?token=s3cret-toke").status == 401)
+        try await blocking {
+            let none = try running.get("/items")
+            #expect(none.status == 401 && none.body.contains("token"), "\(none)")
+            #expect(try running.get("/items", headers: ["Authorization: Bearer wrong"]).status == 401)
+            #expect(try running.get("/items", headers: ["Authorization: Bearer s3cret-token"]).status == 200)
+            #expect(try running.get("/items?token=s3cret-token").status == 200, "EventSource and WebSocket cannot set headers")
+            #expect(try running.get("/items?token=s3cret-toke").status == 401)
+        }
     }
 
     @Test func itemsAndSnapshotAreWhatTheSocketWouldSay() async throws {
         let running = try await RunningHTTPServer()
         defer { Task { await running.stop() } }
-        running.hub.publish(.item(.added(tracked("https://example.com/a")), frame: 1))
-        let items = try running.get("/items")
-        #expect(items.status == 200)
-        let listed = (JSONLines.object(items.body)["items"] as? [[String: Any]])?.compactMap { $0["payload"] as? String }
-        #expect(listed == ["https://example.com/a"])
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("snap-\(UUID().uuidString).jpg").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        for (query, bytes) in [("", 9), ("?annotate=1", 10)] {
-            let result = try Subprocess.run(
-                "/usr/bin/curl", ["-s", "--max-time", "10", "-o", path, "-w", "%{http_code} %{content_type}", running.url + "/snapshot.jpg" + query])
-            #expect(result.stdout == "200 image/jpeg", "\(result.stdout)")
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            #expect(data.prefix(2) == Data([0xFF, 0xD8]) && data.count == bytes, "annotate asked for: \(query)")
+        try await blocking {
+            running.hub.publish(.item(.added(tracked("https://example.com/a")), frame: 1))
+            let items = try running.get("/items")
+            #expect(items.status == 200)
+            let listed = (JSONLines.object(items.body)["items"] as? [[String: Any]])?.compactMap { $0["payload"] as? String }
+            #expect(listed == ["https://example.com/a"])
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("snap-\(UUID().uuidString).jpg").path
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            for (query, bytes) in [("", 9), ("?annotate=1", 10)] {
+                let result = try Subprocess.run(
+                    "/usr/bin/curl", ["-s", "--max-time", "10", "-o", path, "-w", "%{http_code} %{content_type}", running.url + "/snapshot.jpg" + query])
+                #expect(result.stdout == "200 image/jpeg", "\(result.stdout)")
+                let data = try Data(contentsOf: URL(fileURLWithPath: path))
+                #expect(data.prefix(2) == Data([0xFF, 0xD8]) && data.count == bytes, "annotate asked for: \(query)")
+            }
+            #expect(try running.get("/nothing-here").status == 404)
         }
-        #expect(try running.get("/nothing-here").status == 404)
     }
 
     @Test func aNonLoopbackAddressWithoutATokenIsRefused() throws {
