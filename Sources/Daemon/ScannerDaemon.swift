@@ -116,7 +116,9 @@ public final class ScannerDaemon: Sendable {
                 http = try HTTPServer(
                     hub: hub, requests: requests,
                     configuration: HTTPServerConfiguration(
-                        host: listen.host, port: listen.port, token: token, allowedOrigins: Set(s.httpAllowedOrigins)),
+                        host: listen.host, port: listen.port, token: token, allowedOrigins: Set(s.httpAllowedOrigins),
+                        // The socket's rule: with control users or groups configured, only they may `set`.
+                        controlOpen: s.controlUsers.isEmpty && s.controlGroups.isEmpty),
                     logger: logger)
             } catch {
                 throw .cannotStart("\(error)")

@@ -3,6 +3,7 @@ import Events
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import ScannerCore
@@ -20,11 +21,18 @@ public struct HTTPServerConfiguration: Sendable {
     public var queueLimit: Int
     /// An idle event stream gets a comment this often.
     public var keepAlive: Duration
+    /// Whether anyone let in may `set` over the WebSocket (the socket's rule: no control users or
+    /// groups configured). With a token, its holders may; files are never written for HTTP clients.
+    public var controlOpen: Bool
+    /// The longest request a WebSocket client may send (as the socket's line limit).
+    public var maximumMessageSize: Int
 
     public init(
         host: String = "127.0.0.1", port: Int = 8390, token: String? = nil, allowedOrigins: Set<String> = [],
-        queueLimit: Int = 1024, keepAlive: Duration = .seconds(15)
+        queueLimit: Int = 1024, keepAlive: Duration = .seconds(15), controlOpen: Bool = true, maximumMessageSize: Int = 64 * 1024
     ) {
+        self.controlOpen = controlOpen
+        self.maximumMessageSize = maximumMessageSize
         self.host = host
         self.port = port
         self.token = token
@@ -68,8 +76,10 @@ public final class HTTPServer: Sendable {
 
     /// Serves until graceful shutdown (swift-service-lifecycle); `ready` gets the port it listens on.
     public func run(ready: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        let router = router()
         let app = Application(
-            router: router(),
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: router),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "scannerd"),
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? 0
@@ -80,8 +90,8 @@ public final class HTTPServer: Sendable {
         try await app.run()
     }
 
-    func router() -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
+    func router() -> Router<BasicWebSocketRequestContext> {
+        let router = Router(context: BasicWebSocketRequestContext.self)
         let access: @Sendable () -> HTTPAccess = { [self] in
             HTTPAccess(
                 token: configuration.token, allowedOrigins: configuration.allowedOrigins, listenHost: configuration.host,
@@ -105,7 +115,57 @@ public final class HTTPServer: Sendable {
         router.get("events") { [self] request, _ -> Response in
             events(lastEventID: ServerSentEvents.lastEventID(request.headers[.lastEventID] ?? request.uri.queryParameters.get("lastEventId")))
         }
+        router.ws("ws") { [self] inbound, outbound, _ in
+            try await webSocket(inbound, outbound)
+        }
         return router
+    }
+
+    /// What a WebSocket client may do: control with the token, or as anyone on the socket may when no
+    /// control user or group is configured; never have files written.
+    var webSocketRights: Rights { Rights(mayControl: configuration.token != nil || configuration.controlOpen, mayWriteFiles: false) }
+
+    /// `GET /ws`: the socket's conversation over WebSocket text messages — `hello`, then every event;
+    /// each request message answered with its reply (docs/protocol.md), in order.
+    func webSocket(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter) async throws {
+        let (id, hello, events) = hub.subscribe(queueLimit: configuration.queueLimit)
+        defer { hub.unsubscribe(id) }
+        let (hub, requests, rights, queueLimit, maximum) = (hub, requests, webSocketRights, configuration.queueLimit, configuration.maximumMessageSize)
+        try await outbound.write(.text(hello))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in events {
+                    switch event {
+                    case .line(let line, _):
+                        try await outbound.write(.text(line))
+                        hub.acknowledge(id)
+                    case .overflow:
+                        try await outbound.write(.text(Self.overflowNotice(queueLimit)))
+                        try await outbound.close(.policyViolation, reason: "too far behind")
+                        return
+                    }
+                }
+            }
+            group.addTask {
+                for try await message in inbound.messages(maxSize: maximum) {
+                    guard case .text(let line) = message else {
+                        try await outbound.write(.text(Reply.error(ScannerProtocol.Request.Echo(), code: .malformed, message: "requests are JSON text messages")))
+                        continue
+                    }
+                    try await outbound.write(.text(await requests.answer(line, subscriber: id, rights: rights, client: "websocket")))
+                }
+            }
+            // Whichever ends first (the client closed, or was cut off) ends the connection.
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    static func overflowNotice(_ queueLimit: Int) -> String {
+        JSONValue.object([
+            ("event", .string("overflow")),
+            ("message", .string("more than \(queueLimit) events were waiting for this client; disconnecting")),
+        ]).serialized()
     }
 
     /// `GET /events`: the opening (a `hello`, or what a reconnecting client missed), then every event
@@ -141,11 +201,7 @@ public final class HTTPServer: Sendable {
                         try await writer.write(ByteBuffer(string: ServerSentEvents.frame(line, id: seq)))
                         hub.acknowledge(id)
                     case .outbound(.overflow):
-                        let notice = JSONValue.object([
-                            ("event", .string("overflow")),
-                            ("message", .string("more than \(queueLimit) events were waiting for this client; disconnecting")),
-                        ]).serialized()
-                        try await writer.write(ByteBuffer(string: ServerSentEvents.frame(notice, id: nil)))
+                        try await writer.write(ByteBuffer(string: ServerSentEvents.frame(Self.overflowNotice(queueLimit), id: nil)))
                         return
                     }
                 }
@@ -171,8 +227,7 @@ public final class HTTPServer: Sendable {
 }
 
 /// Every request through `HTTPAccess` first: 401 without the token, 403 from another origin or host.
-struct AccessMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
     let access: @Sendable () -> HTTPAccess
     let logger: Logger
 

@@ -16,15 +16,17 @@ final class RunningHTTPServer: @unchecked Sendable {
     let port: Int
     private let task: Task<Void, Error>
 
-    init(token: String? = nil, origins: Set<String> = [], queueLimit: Int = 1024) async throws {
+    init(token: String? = nil, origins: Set<String> = [], queueLimit: Int = 1024, controlOpen: Bool = true) async throws {
         let hub = hub
         let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9])
         let requests = RequestHandler(
             hub: hub, logger: Logger(label: "test"),
+            configure: { change in .success([("single", .bool(change.singleItem ?? false))]) },
             capture: { annotate in .success(.init(jpeg: annotate ? jpeg + [0] : jpeg, width: 4, height: 3)) })
         let server = try HTTPServer(
             hub: hub, requests: requests,
-            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, token: token, allowedOrigins: origins, queueLimit: queueLimit),
+            configuration: HTTPServerConfiguration(
+                host: "127.0.0.1", port: 0, token: token, allowedOrigins: origins, queueLimit: queueLimit, controlOpen: controlOpen),
             logger: Logger(label: "test"))
         self.server = server
         let ready = AsyncStream<Int>.makeStream()
@@ -45,6 +47,12 @@ final class RunningHTTPServer: @unchecked Sendable {
     /// ignores SIGTERM, and its children inherit that.
     func stream(_ path: String, headers: [String] = []) throws -> Subprocess.Running {
         try Subprocess.Running("/usr/bin/curl", ["-s", "-N", "--max-time", "20"] + headers.flatMap { ["-H", $0] } + [url + path])
+    }
+
+    /// A real WebSocket client (python-websockets, Tests/Fixtures/clients/ws_client.py) on `/ws`.
+    func webSocket(_ arguments: [String]) throws -> Subprocess.Running {
+        let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
+        return try Subprocess.Running(python, ["Tests/Fixtures/clients/ws_client.py", "ws://127.0.0.1:\(port)/ws"] + arguments)
     }
 
     /// Status code and body of one request.
@@ -166,6 +174,63 @@ func sseEvents(_ lines: [String]) -> [(id: Int?, name: String, seq: Int?)] {
                 #expect(data.prefix(2) == Data([0xFF, 0xD8]) && data.count == bytes, "annotate asked for: \(query)")
             }
             #expect(try running.get("/nothing-here").status == 404)
+        }
+    }
+
+    /// The socket's conversation over WebSocket: hello, events, and requests answered with the
+    /// socket's replies (the same `RequestHandler`), in order.
+    @Test func aWebSocketGetsTheEventsAndTheSocketsReplies() async throws {
+        let running = try await RunningHTTPServer()
+        defer { Task { await running.stop() } }
+        running.hub.publish(.item(.added(tracked("https://example.com/a")), frame: 1))
+        try await blocking {
+            let client = try running.webSocket([
+                "--send", #"{"request":"ping","id":7}"#, "--send", #"{"request":"items"}"#, "--send", #"{"request":"bogus"}"#,
+                "--send", #"{"request":"set","single":true}"#, "--send", #"{"request":"capture","path":"/tmp/x.jpg"}"#,
+                "--until", "done-marker", "--seconds", "15",
+            ])
+            defer { _ = client.stop(signal: SIGKILL) }
+            #expect(client.waitFor(timeout: 15) { $0.count >= 6 }, "\(client.output)")
+            running.hub.publish(.item(.added(tracked("done-marker", id: 2)), frame: 2))
+            #expect(client.waitFor(timeout: 15) { $0.contains { $0.contains("done-marker") } }, "\(client.output)")
+            let messages = client.output.map { JSONLines.object($0) }
+            #expect(messages.first?["event"] as? String == "hello")
+            #expect((messages.first?["items"] as? [[String: Any]])?.first?["payload"] as? String == "https://example.com/a")
+            let replies = messages.filter { $0["ok"] != nil }
+            try #require(replies.count == 5, "\(client.output)")
+            #expect(replies[0]["ok"] as? Bool == true && replies[0]["id"] as? Int == 7)
+            #expect((replies[1]["items"] as? [Any])?.count == 1)
+            #expect((replies[2]["error"] as? [String: Any])?["code"] as? String == "unknown-request")
+            #expect(replies[3]["ok"] as? Bool == true && replies[3]["single"] as? Bool == true, "no control users: anyone may set")
+            #expect((replies[4]["error"] as? [String: Any])?["code"] as? String == "access-denied", "never files for HTTP clients")
+            // The set was announced to every subscriber, this one included.
+            #expect(messages.contains { $0["event"] as? String == "config" })
+            #expect(messages.last?["event"] as? String == "added")
+        }
+    }
+
+    @Test func aWebSocketFromAnotherSiteIsRefusedAndControlFollowsTheSocketsRule() async throws {
+        let running = try await RunningHTTPServer(controlOpen: false)
+        defer { Task { await running.stop() } }
+        try await blocking {
+            let foreign = try running.webSocket(["--origin", "http://evil.example", "--seconds", "10"])
+            _ = foreign.stop(timeout: 15)
+            // hummingbird-websocket answers every refused upgrade with a bare 400; the refusal itself
+            // (logged, with its reason) is the access rule's 403, which a plain request shows.
+            #expect(foreign.output == ["status 400"], "\(foreign.output)")
+            let plain = try running.get("/ws", headers: ["Origin: http://evil.example"])
+            #expect(plain.status == 403 && plain.body.contains("evil.example"), "\(plain)")
+            let own = try running.webSocket([
+                "--origin", "http://127.0.0.1:\(running.port)", "--send", #"{"request":"set","single":true}"#, "--until", "\"ok\"", "--seconds", "10",
+            ])
+            _ = own.stop(timeout: 15)
+            let reply = own.output.map { JSONLines.object($0) }.first { $0["ok"] != nil }
+            #expect((reply?["error"] as? [String: Any])?["code"] as? String == "access-denied", "control users are configured: \(own.output)")
+            // Binary frames are not requests.
+            let binary = try running.webSocket(["--send", #"{"request":"ping"}"#, "--binary", "--until", "\"ok\"", "--seconds", "10"])
+            _ = binary.stop(timeout: 15)
+            let refused = binary.output.map { JSONLines.object($0) }.first { $0["ok"] != nil }
+            #expect((refused?["error"] as? [String: Any])?["code"] as? String == "malformed", "\(binary.output)")
         }
     }
 

@@ -49,6 +49,35 @@ func freeLoopbackPort() throws -> Int {
         #expect(daemon.stderr.contains("http listening") && daemon.stderr.contains("url=http://127.0.0.1:\(port)/"), "\(daemon.stderr)")
     }
 
+    /// The same requests over the socket and over WebSocket get the same replies.
+    @Test func webSocketRequestsGetTheSocketsReplies() throws {
+        let scratch = try TemporaryDirectory("scannerd-ws")
+        let port = try freeLoopbackPort()
+        let socket = scratch.file("s.sock")
+        let daemon = try Subprocess.Running(scannerd, ["run", "--socket", socket, "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"])
+        defer { _ = daemon.stop() }
+        try #require(waitForSocket(socket), "\(daemon.stderr)")
+        let requests = [
+            #"{"request":"ping","id":"a"}"#, #"{"request":"subscribe","kinds":["barcode"]}"#, #"{"request":"nope"}"#, #"{"request":"set","quality":"best"}"#,
+            #"{"request":"set","single":false,"id":3}"#, #"{"request":"capture","path":"\#(scratch.file("photo.jpg"))"}"#, "not json",
+        ]
+        let probe = try ScannerClientProbe(path: socket)
+        let overSocket = try requests.map { try probe.ask($0) }
+        let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
+        let client = try Subprocess.Running(
+            python, ["Tests/Fixtures/clients/ws_client.py", "ws://127.0.0.1:\(port)/ws", "--seconds", "20"] + requests.flatMap { ["--send", $0] })
+        defer { _ = client.stop(signal: SIGKILL) }
+        let replies = { (lines: [String]) in lines.filter { $0.contains(#""reply""#) } }
+        #expect(client.waitFor(timeout: 20) { replies($0).count >= requests.count }, "\(client.output)")
+        // The socket's peer is this test's user (root here: it may write files); a WebSocket client
+        // never has files written.
+        var expected = overSocket
+        expected[5] = try #require(replies(client.output).dropFirst(5).first)
+        #expect(JSONLines.object(expected[5])["ok"] as? Bool == false && expected[5].contains("access-denied"), "\(expected[5])")
+        #expect(replies(client.output) == expected, "socket: \(overSocket)")
+        #expect(overSocket.allSatisfy { !$0.isEmpty })
+    }
+
     @Test func aNonLoopbackAddressWithoutATokenAndABadTokenFileAreRefusedAtStart() throws {
         let scratch = try TemporaryDirectory("scannerd-http")
         let long = try scratch.write("long", String(repeating: "x", count: 5000))
