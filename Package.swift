@@ -31,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        // Metrics: the stages time themselves through swift-metrics; the daemon exports Prometheus text.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
     ],
     targets: [
         // MARK: C libraries (one shim each)
@@ -75,6 +78,7 @@ let package = Package(
             dependencies: [
                 "ScannerCore", "ImageDecoding", "CV4L2",
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             // The demo clip (made by Tests/Fixtures/generate.py): `scannerd run --source demo`.
@@ -97,7 +101,10 @@ let package = Package(
         .target(name: "Tracking", dependencies: ["ScannerCore"]),
 
         // MARK: Sequence pipeline: scheduling, gates, recognizers and trackers per frame
-        .target(name: "Pipeline", dependencies: ["ScannerCore", "Capture", "Recognition", "Tracking"]),
+        .target(
+            name: "Pipeline",
+            dependencies: ["ScannerCore", "Capture", "Recognition", "Tracking", .product(name: "CoreMetrics", package: "swift-metrics")]
+        ),
 
         // MARK: Events: numbering, current items, fan-out with bounded queues
         .target(name: "Events", dependencies: ["ScannerCore", "Tracking", "ScannerProtocol"]),
@@ -150,6 +157,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
 

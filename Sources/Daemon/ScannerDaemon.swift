@@ -61,7 +61,8 @@ public final class ScannerDaemon: Sendable {
 
     public init(
         configuration: LoadedConfiguration, logLevel: LogLevelControl, notifier: SystemdNotifier = SystemdNotifier(),
-        logger: Logger, reload: @escaping @Sendable () throws(ConfigurationErrors) -> LoadedConfiguration
+        logger: Logger, metrics: MetricsExport = MetricsExport(),
+        reload: @escaping @Sendable () throws(ConfigurationErrors) -> LoadedConfiguration
     ) throws(DaemonError) {
         let s = configuration.settings
         self.logger = logger
@@ -119,7 +120,8 @@ public final class ScannerDaemon: Sendable {
                         host: listen.host, port: listen.port, token: token, allowedOrigins: Set(s.httpAllowedOrigins),
                         // The socket's rule: with control users or groups configured, only they may `set`.
                         controlOpen: s.controlUsers.isEmpty && s.controlGroups.isEmpty),
-                    logger: logger)
+                    logger: logger,
+                    metrics: { [hub, box] in metrics.render(source: box.daemon?.source.statistics ?? SourceStatistics(), hub: hub) })
             } catch {
                 throw .cannotStart("\(error)")
             }
@@ -134,7 +136,9 @@ public final class ScannerDaemon: Sendable {
     public func run() async throws {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let server { services.append(.init(service: ServerService(server: server, daemon: self))) } else { serverReady.open() }
-        if let http { services.append(.init(service: HTTPService(server: http, daemon: self))) }
+        // An HTTP server that cannot listen (its port taken) ends the daemon, as the socket's does,
+        // after the pipeline stops.
+        if let http { services.append(.init(service: HTTPService(server: http, daemon: self), failureTerminationBehavior: .gracefullyShutdownGroup)) }
         services.append(.init(
             service: PipelineService(daemon: self),
             successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup))

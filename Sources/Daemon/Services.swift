@@ -40,13 +40,20 @@ struct HTTPService: Service {
 
     func run() async throws {
         let (server, daemon) = (server, daemon)
-        try await withGracefulShutdownHandler {
-            try await server.run(ready: { port in
-                let host = server.configuration.host.contains(":") ? "[\(server.configuration.host)]" : server.configuration.host
-                daemon.logger.notice("http listening", metadata: ["url": "http://\(host):\(port)/"])
-            })
-        } onGracefulShutdown: {
-            daemon.hub.finishSubscribers()
+        let host = server.configuration.host.contains(":") ? "[\(server.configuration.host)]" : server.configuration.host
+        let listening = ReadyGate()
+        do {
+            try await withGracefulShutdownHandler {
+                try await server.run(ready: { port in
+                    listening.open()
+                    daemon.logger.notice("http listening", metadata: ["url": "http://\(host):\(port)/"])
+                })
+            } onGracefulShutdown: {
+                daemon.hub.finishSubscribers()
+            }
+        } catch where !listening.isOpen {
+            // Its port taken, or an address this host does not have: one line that says which.
+            throw DaemonError.cannotStart("http.listen \(host):\(server.configuration.port): cannot listen: \(error)")
         }
     }
 }
@@ -61,16 +68,22 @@ struct PipelineService: Service {
         await daemon.serverReady.wait()
         guard daemon.serverReady.isOpen, !Task.isCancelled else { return }
         nonisolated(unsafe) let source = daemon.source
-        await withGracefulShutdownHandler {
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                let thread = Thread {
-                    daemon.runPipeline()
-                    done.resume()
+        // Graceful shutdown, or cancellation (another service failed): either way the source is
+        // cancelled, or the thread would run on (a camera, a looping replay) and the daemon never end.
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    let thread = Thread {
+                        daemon.runPipeline()
+                        done.resume()
+                    }
+                    thread.name = "scannerd-capture"
+                    thread.start()
                 }
-                thread.name = "scannerd-capture"
-                thread.start()
+            } onGracefulShutdown: {
+                source.cancel()
             }
-        } onGracefulShutdown: {
+        } onCancel: {
             source.cancel()
         }
     }

@@ -60,11 +60,16 @@ public final class HTTPServer: Sendable {
     let hub: EventHub
     let requests: RequestHandler
     let logger: Logger
+    /// `GET /metrics`: Prometheus text (nil: no such endpoint).
+    let metrics: (@Sendable () -> String)?
     /// The port it listens on, once it does (the configured one may be 0).
     let boundPort = Mutex(0)
 
     /// Refuses a configuration that would serve the network without a token.
-    public init(hub: EventHub, requests: RequestHandler, configuration: HTTPServerConfiguration, logger: Logger) throws(HTTPServerError) {
+    public init(
+        hub: EventHub, requests: RequestHandler, configuration: HTTPServerConfiguration, logger: Logger, metrics: (@Sendable () -> String)? = nil
+    ) throws(HTTPServerError) {
+        self.metrics = metrics
         guard configuration.token != nil || HTTPAccess.isLoopback(configuration.host) else {
             throw .tokenRequired(host: configuration.host)
         }
@@ -114,6 +119,13 @@ public final class HTTPServer: Sendable {
         }
         router.get("events") { [self] request, _ -> Response in
             events(lastEventID: ServerSentEvents.lastEventID(request.headers[.lastEventID] ?? request.uri.queryParameters.get("lastEventId")))
+        }
+        if let metrics {
+            router.get("metrics") { _, _ -> Response in
+                Response(
+                    status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: metrics())))
+            }
         }
         router.ws("ws") { [self] inbound, outbound, _ in
             try await webSocket(inbound, outbound)

@@ -1,3 +1,4 @@
+import CoreMetrics
 import ScannerCore
 import Synchronization
 
@@ -10,8 +11,23 @@ public final class PipelineMetrics: Sendable {
         case capture
         /// zbar (+ zxing) runs, not counting frames whose scan was reused because nothing changed.
         case barcodes
-        /// Tesseract passes, whole frame or changed area.
+        /// Text passes (detection and the lines read).
         case text
+        /// Finding the text lines of a pass.
+        case detection
+        /// Reading one line (Tesseract).
+        case reading
+
+        /// Its `stage` label in `scannerd_stage_duration_seconds`.
+        public var name: String {
+            switch self {
+            case .capture: "capture"
+            case .barcodes: "barcodes"
+            case .text: "text"
+            case .detection: "detection"
+            case .reading: "reading"
+            }
+        }
     }
 
     public struct Figures: Sendable, Equatable {
@@ -34,18 +50,28 @@ public final class PipelineMetrics: Sendable {
     public let rateWindow: Double
     private let clock: @Sendable () -> Double
     private let windows = Mutex<[Window]>(Array(repeating: Window(), count: Stage.allCases.count))
+    /// Each stage's durations through swift-metrics (a histogram where the daemon exports them;
+    /// nothing where no metrics backend is bootstrapped). Not for capture, which has no duration.
+    private let timers: [CoreMetrics.Timer?]
 
     /// `clock`: monotonic seconds (injected in tests).
     public init(capacity: Int = 512, rateWindow: Double = 10, clock: @escaping @Sendable () -> Double = PipelineMetrics.now) {
         self.capacity = capacity
         self.rateWindow = rateWindow
         self.clock = clock
+        timers = Stage.allCases.map { stage in
+            stage == .capture ? nil : CoreMetrics.Timer(label: Self.durationMetric, dimensions: [("stage", stage.name)])
+        }
     }
+
+    /// The histogram every stage's durations go to, labelled by stage.
+    public static let durationMetric = "scannerd_stage_duration_seconds"
 
     public static func now() -> Double { Double(Heartbeat.monotonicNanoseconds()) / 1e9 }
 
     /// One run of `stage` that took `seconds`, ending now.
     public func record(_ stage: Stage, seconds: Double = 0) {
+        timers[stage.rawValue]?.recordNanoseconds(Int64(max(0, seconds) * 1e9))
         let time = clock()
         windows.withLock { all in
             var w = all[stage.rawValue]

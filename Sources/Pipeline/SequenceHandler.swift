@@ -185,7 +185,11 @@ final class TextStage: @unchecked Sendable {
     /// frame after such a pass gets a short pass that reads only those lines (`read(…, confirming:)`).
     var awaitsConfirmation: Bool { schedule.hasLinesAwaitingConfirmation }
 
-    init(configuration: SequenceConfiguration) throws(ScannerError) {
+    /// Where detection and each line's reading are timed.
+    private let metrics: PipelineMetrics?
+
+    init(configuration: SequenceConfiguration, metrics: PipelineMetrics? = nil) throws(ScannerError) {
+        self.metrics = metrics
         var textOptions = configuration.options
         textOptions.types.symbologies = []
         scanner = try ImageScanner(options: textOptions)
@@ -239,7 +243,7 @@ final class TextStage: @unchecked Sendable {
         // costliest to read: a rule line or an edge straightened to the reading height is a long
         // strip that took Tesseract 100–200 ms to read as nothing. Measured on the footage (2026-11-22, five
         // clips): 75 such reads, a fifth of the reading time, none typed.
-        let lines = scanner.textLines(in: full).filter { $0.glyphs >= Self.minimumGlyphs }
+        let lines = timed(.detection) { scanner.textLines(in: full) }.filter { $0.glyphs >= Self.minimumGlyphs }
         let quads = lines.map(\.quad)
         let chosen = schedule.plan(
             quads, signatures: quads.map { scanner.lineSignature($0, in: full) }, priorities: lines.map { Double($0.glyphs) },
@@ -249,7 +253,7 @@ final class TextStage: @unchecked Sendable {
             confirmingPasses += 1
         }
         for index in chosen {
-            let read = scanner.readLine(quads[index], in: full)
+            let read = timed(.reading) { scanner.readLine(quads[index], in: full) }
             let items = Self.admitted(read?.items ?? [], believed: believed)
             linesRead += 1
             schedule.record(
@@ -269,6 +273,11 @@ final class TextStage: @unchecked Sendable {
         }
         lastReading = reading
         return reading
+    }
+
+    private func timed<T>(_ stage: PipelineMetrics.Stage, _ body: () -> T) -> T {
+        guard let metrics else { return body() }
+        return metrics.measure(stage, body)
     }
 
     /// While the scene is still, lines that still need reading are read for at most this long (s)
@@ -337,7 +346,7 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
         self.configuration = configuration
         self.fps = fps
         barcodes = try BarcodeStage(options: configuration.options, sceneChange: configuration.sceneChange, detailEvery: configuration.barcodeDetailEvery)
-        text = configuration.options.types.wantsText ? try TextStage(configuration: configuration) : nil
+        text = configuration.options.types.wantsText ? try TextStage(configuration: configuration, metrics: metrics) : nil
         tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
     }
 
@@ -358,7 +367,7 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
     public func process(_ frame: Frame, time: Double) -> [TrackerAction] {
         if let changed = pending.withLock({ state -> SequenceConfiguration? in defer { state = nil }; return state }) {
             if let stage = try? BarcodeStage(options: changed.options, sceneChange: changed.sceneChange, detailEvery: changed.barcodeDetailEvery) { barcodes = stage }
-            text = changed.options.types.wantsText ? ((try? TextStage(configuration: changed)) ?? text) : nil
+            text = changed.options.types.wantsText ? ((try? TextStage(configuration: changed, metrics: metrics)) ?? text) : nil
             tracker.configuration = changed.tracker
             configuration = changed
         }

@@ -172,9 +172,13 @@ struct RunCommand: AsyncParsableCommand {
         logger.info("starting", metadata: [
             "version": "\(ScannerDaemon.version)", "config": "\(loader.filePath ?? "none")", "source": "\(loaded.settings.input.name)",
         ])
+        // The stages time themselves through swift-metrics: point it at the registry /metrics shows,
+        // once, before any stage is made.
+        let metrics = MetricsExport()
+        MetricsExport.bootstrap(metrics.registry)
         let daemon: ScannerDaemon
         do {
-            daemon = try ScannerDaemon(configuration: loaded, logLevel: level, logger: logger, reload: { () throws(ConfigurationErrors) in
+            daemon = try ScannerDaemon(configuration: loaded, logLevel: level, logger: logger, metrics: metrics, reload: { () throws(ConfigurationErrors) in
                 try loader.load()
             })
         } catch {

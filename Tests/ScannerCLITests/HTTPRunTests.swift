@@ -78,6 +78,59 @@ func freeLoopbackPort() throws -> Int {
         #expect(overSocket.allSatisfy { !$0.isEmpty })
     }
 
+    /// `/metrics` is Prometheus text (prometheus-client's parser accepts it) and its counters move.
+    @Test func metricsParseAsPrometheusTextAndMove() throws {
+        let port = try freeLoopbackPort()
+        let daemon = try Subprocess.Running(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"])
+        defer { _ = daemon.stop() }
+        let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
+        func scrape() throws -> [String: Any] {
+            let text = try Subprocess.run(
+                "/usr/bin/curl", ["-s", "--max-time", "10", "--retry", "100", "--retry-connrefused", "--retry-delay", "0", "--retry-max-time", "30",
+                                  "http://127.0.0.1:\(port)/metrics"], timeout: 40)
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt").path
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            try text.stdout.write(toFile: file, atomically: true, encoding: .utf8)
+            let parsed = try Subprocess.run("/bin/sh", ["-c", "\"$0\" Tests/Fixtures/clients/prometheus_text.py < \"$1\"", python, file])
+            try #require(parsed.status == 0, "\(parsed.stderr)\n\(text.stdout.prefix(500))")
+            return JSONLines.object(parsed.stdout)
+        }
+        let first = try scrape()
+        // Wait for frames to move on (a condition, not a sleep): the demo plays at 10 fps.
+        var second = first
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, (second["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) <= (first["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) + 5 {
+            second = try scrape()
+        }
+        let types = second["#types"] as? [String: String] ?? [:]
+        #expect(types["scannerd_frames"] == "counter" && types["scannerd_events"] == "counter" && types["scannerd_stage_duration_seconds"] == "histogram", "\(types)")
+        #expect((second["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) > (first["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) + 5)
+        #expect((second["scannerd_events_total{}"] as? Double ?? 0) >= 1, "the demo's QR code was added")
+        for stage in ["decode", "barcodes", "text", "detection"] {
+            #expect((second["scannerd_stage_duration_seconds_count{stage=\(stage)}"] as? Double ?? 0) > 0, "\(stage)")
+        }
+        #expect(second["scannerd_clients{}"] != nil && second["scannerd_items{}"] != nil)
+    }
+
+    @Test func aTakenPortEndsTheDaemonWithOneClearLine() throws {
+        // Something else listens on the port.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(listening)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        // A looping replay would run forever: the daemon must stop it and exit, not hang.
+        let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"], timeout: 60)
+        #expect(result.status != 0 && !result.timedOut, "\(result.stderr)")
+        #expect(result.stderr.contains("http.listen 127.0.0.1:\(port): cannot listen:") && result.stderr.contains("in use"), "\(result.stderr)")
+    }
+
     @Test func aNonLoopbackAddressWithoutATokenAndABadTokenFileAreRefusedAtStart() throws {
         let scratch = try TemporaryDirectory("scannerd-http")
         let long = try scratch.write("long", String(repeating: "x", count: 5000))

@@ -131,9 +131,11 @@ public final class CameraSource: FrameSource {
                 // Decoded inside the grab: the mmapped buffer never outlives it.
                 let frame = try device.grabNewest(timeout: 200) { raw throws(ScannerError) -> Frame in
                     if !photos.isEmpty { photos.fulfill(try photo(of: raw)) }
-                    let image = try decoder.decode(
-                        raw.bytes, format: raw.format.format, width: raw.format.width, height: raw.format.height,
-                        bytesPerLine: raw.bytesPerLine, targetWidth: configuration.processingWidth)
+                    let image = try CaptureMetrics.timedDecode { () throws(ScannerError) in
+                        try decoder.decode(
+                            raw.bytes, format: raw.format.format, width: raw.format.width, height: raw.format.height,
+                            bytesPerLine: raw.bytesPerLine, targetWidth: configuration.processingWidth)
+                    }
                     // Reduced: keep the bytes for text (MJPEG only; a full-size raw frame is megabytes,
                     // and its reduction is a cheap decimation that text then reads from).
                     let encoded = image.scale < 1 && raw.format.format == .mjpeg

@@ -195,10 +195,13 @@ public final class ReplaySource: FrameSource {
         let (image, bytes): (DecodedImage, Data)
         switch clip {
         case .files(let urls):
-            (image, bytes) = try decoder.decodeFileKeepingBytes(atRawPath: Array(urls[position].path.utf8), targetWidth: configuration.processingWidth)
+            (image, bytes) = try CaptureMetrics.timedDecode { () throws(ScannerError) in
+                try decoder.decodeFileKeepingBytes(atRawPath: Array(urls[position].path.utf8), targetWidth: configuration.processingWidth)
+            }
         case .concatenated(let data, let ranges):
-            bytes = data.subdata(in: ranges[position])
-            image = try decoder.decode(bytes, targetWidth: configuration.processingWidth)
+            let slice = data.subdata(in: ranges[position])
+            bytes = slice
+            image = try CaptureMetrics.timedDecode { () throws(ScannerError) in try decoder.decode(slice, targetWidth: configuration.processingWidth) }
         }
         guard image.scale < 1 else { return (image, nil) }
         return (image, EncodedFrame(bytes: bytes, format: nil, width: image.sourceWidth, height: image.sourceHeight, bytesPerLine: 0))

@@ -1,0 +1,19 @@
+import CoreMetrics
+
+/// Capture's figures through swift-metrics (exported as Prometheus text by the daemon; nothing where
+/// no metrics backend is bootstrapped).
+enum CaptureMetrics {
+    /// Decoding a frame to the processing image: the histogram of every stage's durations, labelled
+    /// `decode`. Made on first use, after the daemon has bootstrapped its backend.
+    static let decode = CoreMetrics.Timer(label: "scannerd_stage_duration_seconds", dimensions: [("stage", "decode")])
+
+    static func timedDecode<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        let start = ContinuousClock.now
+        defer { decode.recordNanoseconds(Self.nanoseconds(ContinuousClock.now - start)) }
+        return try body()
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+    }
+}
