@@ -22,10 +22,11 @@ APT_PACKAGES := pkg-config libzbar-dev libtesseract-dev libleptonica-dev tessera
 	libturbojpeg0-dev libv4l-dev libphonenumber-dev libzxing-dev libtiff-dev
 # Tests/system/check-units.sh: systemd-analyze (verify, security) and udevadm (test).
 APT_PACKAGES += systemd udev
-# The HTTP tests' client (Tests/HTTPServerTests, Tests/ScannerCLITests/HTTPRunTests.swift).
-APT_PACKAGES += curl
+# The HTTP tests' clients (Tests/HTTPServerTests, Tests/ScannerCLITests/HTTPRunTests.swift): curl, and a
+# real browser for the preview page (headless Chromium).
+APT_PACKAGES += curl chromium
 
-.PHONY: deps build run test bench soak clean fixtures install uninstall footage footage-venv score-footage
+.PHONY: deps build run test bench soak clean fixtures install uninstall footage footage-venv score-footage screenshot
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -57,6 +58,10 @@ test: deps footage-venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	bash Tests/system/check-units.sh "$$($(SWIFT) build --show-bin-path)/scannerd"
+
+# docs/preview.png: the preview page in headless Chromium (docs/preview-screenshot.sh).
+screenshot: build
+	bash docs/preview-screenshot.sh
 
 # Builds every release product (scannerd, scannerd-bench, libFakeCamera.so): the capture figures run
 # the daemon on the emulated camera.

@@ -39,12 +39,14 @@ public struct HTTPAccess: Sendable, Equatable {
         }
     }
 
-    /// Whether a request with these headers may be served; nil: yes.
-    public func refusal(host: String?, origin: String?, authorization: String?, queryToken: String?) -> Refusal? {
-        if let token {
+    /// Whether a request with these headers may be served; nil: yes. `public` paths (the preview
+    /// page and its script, which hold no data) need no token: a browser asks for the script
+    /// without the page's `?token=`; everything they show comes from endpoints that do.
+    public func refusal(host: String?, origin: String?, authorization: String?, queryToken: String?, isPublic: Bool = false) -> Refusal? {
+        if let token, !isPublic {
             let offered = authorization.flatMap(Self.bearer) ?? queryToken
             guard let offered, Self.sameSecret(offered, token) else { return .unauthorized }
-        } else {
+        } else if token == nil {
             guard let host, isOwnHost(host) else { return .foreignHost(host ?? "(none)") }
         }
         if let origin, !isAllowed(origin: origin, host: host) { return .foreignOrigin(origin) }

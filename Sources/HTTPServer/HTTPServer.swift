@@ -103,6 +103,21 @@ public final class HTTPServer: Sendable {
                 port: boundPort.withLock { $0 })
         }
         router.add(middleware: AccessMiddleware(access: access, logger: logger))
+        router.get("/") { _, _ -> Response in
+            Response(
+                status: .ok,
+                headers: [
+                    .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                    .contentSecurityPolicy: PreviewPage.contentSecurityPolicy, .init("X-Content-Type-Options")!: "nosniff",
+                ],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: PreviewPage.html)))
+        }
+        router.get("preview.js") { _, _ -> Response in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "no-store", .init("X-Content-Type-Options")!: "nosniff"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: PreviewPage.script)))
+        }
         router.get("items") { [hub] _, _ -> Response in
             Self.json(.object([("items", .array(hub.items.map(\.json)))]))
         }
@@ -246,7 +261,8 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let refusal = access().refusal(
             host: request.head.authority, origin: request.headers[.origin],
-            authorization: request.headers[.authorization], queryToken: request.uri.queryParameters.get("token"))
+            authorization: request.headers[.authorization], queryToken: request.uri.queryParameters.get("token"),
+            isPublic: ["/", "/preview.js"].contains(request.uri.path))
         guard let refusal else { return try await next(request, context) }
         guard refusal != .unauthorized else {
             logger.info("http request refused", metadata: ["reason": "\(refusal)", "path": "\(request.uri.path)"])

@@ -112,6 +112,37 @@ func freeLoopbackPort() throws -> Int {
         #expect(second["scannerd_clients{}"] != nil && second["scannerd_items{}"] != nil)
     }
 
+    /// The preview page in a real browser (Debian's headless Chromium): a QR code in view appears in
+    /// the page's list and its quad is drawn over the picture.
+    @Test func thePreviewPageShowsTheItemsInAHeadlessBrowser() throws {
+        let scratch = try TemporaryDirectory("scannerd-preview")
+        let clip = scratch.file("clip")
+        try FileManager.default.createDirectory(atPath: clip, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.path("qr.png"), toPath: clip + "/0001.png")
+        let port = try freeLoopbackPort()
+        let daemon = try Subprocess.Running(scannerd, ["run", "--no-socket", "--source", clip, "--loop", "--fps", "10", "--http", "127.0.0.1:\(port)"])
+        defer { _ = daemon.stop() }
+        // The page itself: served with a policy that lets it load nothing from elsewhere.
+        let head = try Subprocess.run(
+            "/usr/bin/curl", ["-s", "-D", "-", "-o", "/dev/null", "--retry", "100", "--retry-connrefused", "--retry-delay", "0", "--retry-max-time", "30",
+                              "http://127.0.0.1:\(port)/"], timeout: 40)
+        #expect(head.stdout.lowercased().contains("content-security-policy: default-src 'none'; script-src 'self'"), "\(head.stdout)")
+        var dom = ""
+        let deadline = Date().addingTimeInterval(60)
+        repeat {
+            let browser = try Subprocess.run(
+                "/usr/bin/chromium",
+                ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(scratch.file("profile"))", "--virtual-time-budget=3000",
+                 "--dump-dom", "http://127.0.0.1:\(port)/"], timeout: 60)
+            dom = browser.stdout
+        } while !dom.contains(#"<span class="kind">qr</span>"#) && Date() < deadline
+        #expect(dom.contains(#"<span class="kind">qr</span>https://example.com/scannerd</li>"#), "\(dom.suffix(1500))")
+        let polygon = try #require(dom.range(of: #"<polygon points=""#), "a quad drawn: \(dom.suffix(1500))")
+        let points = dom[polygon.upperBound...].prefix { $0 != "\"" }.split(separator: " ").map { $0.split(separator: ",").compactMap { Double($0) } }
+        #expect(points.count == 4 && points.allSatisfy { $0.count == 2 && $0.allSatisfy { (0...1).contains($0) } }, "\(points)")
+        #expect(dom.contains("camera available"), "the hello reached the page")
+    }
+
     @Test func aTakenPortEndsTheDaemonWithOneClearLine() throws {
         // Something else listens on the port.
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
