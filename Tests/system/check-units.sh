@@ -152,6 +152,43 @@ if [ -s "$tmp/exposed" ]; then
 fi
 pass "systemd-analyze security: only the ${#accepted[@]} accepted items are exposed"
 
+# --- (c) the HTTP drop-in (systemd/http.conf, docs/http.md): the unit with it still verifies, rates 2.0 or
+# lower, and exposes only what HTTP needs beyond the above; the listen address it sets is one the daemon takes
+http_units=$tmp/http-units
+mkdir -p "$http_units/scannerd.service.d"
+cp "$units/scannerd.service" "$units/scannerd.socket" "$http_units/"
+cp "$repo/systemd/http.conf" "$http_units/scannerd.service.d/http.conf"
+(cd "$http_units" && systemd-analyze verify ./scannerd.service ./scannerd.socket) >"$tmp/verify-http" 2>&1 ||
+    fail "systemd-analyze verify with the HTTP drop-in" "$tmp/verify-http"
+grep -v 'is not executable\|/bin/true' "$tmp/verify-http" | grep -q 'scannerd' &&
+    fail "systemd-analyze verify complains about the unit with the HTTP drop-in" "$tmp/verify-http"
+systemd-analyze security --offline=true "$http_units/scannerd.service" >"$tmp/security-http" 2>&1 ||
+    fail "systemd-analyze security --offline=true failed with the HTTP drop-in" "$tmp/security-http"
+grep -q '^✗ PrivateNetwork=' "$tmp/security-http" || fail "the HTTP drop-in was not applied" "$tmp/security-http"
+exposure=$(sed -n 's/^→ Overall exposure level for scannerd\.service: \([0-9.]*\) .*/\1/p' "$tmp/security-http")
+awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }' || fail "exposure with the HTTP drop-in $exposure > 2.0" "$tmp/security-http"
+accepted_http=("${accepted[@]}"
+    "PrivateNetwork="                       # the daemon binds its TCP port in the host's network namespace
+    "RestrictAddressFamilies=~AF_(INET|INET6)" # and needs the IP families for it
+    "IPAddressDeny="                        # deny any, allow localhost only
+)
+grep '^✗' "$tmp/security-http" | awk '{ print $2 }' >"$tmp/exposed"
+for item in "${accepted_http[@]}"; do
+    grep -vxF -- "$item" "$tmp/exposed" >"$tmp/exposed.rest" || true
+    mv "$tmp/exposed.rest" "$tmp/exposed"
+done
+[ ! -s "$tmp/exposed" ] || fail "exposed with the HTTP drop-in beyond the accepted items: $(tr '\n' ' ' <"$tmp/exposed")" "$tmp/security-http"
+for line in "IPAddressDeny=any" "IPAddressAllow=localhost" "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6"; do
+    grep -qxF -- "$line" "$repo/systemd/http.conf" || fail "systemd/http.conf lacks the line: $line"
+done
+listen=$(sed -n 's/^Environment=SCANNERD_HTTP_LISTEN=//p' "$repo/systemd/http.conf")
+[ -n "$listen" ] || fail "systemd/http.conf sets no SCANNERD_HTTP_LISTEN"
+if [ "$real_binary" = 1 ]; then
+    SCANNERD_HTTP_LISTEN=$listen "$bin/scannerd" check-config --environment "$repo/config/scannerd.conf" >"$tmp/http-config" 2>&1 ||
+        fail "scannerd check-config refuses the drop-in's SCANNERD_HTTP_LISTEN=$listen" "$tmp/http-config"
+fi
+pass "HTTP drop-in: verifies, exposure $exposure (at most 2.0), only ${#accepted_http[@]} accepted items, listens on $listen"
+
 # --- the sysusers file: systemd-sysusers applies it to an empty root
 mkdir -p "$tmp/sysroot/etc"
 systemd-sysusers --root="$tmp/sysroot" "$repo/systemd/scannerd.sysusers" >"$tmp/sysusers" 2>&1 ||
@@ -228,9 +265,9 @@ expected=(
     "0644 usr/local/lib/systemd/system/scannerd.service" "0644 usr/local/lib/systemd/system/scannerd.socket"
     "0644 etc/udev/rules.d/70-scannerd.rules" "0644 usr/local/lib/sysusers.d/scannerd.conf"
     "0644 etc/scannerd/scannerd.conf" "0644 usr/local/share/doc/scannerd/README.md"
-    "0644 usr/local/share/doc/scannerd/systemd/README.md"
+    "0644 usr/local/share/doc/scannerd/systemd/README.md" "0644 usr/local/share/doc/scannerd/systemd/http.conf"
 )
-for doc in "$repo"/docs/*.md; do expected+=("0644 usr/local/share/doc/scannerd/docs/$(basename "$doc")"); done
+for doc in "$repo"/docs/*.md "$repo"/docs/*.png; do expected+=("0644 usr/local/share/doc/scannerd/docs/$(basename "$doc")"); done
 for entry in "${expected[@]}"; do
     mode=${entry%% *} path=${entry#* }
     [ -f "$dest/$path" ] || fail "make install did not install /$path"
