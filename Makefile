@@ -142,7 +142,10 @@ endif
 	install -m 0755 "$$bin/scannerd" "$$bin/scanctl" $(DESTDIR)$(BINDIR)/
 	$(SUBST) systemd/scannerd.service.in > $(DESTDIR)$(UNITDIR)/scannerd.service
 	$(SUBST) systemd/scannerd.socket.in > $(DESTDIR)$(UNITDIR)/scannerd.socket
-	chmod 0644 $(DESTDIR)$(UNITDIR)/scannerd.service $(DESTDIR)$(UNITDIR)/scannerd.socket
+	sed -f systemd/instance.sed systemd/scannerd.service.in | $(SUBST) > $(DESTDIR)$(UNITDIR)/scannerd@.service
+	sed -f systemd/instance.sed systemd/scannerd.socket.in | $(SUBST) > $(DESTDIR)$(UNITDIR)/scannerd@.socket
+	chmod 0644 $(DESTDIR)$(UNITDIR)/scannerd.service $(DESTDIR)$(UNITDIR)/scannerd.socket \
+		$(DESTDIR)$(UNITDIR)/scannerd@.service $(DESTDIR)$(UNITDIR)/scannerd@.socket
 	install -m 0644 systemd/70-scannerd.rules $(DESTDIR)$(UDEVRULESDIR)/70-scannerd.rules
 	install -m 0644 systemd/scannerd.sysusers $(DESTDIR)$(SYSUSERSDIR)/scannerd.conf
 	@set -e; for f in $(DOCS); do install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$f; done
@@ -173,6 +176,7 @@ ifeq ($(DESTDIR),)
 endif
 	rm -f $(DESTDIR)$(BINDIR)/scannerd $(DESTDIR)$(BINDIR)/scanctl \
 		$(DESTDIR)$(UNITDIR)/scannerd.service $(DESTDIR)$(UNITDIR)/scannerd.socket \
+		$(DESTDIR)$(UNITDIR)/scannerd@.service $(DESTDIR)$(UNITDIR)/scannerd@.socket \
 		$(DESTDIR)$(UDEVRULESDIR)/70-scannerd.rules $(DESTDIR)$(SYSUSERSDIR)/scannerd.conf \
 		$(CONF).default
 	@set -e; for f in $(DOCS); do rm -f $(DESTDIR)$(DOCDIR)/$$f; done; \

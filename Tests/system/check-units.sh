@@ -263,6 +263,7 @@ run_make install "$dest" || fail "make install DESTDIR=… PREFIX=/usr/local" "$
 expected=(
     "0755 usr/local/bin/scannerd" "0755 usr/local/bin/scanctl"
     "0644 usr/local/lib/systemd/system/scannerd.service" "0644 usr/local/lib/systemd/system/scannerd.socket"
+    "0644 usr/local/lib/systemd/system/scannerd@.service" "0644 usr/local/lib/systemd/system/scannerd@.socket"
     "0644 etc/udev/rules.d/70-scannerd.rules" "0644 usr/local/lib/sysusers.d/scannerd.conf"
     "0644 etc/scannerd/scannerd.conf" "0644 usr/local/share/doc/scannerd/README.md"
     "0644 usr/local/share/doc/scannerd/systemd/README.md" "0644 usr/local/share/doc/scannerd/systemd/http.conf"
@@ -287,6 +288,34 @@ if grep -n '@[a-z]*@' "$dest"/usr/local/lib/systemd/system/* >"$tmp/placeholders
     fail "placeholders left in the installed units" "$tmp/placeholders"
 fi
 pass "installed units point at /usr/local/bin/scannerd and /etc/scannerd/scannerd.conf"
+
+# The per-camera templates (systemd/instance.sed, docs/kiosk.md): an instance verifies with its socket,
+# rates as the singleton does, and keeps every required setting of the singleton but the four it changes.
+camera=usb-046d_HD_Pro_Webcam_C920_A1B2C3D4-video-index0
+instances=$tmp/instances
+mkdir -p "$instances"
+cp "$dest/usr/local/lib/systemd/system/scannerd@.service" "$dest/usr/local/lib/systemd/system/scannerd@.socket" "$instances/"
+sed -i "s|/usr/local/bin/scannerd|$bin/scannerd|" "$instances/scannerd@.service"
+verify_instance=0
+(cd "$instances" && systemd-analyze verify "./scannerd@$camera.service" "./scannerd@$camera.socket") >"$tmp/verify-instance" 2>&1 || verify_instance=$?
+grep -q 'scannerd' "$tmp/verify-instance" && verify_instance=1
+[ "$verify_instance" = 0 ] || fail "systemd-analyze verify scannerd@$camera.service" "$tmp/verify-instance"
+systemd-analyze security --offline=true "$instances/scannerd@$camera.service" >"$tmp/security-instance" 2>&1 ||
+    fail "systemd-analyze security on an instance" "$tmp/security-instance"
+instance_exposure=$(sed -n 's/^→ Overall exposure level for scannerd@.*: \([0-9.]*\) .*/\1/p' "$tmp/security-instance")
+[ "$instance_exposure" = "$(sed -n 's/^→ Overall exposure level for scannerd\.service: \([0-9.]*\) .*/\1/p' "$tmp/security")" ] ||
+    fail "an instance rates $instance_exposure, the singleton otherwise" "$tmp/security-instance"
+template=$instances/scannerd@.service
+for line in "${required_service[@]}"; do
+    case $line in Requires=scannerd.socket | After=scannerd.socket | ExecStart=*) continue ;; esac
+    grep -qxF -- "$line" "$template" || fail "scannerd@.service lacks the singleton's line: $line"
+done
+for line in "Requires=scannerd@%i.socket" "After=scannerd@%i.socket" "EnvironmentFile=-/etc/scannerd/%i.env" \
+    "ExecStart=$bin/scannerd run --config /etc/scannerd/scannerd.conf --device /dev/v4l/by-id/%i"; do
+    grep -qxF -- "$line" "$template" || fail "scannerd@.service lacks the line: $line" "$template"
+done
+grep -qxF "ListenStream=/run/scannerd/%i.sock" "$instances/scannerd@.socket" || fail "scannerd@.socket: no per-camera socket" "$instances/scannerd@.socket"
+pass "per-camera templates: scannerd@$camera verifies with its socket, exposure $instance_exposure as the singleton's"
 
 conf=$dest/etc/scannerd/scannerd.conf
 echo "# changed by the operator" >>"$conf"
