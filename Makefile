@@ -50,7 +50,7 @@ ifdef DEVICE
 	$(SWIFT) run -c $(CONFIG) scannerd run --device $(DEVICE) $(RUN_FLAGS)
 else
 	@echo "# the demo clip, looping (Ctrl-C to stop); in another terminal: .build/debug/scanctl watch --socket .build/scannerd.sock"
-	@echo "# over HTTP: curl -N http://$(HTTP)/events (docs/http.md)"
+	@echo "# the preview page: http://$(HTTP)/ ; events: curl -N http://$(HTTP)/events (docs/http.md)"
 	$(SWIFT) run -c $(CONFIG) scannerd run --source demo --loop $(RUN_FLAGS)
 endif
 
