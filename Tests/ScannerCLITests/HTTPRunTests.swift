@@ -112,15 +112,13 @@ func freeLoopbackPort() throws -> Int {
         #expect(second["scannerd_clients{}"] != nil && second["scannerd_items{}"] != nil)
     }
 
-    /// The preview page in a real browser (Debian's headless Chromium): a QR code in view appears in
-    /// the page's list and its quad is drawn over the picture.
+    /// The preview page in a real browser (Debian's headless Chromium) against the demo: its QR code
+    /// appears in the page's list and its quad is drawn over the picture. (The demo loops every 3 s
+    /// and shows the code for about 2 of them: the page is loaded again until it is in view.)
     @Test func thePreviewPageShowsTheItemsInAHeadlessBrowser() throws {
         let scratch = try TemporaryDirectory("scannerd-preview")
-        let clip = scratch.file("clip")
-        try FileManager.default.createDirectory(atPath: clip, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Fixtures.path("qr.png"), toPath: clip + "/0001.png")
         let port = try freeLoopbackPort()
-        let daemon = try Subprocess.Running(scannerd, ["run", "--no-socket", "--source", clip, "--loop", "--fps", "10", "--http", "127.0.0.1:\(port)"])
+        let daemon = try Subprocess.Running(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"])
         defer { _ = daemon.stop() }
         // The page itself: served with a policy that lets it load nothing from elsewhere.
         let head = try Subprocess.run(
@@ -136,9 +134,12 @@ func freeLoopbackPort() throws -> Int {
                  "--dump-dom", "http://127.0.0.1:\(port)/"], timeout: 60)
             dom = browser.stdout
         } while !dom.contains(#"<span class="kind">qr</span>"#) && Date() < deadline
-        #expect(dom.contains(#"<span class="kind">qr</span>https://example.com/scannerd</li>"#), "\(dom.suffix(1500))")
-        let polygon = try #require(dom.range(of: #"<polygon points=""#), "a quad drawn: \(dom.suffix(1500))")
-        let points = dom[polygon.upperBound...].prefix { $0 != "\"" }.split(separator: " ").map { $0.split(separator: ",").compactMap { Double($0) } }
+        #expect(dom.contains(#"<span class="kind">qr</span>https://example.com/scannerd-demo</li>"#), "\(dom.suffix(1500))")
+        // The QR item's own quad: the polygon with the list entry's id.
+        let entry = try #require(dom.range(of: #"<span class="kind">qr</span>"#), "\(dom.suffix(1500))")
+        let id = try #require(dom[..<entry.lowerBound].components(separatedBy: #"<li data-id=""#).last?.prefix { $0 != "\"" })
+        let polygon = try #require(dom.range(of: #"<polygon points="([^"]*)" data-id="\#(id)""#, options: .regularExpression), "its quad drawn: \(dom.suffix(1500))")
+        let points = dom[polygon].dropFirst(#"<polygon points=""#.count).prefix { $0 != "\"" }.split(separator: " ").map { $0.split(separator: ",").compactMap { Double($0) } }
         #expect(points.count == 4 && points.allSatisfy { $0.count == 2 && $0.allSatisfy { (0...1).contains($0) } }, "\(points)")
         #expect(dom.contains("camera available"), "the hello reached the page")
     }
