@@ -272,10 +272,7 @@ public final class EventServer: Sendable {
                                 self.hub.acknowledge(id)
                             case .overflow:
                                 self.logger.warning("client cut off: it stopped reading", metadata: ["queueLimit": "\(self.configuration.queueLimit)"])
-                                try? await send(JSONValue.object([
-                                    ("event", .string("overflow")),
-                                    ("message", .string("more than \(self.configuration.queueLimit) events were waiting for this client; disconnecting")),
-                                ]).serialized())
+                                try? await send(Reply.overflow(queueLimit: self.configuration.queueLimit))
                                 return
                             }
                         }

@@ -167,7 +167,7 @@ public final class HTTPServer: Sendable {
                         try await outbound.write(.text(line))
                         hub.acknowledge(id)
                     case .overflow:
-                        try await outbound.write(.text(Self.overflowNotice(queueLimit)))
+                        try await outbound.write(.text(Reply.overflow(queueLimit: queueLimit)))
                         try await outbound.close(.policyViolation, reason: "too far behind")
                         return
                     }
@@ -188,12 +188,6 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    static func overflowNotice(_ queueLimit: Int) -> String {
-        JSONValue.object([
-            ("event", .string("overflow")),
-            ("message", .string("more than \(queueLimit) events were waiting for this client; disconnecting")),
-        ]).serialized()
-    }
 
     /// `GET /events`: the opening (a `hello`, or what a reconnecting client missed), then every event
     /// as it is published, with keep-alive comments while nothing happens. A client that falls
@@ -228,7 +222,7 @@ public final class HTTPServer: Sendable {
                         try await writer.write(ByteBuffer(string: ServerSentEvents.frame(line, id: seq)))
                         hub.acknowledge(id)
                     case .outbound(.overflow):
-                        try await writer.write(ByteBuffer(string: ServerSentEvents.frame(Self.overflowNotice(queueLimit), id: nil)))
+                        try await writer.write(ByteBuffer(string: ServerSentEvents.frame(Reply.overflow(queueLimit: queueLimit), id: nil)))
                         return
                     }
                 }

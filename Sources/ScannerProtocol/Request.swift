@@ -211,6 +211,15 @@ public enum Reply {
             ]).serialized()
     }
 
+    /// The last line a client that fell `queueLimit` events behind gets before it is disconnected
+    /// (socket, event stream and WebSocket alike).
+    public static func overflow(queueLimit: Int) -> String {
+        JSONValue.object([
+            ("event", .string("overflow")),
+            ("message", .string("more than \(queueLimit) events were waiting for this client; disconnecting")),
+        ]).serialized()
+    }
+
     /// The request's name and the client's id, echoed as given (the parser lets only strings and
     /// numbers through).
     private static func head(_ echo: Request.Echo) -> [(String, JSONValue)] {

@@ -2,21 +2,29 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A TCP port on loopback that nothing listens on right now.
-func freeLoopbackPort() throws -> Int {
+/// A TCP socket bound to a free loopback port (listening if asked): its descriptor and port.
+func loopbackSocket(listening: Bool) throws -> (fd: Int32, port: Int) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     try #require(fd >= 0)
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && (!listening || listen(fd, 1) == 0) && getsockname(fd, $0, &length) == 0
+        }
     }
+    if !bound { close(fd) }
     try #require(bound)
-    return Int(UInt16(bigEndian: address.sin_port))
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
+}
+
+/// A TCP port on loopback that nothing listens on right now.
+func freeLoopbackPort() throws -> Int {
+    let (fd, port) = try loopbackSocket(listening: false)
+    close(fd)
+    return port
 }
 
 /// `scannerd run --http`: the daemon's HTTP server as a browser's kiosk app reaches it.
@@ -146,17 +154,8 @@ func freeLoopbackPort() throws -> Int {
 
     @Test func aTakenPortEndsTheDaemonWithOneClearLine() throws {
         // Something else listens on the port.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (fd, port) = try loopbackSocket(listening: true)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        try #require(listening)
-        let port = Int(UInt16(bigEndian: address.sin_port))
         // A looping replay would run forever: the daemon must stop it and exit, not hang.
         let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"], timeout: 60)
         #expect(result.status != 0 && !result.timedOut, "\(result.stderr)")
