@@ -119,7 +119,7 @@ public final class ScannerDaemon: Sendable {
                     configuration: HTTPServerConfiguration(
                         host: listen.host, port: listen.port, token: token, allowedOrigins: Set(s.httpAllowedOrigins),
                         // The socket's rule: with control users or groups configured, only they may `set`.
-                        controlOpen: s.controlUsers.isEmpty && s.controlGroups.isEmpty),
+                        controlOpen: s.controlUsers.isEmpty && s.controlGroups.isEmpty, maximumStreams: s.maximumClients),
                     logger: logger,
                     metrics: { [hub, box] in metrics.render(source: box.daemon?.source.statistics ?? SourceStatistics(), hub: hub) })
             } catch {

@@ -26,11 +26,16 @@ public struct HTTPServerConfiguration: Sendable {
     public var controlOpen: Bool
     /// The longest request a WebSocket client may send (as the socket's line limit).
     public var maximumMessageSize: Int
+    /// Event streams and WebSockets open at once (each holds a subscriber and its queue); more get
+    /// 503 / `too-many-clients`, as the socket's `server.max-clients`.
+    public var maximumStreams: Int
 
     public init(
         host: String = "127.0.0.1", port: Int = 8390, token: String? = nil, allowedOrigins: Set<String> = [],
-        queueLimit: Int = 1024, keepAlive: Duration = .seconds(15), controlOpen: Bool = true, maximumMessageSize: Int = 64 * 1024
+        queueLimit: Int = 1024, keepAlive: Duration = .seconds(15), controlOpen: Bool = true, maximumMessageSize: Int = 64 * 1024,
+        maximumStreams: Int = 64
     ) {
+        self.maximumStreams = maximumStreams
         self.controlOpen = controlOpen
         self.maximumMessageSize = maximumMessageSize
         self.host = host
@@ -64,6 +69,21 @@ public final class HTTPServer: Sendable {
     let metrics: (@Sendable () -> String)?
     /// The port it listens on, once it does (the configured one may be 0).
     let boundPort = Mutex(0)
+    /// Event streams and WebSockets open now.
+    let streams = Mutex(0)
+
+    /// Takes a stream slot; false when `maximumStreams` are open.
+    func openStream() -> Bool {
+        streams.withLock { open in
+            guard open < configuration.maximumStreams else { return false }
+            open += 1
+            return true
+        }
+    }
+
+    func closeStream() { streams.withLock { $0 -= 1 } }
+
+    static let tooManyStreams = "too many event streams and WebSockets are open (server.max-clients)"
 
     /// Refuses a configuration that would serve the network without a token.
     public init(
@@ -155,6 +175,12 @@ public final class HTTPServer: Sendable {
     /// `GET /ws`: the socket's conversation over WebSocket text messages — `hello`, then every event;
     /// each request message answered with its reply (docs/protocol.md), in order.
     func webSocket(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter) async throws {
+        guard openStream() else {
+            try await outbound.write(.text(Reply.error(ScannerProtocol.Request.Echo(), code: .tooManyClients, message: Self.tooManyStreams)))
+            try await outbound.close(.unknown(1013), reason: "too many clients")  // 1013: try again later (RFC 6455 registry)
+            return
+        }
+        defer { closeStream() }
         let (id, hello, events) = hub.subscribe(queueLimit: configuration.queueLimit)
         defer { hub.unsubscribe(id) }
         let (hub, requests, rights, queueLimit, maximum) = (hub, requests, webSocketRights, configuration.queueLimit, configuration.maximumMessageSize)
@@ -193,10 +219,15 @@ public final class HTTPServer: Sendable {
     /// as it is published, with keep-alive comments while nothing happens. A client that falls
     /// `queueLimit` events behind gets the `overflow` event and the stream ends, as on the socket.
     func events(lastEventID: Int?) -> Response {
-        let subscription = hub.resume(after: lastEventID, queueLimit: configuration.queueLimit)
-        let (hub, id, keepAlive, queueLimit) = (hub, subscription.id, configuration.keepAlive, configuration.queueLimit)
+        // The slot is taken here and given back when the stream ends; the subscription is made when
+        // the stream starts, so a client gone before that leaves nothing behind.
+        guard openStream() else { return Self.error(.serviceUnavailable, code: .tooManyClients, Self.tooManyStreams) }
+        let (hub, keepAlive, queueLimit) = (hub, configuration.keepAlive, configuration.queueLimit)
         enum Piece: Sendable { case outbound(Outbound), tick }
-        let body = ResponseBody { writer in
+        let body = ResponseBody { [self] writer in
+            defer { closeStream() }
+            let subscription = hub.resume(after: lastEventID, queueLimit: queueLimit)
+            let id = subscription.id
             defer { hub.unsubscribe(id) }
             for (seq, line) in subscription.opening {
                 try await writer.write(ByteBuffer(string: ServerSentEvents.frame(line, id: seq)))

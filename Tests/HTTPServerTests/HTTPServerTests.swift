@@ -16,7 +16,7 @@ final class RunningHTTPServer: @unchecked Sendable {
     let port: Int
     private let task: Task<Void, Error>
 
-    init(token: String? = nil, origins: Set<String> = [], queueLimit: Int = 1024, controlOpen: Bool = true) async throws {
+    init(token: String? = nil, origins: Set<String> = [], queueLimit: Int = 1024, controlOpen: Bool = true, maximumStreams: Int = 64) async throws {
         let hub = hub
         let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9])
         let requests = RequestHandler(
@@ -26,7 +26,8 @@ final class RunningHTTPServer: @unchecked Sendable {
         let server = try HTTPServer(
             hub: hub, requests: requests,
             configuration: HTTPServerConfiguration(
-                host: "127.0.0.1", port: 0, token: token, allowedOrigins: origins, queueLimit: queueLimit, controlOpen: controlOpen),
+                host: "127.0.0.1", port: 0, token: token, allowedOrigins: origins, queueLimit: queueLimit, controlOpen: controlOpen,
+                maximumStreams: maximumStreams),
             logger: Logger(label: "test"))
         self.server = server
         let ready = AsyncStream<Int>.makeStream()
@@ -231,6 +232,35 @@ func sseEvents(_ lines: [String]) -> [(id: Int?, name: String, seq: Int?)] {
             _ = binary.stop(timeout: 15)
             let refused = binary.output.map { JSONLines.object($0) }.first { $0["ok"] != nil }
             #expect((refused?["error"] as? [String: Any])?["code"] as? String == "malformed", "\(binary.output)")
+        }
+    }
+
+    /// Each stream holds a subscriber and its queue: at most `maximumStreams` at once, and a slot
+    /// comes back when its stream ends.
+    @Test func streamsAreBoundedAndTheirSlotsComeBack() async throws {
+        let running = try await RunningHTTPServer(maximumStreams: 1)
+        defer { Task { await running.stop() } }
+        try await blocking {
+            let first = try running.stream("/events")
+            #expect(first.waitFor(timeout: 10) { sseEvents($0).count >= 1 })
+            let second = try running.get("/events")
+            #expect(second.status == 503 && second.body.contains("too-many-clients"), "\(second)")
+            let socket = try running.webSocket(["--seconds", "5"])
+            _ = socket.stop(timeout: 15)
+            #expect(socket.output.first?.contains("too-many-clients") == true, "\(socket.output)")
+            #expect(try running.get("/items").status == 200, "other endpoints are not streams")
+            _ = first.stop(signal: SIGKILL)
+            // The server notices the client gone at its next write: publish until a new stream gets in.
+            var again: Subprocess.Running?
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                running.hub.publish(.sourceAvailable)
+                let attempt = try running.stream("/events")
+                if attempt.waitFor(timeout: 2, { sseEvents($0).count >= 1 }) { again = attempt; break }
+                _ = attempt.stop(signal: SIGKILL)
+            }
+            #expect(again != nil, "the slot came back")
+            _ = again?.stop(signal: SIGKILL)
         }
     }
 
