@@ -208,7 +208,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "DaemonConfigurationTests", dependencies: ["DaemonConfiguration", "ScannerCore", "Capture", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "DaemonConfiguration", "ScannerCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "DaemonTests",
+            dependencies: ["Daemon", "DaemonConfiguration", "Pipeline", "Capture", "ScannerCore", "TestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore"]),
         .testTarget(name: "TextDetectionTests", dependencies: ["TextDetection", "ImageDecoding", "Recognition", "ScannerCore", "TestSupport"]),
         .testTarget(name: "EventsTests", dependencies: ["Events", "Tracking", "ScannerCore", "ScannerProtocol", "TestSupport"]),

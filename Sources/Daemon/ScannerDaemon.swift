@@ -72,61 +72,20 @@ public final class ScannerDaemon: Sendable {
         self.startup = configuration
         self.loaded = Mutex(configuration)
         self.settings = Mutex(s)
-        let processingWidth = s.processingWidth ?? QualitySettings(s.quality).liveProcessingWidth
-        do {
-            switch s.input {
-            case .device(let path):
-                source = try CameraSource(
-                    configuration: CameraSource.Configuration(
-                        path: path, request: CaptureRequest(width: s.width, height: s.height, fps: s.effectiveFPS, formats: s.formats),
-                        processingWidth: processingWidth, controls: s.controls),
-                    logger: logger, heartbeat: heartbeat)
-            case .replay(let path):
-                source = try ReplaySource(
-                    path: path,
-                    configuration: ReplaySource.Configuration(fps: s.effectiveFPS, pace: s.pace, loop: s.loop, processingWidth: processingWidth),
-                    logger: logger)
-            }
-        } catch {
-            throw .cannotStart("\(error)")
-        }
+        source = try DaemonAssembly.source(s, logger: logger, heartbeat: heartbeat)
         let printer = s.eventsStdout ? LinePrinter() : nil
         self.printer = printer
         // A browser's EventSource reconnects with the last seq it had: keep enough to fill the gap.
-        hub = EventHub(daemonVersion: Self.version, sourceName: s.input.name, replayLimit: s.httpListen == nil ? 0 : Self.httpReplayLimit) { line in
+        hub = EventHub(daemonVersion: Self.version, sourceName: s.input.name, replayLimit: s.httpListen == nil ? 0 : DaemonAssembly.httpReplayLimit) { line in
             printer?.print(line)
         }
-        do {
-            if case .replay = s.input, s.pace == .none {
-                // One thread, OCR on every n-th frame, the clock is frame index / fps.
-                sequence = try SequenceHandler(configuration: Self.sequenceConfiguration(s), fps: s.effectiveFPS)
-            } else {
-                let start = ContinuousClock.now
-                sequence = try LivePipeline(configuration: Self.sequenceConfiguration(s), clock: { (ContinuousClock.now - start).inSeconds })
-            }
-        } catch {
-            throw .cannotStart("\(error)")
-        }
+        sequence = try DaemonAssembly.pipeline(s)
         // The server's requests reach the daemon through a weak box: the daemon owns the server.
         let box = WeakDaemon()
-        let requests = Self.makeRequestHandler(hub: hub, logger: logger, daemon: box)
-        server = s.socketEnabled ? Self.makeServer(s, hub: hub, logger: logger, requests: requests) : nil
-        if let listen = s.httpListen {
-            let token = try s.httpTokenFile.map { path throws(DaemonError) in try Self.readToken(path) }
-            do {
-                http = try HTTPServer(
-                    hub: hub, requests: requests,
-                    configuration: HTTPServerConfiguration(
-                        host: listen.host, port: listen.port, token: token, allowedOrigins: Set(s.httpAllowedOrigins),
-                        // The socket's rule: with control users or groups configured, only they may `set`.
-                        controlOpen: s.controlUsers.isEmpty && s.controlGroups.isEmpty, maximumStreams: s.maximumClients),
-                    logger: logger,
-                    metrics: { [hub, box] in metrics.render(source: box.daemon?.source.statistics ?? SourceStatistics(), hub: hub) })
-            } catch {
-                throw .cannotStart("\(error)")
-            }
-        } else {
-            http = nil
+        let requests = DaemonAssembly.requestHandler(hub: hub, logger: logger, daemon: box)
+        server = s.socketEnabled ? DaemonAssembly.eventServer(s, hub: hub, logger: logger, requests: requests) : nil
+        http = try DaemonAssembly.httpServer(s, hub: hub, requests: requests, logger: logger) { [hub, box] in
+            metrics.render(source: box.daemon?.source.statistics ?? SourceStatistics(), hub: hub)
         }
         printer?.print(hub.hello())
         box.daemon = self
@@ -158,41 +117,6 @@ public final class ScannerDaemon: Sendable {
 
     // MARK: Configuration
 
-    /// Events an HTTP client reconnecting with `Last-Event-ID` can catch up on (a few minutes of a
-    /// busy kiosk); one further behind gets a fresh `hello`.
-    public static let httpReplayLimit = 1024
-
-    /// `http.token-file`: its contents without surrounding whitespace; a regular file of at most 4 KiB.
-    static func readToken(_ path: String) throws(DaemonError) -> String {
-        let limit = 4096
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw .cannotStart("http.token-file \(path): cannot be read") }
-        defer { try? handle.close() }
-        var info = stat()
-        guard fstat(handle.fileDescriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw .cannotStart("http.token-file \(path): not a regular file")
-        }
-        let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
-        guard data.count <= limit else { throw .cannotStart("http.token-file \(path): longer than \(limit) bytes") }
-        guard let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty,
-            !text.contains(where: { $0.isWhitespace || $0.isNewline })
-        else { throw .cannotStart("http.token-file \(path): expected one token (no spaces) in UTF-8") }
-        return text
-    }
-
-    /// Recognition and tracking settings → what the pipeline runs with.
-    public static func sequenceConfiguration(_ s: DaemonSettings) -> SequenceConfiguration {
-        let options = ScanOptions(
-            types: s.types, quality: s.quality, regionOfInterest: s.regionOfInterest, phoneRegion: s.phoneRegion, languages: s.languages)
-        var tracker = TrackerConfiguration(s.quality)
-        tracker.gracePeriod = s.gracePeriod
-        tracker.textGracePeriod = s.textGracePeriod
-        tracker.moveThreshold = s.moveThreshold
-        tracker.weakBarcodeConfirmations = s.weakBarcodeConfirmations
-        tracker.textAgreement = s.textAgreement ?? tracker.textAgreement
-        tracker.textWindow = s.textWindow ?? tracker.textWindow
-        return SequenceConfiguration(options: options, tracker: tracker, singleItem: s.singleItem)
-    }
-
     /// A `set` request: applied from the next frame, described in the reply and the `config` event.
     func apply(_ change: ConfigChange) -> [(String, JSONValue)] {
         let updated = settings.withLock { s -> DaemonSettings in
@@ -202,7 +126,7 @@ public final class ScannerDaemon: Sendable {
             if let single = change.singleItem { s.singleItem = single }
             return s
         }
-        sequence.reconfigure(Self.sequenceConfiguration(updated))
+        sequence.reconfigure(DaemonAssembly.sequenceConfiguration(updated))
         return Self.describe(updated)
     }
 
@@ -266,7 +190,7 @@ public final class ScannerDaemon: Sendable {
             s.takeLive(Set(live), from: next.settings)
             return s
         }
-        if !live.isEmpty { sequence.reconfigure(Self.sequenceConfiguration(updated)) }
+        if !live.isEmpty { sequence.reconfigure(DaemonAssembly.sequenceConfiguration(updated)) }
         logger.notice("configuration reloaded", metadata: [
             "applied": "\(live.joined(separator: ","))",
             "restartRequired": "\(restart.joined(separator: ","))",
@@ -303,33 +227,6 @@ public final class ScannerDaemon: Sendable {
     }
 
     // MARK: Server
-
-    /// The requests of every transport, answered by this daemon (through the weak box: the daemon
-    /// owns the servers that own the handler).
-    static func makeRequestHandler(hub: EventHub, logger: Logger, daemon: WeakDaemon) -> RequestHandler {
-        RequestHandler(
-            hub: hub, logger: logger,
-            stats: { daemon.daemon?.statistics() ?? [] },
-            configure: { change in
-                guard let daemon = daemon.daemon else { return .failure(.init("shutting down")) }
-                return .success(daemon.apply(change))
-            },
-            capture: { annotate in
-                guard let daemon = daemon.daemon else { return .failure(.init("shutting down")) }
-                return await daemon.photo(annotate: annotate)
-            })
-    }
-
-    static func makeServer(_ s: DaemonSettings, hub: EventHub, logger: Logger, requests: RequestHandler) -> EventServer {
-        EventServer(
-            hub: hub,
-            configuration: EventServerConfiguration(
-                path: s.socketPath, mode: mode_t(s.socketMode), maximumClients: s.maximumClients, maximumClientsPerUser: s.maximumClientsPerUser,
-                group: s.socketGroup.flatMap(Accounts.groupID), allowedUsers: Set(s.allowUsers.compactMap(Accounts.userID)),
-                allowedGroups: Set(s.allowGroups.compactMap(Accounts.groupID)),
-                controlUsers: Set(s.controlUsers.compactMap(Accounts.userID)), controlGroups: Set(s.controlGroups.compactMap(Accounts.groupID))),
-            logger: logger, requests: requests)
-    }
 
     /// `capture`: the next frame at full resolution as JPEG, the current items' bounds drawn if asked.
     func photo(annotate: Bool) async -> Result<RequestHandler.CapturedPhoto, RequestHandler.Refusal> {

@@ -157,43 +157,14 @@ extension ScannerDaemon {
     /// The blocking capture → recognition loop (on its own thread).
     func runPipeline() {
         sequence.run(source: source, heartbeat: heartbeat) { self.emit($0) }
-        logger.info("pipeline", metadata: Self.metadata(sequence.statistics))
-    }
-
-    static func metadata(_ s: SequenceStatistics) -> Logger.Metadata {
-        [
-            "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)", "barcodeDetailScans": "\(s.barcodeDetailScans)",
-            "ocrPasses": "\(s.ocrPasses)", "ocrLinesRead": "\(s.ocrLinesRead)", "ocrConfirmingPasses": "\(s.ocrConfirmingPasses)", "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)",
-            "ocrSkippedUnchanged": "\(s.ocrSkippedUnchanged)",
-        ]
+        logger.info("pipeline", metadata: DaemonStatistics.metadata(sequence.statistics))
     }
 
     /// The `stats` reply's figures beyond the server's own (`events`): per stage.
     func statistics() -> [(String, JSONValue)] {
-        let s = source.statistics
-        let metrics = sequence.metrics
-        let capture = metrics.figures(.capture)
-        func milliseconds(_ value: Double?) -> JSONValue { value.map { .number($0, decimals: 2) } ?? .null }
-        func recognizer(_ f: PipelineMetrics.Figures, runs: String) -> JSONValue {
-            .object([
-                (runs, .integer(f.count)), ("perSecond", .number(f.perSecond, decimals: 2)),
-                ("latencyP50", milliseconds(f.p50)), ("latencyP99", milliseconds(f.p99)),
-            ])
-        }
         let available: Bool = if case .available = status.source { true } else { false }
-        return [
-            ("uptime", .number((ContinuousClock.now - startedAt).inSeconds, decimals: 1)),
-            ("capture", .object([
-                ("source", .string(hub.sourceName)), ("available", .bool(available)),
-                // Every frame the source took: decoded ones, ones dropped for a newer frame, ones skipped
-                // undecoded while the scene is still, and corrupt ones.
-                ("frames", .integer(s.delivered + s.dropped + s.idleSkipped + s.corrupt)), ("decoded", .integer(s.delivered)),
-                ("dropped", .integer(s.dropped)), ("idleSkipped", .integer(s.idleSkipped)), ("corrupt", .integer(s.corrupt)),
-                ("reconnects", .integer(s.reconnects)),
-                ("fps", .number(capture.perSecond, decimals: 1)),
-            ])),
-            ("barcodes", recognizer(metrics.figures(.barcodes), runs: "scans")),
-            ("text", recognizer(metrics.figures(.text), runs: "passes")),
-        ]
+        return DaemonStatistics.reply(
+            source: source.statistics, metrics: sequence.metrics, sourceName: hub.sourceName, available: available,
+            uptime: (ContinuousClock.now - startedAt).inSeconds)
     }
 }

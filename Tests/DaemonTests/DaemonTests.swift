@@ -2,6 +2,8 @@ import Daemon
 import DaemonConfiguration
 import Foundation
 import Logging
+import Pipeline
+import Capture
 import ScannerCore
 import Synchronization
 import TestSupport
@@ -154,10 +156,41 @@ import Testing
         s.quality = .accurate
         s.gracePeriod = 2
         s.textWindow = 7
-        let c = ScannerDaemon.sequenceConfiguration(s)
+        let c = DaemonAssembly.sequenceConfiguration(s)
         #expect(c.tracker.gracePeriod == 2)
         #expect(c.tracker.textWindow == 7)
         #expect(c.tracker.textAgreement == 3, "auto: the quality level's")
         #expect(c.options.quality == .accurate)
+    }
+}
+
+/// The `stats` reply from the source's totals and the pipeline's figures (no daemon, no threads).
+@Suite struct DaemonStatisticsTests {
+    @Test func theStatsReplyAddsUpTheFramesAndTimesEachRecognizer() {
+        var source = SourceStatistics()
+        source.delivered = 90
+        source.dropped = 7
+        source.idleSkipped = 20
+        source.corrupt = 3
+        source.reconnects = 1
+        nonisolated(unsafe) var now = 100.0
+        let metrics = PipelineMetrics(clock: { now })
+        for i in 0..<10 {
+            metrics.record(.capture)
+            metrics.record(.barcodes, seconds: Double(i + 1) / 1000)  // 1…10 ms
+            now += 0.1
+        }
+        metrics.record(.text, seconds: 0.040)
+        let reply = JSONValue.object(DaemonStatistics.reply(source: source, metrics: metrics, sourceName: "demo", available: true, uptime: 12.34))
+        let object = JSONLines.object(reply.serialized())
+        let capture = object["capture"] as? [String: Any] ?? [:]
+        #expect(capture["frames"] as? Int == 120 && capture["decoded"] as? Int == 90 && capture["idleSkipped"] as? Int == 20)
+        #expect(capture["corrupt"] as? Int == 3 && capture["reconnects"] as? Int == 1 && capture["available"] as? Bool == true)
+        #expect(capture["fps"] as? Double == 10, "10 frames in 1 s: \(capture)")
+        let barcodes = object["barcodes"] as? [String: Any] ?? [:]
+        #expect(barcodes["scans"] as? Int == 10 && barcodes["latencyP50"] as? Double == 5 && barcodes["latencyP99"] as? Double == 10, "\(barcodes)")
+        let text = object["text"] as? [String: Any] ?? [:]
+        #expect(text["passes"] as? Int == 1 && text["latencyP50"] as? Double == 40)
+        #expect(object["uptime"] as? Double == 12.3)
     }
 }

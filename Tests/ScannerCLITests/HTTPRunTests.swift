@@ -27,158 +27,172 @@ func freeLoopbackPort() throws -> Int {
     return port
 }
 
-/// `scannerd run --http`: the daemon's HTTP server as a browser's kiosk app reaches it.
+/// `scannerd run --http`: the daemon's HTTP server as a browser's kiosk app reaches it. Each test
+/// waits on subprocesses inside `blocking`, off the cooperative pool (a thread a core here): a browser
+/// that hangs must not starve every other suite of the run.
 @Suite(.timeLimit(.minutes(3))) struct HTTPRunTests {
     let scannerd = Subprocess.executable("scannerd")
 
-    @Test func theDemoReachesAnEventStreamClientAndTheSnapshotIsAJPEG() throws {
-        let port = try freeLoopbackPort()
-        let daemon = try Subprocess.Running(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"])
-        defer { _ = daemon.stop() }
-        // curl waits for the listener (connection refused → retry), then streams.
-        let client = try Subprocess.Running(
-            "/usr/bin/curl", ["-s", "-N", "--max-time", "60", "--retry", "100", "--retry-connrefused", "--retry-delay", "0", "--retry-max-time", "30",
-                              "http://127.0.0.1:\(port)/events"])
-        defer { _ = client.stop(signal: SIGKILL) }
-        let payloads = { (lines: [String]) -> [String] in
-            lines.filter { $0.hasPrefix("data: ") }.map { JSONLines.object(String($0.dropFirst(6))) }
-                .filter { $0["event"] as? String == "added" }.compactMap { ($0["item"] as? [String: Any])?["payload"] as? String }
+    @Test func theDemoReachesAnEventStreamClientAndTheSnapshotIsAJPEG() async throws {
+        try await blocking {
+            let port = try freeLoopbackPort()
+            let daemon = try Subprocess.Running(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"])
+            defer { _ = daemon.stop() }
+            // curl waits for the listener (connection refused → retry), then streams.
+            let client = try Subprocess.Running(
+                "/usr/bin/curl", ["-s", "-N", "--max-time", "60", "--retry", "100", "--retry-connrefused", "--retry-delay", "0", "--retry-max-time", "30",
+                                  "http://127.0.0.1:\(port)/events"])
+            defer { _ = client.stop(signal: SIGKILL) }
+            let payloads = { (lines: [String]) -> [String] in
+                lines.filter { $0.hasPrefix("data: ") }.map { JSONLines.object(String($0.dropFirst(6))) }
+                    .filter { $0["event"] as? String == "added" }.compactMap { ($0["item"] as? [String: Any])?["payload"] as? String }
+            }
+            #expect(client.waitFor(timeout: 60) { payloads($0).contains("https://example.com/scannerd-demo") }, "\(client.output.suffix(5))")
+            let first = client.output.first { $0.hasPrefix("data: ") }.map { JSONLines.object(String($0.dropFirst(6))) }
+            #expect(first?["event"] as? String == "hello" && first?["daemon"] as? String != nil)
+            let scratch = try TemporaryDirectory("scannerd-http")
+            let snapshot = try Subprocess.run(
+                "/usr/bin/curl", ["-s", "--max-time", "10", "-o", scratch.file("s.jpg"), "-w", "%{http_code} %{content_type}", "http://127.0.0.1:\(port)/snapshot.jpg?annotate=1"])
+            #expect(snapshot.stdout == "200 image/jpeg", "\(snapshot.stdout)")
+            let jpeg = try Data(contentsOf: URL(fileURLWithPath: scratch.file("s.jpg")))
+            #expect(jpeg.prefix(3) == Data([0xFF, 0xD8, 0xFF]) && jpeg.count > 1000, "a JPEG")
+            #expect(daemon.stop() == 0)
+            #expect(daemon.stderr.contains("http listening") && daemon.stderr.contains("url=http://127.0.0.1:\(port)/"), "\(daemon.stderr)")
         }
-        #expect(client.waitFor(timeout: 60) { payloads($0).contains("https://example.com/scannerd-demo") }, "\(client.output.suffix(5))")
-        let first = client.output.first { $0.hasPrefix("data: ") }.map { JSONLines.object(String($0.dropFirst(6))) }
-        #expect(first?["event"] as? String == "hello" && first?["daemon"] as? String != nil)
-        let scratch = try TemporaryDirectory("scannerd-http")
-        let snapshot = try Subprocess.run(
-            "/usr/bin/curl", ["-s", "--max-time", "10", "-o", scratch.file("s.jpg"), "-w", "%{http_code} %{content_type}", "http://127.0.0.1:\(port)/snapshot.jpg?annotate=1"])
-        #expect(snapshot.stdout == "200 image/jpeg", "\(snapshot.stdout)")
-        let jpeg = try Data(contentsOf: URL(fileURLWithPath: scratch.file("s.jpg")))
-        #expect(jpeg.prefix(3) == Data([0xFF, 0xD8, 0xFF]) && jpeg.count > 1000, "a JPEG")
-        #expect(daemon.stop() == 0)
-        #expect(daemon.stderr.contains("http listening") && daemon.stderr.contains("url=http://127.0.0.1:\(port)/"), "\(daemon.stderr)")
     }
 
     /// The same requests over the socket and over WebSocket get the same replies.
-    @Test func webSocketRequestsGetTheSocketsReplies() throws {
-        let scratch = try TemporaryDirectory("scannerd-ws")
-        let port = try freeLoopbackPort()
-        let socket = scratch.file("s.sock")
-        let daemon = try Subprocess.Running(scannerd, ["run", "--socket", socket, "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"])
-        defer { _ = daemon.stop() }
-        try #require(waitForSocket(socket), "\(daemon.stderr)")
-        let requests = [
-            #"{"request":"ping","id":"a"}"#, #"{"request":"subscribe","kinds":["barcode"]}"#, #"{"request":"nope"}"#, #"{"request":"set","quality":"best"}"#,
-            #"{"request":"set","single":false,"id":3}"#, #"{"request":"capture","path":"\#(scratch.file("photo.jpg"))"}"#, "not json",
-        ]
-        let probe = try ScannerClientProbe(path: socket)
-        let overSocket = try requests.map { try probe.ask($0) }
-        let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
-        let client = try Subprocess.Running(
-            python, ["Tests/Fixtures/clients/ws_client.py", "ws://127.0.0.1:\(port)/ws", "--seconds", "20"] + requests.flatMap { ["--send", $0] })
-        defer { _ = client.stop(signal: SIGKILL) }
-        let replies = { (lines: [String]) in lines.filter { $0.contains(#""reply""#) } }
-        #expect(client.waitFor(timeout: 20) { replies($0).count >= requests.count }, "\(client.output)")
-        // The socket's peer is this test's user (root here: it may write files); a WebSocket client
-        // never has files written.
-        var expected = overSocket
-        expected[5] = try #require(replies(client.output).dropFirst(5).first)
-        #expect(JSONLines.object(expected[5])["ok"] as? Bool == false && expected[5].contains("access-denied"), "\(expected[5])")
-        #expect(replies(client.output) == expected, "socket: \(overSocket)")
-        #expect(overSocket.allSatisfy { !$0.isEmpty })
+    @Test func webSocketRequestsGetTheSocketsReplies() async throws {
+        try await blocking {
+            let scratch = try TemporaryDirectory("scannerd-ws")
+            let port = try freeLoopbackPort()
+            let socket = scratch.file("s.sock")
+            let daemon = try Subprocess.Running(scannerd, ["run", "--socket", socket, "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"])
+            defer { _ = daemon.stop() }
+            try #require(waitForSocket(socket), "\(daemon.stderr)")
+            let requests = [
+                #"{"request":"ping","id":"a"}"#, #"{"request":"subscribe","kinds":["barcode"]}"#, #"{"request":"nope"}"#, #"{"request":"set","quality":"best"}"#,
+                #"{"request":"set","single":false,"id":3}"#, #"{"request":"capture","path":"\#(scratch.file("photo.jpg"))"}"#, "not json",
+            ]
+            let probe = try ScannerClientProbe(path: socket)
+            let overSocket = try requests.map { try probe.ask($0) }
+            let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
+            let client = try Subprocess.Running(
+                python, ["Tests/Fixtures/clients/ws_client.py", "ws://127.0.0.1:\(port)/ws", "--seconds", "20"] + requests.flatMap { ["--send", $0] })
+            defer { _ = client.stop(signal: SIGKILL) }
+            let replies = { (lines: [String]) in lines.filter { $0.contains(#""reply""#) } }
+            #expect(client.waitFor(timeout: 20) { replies($0).count >= requests.count }, "\(client.output)")
+            // The socket's peer is this test's user (root here: it may write files); a WebSocket client
+            // never has files written.
+            var expected = overSocket
+            expected[5] = try #require(replies(client.output).dropFirst(5).first)
+            #expect(JSONLines.object(expected[5])["ok"] as? Bool == false && expected[5].contains("access-denied"), "\(expected[5])")
+            #expect(replies(client.output) == expected, "socket: \(overSocket)")
+            #expect(overSocket.allSatisfy { !$0.isEmpty })
+        }
     }
 
     /// `/metrics` is Prometheus text (prometheus-client's parser accepts it) and its counters move.
-    @Test func metricsParseAsPrometheusTextAndMove() throws {
-        let port = try freeLoopbackPort()
-        let daemon = try Subprocess.Running(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"])
-        defer { _ = daemon.stop() }
-        let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
-        func scrape() throws -> [String: Any] {
-            let text = try Subprocess.run(
-                "/usr/bin/curl", ["-s", "--max-time", "10", "--retry", "100", "--retry-connrefused", "--retry-delay", "0", "--retry-max-time", "30",
-                                  "http://127.0.0.1:\(port)/metrics"], timeout: 40)
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt").path
-            defer { try? FileManager.default.removeItem(atPath: file) }
-            try text.stdout.write(toFile: file, atomically: true, encoding: .utf8)
-            let parsed = try Subprocess.run("/bin/sh", ["-c", "\"$0\" Tests/Fixtures/clients/prometheus_text.py < \"$1\"", python, file])
-            try #require(parsed.status == 0, "\(parsed.stderr)\n\(text.stdout.prefix(500))")
-            return JSONLines.object(parsed.stdout)
+    @Test func metricsParseAsPrometheusTextAndMove() async throws {
+        try await blocking {
+            let port = try freeLoopbackPort()
+            let daemon = try Subprocess.Running(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"])
+            defer { _ = daemon.stop() }
+            let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
+            func scrape() throws -> [String: Any] {
+                let text = try Subprocess.run(
+                    "/usr/bin/curl", ["-s", "--max-time", "10", "--retry", "100", "--retry-connrefused", "--retry-delay", "0", "--retry-max-time", "30",
+                                      "http://127.0.0.1:\(port)/metrics"], timeout: 40)
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt").path
+                defer { try? FileManager.default.removeItem(atPath: file) }
+                try text.stdout.write(toFile: file, atomically: true, encoding: .utf8)
+                let parsed = try Subprocess.run("/bin/sh", ["-c", "\"$0\" Tests/Fixtures/clients/prometheus_text.py < \"$1\"", python, file])
+                try #require(parsed.status == 0, "\(parsed.stderr)\n\(text.stdout.prefix(500))")
+                return JSONLines.object(parsed.stdout)
+            }
+            let first = try scrape()
+            // Wait for frames to move on (a condition, not a sleep): the demo plays at 10 fps.
+            var second = first
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, (second["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) <= (first["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) + 5 {
+                second = try scrape()
+            }
+            let types = second["#types"] as? [String: String] ?? [:]
+            #expect(types["scannerd_frames"] == "counter" && types["scannerd_events"] == "counter" && types["scannerd_stage_duration_seconds"] == "histogram", "\(types)")
+            #expect((second["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) > (first["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) + 5)
+            #expect((second["scannerd_events_total{}"] as? Double ?? 0) >= 1, "the demo's QR code was added")
+            for stage in ["decode", "barcodes", "text", "detection"] {
+                #expect((second["scannerd_stage_duration_seconds_count{stage=\(stage)}"] as? Double ?? 0) > 0, "\(stage)")
+            }
+            #expect(second["scannerd_clients{}"] != nil && second["scannerd_items{}"] != nil)
         }
-        let first = try scrape()
-        // Wait for frames to move on (a condition, not a sleep): the demo plays at 10 fps.
-        var second = first
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, (second["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) <= (first["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) + 5 {
-            second = try scrape()
-        }
-        let types = second["#types"] as? [String: String] ?? [:]
-        #expect(types["scannerd_frames"] == "counter" && types["scannerd_events"] == "counter" && types["scannerd_stage_duration_seconds"] == "histogram", "\(types)")
-        #expect((second["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) > (first["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) + 5)
-        #expect((second["scannerd_events_total{}"] as? Double ?? 0) >= 1, "the demo's QR code was added")
-        for stage in ["decode", "barcodes", "text", "detection"] {
-            #expect((second["scannerd_stage_duration_seconds_count{stage=\(stage)}"] as? Double ?? 0) > 0, "\(stage)")
-        }
-        #expect(second["scannerd_clients{}"] != nil && second["scannerd_items{}"] != nil)
     }
 
     /// The preview page in a real browser (Debian's headless Chromium) against the demo: its QR code
     /// appears in the page's list and its quad is drawn over the picture. (The demo loops every 3 s
     /// and shows the code for about 2 of them: the page is loaded again until it is in view.)
-    @Test func thePreviewPageShowsTheItemsInAHeadlessBrowser() throws {
-        let scratch = try TemporaryDirectory("scannerd-preview")
-        let port = try freeLoopbackPort()
-        let daemon = try Subprocess.Running(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"])
-        defer { _ = daemon.stop() }
-        // The page itself: served with a policy that lets it load nothing from elsewhere.
-        let head = try Subprocess.run(
-            "/usr/bin/curl", ["-s", "-D", "-", "-o", "/dev/null", "--retry", "100", "--retry-connrefused", "--retry-delay", "0", "--retry-max-time", "30",
-                              "http://127.0.0.1:\(port)/"], timeout: 40)
-        #expect(head.stdout.lowercased().contains("content-security-policy: default-src 'none'; script-src 'self'"), "\(head.stdout)")
-        var dom = ""
-        let deadline = Date().addingTimeInterval(60)
-        repeat {
-            let browser = try Subprocess.run(
-                "/usr/bin/chromium",
-                ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(scratch.file("profile"))", "--virtual-time-budget=3000",
-                 "--dump-dom", "http://127.0.0.1:\(port)/"], timeout: 60)
-            dom = browser.stdout
-        } while !dom.contains(#"<span class="kind">qr</span>"#) && Date() < deadline
-        #expect(dom.contains(#"<span class="kind">qr</span>https://example.com/scannerd-demo</li>"#), "\(dom.suffix(1500))")
-        // The QR item's own quad: the polygon with the list entry's id.
-        let entry = try #require(dom.range(of: #"<span class="kind">qr</span>"#), "\(dom.suffix(1500))")
-        let id = try #require(dom[..<entry.lowerBound].components(separatedBy: #"<li data-id=""#).last?.prefix { $0 != "\"" })
-        let polygon = try #require(dom.range(of: #"<polygon points="([^"]*)" data-id="\#(id)""#, options: .regularExpression), "its quad drawn: \(dom.suffix(1500))")
-        let points = dom[polygon].dropFirst(#"<polygon points=""#.count).prefix { $0 != "\"" }.split(separator: " ").map { $0.split(separator: ",").compactMap { Double($0) } }
-        #expect(points.count == 4 && points.allSatisfy { $0.count == 2 && $0.allSatisfy { (0...1).contains($0) } }, "\(points)")
-        #expect(dom.contains("camera available"), "the hello reached the page")
+    @Test func thePreviewPageShowsTheItemsInAHeadlessBrowser() async throws {
+        try await blocking {
+            let scratch = try TemporaryDirectory("scannerd-preview")
+            let port = try freeLoopbackPort()
+            let daemon = try Subprocess.Running(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"])
+            defer { _ = daemon.stop() }
+            // The page itself: served with a policy that lets it load nothing from elsewhere.
+            let head = try Subprocess.run(
+                "/usr/bin/curl", ["-s", "-D", "-", "-o", "/dev/null", "--retry", "100", "--retry-connrefused", "--retry-delay", "0", "--retry-max-time", "30",
+                                  "http://127.0.0.1:\(port)/"], timeout: 40)
+            #expect(head.stdout.lowercased().contains("content-security-policy: default-src 'none'; script-src 'self'"), "\(head.stdout)")
+            var dom = ""
+            let deadline = Date().addingTimeInterval(60)
+            repeat {
+                let browser = try Subprocess.run(
+                    "/usr/bin/chromium",
+                    ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(scratch.file("profile"))", "--virtual-time-budget=3000",
+                     "--dump-dom", "http://127.0.0.1:\(port)/"], timeout: 30)
+                dom = browser.stdout
+            } while !dom.contains(#"<span class="kind">qr</span>"#) && Date() < deadline
+            #expect(dom.contains(#"<span class="kind">qr</span>https://example.com/scannerd-demo</li>"#), "\(dom.suffix(1500))")
+            // The QR item's own quad: the polygon with the list entry's id.
+            let entry = try #require(dom.range(of: #"<span class="kind">qr</span>"#), "\(dom.suffix(1500))")
+            let id = try #require(dom[..<entry.lowerBound].components(separatedBy: #"<li data-id=""#).last?.prefix { $0 != "\"" })
+            let polygon = try #require(dom.range(of: #"<polygon points="([^"]*)" data-id="\#(id)""#, options: .regularExpression), "its quad drawn: \(dom.suffix(1500))")
+            let points = dom[polygon].dropFirst(#"<polygon points=""#.count).prefix { $0 != "\"" }.split(separator: " ").map { $0.split(separator: ",").compactMap { Double($0) } }
+            #expect(points.count == 4 && points.allSatisfy { $0.count == 2 && $0.allSatisfy { (0...1).contains($0) } }, "\(points)")
+            #expect(dom.contains("camera available"), "the hello reached the page")
+        }
     }
 
-    @Test func aTakenPortEndsTheDaemonWithOneClearLine() throws {
-        // Something else listens on the port.
-        let (fd, port) = try loopbackSocket(listening: true)
-        defer { close(fd) }
-        // A looping replay would run forever: the daemon must stop it and exit, not hang.
-        let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"], timeout: 60)
-        #expect(result.status != 0 && !result.timedOut, "\(result.stderr)")
-        #expect(result.stderr.contains("http.listen 127.0.0.1:\(port): cannot listen:") && result.stderr.contains("in use"), "\(result.stderr)")
+    @Test func aTakenPortEndsTheDaemonWithOneClearLine() async throws {
+        try await blocking {
+            // Something else listens on the port.
+            let (fd, port) = try loopbackSocket(listening: true)
+            defer { close(fd) }
+            // A looping replay would run forever: the daemon must stop it and exit, not hang.
+            let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"], timeout: 60)
+            #expect(result.status != 0 && !result.timedOut, "\(result.stderr)")
+            #expect(result.stderr.contains("http.listen 127.0.0.1:\(port): cannot listen:") && result.stderr.contains("in use"), "\(result.stderr)")
+        }
     }
 
-    @Test func aNonLoopbackAddressWithoutATokenAndABadTokenFileAreRefusedAtStart() throws {
-        let scratch = try TemporaryDirectory("scannerd-http")
-        let long = try scratch.write("long", String(repeating: "x", count: 5000))
-        let spaced = try scratch.write("spaced", "two words\n")
-        let cases: [([String], String)] = [
-            (["--http", "0.0.0.0:0"], "is not loopback: set http.token-file"),
-            (["--http", "127.0.0.1:0", "--http-token-file", scratch.path], "not a regular file"),
-            (["--http", "127.0.0.1:0", "--http-token-file", long], "longer than 4096 bytes"),
-            (["--http", "127.0.0.1:0", "--http-token-file", spaced], "expected one token"),
-            (["--http", "127.0.0.1:0", "--http-token-file", scratch.file("missing")], "cannot be read"),
-            (["--http", "127.0.0.1"], "expected HOST:PORT"),
-            (["--http", "127.0.0.1:0", "--http-allowed-origin", "evil.example"], "expected an origin"),
-        ]
-        for (arguments, message) in cases {
-            let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "demo"] + arguments, timeout: 30)
-            #expect(result.status != 0 && !result.timedOut, "\(arguments)")
-            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+    @Test func aNonLoopbackAddressWithoutATokenAndABadTokenFileAreRefusedAtStart() async throws {
+        try await blocking {
+            let scratch = try TemporaryDirectory("scannerd-http")
+            let long = try scratch.write("long", String(repeating: "x", count: 5000))
+            let spaced = try scratch.write("spaced", "two words\n")
+            let cases: [([String], String)] = [
+                (["--http", "0.0.0.0:0"], "is not loopback: set http.token-file"),
+                (["--http", "127.0.0.1:0", "--http-token-file", scratch.path], "not a regular file"),
+                (["--http", "127.0.0.1:0", "--http-token-file", long], "longer than 4096 bytes"),
+                (["--http", "127.0.0.1:0", "--http-token-file", spaced], "expected one token"),
+                (["--http", "127.0.0.1:0", "--http-token-file", scratch.file("missing")], "cannot be read"),
+                (["--http", "127.0.0.1"], "expected HOST:PORT"),
+                (["--http", "127.0.0.1:0", "--http-allowed-origin", "evil.example"], "expected an origin"),
+            ]
+            for (arguments, message) in cases {
+                let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "demo"] + arguments, timeout: 30)
+                #expect(result.status != 0 && !result.timedOut, "\(arguments)")
+                #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            }
         }
     }
 }

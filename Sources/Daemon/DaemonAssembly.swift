@@ -1,0 +1,133 @@
+import Capture
+import ClientRequests
+import DaemonConfiguration
+import EventServer
+import Events
+import Foundation
+import HTTPServer
+import Logging
+import Pipeline
+import Recognition
+import ScannerCore
+import Tracking
+
+/// Settings → the daemon's parts: the source, the pipeline, the request handler and the servers.
+/// `ScannerDaemon` runs them; this is where each is chosen and configured.
+public enum DaemonAssembly {
+    /// A camera, or a replay.
+    static func source(_ s: DaemonSettings, logger: Logger, heartbeat: Heartbeat) throws(DaemonError) -> FrameSource {
+        let processingWidth = s.processingWidth ?? QualitySettings(s.quality).liveProcessingWidth
+        do {
+            switch s.input {
+            case .device(let path):
+                return try CameraSource(
+                    configuration: CameraSource.Configuration(
+                        path: path, request: CaptureRequest(width: s.width, height: s.height, fps: s.effectiveFPS, formats: s.formats),
+                        processingWidth: processingWidth, controls: s.controls),
+                    logger: logger, heartbeat: heartbeat)
+            case .replay(let path):
+                return try ReplaySource(
+                    path: path,
+                    configuration: ReplaySource.Configuration(fps: s.effectiveFPS, pace: s.pace, loop: s.loop, processingWidth: processingWidth),
+                    logger: logger)
+            }
+        } catch {
+            throw .cannotStart("\(error)")
+        }
+    }
+
+    /// A replay with `--pace none`: one thread, OCR on every n-th frame, the clock is frame index /
+    /// fps. Anything else: the live pipeline, newest frame to each recognizer.
+    static func pipeline(_ s: DaemonSettings) throws(DaemonError) -> any ScannerPipeline {
+        do {
+            if case .replay = s.input, s.pace == .none {
+                return try SequenceHandler(configuration: sequenceConfiguration(s), fps: s.effectiveFPS)
+            }
+            let start = ContinuousClock.now
+            return try LivePipeline(configuration: sequenceConfiguration(s), clock: { (ContinuousClock.now - start).inSeconds })
+        } catch {
+            throw .cannotStart("\(error)")
+        }
+    }
+
+    /// Recognition and tracking settings → what the pipeline runs with.
+    public static func sequenceConfiguration(_ s: DaemonSettings) -> SequenceConfiguration {
+        let options = ScanOptions(
+            types: s.types, quality: s.quality, regionOfInterest: s.regionOfInterest, phoneRegion: s.phoneRegion, languages: s.languages)
+        var tracker = TrackerConfiguration(s.quality)
+        tracker.gracePeriod = s.gracePeriod
+        tracker.textGracePeriod = s.textGracePeriod
+        tracker.moveThreshold = s.moveThreshold
+        tracker.weakBarcodeConfirmations = s.weakBarcodeConfirmations
+        tracker.textAgreement = s.textAgreement ?? tracker.textAgreement
+        tracker.textWindow = s.textWindow ?? tracker.textWindow
+        return SequenceConfiguration(options: options, tracker: tracker, singleItem: s.singleItem)
+    }
+
+    /// The requests of every transport, answered by this daemon (through the weak box: the daemon
+    /// owns the servers that own the handler).
+    static func requestHandler(hub: EventHub, logger: Logger, daemon: WeakDaemon) -> RequestHandler {
+        RequestHandler(
+            hub: hub, logger: logger,
+            stats: { daemon.daemon?.statistics() ?? [] },
+            configure: { change in
+                guard let daemon = daemon.daemon else { return .failure(.init("shutting down")) }
+                return .success(daemon.apply(change))
+            },
+            capture: { annotate in
+                guard let daemon = daemon.daemon else { return .failure(.init("shutting down")) }
+                return await daemon.photo(annotate: annotate)
+            })
+    }
+
+    static func eventServer(_ s: DaemonSettings, hub: EventHub, logger: Logger, requests: RequestHandler) -> EventServer {
+        EventServer(
+            hub: hub,
+            configuration: EventServerConfiguration(
+                path: s.socketPath, mode: mode_t(s.socketMode), maximumClients: s.maximumClients, maximumClientsPerUser: s.maximumClientsPerUser,
+                group: s.socketGroup.flatMap(Accounts.groupID), allowedUsers: Set(s.allowUsers.compactMap(Accounts.userID)),
+                allowedGroups: Set(s.allowGroups.compactMap(Accounts.groupID)),
+                controlUsers: Set(s.controlUsers.compactMap(Accounts.userID)), controlGroups: Set(s.controlGroups.compactMap(Accounts.groupID))),
+            logger: logger, requests: requests)
+    }
+
+    /// Events an HTTP client reconnecting with `Last-Event-ID` can catch up on (a few minutes of a
+    /// busy kiosk); one further behind gets a fresh `hello`.
+    static let httpReplayLimit = 1024
+
+    /// `http.listen` set: the HTTP server (nil otherwise), with the token read and checked now.
+    static func httpServer(
+        _ s: DaemonSettings, hub: EventHub, requests: RequestHandler, logger: Logger, metrics: @escaping @Sendable () -> String
+    ) throws(DaemonError) -> HTTPServer? {
+        guard let listen = s.httpListen else { return nil }
+        let token = try s.httpTokenFile.map { path throws(DaemonError) in try readToken(path) }
+        do {
+            return try HTTPServer(
+                hub: hub, requests: requests,
+                configuration: HTTPServerConfiguration(
+                    host: listen.host, port: listen.port, token: token, allowedOrigins: Set(s.httpAllowedOrigins),
+                    // The socket's rule: with control users or groups configured, only they may `set`.
+                    controlOpen: s.controlUsers.isEmpty && s.controlGroups.isEmpty, maximumStreams: s.maximumClients),
+                logger: logger, metrics: metrics)
+        } catch {
+            throw .cannotStart("\(error)")
+        }
+    }
+
+    /// `http.token-file`: its contents without surrounding whitespace; a regular file of at most 4 KiB.
+    static func readToken(_ path: String) throws(DaemonError) -> String {
+        let limit = 4096
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw .cannotStart("http.token-file \(path): cannot be read") }
+        defer { try? handle.close() }
+        var info = stat()
+        guard fstat(handle.fileDescriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw .cannotStart("http.token-file \(path): not a regular file")
+        }
+        let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
+        guard data.count <= limit else { throw .cannotStart("http.token-file \(path): longer than \(limit) bytes") }
+        guard let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty,
+            !text.contains(where: { $0.isWhitespace || $0.isNewline })
+        else { throw .cannotStart("http.token-file \(path): expected one token (no spaces) in UTF-8") }
+        return text
+    }
+}

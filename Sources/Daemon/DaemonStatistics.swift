@@ -1,0 +1,45 @@
+import Capture
+import Logging
+import Pipeline
+import ScannerCore
+
+/// The daemon's figures as `stats` replies and log lines carry them: from the source's totals and
+/// the pipeline's live figures, nothing else.
+public enum DaemonStatistics {
+    /// The `stats` reply's figures beyond the server's own (`events`): per stage.
+    public static func reply(
+        source s: SourceStatistics, metrics: PipelineMetrics, sourceName: String, available: Bool, uptime: Double
+    ) -> [(String, JSONValue)] {
+        let capture = metrics.figures(.capture)
+        func milliseconds(_ value: Double?) -> JSONValue { value.map { .number($0, decimals: 2) } ?? .null }
+        func recognizer(_ f: PipelineMetrics.Figures, runs: String) -> JSONValue {
+            .object([
+                (runs, .integer(f.count)), ("perSecond", .number(f.perSecond, decimals: 2)),
+                ("latencyP50", milliseconds(f.p50)), ("latencyP99", milliseconds(f.p99)),
+            ])
+        }
+        return [
+            ("uptime", .number(uptime, decimals: 1)),
+            ("capture", .object([
+                ("source", .string(sourceName)), ("available", .bool(available)),
+                // Every frame the source took: decoded ones, ones dropped for a newer frame, ones skipped
+                // undecoded while the scene is still, and corrupt ones.
+                ("frames", .integer(s.delivered + s.dropped + s.idleSkipped + s.corrupt)), ("decoded", .integer(s.delivered)),
+                ("dropped", .integer(s.dropped)), ("idleSkipped", .integer(s.idleSkipped)), ("corrupt", .integer(s.corrupt)),
+                ("reconnects", .integer(s.reconnects)),
+                ("fps", .number(capture.perSecond, decimals: 1)),
+            ])),
+            ("barcodes", recognizer(metrics.figures(.barcodes), runs: "scans")),
+            ("text", recognizer(metrics.figures(.text), runs: "passes")),
+        ]
+    }
+
+    /// The pipeline's counters for the log line at its end.
+    public static func metadata(_ s: SequenceStatistics) -> Logger.Metadata {
+        [
+            "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)", "barcodeDetailScans": "\(s.barcodeDetailScans)",
+            "ocrPasses": "\(s.ocrPasses)", "ocrLinesRead": "\(s.ocrLinesRead)", "ocrConfirmingPasses": "\(s.ocrConfirmingPasses)",
+            "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)", "ocrSkippedUnchanged": "\(s.ocrSkippedUnchanged)",
+        ]
+    }
+}
