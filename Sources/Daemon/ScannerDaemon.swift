@@ -5,10 +5,8 @@ import EventServer
 import Events
 import HTTPServer
 import Foundation
-import ImageDecoding
 import Logging
 import Pipeline
-import Recognition
 import ScannerCore
 import ScannerProtocol
 import ServiceLifecycle
