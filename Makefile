@@ -19,12 +19,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Build + runtime: the C libraries behind Sources/C*, their pkg-config files, and Tesseract's English model.
 APT_PACKAGES := pkg-config libzbar-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng \
-	libturbojpeg0-dev libv4l-dev libphonenumber-dev libzxing-dev libtiff-dev
+	libturbojpeg0-dev libv4l-dev libphonenumber-dev libzxing-dev libtiff-dev libmosquitto-dev
 # Tests/system/check-units.sh: systemd-analyze (verify, security) and udevadm (test).
 APT_PACKAGES += systemd udev
 # The HTTP tests' clients (Tests/HTTPServerTests, Tests/ScannerCLITests/HTTPRunTests.swift): curl, and a
 # real browser for the preview page (headless Chromium).
 APT_PACKAGES += curl chromium
+# The MQTT tests' broker and clients (Tests/ScannerCLITests/MQTTTests.swift), started and stopped by the tests.
+APT_PACKAGES += mosquitto mosquitto-clients
 
 .PHONY: deps build run test bench soak clean fixtures install uninstall footage footage-venv score-footage screenshot
 

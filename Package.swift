@@ -41,6 +41,8 @@ let package = Package(
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+        // MQTT for fleets (issue #16): Debian's libmosquitto, no MQTT written here.
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // libphonenumber is C++ only: a small C-ABI shim so Swift sees plain C.
         .target(
             name: "CPhoneNumber",
@@ -138,6 +140,12 @@ let package = Package(
             ]
         ),
 
+        // MARK: MQTT: the events to a broker, for fleets (libmosquitto)
+        .target(
+            name: "MQTTPublisher",
+            dependencies: ["CMosquitto", "Events", "ScannerCore", .product(name: "Logging", package: "swift-log")]
+        ),
+
         // MARK: Configuration: defaults < file < environment < command line, validated with lines
         .target(
             name: "DaemonConfiguration",
@@ -153,7 +161,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "ScannerCore", "ImageDecoding", "Recognition", "Capture", "Tracking", "Pipeline", "Events",
-                "ClientRequests", "EventServer", "HTTPServer", "DaemonConfiguration", "ScannerProtocol",
+                "ClientRequests", "EventServer", "HTTPServer", "MQTTPublisher", "DaemonConfiguration", "ScannerProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -6,6 +6,7 @@ import Events
 import Foundation
 import HTTPServer
 import Logging
+import MQTTPublisher
 import Pipeline
 import Recognition
 import ScannerCore
@@ -114,20 +115,42 @@ public enum DaemonAssembly {
         }
     }
 
-    /// `http.token-file`: its contents without surrounding whitespace; a regular file of at most 4 KiB.
-    static func readToken(_ path: String) throws(DaemonError) -> String {
+    /// `http.token-file`, `mqtt.password-file`: the secret in the file without surrounding
+    /// whitespace; a regular file of at most 4 KiB holding one word.
+    static func readToken(_ path: String, key: String = "http.token-file") throws(DaemonError) -> String {
         let limit = 4096
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw .cannotStart("http.token-file \(path): cannot be read") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw .cannotStart("\(key) \(path): cannot be read") }
         defer { try? handle.close() }
         var info = stat()
         guard fstat(handle.fileDescriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw .cannotStart("http.token-file \(path): not a regular file")
+            throw .cannotStart("\(key) \(path): not a regular file")
         }
         let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
-        guard data.count <= limit else { throw .cannotStart("http.token-file \(path): longer than \(limit) bytes") }
+        guard data.count <= limit else { throw .cannotStart("\(key) \(path): longer than \(limit) bytes") }
         guard let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty,
             !text.contains(where: { $0.isWhitespace || $0.isNewline })
-        else { throw .cannotStart("http.token-file \(path): expected one token (no spaces) in UTF-8") }
+        else { throw .cannotStart("\(key) \(path): expected one token (no spaces) in UTF-8") }
         return text
+    }
+
+    /// `mqtt.broker` set: the MQTT publisher (nil otherwise), with the password read now.
+    static func mqttPublisher(_ s: DaemonSettings, hub: EventHub, logger: Logger, version: String) throws(DaemonError) -> MQTTPublisher? {
+        guard let url = s.mqttBroker else { return nil }
+        guard let broker = MQTTBrokerAddress.parse(url) else { throw .cannotStart("mqtt.broker \(url): expected mqtt://HOST[:PORT]") }
+        let password = try s.mqttPasswordFile.map { path throws(DaemonError) in try readToken(path, key: "mqtt.password-file") }
+        // The broker keeps a session per client id: one per kiosk and camera by default.
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "kiosk"
+        let camera = (s.input.name as NSString).lastPathComponent
+        let clientID = s.mqttClientID ?? "scannerd-\(host)-\(camera)".filter { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+        do {
+            return try MQTTPublisher(
+                configuration: MQTTConfiguration(
+                    host: broker.host, port: broker.port, tls: broker.tls, topic: s.mqttTopic, clientID: String(clientID.prefix(128)),
+                    username: s.mqttUsername, password: password, caFile: s.mqttCAFile, keepalive: s.mqttKeepalive, qos: s.mqttQoS,
+                    queueLimit: s.mqttQueueLimit),
+                hub: hub, logger: logger, daemonVersion: version)
+        } catch {
+            throw .cannotStart("mqtt: \(error)")
+        }
     }
 }

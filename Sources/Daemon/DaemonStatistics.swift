@@ -1,5 +1,6 @@
 import Capture
 import Logging
+import MQTTPublisher
 import Pipeline
 import ScannerCore
 
@@ -32,6 +33,14 @@ public enum DaemonStatistics {
             ("barcodes", recognizer(metrics.figures(.barcodes), runs: "scans")),
             ("text", recognizer(metrics.figures(.text), runs: "passes")),
         ]
+    }
+
+    /// The MQTT publisher's state for `stats`.
+    public static func mqtt(_ m: MQTTPublisher.Statistics) -> JSONValue {
+        .object([
+            ("connected", .bool(m.connected)), ("queued", .integer(m.queued)), ("unacknowledged", .integer(m.unacknowledged)),
+            ("published", .integer(m.published)), ("dropped", .integer(m.dropped)), ("lastError", m.lastError.map { .string($0) } ?? .null),
+        ])
     }
 
     /// The pipeline's counters for the log line at its end.

@@ -6,6 +6,7 @@ import Events
 import HTTPServer
 import Foundation
 import Logging
+import MQTTPublisher
 import Pipeline
 import ScannerCore
 import ScannerProtocol
@@ -52,6 +53,8 @@ public final class ScannerDaemon: Sendable {
     let server: EventServer?
     /// `http.listen`: events, items and snapshots over HTTP (docs/http.md).
     let http: HTTPServer?
+    /// `mqtt.broker`: every event to a broker (docs/mqtt.md).
+    let mqtt: MQTTPublisher?
     let heartbeat = Heartbeat()
     let status = DaemonStatus()
     let startedAt = ContinuousClock.now
@@ -85,6 +88,7 @@ public final class ScannerDaemon: Sendable {
         http = try DaemonAssembly.httpServer(s, hub: hub, requests: requests, logger: logger) { [hub, box] in
             metrics.render(source: box.daemon?.source.statistics ?? SourceStatistics(), hub: hub)
         }
+        mqtt = try DaemonAssembly.mqttPublisher(s, hub: hub, logger: logger, version: Self.version)
         printer?.print(hub.hello())
         box.daemon = self
     }
@@ -96,6 +100,7 @@ public final class ScannerDaemon: Sendable {
         // An HTTP server that cannot listen (its port taken) ends the daemon, as the socket's does,
         // after the pipeline stops.
         if let http { services.append(.init(service: HTTPService(server: http, daemon: self), failureTerminationBehavior: .gracefullyShutdownGroup)) }
+        if let mqtt { services.append(.init(service: MQTTService(publisher: mqtt, daemon: self))) }
         services.append(.init(
             service: PipelineService(daemon: self),
             successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup))

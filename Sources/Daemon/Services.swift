@@ -3,6 +3,7 @@ import EventServer
 import Foundation
 import HTTPServer
 import Logging
+import MQTTPublisher
 import Pipeline
 import ScannerCore
 import ServiceLifecycle
@@ -55,6 +56,24 @@ struct HTTPService: Service {
             // Its port taken, or an address this host does not have: one line that says which.
             throw DaemonError.cannotStart("http.listen \(host):\(server.configuration.port): cannot listen: \(error)")
         }
+    }
+}
+
+/// The MQTT publisher (docs/mqtt.md). On shutdown, after the pipeline's last events: its hub
+/// subscription ends once they are queued, what is queued goes out (for up to 2 s while connected),
+/// then `offline` and a clean disconnect.
+struct MQTTService: Service {
+    let publisher: MQTTPublisher
+    let daemon: ScannerDaemon
+
+    func run() async throws {
+        let (publisher, daemon) = (publisher, daemon)
+        try await withGracefulShutdownHandler {
+            try await publisher.run()
+        } onGracefulShutdown: {
+            daemon.hub.finishSubscribers()
+        }
+        await Task.detached { publisher.stop() }.value
     }
 }
 
@@ -165,6 +184,6 @@ extension ScannerDaemon {
         let available: Bool = if case .available = status.source { true } else { false }
         return DaemonStatistics.reply(
             source: source.statistics, metrics: sequence.metrics, sourceName: hub.sourceName, available: available,
-            uptime: (ContinuousClock.now - startedAt).inSeconds)
+            uptime: (ContinuousClock.now - startedAt).inSeconds) + (mqtt.map { [("mqtt", DaemonStatistics.mqtt($0.statistics))] } ?? [])
     }
 }

@@ -67,6 +67,18 @@ public struct DaemonSettings: Sendable, Equatable {
     public var httpTokenFile: String?
     public var httpAllowedOrigins: [String] = []
 
+    // mqtt (off unless `mqtt.broker` is set)
+    public var mqttBroker: String?
+    public var mqttTopic = "scannerd"
+    /// nil: the host's name and the camera's.
+    public var mqttClientID: String?
+    public var mqttUsername: String?
+    public var mqttPasswordFile: String?
+    public var mqttCAFile: String?
+    public var mqttKeepalive = 30
+    public var mqttQoS = 1
+    public var mqttQueueLimit = 10_000
+
     // output
     public var logLevel: Logger.Level = .info
     public var eventsStdout = false
@@ -105,4 +117,40 @@ public struct HTTPListen: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// What `mqtt.broker` and `mqtt.topic` accept (the publisher parses the same way).
+public enum MQTTBrokerAddress {
+    /// `mqtt://HOST[:PORT]` (1883) or `mqtts://HOST[:PORT]` (8883); nil for anything else.
+    public static func parse(_ url: String) -> (host: String, port: Int, tls: Bool)? {
+        let tls: Bool
+        let rest: Substring
+        if url.hasPrefix("mqtt://") { tls = false; rest = url.dropFirst(7) } else if url.hasPrefix("mqtts://") { tls = true; rest = url.dropFirst(8) } else { return nil }
+        guard !rest.isEmpty, rest.utf8.count <= 255, !rest.contains("/"), !rest.contains("@") else { return nil }
+        var host = rest
+        var port = tls ? 8883 : 1883
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { return nil }
+            host = rest[rest.index(after: rest.startIndex)..<close]
+            let after = rest[rest.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":"), let p = Int(after.dropFirst()), (1...65535).contains(p) else { return nil }
+                port = p
+            }
+        } else if let colon = rest.lastIndex(of: ":") {
+            guard let p = Int(rest[rest.index(after: colon)...]), (1...65535).contains(p) else { return nil }
+            host = rest[..<colon]
+            port = p
+        }
+        guard !host.isEmpty, host.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || ".-:".contains($0) }) else { return nil }
+        return (String(host), port, tls)
+    }
+
+
+    public static func isValid(_ url: String) -> Bool { parse(url) != nil }
+
+    public static func isValidTopic(_ topic: String) -> Bool {
+        !topic.isEmpty && topic.utf8.count <= 200 && !topic.contains("+") && !topic.contains("#") && !topic.contains("\0")
+            && !topic.hasPrefix("/") && !topic.hasSuffix("/") && !topic.contains("//")
+    }
 }

@@ -49,7 +49,7 @@ struct ValueProblem: Error {
 
 /// Every key there is. The order is the file's (config/scannerd.conf) and the docs'.
 public enum SettingsSchema {
-    public static let keys: [SettingKey] = camera + recognition + tracking + server + http + output
+    public static let keys: [SettingKey] = camera + recognition + tracking + server + http + mqtt + output
 
     public static func key(_ name: String) -> SettingKey? { byName[name] }
     private static let byName = Dictionary(uniqueKeysWithValues: keys.map { ($0.name, $0) })
@@ -236,6 +236,50 @@ public enum SettingsSchema {
                    },
                    show: { "[" + $0.httpAllowedOrigins.joined(separator: ", ") + "]" }),
     ]
+
+    static let mqtt: [SettingKey] = [
+        SettingKey(name: "mqtt.broker", flag: "--mqtt", summary: "publish every event to this MQTT broker, mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (null: off; docs/mqtt.md)",
+                   read: { v, s throws(ValueProblem) in
+                       if v == .null { s.mqttBroker = nil; return }
+                       let url = try scalar(v)
+                       guard MQTTBrokerAddress.isValid(url) else { throw ValueProblem("expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT]") }
+                       s.mqttBroker = url
+                   },
+                   show: { $0.mqttBroker ?? "null" }),
+        SettingKey(name: "mqtt.topic", flag: "--mqtt-topic", summary: "topic prefix: PREFIX/events, PREFIX/status, PREFIX/items",
+                   read: { v, s throws(ValueProblem) in
+                       let topic = try scalar(v)
+                       guard MQTTBrokerAddress.isValidTopic(topic) else { throw ValueProblem("expected a topic without wildcards (+ #), empty levels or a leading or trailing /") }
+                       s.mqttTopic = topic
+                   },
+                   show: { $0.mqttTopic }),
+        SettingKey(name: "mqtt.client-id", summary: "MQTT client id (null: scannerd-HOSTNAME-CAMERA); the broker keeps this client's session",
+                   read: { v, s throws(ValueProblem) in
+                       if v == .null { s.mqttClientID = nil; return }
+                       let id = try scalar(v)
+                       guard !id.isEmpty, id.utf8.count <= 128 else { throw ValueProblem("expected 1 to 128 bytes") }
+                       s.mqttClientID = id
+                   },
+                   show: { $0.mqttClientID ?? "null" }),
+        SettingKey(name: "mqtt.username", summary: "user name for the broker (null: none)",
+                   read: { v, s throws(ValueProblem) in s.mqttUsername = v == .null ? nil : try scalar(v) }, show: { $0.mqttUsername ?? "null" }),
+        SettingKey(name: "mqtt.password-file", summary: "a file holding the broker password (read at start; never logged)",
+                   read: { v, s throws(ValueProblem) in s.mqttPasswordFile = v == .null ? nil : try absolutePath(v) }, show: { $0.mqttPasswordFile ?? "null" }),
+        SettingKey(name: "mqtt.ca-file", summary: "CA certificates for mqtts:// (null: the system's)",
+                   read: { v, s throws(ValueProblem) in s.mqttCAFile = v == .null ? nil : try absolutePath(v) }, show: { $0.mqttCAFile ?? "null" }),
+        SettingKey(name: "mqtt.keepalive", summary: "seconds between pings; the broker publishes the will (offline) after 1.5 times this in silence",
+                   read: { v, s throws(ValueProblem) in s.mqttKeepalive = try integer(v, 5...3600) }, show: { "\($0.mqttKeepalive)" }),
+        SettingKey(name: "mqtt.qos", summary: "QoS of the events: 0 (at most once) or 1 (at least once)",
+                   read: { v, s throws(ValueProblem) in s.mqttQoS = try integer(v, 0...1) }, show: { "\($0.mqttQoS)" }),
+        SettingKey(name: "mqtt.queue-limit", summary: "events kept while the broker is away; beyond, the oldest are dropped and counted",
+                   read: { v, s throws(ValueProblem) in s.mqttQueueLimit = try integer(v, 1...1_000_000) }, show: { "\($0.mqttQueueLimit)" }),
+    ]
+
+    static func absolutePath(_ v: SettingValue) throws(ValueProblem) -> String {
+        let path = try scalar(v)
+        guard path.hasPrefix("/"), path.utf8.count < 4096 else { throw ValueProblem("expected an absolute path") }
+        return path
+    }
 
     static let output: [SettingKey] = [
         SettingKey(name: "log.level", flag: "--log-level", summary: "trace, debug, info, notice, warning, error or critical", live: { $0.logLevel = $1.logLevel },

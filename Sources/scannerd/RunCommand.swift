@@ -102,6 +102,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("http-allowed-origin"), help: ArgumentHelp("A web origin besides the server's own whose pages may read events (repeatable).", valueName: "origin"))
     var httpAllowedOrigins: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("Publish every event to an MQTT broker: mqtt://HOST[:PORT] or mqtts://… (mqtt.broker; off by default).", valueName: "url"))
+    var mqtt: String?
+
+    @Option(name: .long, help: ArgumentHelp("MQTT topic prefix: PREFIX/events, PREFIX/status, PREFIX/items (mqtt.topic; default scannerd).", valueName: "prefix"))
+    var mqttTopic: String?
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String?
 
@@ -149,6 +155,8 @@ struct RunCommand: AsyncParsableCommand {
         add(http, "--http")
         add(httpTokenFile, "--http-token-file")
         add(list: httpAllowedOrigins, "--http-allowed-origin")
+        add(mqtt, "--mqtt")
+        add(mqttTopic, "--mqtt-topic")
         add(logLevel, "--log-level")
         add(eventsStdout ? "true" : nil, "--events-stdout")
         return entries
