@@ -237,6 +237,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher"]),
         .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "Tracking", "Capture", "Recognition", "ImageDecoding", "ScannerCore", "TestSupport"]

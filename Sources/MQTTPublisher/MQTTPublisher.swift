@@ -36,6 +36,8 @@ public final class MQTTPublisher: @unchecked Sendable {
         var itemsDue = false
         var statusDue = false
         var stopping = false
+        /// Connected at least once (from then on libmosquitto reconnects by itself).
+        var everConnected = false
     }
 
     public let configuration: MQTTConfiguration
@@ -85,7 +87,10 @@ public final class MQTTPublisher: @unchecked Sendable {
     public func run() async throws {
         let (id, _, events) = hub.subscribe(queueLimit: Int.max / 2)
         defer { hub.unsubscribe(id) }
-        try client.start(host: configuration.host, port: configuration.port, keepalive: configuration.keepalive)
+        if !(try client.start(host: configuration.host, port: configuration.port, keepalive: configuration.keepalive)) {
+            state.withLock { $0.lastError = "cannot reach the broker" }
+            logger.warning("mqtt broker not reachable; retrying", metadata: ["broker": "\(configuration.host):\(configuration.port)"])
+        }
         let worker = Thread { [self] in publishLoop() }
         worker.name = "scannerd-mqtt"
         worker.start()
@@ -140,6 +145,7 @@ public final class MQTTPublisher: @unchecked Sendable {
         }
         state.withLock { state in
             state.connected = true
+            state.everConnected = true
             state.errorLogged = false
             state.lastError = nil
             state.statusDue = true
@@ -162,10 +168,19 @@ public final class MQTTPublisher: @unchecked Sendable {
     /// The publisher's thread: status first after each connect, then events in order, then the items
     /// (coalesced: once per wake-up, however many item events came).
     private func publishLoop() {
+        // Until the first connection: this thread tries again, 1 s then doubling up to 30 s.
+        var retryDelay = 1.0
+        var nextRetry = Date().addingTimeInterval(retryDelay)
         while true {
             wake.lock()
             while !state.withLock({ s in s.stopping || (s.connected && (s.statusDue || s.itemsDue || (!s.queue.isEmpty && s.unacknowledged < Self.maximumUnacknowledged))) }) {
-                _ = wake.wait(until: Date().addingTimeInterval(1))
+                let retrying = !state.withLock { $0.everConnected || $0.stopping }
+                _ = wake.wait(until: retrying ? min(nextRetry, Date().addingTimeInterval(1)) : Date().addingTimeInterval(1))
+                if retrying, Date() >= nextRetry {
+                    client.retry()
+                    retryDelay = min(30, retryDelay * 2)
+                    nextRetry = Date().addingTimeInterval(retryDelay)
+                }
             }
             wake.unlock()
             if state.withLock({ $0.stopping }) { return }

@@ -65,14 +65,23 @@ final class MosquittoClient: @unchecked Sendable {
         guard result == MOSQ_ERR_SUCCESS.rawValue else { throw MQTTError(code: result, "TLS") }
     }
 
-    /// Connects in the background and keeps reconnecting (1 s, doubling up to 30 s) for as long as
-    /// the client runs.
-    func start(host: String, port: Int, keepalive: Int) throws(MQTTError) {
+    /// Connects in the background; once connected, libmosquitto's thread reconnects after a loss
+    /// (1 s, doubling up to 30 s). Returns whether the first attempt got under way: a broker that is
+    /// away at start makes it fail at once, and libmosquitto does not try again by itself then
+    /// (seen with 2.0.11): the caller does (`retry`).
+    @discardableResult
+    func start(host: String, port: Int, keepalive: Int) throws(MQTTError) -> Bool {
         mosquitto_reconnect_delay_set(handle, 1, 30, true)
-        // A broker that is away at start is not an error: the loop keeps trying.
-        _ = mosquitto_connect_async(handle, host, Int32(port), Int32(keepalive))
+        let connecting = mosquitto_connect_async(handle, host, Int32(port), Int32(keepalive)) == MOSQ_ERR_SUCCESS.rawValue
         let result = mosquitto_loop_start(handle)
         guard result == MOSQ_ERR_SUCCESS.rawValue else { throw MQTTError(code: result, "network thread") }
+        return connecting
+    }
+
+    /// Tries the connection again (before the first one succeeded).
+    @discardableResult
+    func retry() -> Bool {
+        mosquitto_reconnect_async(handle) == MOSQ_ERR_SUCCESS.rawValue
     }
 
     /// Hands a message to libmosquitto (which keeps it until the broker acknowledges it, across

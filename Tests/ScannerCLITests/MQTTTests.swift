@@ -1,0 +1,173 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A real mosquitto broker on a free loopback port, in a directory of its own, with persistence (a
+/// persistent subscriber's session survives a restart of the broker). Started and stopped by the test.
+final class Broker: @unchecked Sendable {
+    let port: Int
+    let directory: TemporaryDirectory
+    private var process: Subprocess.Running?
+
+    init(users: [String: String] = [:]) throws {
+        directory = try TemporaryDirectory("scannerd-broker")
+        port = try freeLoopbackPort()
+        var config = ["listener \(port) 127.0.0.1", "persistence true", "persistence_location \(directory.path)/", "log_dest stdout", "log_type all"]
+        if users.isEmpty {
+            config.append("allow_anonymous true")
+        } else {
+            let passwords = directory.file("passwords")
+            FileManager.default.createFile(atPath: passwords, contents: nil)
+            for (user, password) in users {
+                let made = try Subprocess.run("/usr/bin/mosquitto_passwd", ["-b", passwords, user, password])
+                try #require(made.status == 0, "\(made.stderr)")
+            }
+            config += ["allow_anonymous false", "password_file \(passwords)"]
+        }
+        _ = try directory.write("mosquitto.conf", config.joined(separator: "\n") + "\n")
+        try start()
+    }
+
+    func start() throws {
+        // Line-buffered, so its log can be waited on (stdbuf execs mosquitto: same process).
+        let broker = try Subprocess.Running("/usr/bin/stdbuf", ["-oL", "/usr/sbin/mosquitto", "-c", directory.file("mosquitto.conf")])
+        try #require(broker.waitFor(timeout: 10) { $0.contains { $0.contains("Opening ipv4 listen socket on port \(self.port)") } }, "\(broker.output)")
+        process = broker
+    }
+
+    /// Stops it as an operator would (SIGTERM: it saves its sessions first).
+    func stop() {
+        _ = process?.stop(signal: SIGTERM)
+        process = nil
+    }
+
+    /// The broker's log so far.
+    var log: [String] { process?.output ?? [] }
+    var processForWaiting: Subprocess.Running? { process }
+
+    /// A subscriber (mosquitto_sub), printing "topic payload" lines; `id` makes its session persistent.
+    func subscribe(_ topic: String, id: String? = nil) throws -> Subprocess.Running {
+        var arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-v", "-q", "1"]
+        if let id { arguments += ["-c", "-i", id] }
+        return try Subprocess.Running("/usr/bin/mosquitto_sub", arguments)
+    }
+
+    /// The message retained on `topic`, if any, within a few seconds.
+    func retained(_ topic: String) throws -> String? {
+        let result = try Subprocess.run("/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-C", "1", "-W", "3", "--retained-only"], timeout: 10)
+        return result.stdout.split(separator: "\n").first.map(String.init)
+    }
+
+    deinit { stop() }
+}
+
+/// The seq of each event line a subscriber printed ("topic {json}").
+func eventSeqs(_ lines: [String], topic: String) -> [Int] {
+    lines.filter { $0.hasPrefix(topic + " ") }.compactMap { JSONLines.object(String($0.dropFirst(topic.count + 1)))["seq"] as? Int }
+}
+
+/// `scannerd run --mqtt`: the events through a real broker, as a fleet's dashboard gets them.
+@Suite(.timeLimit(.minutes(3)), .serialized) struct MQTTTests {
+    let scannerd = Subprocess.executable("scannerd")
+
+    @Test func eventsArriveAndTheStatusIsRetainedOnlineThenOfflineWhenTheDaemonDies() async throws {
+        try await blocking {
+            let broker = try Broker()
+            let subscriber = try broker.subscribe("kiosk/7/#")
+            defer { _ = subscriber.stop(signal: SIGKILL) }
+            let daemon = try Subprocess.Running(
+                scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-topic", "kiosk/7"],
+                environment: ["SCANNERD_MQTT_KEEPALIVE": "5"])
+            defer { _ = daemon.stop(signal: SIGKILL) }
+            #expect(subscriber.waitFor(timeout: 30) { lines in lines.contains { $0.hasPrefix("kiosk/7/events ") && $0.contains(#""event":"added""#) } }, "\(subscriber.output.suffix(5))")
+            #expect(try broker.retained("kiosk/7/status")?.contains(#""state":"online""#) == true)
+            #expect(try broker.retained("kiosk/7/items")?.hasPrefix(#"{"items":["#) == true, "the current items, retained")
+            // Killed, with no chance to say goodbye: the broker publishes the will within 1.5 keepalives.
+            _ = daemon.stop(signal: SIGKILL)
+            #expect(subscriber.waitFor(timeout: 20) { lines in lines.contains { $0.hasPrefix("kiosk/7/status ") && $0.contains(#""state":"offline""#) } }, "\(subscriber.output.suffix(3))")
+            #expect(try broker.retained("kiosk/7/status")?.contains(#""state":"offline""#) == true, "the will is retained")
+        }
+    }
+
+    /// The broker goes away for 5 s while the demo plays and comes back: a persistent QoS 1
+    /// subscriber gets every seq the daemon emitted, in order, none twice.
+    @Test func aBrokerAwayForFiveSecondsLosesNothing() async throws {
+        try await blocking {
+            let broker = try Broker()
+            // The subscriber's session first, so the broker keeps what it misses.
+            let subscriber = try broker.subscribe("fleet/a/events", id: "dashboard")
+            defer { _ = subscriber.stop(signal: SIGKILL) }
+            try #require(broker.waitForLog("dashboard"), "\(broker.log.suffix(5))")
+            let daemon = try Subprocess.Running(
+                scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--events-stdout", "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-topic", "fleet/a"])
+            defer { _ = daemon.stop(signal: SIGKILL) }
+            #expect(subscriber.waitFor(timeout: 30) { eventSeqs($0, topic: "fleet/a/events").count >= 5 })
+            broker.stop()
+            // The scenario: away for 5 s while events keep coming (the demo adds and removes items each 3 s).
+            Thread.sleep(forTimeInterval: 5)
+            try broker.start()
+            let target = (daemon.output.compactMap { JSONLines.object($0)["seq"] as? Int }.max() ?? 0) + 3
+            #expect(subscriber.waitFor(timeout: 60) { eventSeqs($0, topic: "fleet/a/events").max() ?? 0 >= target }, "\(subscriber.output.suffix(3))")
+            #expect(daemon.stop() == 0)
+            let emitted = daemon.output.compactMap { JSONLines.object($0)["seq"] as? Int }
+            #expect(subscriber.waitFor(timeout: 30) { eventSeqs($0, topic: "fleet/a/events").last == emitted.last }, "the daemon's last event, published at shutdown")
+            let received = eventSeqs(subscriber.output, topic: "fleet/a/events")
+            #expect(received == emitted, "missing: \(Set(emitted).subtracting(received).sorted()), twice: \(received.count - Set(received).count)")
+        }
+    }
+
+    /// With the broker away, the queue holds the latest `queue-limit` events: older ones are dropped,
+    /// counted in `stats` and said once in the log; when the broker is back the queue drains.
+    @Test func aFullQueueDropsTheOldestAndSaysSo() async throws {
+        try await blocking {
+            let broker = try Broker()
+            broker.stop()
+            let scratch = try TemporaryDirectory("scannerd-mqtt-queue")
+            let socket = scratch.file("s.sock")
+            let daemon = try Subprocess.Running(
+                scannerd, ["run", "--socket", socket, "--source", "demo", "--loop", "--mqtt", "mqtt://127.0.0.1:\(broker.port)"],
+                environment: ["SCANNERD_MQTT_QUEUE_LIMIT": "3"])
+            defer { _ = daemon.stop(signal: SIGKILL) }
+            try #require(waitForSocket(socket), "\(daemon.stderr)")
+            let probe = try ScannerClientProbe(path: socket)
+            func mqtt() throws -> [String: Any] { JSONLines.object(try probe.ask(#"{"request":"stats"}"#))["mqtt"] as? [String: Any] ?? [:] }
+            var stats = try mqtt()
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, (stats["dropped"] as? Int ?? 0) < 2 { stats = try mqtt() }
+            #expect(stats["connected"] as? Bool == false && stats["queued"] as? Int == 3 && (stats["dropped"] as? Int ?? 0) >= 2, "\(stats)")
+            try broker.start()
+            let drained = Date().addingTimeInterval(30)
+            while Date() < drained, !(stats["connected"] as? Bool == true && stats["queued"] as? Int == 0) { stats = try mqtt() }
+            #expect(stats["connected"] as? Bool == true && stats["queued"] as? Int == 0, "\(stats)")
+            _ = daemon.stop()
+            let said = daemon.stderr.split(separator: "\n").filter { $0.contains("mqtt queue full") }
+            #expect(said.count == 1 && said.first?.contains("queueLimit=3") == true, "\(daemon.stderr)")
+        }
+    }
+
+    @Test func refusedCredentialsGiveOneClearLinePerOutage() async throws {
+        try await blocking {
+            let broker = try Broker(users: ["kiosk": "right"])
+            let scratch = try TemporaryDirectory("scannerd-mqtt-credentials")
+            let password = try scratch.write("password", "wrong\n")
+            let daemon = try Subprocess.Running(
+                scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--mqtt", "mqtt://127.0.0.1:\(broker.port)"],
+                environment: ["SCANNERD_MQTT_USERNAME": "kiosk", "SCANNERD_MQTT_PASSWORD_FILE": password])
+            // libmosquitto retries (1 s, 2 s, …): wait until the broker has turned it away three times.
+            #expect(broker.waitForLog(count: 3, "not authorised"), "\(broker.log.suffix(5))")
+            _ = daemon.stop()
+            let refusals = daemon.stderr.split(separator: "\n").filter { $0.contains("mqtt broker refused the connection") }
+            #expect(refusals.count == 1, "\(daemon.stderr)")
+            #expect(refusals.first?.contains("not authorised") == true || refusals.first?.contains("Connection Refused") == true, "\(refusals)")
+            #expect(!daemon.stderr.contains("wrong"), "the password is never logged")
+        }
+    }
+}
+
+extension Broker {
+    /// Waits until the broker's log has `count` lines containing `text`.
+    func waitForLog(count: Int = 1, _ text: String, timeout: Double = 30) -> Bool {
+        guard let process = processForWaiting else { return false }
+        return process.waitFor(timeout: timeout) { $0.filter { $0.contains(text) }.count >= count }
+    }
+}
