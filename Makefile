@@ -129,7 +129,7 @@ SYSUSERSDIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),$(PREFIX)/lib/sysusers.d
 UDEVRULESDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/udev/rules.d,/etc/udev/rules.d)
 BUILD_DIR ?=
 # Installed with the same relative layout as in the repository, so that README.md's links work.
-DOCS := README.md $(wildcard docs/*.md) $(wildcard docs/*.png) systemd/README.md systemd/http.conf
+DOCS := README.md $(wildcard docs/*.md) $(wildcard docs/*.png) systemd/README.md systemd/http.conf systemd/mqtt.conf
 CONF := $(DESTDIR)$(SYSCONFDIR)/scannerd/scannerd.conf
 SUBST := sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
 

@@ -2,6 +2,7 @@ import Capture
 import CoreMetrics
 import Events
 import Foundation
+import MQTTPublisher
 import Pipeline
 import Prometheus
 import Synchronization
@@ -23,6 +24,9 @@ public final class MetricsExport: Sendable {
     private let overflows: Prometheus.Counter
     private let items: Prometheus.Gauge
     private let clients: Prometheus.Gauge
+    private let mqttDropped: Prometheus.Counter
+    private let mqttQueued: Prometheus.Gauge
+    private let mqttConnected: Prometheus.Gauge
     private let exported = Mutex<[String: Int]>([:])
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -37,6 +41,9 @@ public final class MetricsExport: Sendable {
         overflows = registry.makeCounter(name: "scannerd_client_overflows_total", help: "Clients cut off for falling too far behind")
         items = registry.makeGauge(name: "scannerd_items", help: "Items in view now")
         clients = registry.makeGauge(name: "scannerd_clients", help: "Clients subscribed now (socket, event streams, WebSockets)")
+        mqttDropped = registry.makeCounter(name: "scannerd_mqtt_dropped_total", help: "Events dropped from the MQTT queue while the broker was away")
+        mqttQueued = registry.makeGauge(name: "scannerd_mqtt_queued", help: "Events waiting for the MQTT broker")
+        mqttConnected = registry.makeGauge(name: "scannerd_mqtt_connected", help: "1 while connected to the MQTT broker")
     }
 
     /// Points swift-metrics at `registry` for the whole process (once: `scannerd run`), with
@@ -48,10 +55,15 @@ public final class MetricsExport: Sendable {
     }
 
     /// The exposition text, with the totals brought up to date.
-    public func render(source: SourceStatistics, hub: EventHub) -> String {
+    public func render(source: SourceStatistics, hub: EventHub, mqtt: MQTTPublisher.Statistics? = nil) -> String {
         let totals: [(String, Prometheus.Counter, Int)] = zip(frames, [source.delivered, source.dropped, source.idleSkipped, source.corrupt])
             .map { ("frames." + $0.0.outcome, $0.0.counter, $0.1) }
             + [("reconnects", reconnects, source.reconnects), ("events", events, hub.published), ("overflows", overflows, hub.overflows)]
+            + (mqtt.map { [("mqtt.dropped", mqttDropped, $0.dropped)] } ?? [])
+        if let mqtt {
+            mqttQueued.set(Double(mqtt.queued))
+            mqttConnected.set(Double(mqtt.connected ? 1 : 0))
+        }
         exported.withLock { last in
             for (key, counter, total) in totals {
                 let grown = total - last[key, default: 0]

@@ -86,7 +86,7 @@ public final class ScannerDaemon: Sendable {
         let requests = DaemonAssembly.requestHandler(hub: hub, logger: logger, daemon: box)
         server = s.socketEnabled ? DaemonAssembly.eventServer(s, hub: hub, logger: logger, requests: requests) : nil
         http = try DaemonAssembly.httpServer(s, hub: hub, requests: requests, logger: logger) { [hub, box] in
-            metrics.render(source: box.daemon?.source.statistics ?? SourceStatistics(), hub: hub)
+            metrics.render(source: box.daemon?.source.statistics ?? SourceStatistics(), hub: hub, mqtt: box.daemon?.mqtt?.statistics)
         }
         mqtt = try DaemonAssembly.mqttPublisher(s, hub: hub, logger: logger, version: Self.version)
         printer?.print(hub.hello())

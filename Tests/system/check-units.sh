@@ -152,42 +152,47 @@ if [ -s "$tmp/exposed" ]; then
 fi
 pass "systemd-analyze security: only the ${#accepted[@]} accepted items are exposed"
 
-# --- (c) the HTTP drop-in (systemd/http.conf, docs/http.md): the unit with it still verifies, rates 2.0 or
-# lower, and exposes only what HTTP needs beyond the above; the listen address it sets is one the daemon takes
-http_units=$tmp/http-units
-mkdir -p "$http_units/scannerd.service.d"
-cp "$units/scannerd.service" "$units/scannerd.socket" "$http_units/"
-cp "$repo/systemd/http.conf" "$http_units/scannerd.service.d/http.conf"
-(cd "$http_units" && systemd-analyze verify ./scannerd.service ./scannerd.socket) >"$tmp/verify-http" 2>&1 ||
-    fail "systemd-analyze verify with the HTTP drop-in" "$tmp/verify-http"
-grep -v 'is not executable\|/bin/true' "$tmp/verify-http" | grep -q 'scannerd' &&
-    fail "systemd-analyze verify complains about the unit with the HTTP drop-in" "$tmp/verify-http"
-systemd-analyze security --offline=true "$http_units/scannerd.service" >"$tmp/security-http" 2>&1 ||
-    fail "systemd-analyze security --offline=true failed with the HTTP drop-in" "$tmp/security-http"
-grep -q '^✗ PrivateNetwork=' "$tmp/security-http" || fail "the HTTP drop-in was not applied" "$tmp/security-http"
-exposure=$(sed -n 's/^→ Overall exposure level for scannerd\.service: \([0-9.]*\) .*/\1/p' "$tmp/security-http")
-awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }' || fail "exposure with the HTTP drop-in $exposure > 2.0" "$tmp/security-http"
-accepted_http=("${accepted[@]}"
-    "PrivateNetwork="                       # the daemon binds its TCP port in the host's network namespace
+# --- (c) the network drop-ins (systemd/http.conf, docs/http.md; systemd/mqtt.conf, docs/mqtt.md): the unit
+# with each still verifies, rates 2.0 or lower, and exposes only what the network needs beyond the above;
+# the setting each puts in the environment is one the daemon takes
+accepted_network=("${accepted[@]}"
+    "PrivateNetwork="                       # the daemon binds or connects in the host's network namespace
     "RestrictAddressFamilies=~AF_(INET|INET6)" # and needs the IP families for it
-    "IPAddressDeny="                        # deny any, allow localhost only
+    "IPAddressDeny="                        # deny any, allow what the drop-in names
 )
-grep '^✗' "$tmp/security-http" | awk '{ print $2 }' >"$tmp/exposed"
-for item in "${accepted_http[@]}"; do
-    grep -vxF -- "$item" "$tmp/exposed" >"$tmp/exposed.rest" || true
-    mv "$tmp/exposed.rest" "$tmp/exposed"
-done
-[ ! -s "$tmp/exposed" ] || fail "exposed with the HTTP drop-in beyond the accepted items: $(tr '\n' ' ' <"$tmp/exposed")" "$tmp/security-http"
-for line in "IPAddressDeny=any" "IPAddressAllow=localhost" "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6"; do
-    grep -qxF -- "$line" "$repo/systemd/http.conf" || fail "systemd/http.conf lacks the line: $line"
-done
-listen=$(sed -n 's/^Environment=SCANNERD_HTTP_LISTEN=//p' "$repo/systemd/http.conf")
-[ -n "$listen" ] || fail "systemd/http.conf sets no SCANNERD_HTTP_LISTEN"
-if [ "$real_binary" = 1 ]; then
-    SCANNERD_HTTP_LISTEN=$listen "$bin/scannerd" check-config --environment "$repo/config/scannerd.conf" >"$tmp/http-config" 2>&1 ||
-        fail "scannerd check-config refuses the drop-in's SCANNERD_HTTP_LISTEN=$listen" "$tmp/http-config"
-fi
-pass "HTTP drop-in: verifies, exposure $exposure (at most 2.0), only ${#accepted_http[@]} accepted items, listens on $listen"
+check_dropin() { # NAME (http or mqtt) VARIABLE (SCANNERD_…)
+    local name=$1 variable=$2 dir=$tmp/$1-units
+    mkdir -p "$dir/scannerd.service.d"
+    cp "$units/scannerd.service" "$units/scannerd.socket" "$dir/"
+    cp "$repo/systemd/$name.conf" "$dir/scannerd.service.d/$name.conf"
+    (cd "$dir" && systemd-analyze verify ./scannerd.service ./scannerd.socket) >"$tmp/verify-$name" 2>&1 ||
+        fail "systemd-analyze verify with the $name drop-in" "$tmp/verify-$name"
+    grep -v 'is not executable\|/bin/true' "$tmp/verify-$name" | grep -q 'scannerd' &&
+        fail "systemd-analyze verify complains about the unit with the $name drop-in" "$tmp/verify-$name"
+    systemd-analyze security --offline=true "$dir/scannerd.service" >"$tmp/security-$name" 2>&1 ||
+        fail "systemd-analyze security --offline=true failed with the $name drop-in" "$tmp/security-$name"
+    grep -q '^✗ PrivateNetwork=' "$tmp/security-$name" || fail "the $name drop-in was not applied" "$tmp/security-$name"
+    exposure=$(sed -n 's/^→ Overall exposure level for scannerd\.service: \([0-9.]*\) .*/\1/p' "$tmp/security-$name")
+    awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }' || fail "exposure with the $name drop-in $exposure > 2.0" "$tmp/security-$name"
+    grep '^✗' "$tmp/security-$name" | awk '{ print $2 }' >"$tmp/exposed"
+    for item in "${accepted_network[@]}"; do
+        grep -vxF -- "$item" "$tmp/exposed" >"$tmp/exposed.rest" || true
+        mv "$tmp/exposed.rest" "$tmp/exposed"
+    done
+    [ ! -s "$tmp/exposed" ] || fail "exposed with the $name drop-in beyond the accepted items: $(tr '\n' ' ' <"$tmp/exposed")" "$tmp/security-$name"
+    for line in "IPAddressDeny=any" "IPAddressAllow=localhost" "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6"; do
+        grep -qxF -- "$line" "$repo/systemd/$name.conf" || fail "systemd/$name.conf lacks the line: $line"
+    done
+    value=$(sed -n "s/^Environment=$variable=//p" "$repo/systemd/$name.conf")
+    [ -n "$value" ] || fail "systemd/$name.conf sets no $variable"
+    if [ "$real_binary" = 1 ]; then
+        env "$variable=$value" "$bin/scannerd" check-config --environment "$repo/config/scannerd.conf" >"$tmp/$name-config" 2>&1 ||
+            fail "scannerd check-config refuses the $name drop-in's $variable=$value" "$tmp/$name-config"
+    fi
+    pass "$name drop-in: verifies, exposure $exposure (at most 2.0), only ${#accepted_network[@]} accepted items, $variable=$value"
+}
+check_dropin http SCANNERD_HTTP_LISTEN
+check_dropin mqtt SCANNERD_MQTT_BROKER
 
 # --- the sysusers file: systemd-sysusers applies it to an empty root
 mkdir -p "$tmp/sysroot/etc"
@@ -266,7 +271,7 @@ expected=(
     "0644 usr/local/lib/systemd/system/scannerd@.service" "0644 usr/local/lib/systemd/system/scannerd@.socket"
     "0644 etc/udev/rules.d/70-scannerd.rules" "0644 usr/local/lib/sysusers.d/scannerd.conf"
     "0644 etc/scannerd/scannerd.conf" "0644 usr/local/share/doc/scannerd/README.md"
-    "0644 usr/local/share/doc/scannerd/systemd/README.md" "0644 usr/local/share/doc/scannerd/systemd/http.conf"
+    "0644 usr/local/share/doc/scannerd/systemd/README.md" "0644 usr/local/share/doc/scannerd/systemd/http.conf" "0644 usr/local/share/doc/scannerd/systemd/mqtt.conf"
 )
 for doc in "$repo"/docs/*.md "$repo"/docs/*.png; do expected+=("0644 usr/local/share/doc/scannerd/docs/$(basename "$doc")"); done
 for entry in "${expected[@]}"; do
