@@ -5,16 +5,18 @@ import Testing
 /// A real mosquitto broker on a free loopback port, in a directory of its own, with persistence (a
 /// persistent subscriber's session survives a restart of the broker). Started and stopped by the test.
 final class Broker: @unchecked Sendable {
-    let port: Int
+    private(set) var port = 0
     let directory: TemporaryDirectory
     private var process: Subprocess.Running?
 
     init(users: [String: String] = [:]) throws {
         directory = try TemporaryDirectory("scannerd-broker")
-        port = try freeLoopbackPort()
-        var config = ["listener \(port) 127.0.0.1", "persistence true", "persistence_location \(directory.path)/", "log_dest stdout", "log_type all"]
+        var settings = ["persistence true", "persistence_location \(directory.path)/", "log_dest stdout", "log_type all"]
+        // Started as root, mosquitto would become user mosquitto, who cannot read this test's files
+        // (mosquitto_passwd makes the password file 0600).
+        if geteuid() == 0 { settings.append("user root") }
         if users.isEmpty {
-            config.append("allow_anonymous true")
+            settings.append("allow_anonymous true")
         } else {
             let passwords = directory.file("passwords")
             FileManager.default.createFile(atPath: passwords, contents: nil)
@@ -22,17 +24,27 @@ final class Broker: @unchecked Sendable {
                 let made = try Subprocess.run("/usr/bin/mosquitto_passwd", ["-b", passwords, user, password])
                 try #require(made.status == 0, "\(made.stderr)")
             }
-            config += ["allow_anonymous false", "password_file \(passwords)"]
+            settings += ["allow_anonymous false", "password_file \(passwords)"]
         }
-        _ = try directory.write("mosquitto.conf", config.joined(separator: "\n") + "\n")
-        try start()
+        // A free port may be taken by a test running alongside before the broker binds it: another one.
+        for attempt in 1...3 {
+            port = try freeLoopbackPort()
+            _ = try directory.write("mosquitto.conf", (["listener \(port) 127.0.0.1"] + settings).joined(separator: "\n") + "\n")
+            if try start(required: attempt == 3) { break }
+        }
     }
 
-    func start() throws {
+    /// Starts it on the same port (after `stop`); false (or a failed expectation, when `required`) if
+    /// it does not come up.
+    @discardableResult
+    func start(required: Bool = true) throws -> Bool {
         // Line-buffered, so its log can be waited on (stdbuf execs mosquitto: same process).
         let broker = try Subprocess.Running("/usr/bin/stdbuf", ["-oL", "/usr/sbin/mosquitto", "-c", directory.file("mosquitto.conf")])
-        try #require(broker.waitFor(timeout: 10) { $0.contains { $0.contains("Opening ipv4 listen socket on port \(self.port)") } }, "\(broker.output)")
+        let running = broker.waitFor(timeout: 10) { $0.contains { $0.hasSuffix(" running") } }
+        if required { try #require(running, "\(broker.output)") }
+        guard running else { _ = broker.stop(signal: SIGKILL); return false }
         process = broker
+        return true
     }
 
     /// Stops it as an operator would (SIGTERM: it saves its sessions first).
