@@ -2,7 +2,8 @@
 //
 // The targets follow the data flow (see docs/architecture.md):
 //
-//   capture ─▶ decode ─▶ (sequence pipeline) ─▶ recognizers ─▶ tracking ─▶ events ─▶ socket
+//   capture ─▶ decode ─▶ (sequence pipeline) ─▶ recognizers ─▶ tracking ─▶ events ─▶ requests ─▶ socket · HTTP
+//                                                                                └──▶ MQTT
 //
 // Each C library sits behind one `Sources/C*` target that exactly one Swift module imports.
 // Stages depend on `ScannerCore` (the shared value types) and on their own C module only;
