@@ -14,7 +14,7 @@ struct Scanctl: ParsableCommand {
         commandName: "scanctl",
         abstract: "Watch and query a running scannerd.",
         discussion: "Exit status: 0 success, 1 the daemon refused the request, 2 usage error, 3 cannot connect.",
-        subcommands: [Watch.self, Items.self, Capture.self, Set.self, Stats.self, Ping.self, RawRequest.self])
+        subcommands: [Watch.self, Wait.self, Items.self, Capture.self, Set.self, Stats.self, Ping.self, RawRequest.self])
 
     static func main() {
         do {
@@ -142,6 +142,85 @@ struct Watch: ParsableCommand {
         case "unavailable": return "\(time)  \(pad(name, 8)) \(plain(event["reason"]) ?? "")"
         case "overflow": return "\(time)  overflow \(plain(event["message"]) ?? "")"
         default: return "\(time)  \(name)"
+        }
+    }
+}
+
+/// One-shot scanning for scripts: `payload=$(scanctl wait --types qr --timeout 30)`.
+struct Wait: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the first item added after connecting and exit 0; exit 1 if none comes within --timeout.",
+        discussion: "Items already in view when it connects do not count: it waits for the next one.")
+
+    @OptionGroup var connection: Connection
+
+    @Option(name: .long, help: ArgumentHelp("Only these: kinds (barcode, text), symbologies (qr, ean13, …) or content types (telephoneNumber, url, emailAddress).", valueName: "list"))
+    var types: String?
+
+    @Option(name: .long, help: ArgumentHelp("Give up after this many seconds (default: wait as long as it takes).", valueName: "seconds"))
+    var timeout: Double?
+
+    @Flag(name: .long, help: "Print the whole item as JSON instead of its payload.")
+    var json = false
+
+    func validate() throws {
+        if let timeout, !(timeout > 0 && timeout <= 86_400) { throw ValidationError("--timeout: expected seconds between 0 and 86400") }
+    }
+
+    /// The subscribe request for `types`: each name goes where it belongs; the daemon judges them.
+    static func subscription(_ types: String) -> JSONValue {
+        var kinds: [JSONValue] = [], symbologies: [JSONValue] = [], contentTypes: [JSONValue] = []
+        for name in types.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+            if name == "barcode" || name == "text" {
+                kinds.append(.string(name))
+            } else if TextContentType(rawValue: name) != nil {
+                contentTypes.append(.string(name))
+            } else {
+                symbologies.append(.string(name))
+            }
+        }
+        var fields: [(String, JSONValue)] = [("request", .string("subscribe"))]
+        if !kinds.isEmpty { fields.append(("kinds", .array(kinds))) }
+        if !symbologies.isEmpty { fields.append(("symbologies", .array(symbologies))) }
+        if !contentTypes.isEmpty { fields.append(("contentTypes", .array(contentTypes))) }
+        // Content types alone mean text items of those types; symbologies alone, barcodes of those.
+        return .object(fields)
+    }
+
+    func run() throws {
+        let socket = try ScannerConnection(path: connection.socket)
+        _ = try socket.readHello()
+        let deadline = timeout.map { Date().addingTimeInterval($0) }
+        if let types {
+            // Events that come before the filter is in force are not looked at: they may not match it.
+            let reply = try socket.request(line: Self.subscription(types).serialized(), timeout: min(5, timeout ?? 5))
+            guard reply.head.ok == true else {
+                FileHandle.standardError.write(Data("scanctl: \(reply.head.error?.code ?? "error"): \(reply.head.error?.message ?? "")\n".utf8))
+                throw ExitCode(2)
+            }
+        }
+        while true {
+            let line = try nextLine(socket, deadline: deadline)
+            guard let line else {
+                FileHandle.standardError.write(Data("scanctl: the daemon closed the connection\n".utf8))
+                throw ExitCode(1)
+            }
+            guard let event = ServerLine(line)?.object, plain(event["event"]) == "added", let item = event["item"] else { continue }
+            print(json ? item.serialized() : plain(item["payload"]) ?? "")
+            return
+        }
+    }
+
+    /// The next line before `deadline`; exit 1 when it passes.
+    func nextLine(_ socket: ScannerConnection, deadline: Date?) throws -> String? {
+        switch Result(catching: { () throws(ScannerConnection.Failure) -> String? in try socket.readLine(timeout: deadline.map { max(0.001, $0.timeIntervalSinceNow) }) }) {
+        case .success(let line):
+            return line
+        case .failure(.timeout):
+            FileHandle.standardError.write(Data("scanctl: no item within \(timeout.map { "\($0)" } ?? "?") s\n".utf8))
+            throw ExitCode(1)
+        case .failure(let failure):
+            throw failure
         }
     }
 }
