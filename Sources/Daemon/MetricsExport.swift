@@ -66,10 +66,11 @@ public final class MetricsExport: Sendable {
         }
         exported.withLock { last in
             for (key, counter, total) in totals {
+                // A total that went down (a new source object after a restart of the stage) starts
+                // over from there; the counter keeps what it had.
                 let grown = total - last[key, default: 0]
-                // A total that went down (a new source object after a restart of the stage) starts over.
                 if grown > 0 { counter.increment(by: Int64(grown)) }
-                last[key] = max(total, grown > 0 ? total : last[key, default: 0])
+                last[key] = total
             }
         }
         items.set(Double(hub.items.count))

@@ -173,7 +173,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         }
         let due = quads.indices.filter { q in
             let line = lines[current[q]]
-            if confirmingOnly { return awaitsConfirmation(line) && line.confidence >= configuration.confirmingPassConfidence }
+            if confirmingOnly { return confirmsOnConfirmingPass(line) }
             guard !needsReading(line), let lastRead = line.lastRead else { return true }
             let after = line.reads.last?.key.isEmpty == true ? configuration.rereadNothingAfter : configuration.rereadConfirmedAfter
             return time - lastRead >= after
@@ -205,7 +205,12 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     /// Whether a line of the last `plan` said something that one more read could confirm.
     /// (`plan(…, confirmingOnly:)` would read one.)
     public var hasLinesAwaitingConfirmation: Bool {
-        current.contains { awaitsConfirmation(lines[$0]) && lines[$0].confidence >= configuration.confirmingPassConfidence }
+        current.contains { confirmsOnConfirmingPass(lines[$0]) }
+    }
+
+    /// It awaits confirmation and was read confidently enough for a confirming pass.
+    func confirmsOnConfirmingPass(_ line: Line) -> Bool {
+        awaitsConfirmation(line) && line.confidence >= configuration.confirmingPassConfidence
     }
 
     /// Its latest read said something (typed text), and it is not confirmed yet.

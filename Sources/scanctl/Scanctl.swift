@@ -59,11 +59,14 @@ func ask(_ connection: Connection, _ request: Request) throws -> JSONValue {
 /// The same for a request line as written.
 func ask(_ connection: Connection, line: String) throws -> JSONValue {
     let reply = try connection.open().request(line: line)
-    guard reply.head.ok == true else {
-        FileHandle.standardError.write(Data("scanctl: \(reply.head.error?.code ?? "error"): \(reply.head.error?.message ?? "")\n".utf8))
-        throw ExitCode(1)
-    }
+    guard reply.head.ok == true else { throw refused(reply, exit: 1) }
     return reply.object
+}
+
+/// Says why the daemon said no (`scanctl: CODE: MESSAGE`) and gives the exit status to leave with.
+func refused(_ reply: ServerLine, exit status: Int32) -> ExitCode {
+    FileHandle.standardError.write(Data("scanctl: \(reply.head.error?.code ?? "error"): \(reply.head.error?.message ?? "")\n".utf8))
+    return ExitCode(status)
 }
 
 /// A reply's own fields, without its head (`reply`, `ok`, `id`); keys sorted, as decoded.
@@ -183,7 +186,6 @@ struct Wait: ParsableCommand {
         if !kinds.isEmpty { fields.append(("kinds", .array(kinds))) }
         if !symbologies.isEmpty { fields.append(("symbologies", .array(symbologies))) }
         if !contentTypes.isEmpty { fields.append(("contentTypes", .array(contentTypes))) }
-        // Content types alone mean text items of those types; symbologies alone, barcodes of those.
         return .object(fields)
     }
 
@@ -194,10 +196,7 @@ struct Wait: ParsableCommand {
         if let types {
             // Events that come before the filter is in force are not looked at: they may not match it.
             let reply = try socket.request(line: Self.subscription(types).serialized(), timeout: min(5, timeout ?? 5))
-            guard reply.head.ok == true else {
-                FileHandle.standardError.write(Data("scanctl: \(reply.head.error?.code ?? "error"): \(reply.head.error?.message ?? "")\n".utf8))
-                throw ExitCode(2)
-            }
+            guard reply.head.ok == true else { throw refused(reply, exit: 2) }
         }
         while true {
             let line = try nextLine(socket, deadline: deadline)

@@ -1,4 +1,5 @@
 import CoreMetrics
+import ScannerCore
 
 /// Capture's figures through swift-metrics (exported as Prometheus text by the daemon; nothing where
 /// no metrics backend is bootstrapped).
@@ -9,11 +10,7 @@ enum CaptureMetrics {
 
     static func timedDecode<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         let start = ContinuousClock.now
-        defer { decode.recordNanoseconds(Self.nanoseconds(ContinuousClock.now - start)) }
+        defer { decode.recordNanoseconds(Int64((ContinuousClock.now - start).inSeconds * 1e9)) }
         return try body()
-    }
-
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
     }
 }
