@@ -94,10 +94,12 @@ let package = Package(
         .target(name: "TextDetection", dependencies: ["ScannerCore"]),
         .target(name: "TextRecognition", dependencies: ["ScannerCore", "CTesseract"]),
         .target(name: "ContentTypes", dependencies: ["ScannerCore", "CPhoneNumber"]),
+        // What a code's payload means: Wi-Fi, contact cards, links, GS1 element strings, AAMVA licences.
+        .target(name: "PayloadParsing", dependencies: ["ScannerCore"]),
         // One still image through every requested recognizer (Vision's VNImageRequestHandler).
         .target(
             name: "Recognition",
-            dependencies: ["ScannerCore", "BarcodeRecognition", "TextDetection", "TextRecognition", "ContentTypes"]
+            dependencies: ["ScannerCore", "BarcodeRecognition", "TextDetection", "TextRecognition", "ContentTypes", "PayloadParsing"]
         ),
 
         // MARK: Tracking: evidence over frames, ids and lifecycle (pure state machines)
@@ -209,6 +211,7 @@ let package = Package(
         .testTarget(name: "ScannerCoreTests", dependencies: ["ScannerCore", "TestSupport"]),
         .testTarget(name: "ScannerProtocolTests", dependencies: ["ScannerProtocol", "ScannerCore", "TestSupport"]),
         .testTarget(name: "ContentTypesTests", dependencies: ["ContentTypes", "ScannerCore"]),
+        .testTarget(name: "PayloadParsingTests", dependencies: ["PayloadParsing", "ScannerCore"]),
         .testTarget(
             name: "RecognitionTests",
             dependencies: [

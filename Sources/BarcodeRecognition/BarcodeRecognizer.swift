@@ -1,5 +1,6 @@
 import CZBar
 import CZXing
+import Foundation
 import ScannerCore
 
 /// A barcode found by a recognizer, in the pixel coordinates of the image it was given.
@@ -9,12 +10,26 @@ public struct BarcodeObservation: Sendable, Equatable {
     public var corners: Quad
     /// zbar's relative quality: how many scan lines agreed. Only comparable within one symbol.
     public var quality: Int
+    /// The ISO/IEC 15424 symbology identifier (`]C1`: a Code 128 that starts with FNC1, GS1 data).
+    public var symbologyIdentifier: String?
+    /// The data, base64, when it is not UTF-8 text; `payload` then holds it decoded lossily.
+    public var payloadBase64: String?
 
-    public init(symbology: Symbology, payload: String, corners: Quad, quality: Int) {
+    public init(
+        symbology: Symbology, payload: String, corners: Quad, quality: Int, symbologyIdentifier: String? = nil, payloadBase64: String? = nil
+    ) {
         self.symbology = symbology
         self.payload = payload
         self.corners = corners
         self.quality = quality
+        self.symbologyIdentifier = symbologyIdentifier
+        self.payloadBase64 = payloadBase64
+    }
+
+    /// The payload of `bytes`, and their base64 when they are not valid UTF-8.
+    static func payload(of bytes: UnsafeBufferPointer<UInt8>) -> (text: String, base64: String?) {
+        if let text = String(validating: bytes, as: UTF8.self) { return (text, nil) }
+        return (String(decoding: bytes, as: UTF8.self), Data(bytes).base64EncodedString())
     }
 }
 
@@ -36,7 +51,7 @@ public final class BarcodeRecognizer {
     ]
 
     /// Symbologies this recognizer can decode.
-    public static var supported: Set<Symbology> { Set(zbarTypes.keys).union([.pdf417]) }
+    public static var supported: Set<Symbology> { Set(zbarTypes.keys).union(zxingFormats.keys) }
 
     /// - Parameters:
     ///   - symbologies: what to decode; unsupported ones are ignored (see `supported`).
@@ -119,33 +134,85 @@ public final class BarcodeRecognizer {
     deinit { zbar_image_scanner_destroy(scanner) }
 
     /// Scans `image` and returns every symbol of the configured symbologies: zbar's finds in zbar's
-    /// order, then PDF417 symbols.
+    /// order, then zxing-cpp's.
     public func recognize(_ image: GrayImage) -> [BarcodeObservation] {
         var found = symbologies.contains(where: { Self.zbarTypes[$0] != nil }) ? scanWithZBar(image) : []
-        if symbologies.contains(.pdf417) { found += Self.scanPDF417(image) }
+        let zxing = symbologies.intersection(Self.zxingFormats.keys)
+        if !zxing.isEmpty {
+            let tiles = nextDataMatrixTiles(width: image.width, height: image.height)
+            var decoded = Self.scanWithZXing(image, zxing, tiles: tiles)
+            // zxing-cpp 1.4 has no "try inverted": a light-on-dark code is found in the negative.
+            if decoded.isEmpty, settings.testInverted { decoded = Self.scanWithZXing(image.inverted(), zxing, tiles: tiles) }
+            found += decoded
+        }
         return found
     }
 
-    /// PDF417 through zxing-cpp, which reports the symbol's own corners.
-    static func scanPDF417(_ image: GrayImage) -> [BarcodeObservation] {
-        final class Sink { var observations: [BarcodeObservation] = [] }
-        let sink = Sink()
-        let callback: czx_symbol_callback = { context, utf8, length, corners in
-            guard let context, let utf8, let corners else { return }
-            let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
-            let payload = utf8.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
-                String(decoding: UnsafeBufferPointer(start: $0, count: Int(length)), as: UTF8.self)
+    /// How many DataMatrix tiles (`dataMatrixTiles`) one scan looks at, taking turns; nil: all of them.
+    /// All 21 cost 3.2 ms at 640×480 (docs/benchmarks.md): a still image pays that once, a camera
+    /// at 30 fps takes a few a frame and covers the image every few frames.
+    public var dataMatrixTilesPerScan: Int?
+    private var tileCursor = 0
+
+    private func nextDataMatrixTiles(width: Int, height: Int) -> [PixelRect] {
+        guard symbologies.contains(.datamatrix) else { return [] }
+        let all = Self.dataMatrixTiles(width: width, height: height)
+        guard let perScan = dataMatrixTilesPerScan, perScan < all.count, !all.isEmpty else { return all }
+        let chosen = (0..<max(1, perScan)).map { all[(tileCursor + $0) % all.count] }
+        tileCursor = (tileCursor + max(1, perScan)) % all.count
+        return chosen
+    }
+
+    /// zxing-cpp's formats by symbology.
+    static let zxingFormats: [Symbology: Int32] = [
+        .pdf417: Int32(CZX_PDF417), .datamatrix: Int32(CZX_DATAMATRIX), .aztec: Int32(CZX_AZTEC), .microqr: Int32(CZX_MICROQR),
+    ]
+
+    /// The symbols of `symbologies` zxing-cpp finds in `image`, with the symbols' own corners.
+    ///
+    /// zxing-cpp 1.4 finds a DataMatrix only where the image's centre lines cross it, and at most one
+    /// per image (zxing-cpp#189, #386); measured on the fixtures, only the horizontal line reliably
+    /// (a strip a third of the image wide and its full height missed a symbol its vertical centre
+    /// line crossed), and only a symbol wholly inside the image it is given. So DataMatrix is also
+    /// looked for in `tiles` (`dataMatrixTiles`: horizontal centre lines an eighth of the image height
+    /// apart). Duplicates (one symbol seen in several tiles) are dropped by payload and place.
+    public static func scanWithZXing(_ image: GrayImage, _ symbologies: Set<Symbology>, tiles: [PixelRect]) -> [BarcodeObservation] {
+        let formats = symbologies.reduce(Int32(0)) { $0 | (zxingFormats[$1] ?? 0) }
+        var found = zxingRead(image, formats: formats, offsetX: 0, offsetY: 0)
+        guard symbologies.contains(.datamatrix) else { return found }
+        for tile in tiles {
+            for observation in zxingRead(image.cropped(to: tile), formats: Int32(CZX_DATAMATRIX), offsetX: tile.x, offsetY: tile.y)
+            where !found.contains(where: { $0.payload == observation.payload && $0.corners.contains(observation.corners.center) }) {
+                found.append(observation)
             }
-            func point(_ i: Int) -> Point { Point(x: Double(corners[2 * i]), y: Double(corners[2 * i + 1])) }
-            sink.observations.append(BarcodeObservation(
-                symbology: .pdf417, payload: payload,
-                corners: Quad(topLeft: point(0), topRight: point(1), bottomRight: point(2), bottomLeft: point(3)),
-                quality: 1))
+        }
+        return found
+    }
+
+    /// Tiles whose horizontal centre lines are at every eighth of the image height, each up to half
+    /// the image high (less at the top and bottom, so that its centre line stays where it should be),
+    /// half the image wide at every quarter of its width. A symbol from an eighth to a quarter of the
+    /// image high (60–120 px at 640×480) and at most a quarter wide lies wholly inside a tile whose
+    /// centre line crosses it; larger ones are found in the whole image.
+    public static func dataMatrixTiles(width: Int, height: Int) -> [PixelRect] {
+        guard width >= 64, height >= 64 else { return [] }
+        return (1..<8).flatMap { row -> [PixelRect] in
+            let centre = row * height / 8
+            let half = min(height / 4, centre, height - centre)
+            return (0..<3).map { column in PixelRect(x: column * width / 4, y: centre - half, width: width / 2, height: 2 * half) }
+        }
+    }
+
+    private static func zxingRead(_ image: GrayImage, formats: Int32, offsetX: Int, offsetY: Int) -> [BarcodeObservation] {
+        let sink = ZXingSink(offset: Point(x: Double(offsetX), y: Double(offsetY)))
+        let callback: czx_symbol_callback = { context, symbol in
+            guard let context, let symbol else { return }
+            Unmanaged<ZXingSink>.fromOpaque(context).takeUnretainedValue().add(symbol.pointee)
         }
         _ = image.pixels.withUnsafeBufferPointer { pixels in
             withExtendedLifetime(sink) {
-                czx_read_pdf417(
-                    pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.stride), callback,
+                czx_read(
+                    pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.stride), formats, callback,
                     Unmanaged.passUnretained(sink).toOpaque())
             }
         }
@@ -188,9 +255,11 @@ public final class BarcodeRecognizer {
         else { return nil }
         let length = Int(zbar_symbol_get_data_length(symbol))
         guard let data = zbar_symbol_get_data(symbol) else { return nil }
-        let payload = data.withMemoryRebound(to: UInt8.self, capacity: length) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        let (payload, base64) = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+            BarcodeObservation.payload(of: UnsafeBufferPointer(start: $0, count: length))
         }
+        // zbar does not give the identifier, but flags a symbol that starts with FNC1 (GS1).
+        let gs1 = zbar_symbol_get_modifiers(symbol) & (1 << ZBAR_MOD_GS1.rawValue) != 0
         var points: [Point] = []
         for i in 0..<zbar_symbol_get_loc_size(symbol) {
             points.append(Point(x: Double(zbar_symbol_get_loc_x(symbol, i)), y: Double(zbar_symbol_get_loc_y(symbol, i))))
@@ -204,7 +273,23 @@ public final class BarcodeRecognizer {
         return BarcodeObservation(
             symbology: symbology, payload: payload,
             corners: Self.corners(of: points, symbology: symbology, orientation: zbar_symbol_get_orientation(symbol)),
-            quality: Int(zbar_symbol_get_quality(symbol)))
+            quality: Int(zbar_symbol_get_quality(symbol)), symbologyIdentifier: Self.identifier(symbology, gs1: gs1), payloadBase64: base64)
+    }
+
+    /// The ISO/IEC 15424 identifier of a symbol zbar decoded.
+    static func identifier(_ symbology: Symbology, gs1: Bool) -> String? {
+        switch symbology {
+        case .qr: gs1 ? "]Q3" : "]Q1"
+        case .ean13, .upca, .upce: "]E0"
+        case .ean8: "]E4"
+        case .code128: gs1 ? "]C1" : "]C0"
+        case .code39: "]A0"
+        case .code93: "]G0"
+        case .i2of5: "]I0"
+        case .codabar: "]F0"
+        case .gs1DataBar, .gs1DataBarExpanded: "]e0"
+        default: nil
+        }
     }
 
     /// Four corners from zbar's location polygon.
@@ -226,5 +311,35 @@ public final class BarcodeRecognizer {
         default: quarterTurns = 0
         }
         return ConvexGeometry.label(rectangle, quarterTurns: quarterTurns)
+    }
+}
+
+/// Collects zxing-cpp's symbols during one `czx_read` call, in the whole image's pixel coordinates.
+private final class ZXingSink {
+    var observations: [BarcodeObservation] = []
+    let offset: Point
+
+    init(offset: Point) { self.offset = offset }
+
+    func add(_ symbol: czx_symbol) {
+        guard let text = symbol.text, let symbology = BarcodeRecognizer.zxingFormats.first(where: { $0.value == symbol.format })?.key
+        else { return }
+        var payload = text.withMemoryRebound(to: UInt8.self, capacity: Int(symbol.text_length)) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: Int(symbol.text_length)), as: UTF8.self)
+        }
+        var base64: String? = nil
+        if symbol.binary != 0, let bytes = symbol.bytes {
+            let raw = BarcodeObservation.payload(of: UnsafeBufferPointer(start: bytes, count: Int(symbol.bytes_length)))
+            payload = raw.text
+            base64 = raw.base64
+        }
+        var identifier = symbol.identifier
+        let name = withUnsafeBytes(of: &identifier) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let c = symbol.corners
+        let corners = [(c.0, c.1), (c.2, c.3), (c.4, c.5), (c.6, c.7)].map { Point(x: Double($0.0) + offset.x, y: Double($0.1) + offset.y) }
+        observations.append(BarcodeObservation(
+            symbology: symbology, payload: payload,
+            corners: Quad(topLeft: corners[0], topRight: corners[1], bottomRight: corners[2], bottomLeft: corners[3]),
+            quality: 1, symbologyIdentifier: name.isEmpty ? nil : name, payloadBase64: base64))
     }
 }

@@ -1,25 +1,58 @@
-// C ABI over zxing-cpp 1.4 for PDF417. No state is kept between calls, so it is thread-safe.
+// C ABI over zxing-cpp 1.4. No state is kept between calls, so it is thread-safe.
 #define ZX_USE_UTF8 1  // Result::text() returns UTF-8 std::string
 #include "CZXing.h"
 
 #include <ZXing/ReadBarcode.h>
 
-extern "C" int32_t czx_read_pdf417(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                                   czx_symbol_callback callback, void *context) {
+#include <cstring>
+
+static ZXing::BarcodeFormats formats_of(int32_t formats) {
+    ZXing::BarcodeFormats set;
+    if (formats & CZX_PDF417) set |= ZXing::BarcodeFormat::PDF417;
+    if (formats & CZX_DATAMATRIX) set |= ZXing::BarcodeFormat::DataMatrix;
+    if (formats & CZX_AZTEC) set |= ZXing::BarcodeFormat::Aztec;
+    if (formats & CZX_MICROQR) set |= ZXing::BarcodeFormat::MicroQRCode;
+    return set;
+}
+
+static int32_t format_of(ZXing::BarcodeFormat format) {
+    switch (format) {
+    case ZXing::BarcodeFormat::PDF417: return CZX_PDF417;
+    case ZXing::BarcodeFormat::DataMatrix: return CZX_DATAMATRIX;
+    case ZXing::BarcodeFormat::Aztec: return CZX_AZTEC;
+    case ZXing::BarcodeFormat::MicroQRCode: return CZX_MICROQR;
+    default: return 0;
+    }
+}
+
+extern "C" int32_t czx_read(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t formats,
+                            czx_symbol_callback callback, void *context) {
     try {
         ZXing::ImageView image(gray, width, height, ZXing::ImageFormat::Lum, stride);
         ZXing::DecodeHints hints;
-        hints.setFormats(ZXing::BarcodeFormat::PDF417);
+        hints.setFormats(formats_of(formats));
         hints.setTryRotate(true);
         hints.setTryHarder(true);
         int32_t count = 0;
         for (const auto &result : ZXing::ReadBarcodes(image, hints)) {
             if (!result.isValid()) continue;
+            czx_symbol symbol;
+            std::memset(&symbol, 0, sizeof symbol);
+            symbol.format = format_of(result.format());
+            if (symbol.format == 0) continue;
             const std::string text = result.text();
+            const auto &bytes = result.bytes();
+            symbol.text = text.data();
+            symbol.text_length = (int32_t)text.size();
+            symbol.bytes = bytes.data();
+            symbol.bytes_length = (int32_t)bytes.size();
+            symbol.binary = result.contentType() == ZXing::ContentType::Binary;
+            std::strncpy(symbol.identifier, result.symbologyIdentifier().c_str(), sizeof symbol.identifier - 1);
             const auto &p = result.position();
             const int32_t corners[8] = {p.topLeft().x, p.topLeft().y, p.topRight().x, p.topRight().y,
                                         p.bottomRight().x, p.bottomRight().y, p.bottomLeft().x, p.bottomLeft().y};
-            callback(context, text.data(), (int32_t)text.size(), corners);
+            std::memcpy(symbol.corners, corners, sizeof corners);
+            callback(context, &symbol);
             count++;
         }
         return count;

@@ -106,7 +106,7 @@ final class BarcodeStage: @unchecked Sendable {
     init(options: ScanOptions, sceneChange: SceneChangeGate.Configuration = .init(), detailEvery: Int = 0) throws(ScannerError) {
         var barcodeOptions = options
         barcodeOptions.types = RecognitionTypes(symbologies: options.types.symbologies, contentTypes: [])
-        scanner = try ImageScanner(options: barcodeOptions)
+        scanner = try ImageScanner(options: barcodeOptions, live: true)
         gate = SceneChangeGate(configuration: sceneChange)
         self.detailEvery = detailEvery
     }

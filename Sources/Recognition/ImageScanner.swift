@@ -1,5 +1,6 @@
 import BarcodeRecognition
 import ContentTypes
+import PayloadParsing
 import ScannerCore
 import TextRecognition
 
@@ -48,7 +49,9 @@ public final class ImageScanner {
     private let lineReader = LineReader()
     private let secondReaders: [LineReader]
 
-    public init(options: ScanOptions, tessdataPath: String? = nil) throws(ScannerError) {
+    /// - Parameter live: the scanner sees a camera's frames one after another, so work that can be
+    ///   spread over frames is (`QualitySettings.liveDataMatrixTiles`).
+    public init(options: ScanOptions, tessdataPath: String? = nil, live: Bool = false) throws(ScannerError) {
         if let problem = options.regionOfInterest.validationProblem {
             throw .invalidArgument(name: "roi", value: options.regionOfInterest.description, reason: problem)
         }
@@ -58,6 +61,7 @@ public final class ImageScanner {
         self.barcodes = try BarcodeRecognizer(
             symbologies: options.types.symbologies, testInverted: settings.testInvertedBarcodes,
             scanDensity: settings.barcodeScanDensity)
+        if live { barcodes.dataMatrixTilesPerScan = settings.liveDataMatrixTiles }
         self.content = try ContentDetector(contentTypes: options.types.contentTypes, defaultRegion: options.phoneRegion)
         self.text = options.types.wantsText ? try TextRecognizer(languages: options.languages, dataPath: tessdataPath) : nil
     }
@@ -80,7 +84,7 @@ public final class ImageScanner {
         var items: [RecognizedItem] = barcodes.recognize(region).map { observation in
             RecognizedItem(
                 kind: .barcode, symbology: observation.symbology, payload: observation.payload,
-                bounds: observation.corners.map(toImage), confidence: 1)
+                bounds: observation.corners.map(toImage), confidence: 1, details: Self.details(of: observation))
         }
         if let text, region.contrastSpread() >= settings.minimumContrastForText {
             let read = readText(in: region, with: text).map { item in
@@ -91,6 +95,13 @@ public final class ImageScanner {
             items += Self.text(read, outside: items.map(\.bounds))
         }
         return items.sorted(by: RecognizedItem.readingOrder)
+    }
+
+    /// What the decoder said beside the payload, and what the payload means (`PayloadParser`).
+    static func details(of observation: BarcodeObservation) -> PayloadDetails {
+        PayloadDetails(
+            symbologyIdentifier: observation.symbologyIdentifier, payloadBase64: observation.payloadBase64,
+            parsed: PayloadParser.parse(observation.payload, symbology: observation.symbology, symbologyIdentifier: observation.symbologyIdentifier))
     }
 
     /// The text items whose centre lies outside every barcode: digits printed under an EAN/UPC symbol

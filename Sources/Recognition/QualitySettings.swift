@@ -18,6 +18,10 @@ public struct QualitySettings: Sendable, Equatable {
     public var testInvertedBarcodes: Bool
     /// zbar scans every n-th row and column.
     public var barcodeScanDensity: Int
+    /// DataMatrix tiles (`BarcodeRecognizer.dataMatrixTiles`) a camera frame is searched in, taking
+    /// turns: 3 of 21 cover a 640×480 frame every 7 frames for ~0.5 ms a frame instead of 3.2 ms
+    /// (docs/benchmarks.md). A still image is searched in all of them.
+    public var liveDataMatrixTiles = 3
     /// OCR is skipped when the region's contrast spread (`GrayImage.contrastSpread`) is below this:
     /// there is no ink to read, and Tesseract turns noise into short "words".
     public var minimumContrastForText: Int = 48

@@ -51,6 +51,13 @@ public struct GrayImage: Sendable, Equatable {
         return GrayImage(width: r.width, height: r.height, pixels: out)
     }
 
+    /// The negative (light-on-dark codes for decoders that only look for dark-on-light), packed.
+    public func inverted() -> GrayImage {
+        var image = packed()
+        for i in image.pixels.indices { image.pixels[i] = 255 &- image.pixels[i] }
+        return image
+    }
+
     /// This image with padding removed (returns `self` when already packed).
     public func packed() -> GrayImage {
         cropped(to: PixelRect(x: 0, y: 0, width: width, height: height))

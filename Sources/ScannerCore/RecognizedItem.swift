@@ -19,10 +19,12 @@ public struct RecognizedItem: Sendable, Equatable {
     public var bounds: Quad
     /// 0…1. Barcodes decoded by zbar report 1; text reports the recognizer's mean word confidence.
     public var confidence: Double
+    /// For barcodes: what the decoder says beside the text (identifier, raw bytes, parsed form).
+    public var details: PayloadDetails?
 
     public init(
         kind: Kind, symbology: Symbology? = nil, contentType: TextContentType? = nil, payload: String,
-        transcript: String? = nil, bounds: Quad, confidence: Double
+        transcript: String? = nil, bounds: Quad, confidence: Double, details: PayloadDetails? = nil
     ) {
         self.kind = kind
         self.symbology = symbology
@@ -31,6 +33,25 @@ public struct RecognizedItem: Sendable, Equatable {
         self.transcript = transcript
         self.bounds = bounds
         self.confidence = confidence
+        self.details = details
+    }
+}
+
+/// What a barcode decoder says about a payload besides its text. Kept with every reading of a
+/// symbol, so that when readings are voted on, the one chosen brings its own.
+public struct PayloadDetails: Sendable, Equatable {
+    /// The ISO/IEC 15424 symbology identifier: `]Q1` a QR code, `]C1` a GS1-128, `]d2` a GS1 DataMatrix.
+    public var symbologyIdentifier: String?
+    /// The raw bytes, base64, when they are not UTF-8 text (the payload then holds them decoded
+    /// with U+FFFD for every invalid sequence).
+    public var payloadBase64: String?
+    /// The payload's meaning, when it follows a known format (`PayloadParsing`).
+    public var parsed: ParsedPayload?
+
+    public init(symbologyIdentifier: String? = nil, payloadBase64: String? = nil, parsed: ParsedPayload? = nil) {
+        self.symbologyIdentifier = symbologyIdentifier
+        self.payloadBase64 = payloadBase64
+        self.parsed = parsed
     }
 }
 
@@ -47,8 +68,11 @@ extension RecognizedItem {
     public var json: JSONValue {
         var fields: [(String, JSONValue)] = [("kind", .string(kind.rawValue))]
         if let symbology { fields.append(("symbology", .string(symbology.rawValue))) }
+        if let identifier = details?.symbologyIdentifier { fields.append(("symbologyIdentifier", .string(identifier))) }
         if let contentType { fields.append(("contentType", .string(contentType.rawValue))) }
         fields.append(("payload", .string(payload)))
+        if let base64 = details?.payloadBase64 { fields.append(("payloadBase64", .string(base64))) }
+        if let parsed = details?.parsed { fields.append(("parsed", parsed.json)) }
         if let transcript { fields.append(("transcript", .string(transcript))) }
         fields.append(("bounds", bounds.json))
         fields.append(("confidence", .number(confidence, decimals: 3)))

@@ -1,4 +1,5 @@
-/// Barcode symbologies, named as Vision names them (`VNBarcodeSymbology`), lower camel case.
+/// Barcode symbologies, named as Vision names them (`VNBarcodeSymbology`), lower camel case; the
+/// three zxing-cpp adds (issue #17) as the issue named them: `datamatrix`, `aztec`, `microqr`.
 public enum Symbology: String, Sendable, CaseIterable, Hashable, Comparable {
     case qr
     case ean13
@@ -13,14 +14,18 @@ public enum Symbology: String, Sendable, CaseIterable, Hashable, Comparable {
     case gs1DataBar
     case gs1DataBarExpanded
     case pdf417
+    case datamatrix
+    case aztec
+    case microqr
 
     /// Read along lines (1-D codes, and PDF417's stacked rows): a misread can pass the check digit
     /// (EAN's mod 10 misses two compensating errors), and zxing-cpp 1.4 has decoded camera noise as
     /// a PDF417 "AA", so readings are voted on by place, like text. QR codes' error correction and
-    /// finder patterns make one decode enough.
+    /// finder patterns make one decode enough, as do DataMatrix's, Aztec's and Micro QR's
+    /// Reed–Solomon codes.
     public var isLinear: Bool {
         switch self {
-        case .qr: false
+        case .qr, .datamatrix, .aztec, .microqr: false
         default: true
         }
     }

@@ -133,7 +133,7 @@ public struct ItemTracker: Sendable {
         // fast (a label swept out of view moves further in a frame than its code is long; measured
         // at 640×480, it became a second item).
         if candidates.isEmpty { candidates = sameReading(as: observation) }
-        let read = TextEvidence.Read(payload: observation.payload, transcript: nil, confidence: 1)
+        let read = TextEvidence.Read(payload: observation.payload, transcript: nil, confidence: 1, details: observation.details)
         guard let index = nearest(candidates, to: observation) else {
             var track = newTrack(observation, frame)
             track.evidence = TextEvidence(window: configuration.linearWindow)
@@ -248,6 +248,7 @@ public struct ItemTracker: Sendable {
             track.item.payload = consensus.read.payload
             track.item.transcript = consensus.read.transcript
             track.item.confidence = consensus.read.confidence
+            track.item.details = consensus.read.details
         }
         defer { tracks[index] = track }
         if !track.live {

@@ -11,11 +11,14 @@ public struct TextEvidence: Sendable, Equatable {
         public var payload: String
         public var transcript: String?
         public var confidence: Double
+        /// A barcode reading's details (`RecognizedItem.details`), which go with its payload.
+        public var details: PayloadDetails?
 
-        public init(payload: String, transcript: String?, confidence: Double) {
+        public init(payload: String, transcript: String?, confidence: Double, details: PayloadDetails? = nil) {
             self.payload = payload
             self.transcript = transcript
             self.confidence = confidence
+            self.details = details
         }
     }
 

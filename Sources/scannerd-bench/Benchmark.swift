@@ -165,7 +165,7 @@ struct Benchmark: AsyncParsableCommand {
 
         // zbar: only what is asked for (QR) vs every symbology.
         let qrOnly = try BarcodeRecognizer(symbologies: [.qr])
-        let everything = try BarcodeRecognizer(symbologies: Set(Symbology.allCases).subtracting([.pdf417]))
+        let everything = try BarcodeRecognizer(symbologies: Set(Symbology.allCases).subtracting([.pdf417, .datamatrix, .aztec, .microqr]))
         precondition(qrOnly.recognize(gray).count == 1, "the bench scene holds one QR code")
         let zbarQR = try time(iterations) { _ = qrOnly.recognize(gray) }
         let zbarAll = try time(iterations) { _ = everything.recognize(gray) }
@@ -173,6 +173,22 @@ struct Benchmark: AsyncParsableCommand {
         let pdf417 = try BarcodeRecognizer(symbologies: [.pdf417])
         rows.append(Row(image: size, stage: "zxing-cpp PDF417", ours: try time(iterations) { _ = pdf417.recognize(gray) },
                         naive: nil, note: "paid only when pdf417 is requested"))
+        // The 2-D codes zxing-cpp adds (issue #17). DataMatrix: the whole image and its tiles
+        // (zxing-cpp 1.4 looks on the centre lines only) vs the whole image alone.
+        let tiles = BarcodeRecognizer.dataMatrixTiles(width: gray.width, height: gray.height)
+        let dataMatrix = try time(iterations) { _ = BarcodeRecognizer.scanWithZXing(gray, [.datamatrix], tiles: tiles) }
+        let dataMatrixWhole = try time(iterations) { _ = BarcodeRecognizer.scanWithZXing(gray, [.datamatrix], tiles: []) }
+        rows.append(Row(image: size, stage: "zxing-cpp DataMatrix", ours: dataMatrix, naive: dataMatrixWhole,
+                        note: "whole image + \(tiles.count) tiles vs whole image"))
+        for (symbology, name) in [(Symbology.aztec, "Aztec"), (.microqr, "Micro QR")] {
+            rows.append(Row(image: size, stage: "zxing-cpp \(name)", ours: try time(iterations) { _ = BarcodeRecognizer.scanWithZXing(gray, [symbology], tiles: []) },
+                            naive: nil, note: "paid only when \(symbology.rawValue) is requested"))
+        }
+        let live = try BarcodeRecognizer(symbologies: [.pdf417, .datamatrix, .aztec, .microqr])
+        live.dataMatrixTilesPerScan = QualitySettings(.balanced).liveDataMatrixTiles
+        let allZXing = try time(iterations) { _ = live.recognize(gray) }
+        rows.append(Row(image: size, stage: "zxing-cpp, all four, live", ours: allZXing, naive: nil,
+                        note: "PDF417, DataMatrix with \(live.dataMatrixTilesPerScan ?? 0) tiles a frame, Aztec, Micro QR"))
 
         // Tesseract: one instance reused vs a fresh init per image.
         let tesseract = try TextRecognizer()

@@ -147,6 +147,74 @@ def inverted_qr():
     save_png(on_canvas(code, (360, 360), background=0), "qr-inverted.png")
 
 
+# --- 2-D codes zxing-cpp reads, and payloads with a format (issue #17) ------------------------------
+# Written by BWIPP (DataMatrix, Aztec, GS1, PDF417) and segno (Micro QR, QR): not by zxing-cpp, the
+# decoder under test. Each malformed variant is a real symbol whose payload breaks its format.
+WIFI = "WIFI:T:WPA;S:Kiosk Guest;P:correct horse;H:false;;"
+MECARD = "MECARD:N:Lindqvist,Avery;ORG:Northgate Optics;TEL:+15125550173;EMAIL:avery@northgate-optics.com;;"
+VCARD = ("BEGIN:VCARD\r\nVERSION:3.0\r\nN:Raman;Priya;;;\r\nFN:Priya Raman\r\nORG:Kestrel Labs\r\n"
+         "TEL;TYPE=CELL:+44 113 496 0639\r\nEMAIL:priya@kestrel-labs.co.uk\r\nURL:https://kestrel-labs.co.uk/team\r\nEND:VCARD\r\n")
+# An AAMVA-like licence: header, one DL subfile designator (offset 31 = header + designator), elements.
+AAMVA_ELEMENTS = ["DAQD1234567", "DCSLINDQVIST", "DACAVERY", "DADJ", "DBB07041990", "DBA07042030", "DAJTX", "DCGUSA"]
+
+
+def aamva(elements):
+    body = "DL" + "\n".join(elements) + "\r"
+    header = "@\n\x1e\rANSI 636014080001"
+    return header + "DL%04d%04d" % (len(header) + 10, len(body)) + body
+
+
+def caret(data):
+    """BWIPP's `parse` option reads ^NNN as the byte NNN: how control characters get into a symbol."""
+    return "".join("^%03d" % ord(c) if ord(c) < 32 or c == "^" else c for c in data)
+
+
+def padded(symbol, pad=40, background=255):
+    return on_canvas(symbol, (symbol.width + 2 * pad, symbol.height + 2 * pad), background=background)
+
+
+def microqr_image(data, scale=8):
+    buf = io.BytesIO()
+    segno.make_micro(data).save(buf, kind="png", scale=scale, border=2)
+    buf.seek(0)
+    return gray(Image.open(buf))
+
+
+def codes_2d():
+    save_png(padded(bwipp("datamatrix", "SCANNERD DATAMATRIX", scale=2)), "datamatrix.png")
+    # Off the centre lines of the image, where zxing-cpp 1.4 alone does not look (zxing-cpp#189).
+    canvas = Image.new("L", (640, 480), 255)
+    canvas.paste(bwipp("datamatrix", "OFF-CENTRE DM", scale=1), (40, 40))
+    save_png(canvas, "datamatrix-offcentre.png")
+    # Two, each about 75 px: above the eighth of the image height the tiles are sure to cross.
+    canvas = Image.new("L", (640, 480), 255)
+    def larger(symbol):
+        return symbol.resize((symbol.width * 7 // 5, symbol.height * 7 // 5), Image.NEAREST)
+    canvas.paste(larger(bwipp("datamatrix", "DM LEFT", scale=1)), (70, 330))
+    canvas.paste(larger(bwipp("datamatrix", "DM RIGHT", scale=1)), (470, 50))
+    save_png(camera(canvas, seed=17, blur=0.4, noise=4), "datamatrix-two.png")
+    dark = bwipp("datamatrix", "INVERTED DM", scale=2).point(lambda v: 255 - v)
+    save_png(padded(dark, background=0), "datamatrix-inverted.png")
+    save_png(padded(bwipp("azteccode", "SCANNERD AZTEC", scale=2)), "aztec.png")
+    save_png(padded(microqr_image("MICRO42")), "microqr.png")
+    save_png(on_canvas(qr_image(WIFI), (400, 400)), "qr-wifi.png")
+    save_png(on_canvas(qr_image("WIFI:T:WPA;P:no ssid here;;"), (400, 400)), "qr-wifi-malformed.png")
+    save_png(on_canvas(qr_image(MECARD, scale=5), (480, 480)), "qr-mecard.png")
+    save_png(on_canvas(qr_image(VCARD, scale=4), (560, 560)), "qr-vcard.png")
+    save_png(on_canvas(qr_image(VCARD.replace("VERSION:3.0\r\n", ""), scale=4), (560, 560)), "qr-vcard-malformed.png")
+    gs1 = bwipp("gs1-128", "(01)09521234543213(17)261231(10)LOT42(21)SN7", scale=2, options={"height": 0.8})
+    save_png(padded(gs1), "gs1-128.png")
+    # FNC1 first, then a GTIN whose check digit is wrong: a GS1-128 symbol, not GS1 data.
+    bad = bwipp("code128", "^FNC10109521234543214", scale=2, options={"parsefnc": True, "height": 0.8})
+    save_png(padded(bad), "gs1-128-malformed.png")
+    save_png(padded(bwipp("gs1datamatrix", "(01)09521234543213(17)261231(10)LOT42", scale=2)), "gs1-datamatrix.png")
+    licence = bwipp("pdf417", caret(aamva(AAMVA_ELEMENTS)), scale=2, options={"parse": True, "columns": 6})
+    save_png(padded(licence), "aamva.png")
+    no_name = [e for e in AAMVA_ELEMENTS if not e.startswith(("DCS", "DAC", "DAD"))]
+    licence = bwipp("pdf417", caret(aamva(no_name)), scale=2, options={"parse": True, "columns": 6})
+    save_png(padded(licence), "aamva-malformed.png")
+
+
 # --- text -----------------------------------------------------------------------------------------
 def text_image(lines, size, seed, font_size=34, start=(60, 50), spacing=1.6, rotate=0.0, noise=5):
     img = Image.new("L", size, 250)
@@ -372,11 +440,18 @@ def broken():
 
 
 if __name__ == "__main__":
+    import sys
+    # `generate.py codes_2d …` makes only the named groups, leaving the other fixtures as committed.
+    if len(sys.argv) > 1:
+        for name in sys.argv[1:]:
+            globals()[name]()
+        sys.exit(0)
     symbologies()
     qr_rotated()
     qr_tilted()
     multiple_codes()
     inverted_qr()
+    codes_2d()
     business_card()
     international_phones()
     distractors()

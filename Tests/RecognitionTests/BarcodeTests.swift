@@ -30,6 +30,9 @@ func scanFixture(_ name: String, options: ScanOptions = ScanOptions(types: Recog
         ("gs1databar.png", .gs1DataBar, "0109521234543213"),
         ("gs1databar-expanded.png", .gs1DataBarExpanded, "01095212345432133103000123"),
         ("pdf417.png", .pdf417, "SCANNERD PDF417 TEST"),
+        ("datamatrix.png", .datamatrix, "SCANNERD DATAMATRIX"),
+        ("aztec.png", .aztec, "SCANNERD AZTEC"),
+        ("microqr.png", .microqr, "MICRO42"),
     ]
 
     @Test func everySymbologyHasAFixture() {
@@ -47,7 +50,7 @@ func scanFixture(_ name: String, options: ScanOptions = ScanOptions(types: Recog
         // their first digit to the left, so their bars sit a little right of centre).
         let box = item.bounds.boundingBox
         #expect(abs(item.bounds.center.x - 0.5) < 0.05, "centred: \(item.bounds)")
-        #expect(box.minX > 0.02 && box.maxX < 0.98 && box.maxX - box.minX > (symbology == .qr ? 0.4 : 0.6), "spans the symbol: \(item.bounds)")
+        #expect(box.minX > 0.02 && box.maxX < 0.98 && box.maxX - box.minX > (symbology.isLinear ? 0.6 : 0.4), "spans the symbol: \(item.bounds)")
         #expect(box.minY >= 0 && box.maxY <= 1)
     }
 
@@ -122,6 +125,36 @@ func scanFixture(_ name: String, options: ScanOptions = ScanOptions(types: Recog
         let types = RecognitionTypes(symbologies: [.qr], contentTypes: [])
         #expect(try scanFixture("qr-inverted.png", options: ScanOptions(types: types, quality: .balanced)).map(\.payload) == ["INVERTED-QR"])
         #expect(try scanFixture("qr-inverted.png", options: ScanOptions(types: types, quality: .fast)).isEmpty)
+    }
+
+    /// zxing-cpp 1.4 looks for a DataMatrix only on the image's centre lines, one per image: the
+    /// strips find one in a corner, and two in one image.
+    @Test func dataMatrixOffTheCentreLinesAndTwoInOneImage() throws {
+        let types = ScanOptions(types: RecognitionTypes(symbologies: [.datamatrix], contentTypes: []))
+        #expect(try scanFixture("datamatrix-offcentre.png", options: types).map(\.payload) == ["OFF-CENTRE DM"])
+        let two = try scanFixture("datamatrix-two.png", options: types)
+        #expect(two.map(\.payload) == ["DM RIGHT", "DM LEFT"])
+        // Each symbol's bounds are where it is in the whole image, not in the strip it was found in.
+        #expect(two.first.map { $0.bounds.center.x > 0.7 && $0.bounds.center.y < 0.25 } == true, "\(two)")
+        #expect(two.last.map { $0.bounds.center.x < 0.25 && $0.bounds.center.y > 0.65 } == true, "\(two)")
+    }
+
+    /// A camera's frames take turns over the tiles, a few a frame: within one round every tile has
+    /// been searched, and the same frame again finds what the tiles hold.
+    @Test func liveScansTakeTurnsOverTheTiles() throws {
+        let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("datamatrix-two.png")).image
+        let recognizer = try BarcodeRecognizer(symbologies: [.datamatrix])
+        recognizer.dataMatrixTilesPerScan = 3
+        let rounds = (BarcodeRecognizer.dataMatrixTiles(width: image.width, height: image.height).count + 2) / 3
+        let scans = (0..<rounds).map { _ in Set(recognizer.recognize(image).map(\.payload)) }
+        #expect(scans.reduce(Set<String>()) { $0.union($1) } == ["DM LEFT", "DM RIGHT"])
+        #expect(scans.contains { $0.count < 2 }, "a few tiles a scan, not all: \(scans)")
+    }
+
+    @Test func invertedDataMatrixIsReadAtBalancedQualityNotFast() throws {
+        let types = RecognitionTypes(symbologies: [.datamatrix], contentTypes: [])
+        #expect(try scanFixture("datamatrix-inverted.png", options: ScanOptions(types: types, quality: .balanced)).map(\.payload) == ["INVERTED DM"])
+        #expect(try scanFixture("datamatrix-inverted.png", options: ScanOptions(types: types, quality: .fast)).isEmpty)
     }
 
     @Test func pgmInput() throws {

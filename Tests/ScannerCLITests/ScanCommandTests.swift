@@ -34,7 +34,7 @@ import Testing
         #expect(items[1]["payload"] as? String == "+12125550187")
         #expect(items[1]["transcript"] as? String == "212-555-0187")
         // Keys come in the documented order.
-        #expect(result.stdoutLines[0].hasPrefix(#"{"image":"Tests/Fixtures/qr.png","kind":"barcode","symbology":"qr","payload":"#))
+        #expect(result.stdoutLines[0].hasPrefix(#"{"image":"Tests/Fixtures/qr.png","kind":"barcode","symbology":"qr","symbologyIdentifier":"]Q1","payload":"https://example.com/scannerd","parsed":{"type":"url",""#))
         #expect(result.stderr.isEmpty)
     }
 

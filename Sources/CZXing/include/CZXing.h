@@ -1,21 +1,40 @@
 #ifndef SCANNERD_CZXING_H
 #define SCANNERD_CZXING_H
-/* A C ABI over zxing-cpp (C++), used only for the symbologies zbar cannot decode: zbar's PDF417
-   decoder was never finished (github.com/mchehab/zbar/issues/3). Swift imports this header only. */
+/* A C ABI over zxing-cpp 1.4 (C++), used for the symbologies zbar cannot decode: PDF417 (zbar's decoder
+   was never finished, github.com/mchehab/zbar/issues/3), DataMatrix, Aztec and Micro QR. Swift imports
+   this header only. */
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Called once per decoded symbol. `utf8` is not NUL-terminated; `corners` are x,y pairs for the
-   symbol's own top-left, top-right, bottom-right, bottom-left, in pixels. */
-typedef void (*czx_symbol_callback)(void *context, const char *utf8, int32_t length, const int32_t corners[8]);
+/* Formats to look for, or-ed together. */
+enum {
+    CZX_PDF417 = 1,
+    CZX_DATAMATRIX = 2,
+    CZX_AZTEC = 4,
+    CZX_MICROQR = 8,
+};
 
-/* Decodes every PDF417 symbol in an 8-bit gray image whose rows are `stride` bytes apart.
-   Returns the number of symbols reported, or -1 if zxing threw. */
-int32_t czx_read_pdf417(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                        czx_symbol_callback callback, void *context);
+/* One decoded symbol, valid only during the callback. */
+typedef struct czx_symbol {
+    int32_t format;            /* one CZX_* value */
+    const char *text;          /* UTF-8, not NUL-terminated; GS1 separators (FNC1) as 0x1D */
+    int32_t text_length;
+    const uint8_t *bytes;      /* the raw data */
+    int32_t bytes_length;
+    int32_t binary;            /* nonzero: the data is binary, not text */
+    char identifier[4];        /* ISO/IEC 15424 symbology identifier, "]d2", NUL-terminated */
+    int32_t corners[8];        /* x,y of the symbol's own top-left, top-right, bottom-right, bottom-left */
+} czx_symbol;
+
+typedef void (*czx_symbol_callback)(void *context, const czx_symbol *symbol);
+
+/* Decodes every symbol of `formats` in an 8-bit gray image whose rows are `stride` bytes apart.
+   Returns the number of symbols reported, or -1 if zxing threw. Thread-safe: no state is kept. */
+int32_t czx_read(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t formats,
+                 czx_symbol_callback callback, void *context);
 
 #ifdef __cplusplus
 }
