@@ -7,7 +7,7 @@ import ScannerProtocol
 /// What a client may do beyond watching, as its transport establishes it (the socket from the
 /// peer's credentials, HTTP from its token).
 public struct Rights: Sendable, Equatable {
-    /// `set`: change what the pipeline recognizes.
+    /// `set`, `pause`, `resume`: change what the pipeline recognizes, or whether it does.
     public var mayControl: Bool
     /// `capture` with a `path`: have the daemon write a file with its own rights.
     public var mayWriteFiles: Bool
@@ -29,6 +29,7 @@ public final class RequestHandler: Sendable {
     let stats: @Sendable () -> [(String, JSONValue)]
     let configure: @Sendable (ConfigChange) -> Result<[(String, JSONValue)], Refusal>
     let capture: @Sendable (_ annotate: Bool) async -> Result<CapturedPhoto, Refusal>
+    let pause: @Sendable (_ paused: Bool) -> Result<Void, Refusal>
 
     /// A photo for a `capture` request: JPEG bytes and the frame's size.
     public struct CapturedPhoto: Sendable {
@@ -53,6 +54,7 @@ public final class RequestHandler: Sendable {
     ///   - configure: applies a `set` request to the pipeline and returns the configuration now in
     ///     force (announced to every client as a `config` event).
     ///   - capture: the next frame as JPEG, the current items drawn on it when asked.
+    ///   - pause: pauses (true) or resumes recognition; the pipeline announces it (`paused`, `resumed`).
     public init(
         hub: EventHub, logger: Logger,
         stats: @escaping @Sendable () -> [(String, JSONValue)] = { [] },
@@ -61,6 +63,9 @@ public final class RequestHandler: Sendable {
         },
         capture: @escaping @Sendable (_ annotate: Bool) async -> Result<CapturedPhoto, Refusal> = { _ in
             .failure(Refusal("this daemon has no camera to take a photo with"))
+        },
+        pause: @escaping @Sendable (_ paused: Bool) -> Result<Void, Refusal> = { _ in
+            .failure(Refusal("this daemon cannot pause"))
         }
     ) {
         self.hub = hub
@@ -68,6 +73,7 @@ public final class RequestHandler: Sendable {
         self.stats = stats
         self.configure = configure
         self.capture = capture
+        self.pause = pause
     }
 
     /// The newest frame as JPEG, the current items drawn on it when asked (`capture`, `/snapshot.jpg`).
@@ -106,6 +112,10 @@ public final class RequestHandler: Sendable {
             case .failure(let refusal):
                 return Reply.error(echo, code: .refused, message: refusal.message)
             }
+        case .success(.pause):
+            return setPaused(true, echo, rights: rights, client: client)
+        case .success(.resume):
+            return setPaused(false, echo, rights: rights, client: client)
         case .success(.capture(let path, let annotate, let overwrite)):
             // Writing a file with the daemon's rights is for privileged clients only; base64 in the
             // reply is for anybody let in.
@@ -129,6 +139,19 @@ public final class RequestHandler: Sendable {
                 logger.info("photo written", metadata: ["path": "\(path)", "bytes": "\(photo.jpeg.count)"])
                 return Reply.ok(echo, [("path", .string(path))] + size)
             }
+        }
+    }
+
+    private func setPaused(_ paused: Bool, _ echo: Request.Echo, rights: Rights, client: String) -> String {
+        guard rights.mayControl else {
+            return Reply.error(echo, code: .accessDenied, message: "this user may watch but not pause or resume recognition")
+        }
+        switch pause(paused) {
+        case .success:
+            logger.notice(paused ? "recognition paused" : "recognition resumed", metadata: ["client": "\(client)"])
+            return Reply.ok(echo, [("recognition", .string(paused ? "paused" : "running"))])
+        case .failure(let refusal):
+            return Reply.error(echo, code: .refused, message: refusal.message)
         }
     }
 }

@@ -78,6 +78,11 @@ public enum DaemonAssembly {
             capture: { annotate in
                 guard let daemon = daemon.daemon else { return .failure(.init("shutting down")) }
                 return await daemon.photo(annotate: annotate)
+            },
+            pause: { paused in
+                guard let daemon = daemon.daemon else { return .failure(.init("shutting down")) }
+                daemon.setPaused(paused)
+                return .success(())
             })
     }
 

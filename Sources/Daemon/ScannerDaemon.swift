@@ -224,9 +224,22 @@ public final class ScannerDaemon: Sendable {
         case .sourceAvailable: status.source = .available
         case .sourceUnavailable(let reason): status.source = .unavailable(reason: reason)
         case .end: status.source = .ended
-        case .item: break
+        case .item, .recognition: break
         }
         hub.publish(event)
+    }
+
+    /// `pause` / `resume`: the pipeline first (it removes what it tracked and announces the pause),
+    /// then the source, which stops decoding; resuming in the other order, so the first frame decoded
+    /// is recognized.
+    func setPaused(_ paused: Bool) {
+        if paused {
+            sequence.setPaused(true)
+            source.setPaused(true)
+        } else {
+            source.setPaused(false)
+            sequence.setPaused(false)
+        }
     }
 
     // MARK: Server

@@ -20,6 +20,8 @@ public final class EventHub: Sendable {
 
     struct Subscriber {
         var filter: EventFilter
+        /// Its `repeat` rule's state (`filter.repeatPolicy`).
+        var gate: RepeatGate
         var continuation: AsyncStream<Outbound>.Continuation
         /// Lines handed over but not yet acknowledged as written.
         var pending = 0
@@ -31,6 +33,7 @@ public final class EventHub: Sendable {
         var seq = 0
         var items: [UUID: TrackedItem] = [:]
         var sourceAvailable = false
+        var paused = false
         var subscribers: [Int: Subscriber] = [:]
         var nextSubscriber = 0
         var overflows = 0
@@ -56,6 +59,8 @@ public final class EventHub: Sendable {
 
     /// Called with every published line, in order (the `--events-stdout` printer).
     private let mirror: @Sendable (String) -> Void
+    /// Seconds, monotonic: the time `repeat` rules judge by.
+    private let clock: @Sendable () -> Double
 
     /// Runs the removal of a subscriber whose stream ended, soon and on another thread. Not in the
     /// stream's termination handler itself: task cancellation runs that handler while it holds the
@@ -67,8 +72,10 @@ public final class EventHub: Sendable {
 
     public init(
         daemonVersion: String, sourceName: String, replayLimit: Int = 0, mirror: @escaping @Sendable (String) -> Void = { _ in },
-        later: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { DispatchQueue.global().async(execute: $0) }
+        later: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { DispatchQueue.global().async(execute: $0) },
+        clock: @escaping @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
     ) {
+        self.clock = clock
         self.replayLimit = max(0, replayLimit)
         self.daemonVersion = daemonVersion
         self.sourceName = sourceName
@@ -85,6 +92,8 @@ public final class EventHub: Sendable {
     public var overflows: Int { state.withLock { $0.overflows } }
     /// Events numbered so far (the last `seq`).
     public var published: Int { state.withLock { $0.seq } }
+    /// Whether recognition is paused (the last `recognition` event said so).
+    public var isPaused: Bool { state.withLock { $0.paused } }
 
     /// Publishes a pipeline event to every subscriber whose filter accepts it; returns the JSON line.
     @discardableResult
@@ -94,6 +103,7 @@ public final class EventHub: Sendable {
             state.seq += 1
             let line: String
             var item: RecognizedItem? = nil
+            var itemAction: TrackerAction? = nil
             switch event {
             case .sourceAvailable:
                 state.sourceAvailable = true
@@ -108,13 +118,21 @@ public final class EventHub: Sendable {
                 case .removed: state.items[tracked.id] = nil
                 }
                 item = tracked.item
+                itemAction = action
                 line = encode(action.name, seq: state.seq, frame: frame, [("item", tracked.json)])
             case .end(let frames):
                 line = encode("end", seq: state.seq, [("frames", .integer(frames))])
+            case .recognition(let paused):
+                state.paused = paused
+                line = encode(paused ? "paused" : "resumed", seq: state.seq, [])
             }
             mirror(line)
             remember(Recent(seq: state.seq, line: line, item: item), in: &state)
-            return (line, Self.fanOut(line, seq: state.seq, to: &state) { item.map($0.accepts) ?? true })
+            let now = clock()
+            return (line, Self.fanOut(line, seq: state.seq, to: &state) { subscriber in
+                guard let item, let itemAction else { return true }
+                return subscriber.filter.accepts(item) && subscriber.gate.admits(itemAction, at: now)
+            })
         }
         Self.finish(cutOff)
         return line
@@ -149,9 +167,13 @@ public final class EventHub: Sendable {
         if state.recent.count > replayLimit { state.recent.removeFirst(state.recent.count - replayLimit) }
     }
 
-    private static func fanOut(_ line: String, seq: Int, to state: inout State, wants: (EventFilter) -> Bool) -> [Subscriber] {
+    private static func fanOut(_ line: String, seq: Int, to state: inout State, wants: (inout Subscriber) -> Bool) -> [Subscriber] {
         var cutOff: [Subscriber] = []
-        for (id, subscriber) in state.subscribers where wants(subscriber.filter) {
+        for id in Array(state.subscribers.keys) {
+            guard var subscriber = state.subscribers[id] else { continue }
+            let wanted = wants(&subscriber)
+            state.subscribers[id] = subscriber
+            guard wanted else { continue }
             if subscriber.pending >= subscriber.limit {
                 // Its queue is full: it stopped reading. Cut it off rather than wait for it or lose
                 // events silently: it gets an overflow notice and is disconnected.
@@ -207,14 +229,17 @@ public final class EventHub: Sendable {
         return state.withLock { state in
             let id = state.nextSubscriber
             state.nextSubscriber += 1
-            state.subscribers[id] = Subscriber(filter: filter, continuation: continuation, limit: max(1, queueLimit), onCutOff: onCutOff)
+            let present = state.items.values.filter { filter.accepts($0.item) }
+            state.subscribers[id] = Subscriber(
+                filter: filter, gate: RepeatGate(policy: filter.repeatPolicy, present: Array(present)), continuation: continuation,
+                limit: max(1, queueLimit), onCutOff: onCutOff)
             continuation.onTermination = { [weak self] _ in self?.later { [weak self] in self?.unsubscribe(id) } }
             if let seq, seq <= state.seq, seq == state.seq || (state.recent.first.map { $0.seq <= seq + 1 } ?? false) {
                 let missed = state.recent.filter { $0.seq > seq && ($0.item.map(filter.accepts) ?? true) }
                 return Subscription(id: id, opening: missed.map { ($0.seq, $0.line) }, events: stream, resumed: true)
             }
             let items = state.items.values.filter { filter.accepts($0.item) }.sorted { RecognizedItem.readingOrder($0.item, $1.item) }
-            let hello = helloLine(items: items, available: state.sourceAvailable)
+            let hello = helloLine(items: items, available: state.sourceAvailable, paused: state.paused)
             return Subscription(id: id, opening: [(state.seq, hello)], events: stream, resumed: false)
         }
     }
@@ -228,7 +253,14 @@ public final class EventHub: Sendable {
 
     /// Changes what a subscriber hears from now on.
     public func setFilter(_ filter: EventFilter, for id: Int) {
-        state.withLock { $0.subscribers[id]?.filter = filter }
+        state.withLock { state in
+            guard state.subscribers[id] != nil else { return }
+            // A new `repeat` rule starts from what is in view now, which the subscriber has.
+            if state.subscribers[id]?.filter.repeatPolicy != filter.repeatPolicy {
+                state.subscribers[id]?.gate = RepeatGate(policy: filter.repeatPolicy, present: Array(state.items.values.filter { filter.accepts($0.item) }))
+            }
+            state.subscribers[id]?.filter = filter
+        }
     }
 
     /// Shutdown: every subscriber's stream ends after the lines already queued for it (the final
@@ -249,14 +281,15 @@ public final class EventHub: Sendable {
 
     /// The `hello` object for stdout (no subscriber).
     public func hello() -> String {
-        state.withLock { helloLine(items: Array($0.items.values), available: $0.sourceAvailable) }
+        state.withLock { helloLine(items: Array($0.items.values), available: $0.sourceAvailable, paused: $0.paused) }
     }
 
-    private func helloLine(items: [TrackedItem], available: Bool) -> String {
+    private func helloLine(items: [TrackedItem], available: Bool, paused: Bool) -> String {
         JSONValue.object([
             ("event", .string("hello")), ("time", .string(Timestamp.string(Date()))),
             ("version", .integer(Self.protocolVersion)), ("daemon", .string(daemonVersion)),
             ("source", .string(sourceName)), ("camera", .string(available ? "available" : "unavailable")),
+            ("recognition", .string(paused ? "paused" : "running")),
             ("items", .array(items.map(\.json))),
         ]).serialized()
     }

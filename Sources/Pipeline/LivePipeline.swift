@@ -16,6 +16,8 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
     private var text: TextStage?
     private let pending = Mutex<(generation: Int, configuration: SequenceConfiguration?)>((0, nil))
     private var tracker: ItemTracker
+    /// Guarded by `lock`, as the tracker is.
+    private var pause = PauseState()
     private let lock = NSLock()
     private let clock: @Sendable () -> Double
     private let barcodeBox = Mailbox<Frame>()
@@ -48,6 +50,8 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
     /// `heartbeat` is beaten once per frame the barcode thread takes: proof for the watchdog that
     /// frames arrive and recognition is not stuck.
     public func run(source: FrameSource, heartbeat: Heartbeat? = nil, emit: @escaping @Sendable (ScannerEvent) -> Void) {
+        locked { pause.emit = emit }
+        defer { locked { pause.emit = nil } }
         let workers = DispatchGroup()
         // The barcode thread only calls `setIdle`, which sources make thread-safe.
         nonisolated(unsafe) let idleHint = source
@@ -117,6 +121,8 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
             source,
             frame: { frame in
                 metrics.record(.capture)
+                // Paused: the source skips frames itself (`setPaused`); one already on its way is dropped.
+                if withLock({ pause.paused }) { return }
                 barcodeBox.put(frame)
                 if pending.withLock({ $0.configuration?.options.types.wantsText }) ?? startedWithText { textBox.put(frame) }
             },
@@ -143,8 +149,15 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
 
     private func update(_ observations: FrameObservations, _ emit: (ScannerEvent) -> Void) {
         locked {
+            // A frame read while recognition was being paused: what it saw is no longer wanted.
+            guard !pause.paused else { return }
+            pause.lastFrame = max(pause.lastFrame, observations.frame)
             for action in tracker.update(observations) { emit(.item(action, frame: observations.frame)) }
         }
+    }
+
+    public func setPaused(_ paused: Bool) {
+        locked { pause.set(paused) { tracker.removeAll() } }
     }
 
     private func withLock<T>(_ body: () -> T) -> T {

@@ -337,6 +337,9 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
     private var text: TextStage?
     private var tracker: ItemTracker
     private var scanned = 0
+    /// `pause` and the tracker, between the frame thread and `setPaused` callers.
+    private var pause = PauseState()
+    private let lock = NSLock()
     /// A configuration to apply before the next frame (set from another thread).
     private let pending = Mutex<SequenceConfiguration?>(nil)
     /// Live per-stage figures (`stats`).
@@ -400,13 +403,29 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
     /// Every frame of `source` in order on this thread, the trackers' clock the frame's index over
     /// `fps`: the same events on every run.
     public func run(source: FrameSource, heartbeat: Heartbeat? = nil, emit: @escaping @Sendable (ScannerEvent) -> Void) {
+        locked { pause.emit = emit }
+        defer { locked { pause.emit = nil } }
         runSource(
             source,
             frame: { frame in
                 heartbeat?.beat()
-                for action in process(frame, time: Double(frame.index) / fps) { emit(.item(action, frame: frame.index)) }
+                locked {
+                    guard !pause.paused else { return }
+                    pause.lastFrame = frame.index
+                    for action in process(frame, time: Double(frame.index) / fps) { emit(.item(action, frame: frame.index)) }
+                }
             },
-            removeAll: finish, emit: emit)
+            removeAll: finish, locked: { locked($0) }, emit: emit)
+    }
+
+    public func setPaused(_ paused: Bool) {
+        locked { pause.set(paused) { tracker.removeAll() } }
+    }
+
+    private func locked(_ body: () -> Void) {
+        lock.lock()
+        body()
+        lock.unlock()
     }
 }
 

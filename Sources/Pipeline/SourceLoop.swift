@@ -12,6 +12,28 @@ public protocol ScannerPipeline: AnyObject, Sendable {
     var metrics: PipelineMetrics { get }
     /// The stages' counters, read after `run` returns.
     var statistics: SequenceStatistics { get }
+    /// Pauses or resumes recognition (`pause` / `resume`). Pausing removes every item (`removed`
+    /// events, then `recognition(paused: true)`), and frames are ignored until recognition resumes
+    /// (`recognition(paused: false)`); what is still in view is then added again. Saying what already
+    /// holds changes nothing and emits nothing. Callable from any thread, while `run` runs.
+    func setPaused(_ paused: Bool)
+}
+
+/// The pause rule both pipelines follow, with the pipeline's own lock held: inputs in, events out.
+struct PauseState {
+    private(set) var paused = false
+    /// The last frame that reached the tracker: the `frame` of the `removed` events a pause causes.
+    var lastFrame = 0
+    /// Set while `run` runs.
+    var emit: (@Sendable (ScannerEvent) -> Void)?
+
+    /// Goes to `paused`; `removeAll` is called (and its actions emitted) only when pausing.
+    mutating func set(_ paused: Bool, removeAll: () -> [TrackerAction]) {
+        guard paused != self.paused else { return }
+        self.paused = paused
+        if paused { for action in removeAll() { emit?(.item(action, frame: lastFrame)) } }
+        emit?(.recognition(paused: paused))
+    }
 }
 
 /// The one loop over a frame source, for every pipeline: each frame to `frame`, and what the source

@@ -6,11 +6,17 @@ public struct EventFilter: Sendable, Equatable {
     public var kinds: Set<RecognizedItem.Kind>
     public var symbologies: Set<Symbology>
     public var contentTypes: Set<TextContentType>
+    /// What the subscriber hears of an item that comes back.
+    public var repeatPolicy: RepeatPolicy
 
-    public init(kinds: Set<RecognizedItem.Kind> = [], symbologies: Set<Symbology> = [], contentTypes: Set<TextContentType> = []) {
+    public init(
+        kinds: Set<RecognizedItem.Kind> = [], symbologies: Set<Symbology> = [], contentTypes: Set<TextContentType> = [],
+        repeatPolicy: RepeatPolicy = .always
+    ) {
         self.kinds = kinds
         self.symbologies = symbologies
         self.contentTypes = contentTypes
+        self.repeatPolicy = repeatPolicy
     }
 
     public static let all = EventFilter()
@@ -23,6 +29,21 @@ public struct EventFilter: Sendable, Equatable {
         }
         return true
     }
+}
+
+/// What a subscriber hears of an item that comes back — the same kind, symbology or content type and
+/// payload added again (a card shown twice, a code that left the frame and returned): a kiosk that
+/// acts once per code does not want the second `added` (a `subscribe` request's `repeat`).
+public enum RepeatPolicy: Sendable, Equatable {
+    /// Every time (the default).
+    case always
+    /// Only once it has been gone this many seconds (since the last time it was removed).
+    case after(seconds: Double)
+    /// Once per connection.
+    case oncePerSession
+
+    /// The longest `after` accepted: a day.
+    public static let longestAfter = 86_400.0
 }
 
 /// A client's request line, parsed; or why it could not be.
@@ -38,6 +59,9 @@ public enum Request: Sendable, Equatable {
     /// `path` nil: the photo goes back in the reply. `overwrite`: an existing file at `path` may be
     /// replaced, and only if it is a regular file of the daemon's own (docs/security.md).
     case capture(path: String?, annotate: Bool, overwrite: Bool)
+    /// Stop recognition (the camera stays open) until `resume`.
+    case pause
+    case resume
 
     public struct Failure: Error, Sendable, Equatable {
         public var code: ErrorCode
@@ -76,7 +100,7 @@ public enum Request: Sendable, Equatable {
             return (echo, .failure(.badArgument("\"id\" must be a string or a number")))
         }
         guard let name = echo.name else {
-            return (echo, .failure(Failure(code: .malformed, message: "missing \"request\" (ping, items, stats, subscribe, set, capture)")))
+            return (echo, .failure(Failure(code: .malformed, message: "missing \"request\" (ping, items, stats, subscribe, set, capture, pause, resume)")))
         }
         do throws(Failure) {
             return (echo, .success(try request(name, object)))
@@ -90,6 +114,8 @@ public enum Request: Sendable, Equatable {
         case "ping": return .ping
         case "items": return .items
         case "stats": return .stats
+        case "pause": return .pause
+        case "resume": return .resume
         case "subscribe": return .subscribe(try filter(object))
         case "set": return .set(try change(object))
         case "capture":
@@ -104,7 +130,7 @@ public enum Request: Sendable, Equatable {
             if overwrite && path == nil { throw .badArgument("\"overwrite\" goes with \"path\"") }
             return .capture(path: path, annotate: try flag(object, "annotate") ?? false, overwrite: overwrite)
         default:
-            throw Failure(code: .unknownRequest, message: "unknown request '\(name)' (ping, items, stats, subscribe, set, capture)")
+            throw Failure(code: .unknownRequest, message: "unknown request '\(name)' (ping, items, stats, subscribe, set, capture, pause, resume)")
         }
     }
 
@@ -178,7 +204,24 @@ public enum Request: Sendable, Equatable {
             }
             filter.contentTypes.insert(c)
         }
+        if let value = object["repeat"] { filter.repeatPolicy = try repeatPolicy(value) }
         return filter
+    }
+
+    /// `"always"`, `"oncePerSession"` or `{"after": SECONDS}`.
+    static func repeatPolicy(_ value: JSONValue) throws(Failure) -> RepeatPolicy {
+        let usage = "\"repeat\" must be \"always\", \"oncePerSession\" or {\"after\": seconds}"
+        switch value {
+        case .string("always"): return .always
+        case .string("oncePerSession"): return .oncePerSession
+        case .object(let fields):
+            guard fields.count == 1, fields[0].0 == "after", let seconds = fields[0].1.doubleValue else { throw .badArgument(usage) }
+            guard seconds > 0, seconds <= RepeatPolicy.longestAfter else {
+                throw .badArgument("\"repeat\": \"after\" must be more than 0 and at most \(Int(RepeatPolicy.longestAfter)) seconds")
+            }
+            return .after(seconds: seconds)
+        default: throw .badArgument(usage)
+        }
     }
 }
 
@@ -232,6 +275,11 @@ public enum Reply {
 extension Request: Encodable {
     enum Key: String, CodingKey {
         case request, kinds, symbologies, contentTypes, roi, quality, types, single, annotate, path, overwrite
+        case `repeat`
+    }
+
+    enum AfterKey: String, CodingKey {
+        case after
     }
 
     public var name: String {
@@ -242,6 +290,8 @@ extension Request: Encodable {
         case .subscribe: "subscribe"
         case .set: "set"
         case .capture: "capture"
+        case .pause: "pause"
+        case .resume: "resume"
         }
     }
 
@@ -249,11 +299,18 @@ extension Request: Encodable {
         var c = encoder.container(keyedBy: Key.self)
         try c.encode(name, forKey: .request)
         switch self {
-        case .ping, .items, .stats: break
+        case .ping, .items, .stats, .pause, .resume: break
         case .subscribe(let filter):
             if !filter.kinds.isEmpty { try c.encode(filter.kinds.map(\.rawValue).sorted(), forKey: .kinds) }
             if !filter.symbologies.isEmpty { try c.encode(filter.symbologies.sorted().map(\.rawValue), forKey: .symbologies) }
             if !filter.contentTypes.isEmpty { try c.encode(filter.contentTypes.map(\.rawValue).sorted(), forKey: .contentTypes) }
+            switch filter.repeatPolicy {
+            case .always: break
+            case .oncePerSession: try c.encode("oncePerSession", forKey: .repeat)
+            case .after(let seconds):
+                var after = c.nestedContainer(keyedBy: AfterKey.self, forKey: .repeat)
+                try after.encode(seconds, forKey: .after)
+            }
         case .set(let change):
             if let roi = change.regionOfInterest {
                 // The whole frame is `null`, as the server reads it.

@@ -10,4 +10,6 @@ public enum ScannerEvent: Sendable {
     case item(TrackerAction, frame: Int)
     /// A file source ended (after `removed` for what was left).
     case end(frames: Int)
+    /// Recognition was paused (after `removed` for everything it was tracking) or resumed.
+    case recognition(paused: Bool)
 }

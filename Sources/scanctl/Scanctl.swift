@@ -14,7 +14,7 @@ struct Scanctl: ParsableCommand {
         commandName: "scanctl",
         abstract: "Watch and query a running scannerd.",
         discussion: "Exit status: 0 success, 1 the daemon refused the request, 2 usage error, 3 cannot connect.",
-        subcommands: [Watch.self, Wait.self, Items.self, Capture.self, Set.self, Stats.self, Ping.self, RawRequest.self])
+        subcommands: [Watch.self, Wait.self, Items.self, Capture.self, Set.self, Pause.self, Resume.self, Stats.self, Ping.self, RawRequest.self])
 
     static func main() {
         do {
@@ -101,6 +101,11 @@ struct Watch: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Only these content types (telephoneNumber, url, emailAddress).", valueName: "list"))
     var contentTypes: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "An item that comes back: always (the default), oncePerSession, or a number of seconds it must have been gone.",
+        valueName: "rule"))
+    var `repeat`: String?
+
     func run() throws {
         let socket = try ScannerConnection(path: connection.socket)
         let hello = try socket.readHello()
@@ -109,6 +114,10 @@ struct Watch: ParsableCommand {
         var fields: [(String, JSONValue)] = [("request", .string("subscribe"))]
         for (key, value) in [("kinds", kinds), ("symbologies", symbologies), ("contentTypes", contentTypes)] {
             if let names = list(value) { fields.append((key, .array(names.map { .string($0) }))) }
+        }
+        if let rule = `repeat` {
+            // A number is `{"after": N}`; a name goes as given, for the daemon to judge.
+            fields.append(("repeat", Double(rule).map { .object([("after", .number($0))]) } ?? .string(rule)))
         }
         if fields.count > 1 {
             let reply = try socket.request(line: JSONValue.object(fields).serialized()) { line in show(line) }
@@ -265,6 +274,29 @@ struct Ping: ParsableCommand {
         let start = Date()
         _ = try ask(connection, .ping)
         print(String(format: "scannerd answered in %.1f ms", Date().timeIntervalSince(start) * 1000))
+    }
+}
+
+struct Pause: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Pause recognition: the camera stays open, frames are not decoded, every item is removed.",
+        discussion: "Every client is told with a `paused` event. `scanctl resume` starts recognition again.")
+    @OptionGroup var connection: Connection
+
+    func run() throws {
+        _ = try ask(connection, .pause)
+        print("recognition paused")
+    }
+}
+
+struct Resume: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Resume recognition after `scanctl pause`; what is in view is added again.")
+    @OptionGroup var connection: Connection
+
+    func run() throws {
+        _ = try ask(connection, .resume)
+        print("recognition running")
     }
 }
 

@@ -33,6 +33,7 @@ final class ScriptedSource: FrameSource, @unchecked Sendable {
             case .sourceUnavailable(let reason): "unavailable \(reason)"
             case .item(let action, let frame): "\(action.name) \(action.item.item.payload)@\(frame)"
             case .end(let frames): "end \(frames)"
+            case .recognition(let paused): paused ? "paused" : "resumed"
             }
         }
     }
@@ -64,3 +65,33 @@ final class ScriptedSource: FrameSource, @unchecked Sendable {
         #expect(names(events.withLock { $0 }) == ["available", "unavailable gone", "end 3"])
     }
 }
+
+/// issue #17: the pause rule both pipelines follow.
+@Suite struct PauseStateTests {
+    @Test func pausingRemovesWhatIsTrackedThenSaysSoAndSayingItAgainDoesNothing() {
+        let events = Mutex<[String]>([])
+        var state = PauseState()
+        state.emit = { event in
+            events.withLock { list in
+                switch event {
+                case .item(let action, let frame): list.append("\(action.name) \(action.item.item.payload)@\(frame)")
+                case .recognition(let paused): list.append(paused ? "paused" : "resumed")
+                default: list.append("other")
+                }
+            }
+        }
+        state.lastFrame = 41
+        let item = TrackedItem(
+            id: UUID(), item: RecognizedItem(kind: .barcode, symbology: .qr, payload: "a", bounds: Quad(x: 0, y: 0, width: 0.1, height: 0.1), confidence: 1),
+            firstFrame: 3, lastFrame: 41)
+        var removals = 0
+        state.set(true) { removals += 1; return [.removed(item)] }
+        state.set(true) { removals += 1; return [.removed(item)] }
+        #expect(state.paused)
+        state.set(false) { removals += 1; return [] }
+        state.set(false) { removals += 1; return [] }
+        #expect(!state.paused && removals == 1)
+        #expect(events.withLock { $0 } == ["removed a@41", "paused", "resumed"])
+    }
+}
+

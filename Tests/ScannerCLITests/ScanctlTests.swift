@@ -1,5 +1,6 @@
 import Foundation
 import ImageDecoding
+import ScannerClient
 import ScannerCore
 import TestSupport
 import Testing
@@ -357,5 +358,95 @@ import Testing
         let after = daemon.output[configIndex...].filter { $0.contains(#""event":"added""#) }
         #expect(sawPhone, "a phone added in a pass from frame \(nextPass) on: \(after)")
         #expect(!after.contains { $0.contains("https://example.com/clip") }, "no QR code is added after types became telephoneNumber only")
+    }
+}
+
+/// `pause` / `resume`: recognition stops with the camera kept open, and starts again.
+@Suite(.timeLimit(.minutes(2))) struct PauseTests {
+    let scannerd = Subprocess.executable("scannerd")
+    let scanctl = Subprocess.executable("scanctl")
+    static let demoQR = "https://example.com/scannerd-demo"
+
+    @Test func pauseStopsDecodingAndRemovesItemsAndResumeFindsTheNextCode() throws {
+        let scratch = try TemporaryDirectory("scannerd-pause")
+        let socket = scratch.file("s.sock")
+        let daemon = try Subprocess.Running(scannerd, ["run", "--no-config", "--source", "demo", "--loop", "--socket", socket, "--events-stdout"])
+        defer { _ = daemon.stop() }
+        try #require(waitForSocket(socket), "\(daemon.stderr)")
+        func events(after index: Int) -> [[String: Any]] { JSONLines.objects(Array(daemon.output.dropFirst(index))) }
+        func added(_ event: [String: Any]) -> Bool {
+            event["event"] as? String == "added" && (event["item"] as? [String: Any])?["payload"] as? String == Self.demoQR
+        }
+        try #require(daemon.waitFor(timeout: 30) { JSONLines.objects($0).contains(where: added) }, "the demo's QR code is added")
+
+        let pause = try Subprocess.run(scanctl, ["pause", "--socket", socket])
+        #expect(pause.status == 0 && pause.stdout == "recognition paused\n", "\(pause.stdout)\(pause.stderr)")
+        let pausedAt = daemon.output.count
+        // Everything tracked is removed, then the pause is announced: by then the removals are out.
+        try #require(daemon.waitFor(timeout: 10) { lines in JSONLines.eventNames(lines).contains("paused") })
+        let names = JSONLines.eventNames(daemon.output)
+        let pausedIndex = try #require(names.lastIndex(of: "paused"))
+        #expect(JSONLines.objects(daemon.output).enumerated().contains { index, event in
+            index < pausedIndex && event["event"] as? String == "removed" && (event["item"] as? [String: Any])?["payload"] as? String == Self.demoQR
+        }, "the QR code is removed before `paused`")
+
+        // A client connecting now is told so in its hello.
+        let probe = try ScannerClientProbe(path: socket)
+        let stats = { () throws -> (decoded: Int, skipped: Int) in
+            let capture = (JSONLines.object(try probe.ask(#"{"request":"stats"}"#))["capture"] as? [String: Any]) ?? [:]
+            return (capture["decoded"] as? Int ?? -1, capture["idleSkipped"] as? Int ?? -1)
+        }
+        let hello = try ScannerClientProbe(path: socket).hello()
+        #expect(hello.contains(#""recognition":"paused""#), "\(hello)")
+        // Frames keep coming (the camera stays open) and none is decoded: at most the one in flight.
+        let before = try stats()
+        var after = before
+        let deadline = Date().addingTimeInterval(20)
+        while after.skipped < before.skipped + 30, Date() < deadline { after = try stats() }
+        #expect(after.skipped >= before.skipped + 30, "frames keep arriving: \(before) → \(after)")
+        #expect(after.decoded <= before.decoded + 1, "nothing is decoded while paused: \(before) → \(after)")
+        #expect(!events(after: pausedAt).contains(where: added), "nothing is added while paused")
+
+        let resume = try Subprocess.run(scanctl, ["resume", "--socket", socket])
+        #expect(resume.status == 0 && resume.stdout == "recognition running\n", "\(resume.stdout)\(resume.stderr)")
+        let resumedAt = daemon.output.count
+        #expect(daemon.waitFor(timeout: 30) { lines in JSONLines.objects(Array(lines.dropFirst(resumedAt))).contains(where: added) },
+                "the next pass of the loop is found again")
+        #expect(JSONLines.eventNames(Array(daemon.output.dropFirst(pausedAt))).filter { $0 == "resumed" }.count == 1)
+        // Resuming what runs changes nothing and says nothing more.
+        #expect(try probe.ask(#"{"request":"resume","id":2}"#).contains(#""ok":true,"recognition":"running""#))
+        #expect(JSONLines.eventNames(daemon.output).filter { $0 == "resumed" }.count == 1)
+    }
+}
+
+/// A subscriber's `repeat` rule over the socket: the demo loops, so its QR code comes back every pass.
+@Suite(.timeLimit(.minutes(2))) struct RepeatRuleTests {
+    @Test func oncePerSessionHearsOfTheCodeOnceWhileOthersHearEveryPass() throws {
+        let scratch = try TemporaryDirectory("scannerd-repeat")
+        let socket = scratch.file("s.sock")
+        let daemon = try Subprocess.Running(Subprocess.executable("scannerd"), ["run", "--no-config", "--source", "demo", "--loop", "--socket", socket])
+        defer { _ = daemon.stop() }
+        try #require(waitForSocket(socket), "\(daemon.stderr)")
+        let once = try ScannerConnection(path: socket), every = try ScannerConnection(path: socket)
+        #expect(try once.request(line: #"{"request":"subscribe","symbologies":["qr"],"repeat":"oncePerSession"}"#).head.ok == true)
+        #expect(try every.request(line: #"{"request":"subscribe","symbologies":["qr"]}"#).head.ok == true)
+        /// The demo QR code's events on `connection` until `done` says so, or until nothing comes for
+        /// `quiet` seconds (a timeout: everything sent has been read), for 40 s at most.
+        func qrEvents(_ connection: ScannerConnection, quiet: Double = 30, until done: ([String]) -> Bool = { _ in false }) throws -> [String] {
+            var names: [String] = []
+            let deadline = Date().addingTimeInterval(40)
+            while !done(names), Date() < deadline {
+                guard let line = try? connection.readLine(timeout: quiet) else { break }
+                let event = JSONLines.object(line)
+                if (event["item"] as? [String: Any])?["payload"] as? String == PauseTests.demoQR, let name = event["event"] as? String { names.append(name) }
+            }
+            return names
+        }
+        // Two whole showings for the client that hears every one (added, removed, added, removed).
+        let everyPass = try qrEvents(every) { $0.filter { $0 == "removed" }.count >= 2 }
+        #expect(everyPass.filter { $0 == "added" }.count >= 2, "\(everyPass)")
+        // Meanwhile the other heard of the first showing only, whole: one added, its updates, one removed.
+        let onePass = try qrEvents(once, quiet: 1)
+        #expect(onePass.first == "added" && onePass.filter { $0 == "added" }.count == 1 && onePass.filter { $0 == "removed" }.count <= 1, "\(onePass)")
     }
 }

@@ -39,11 +39,32 @@ import Testing
                 types: RecognitionTypes(symbologies: [.code128], contentTypes: [.url], plainText: true), singleItem: false)),
             .set(ConfigChange(types: .all)),
             .capture(path: nil, annotate: false, overwrite: false), .capture(path: "/var/lib/x.jpg", annotate: true, overwrite: true),
+            .pause, .resume,
+            .subscribe(EventFilter(repeatPolicy: .oncePerSession)), .subscribe(EventFilter(kinds: [.text], repeatPolicy: .after(seconds: 2.5))),
         ]
         for request in requests {
             let parsed = Request.parse(request.line())
             #expect(parsed.echo.name == request.name)
             #expect((try? parsed.result.get()) == request, "\(request.line())")
+        }
+    }
+
+    /// `repeat` is one of three forms; anything else is refused with the reason.
+    @Test func aRepeatRuleIsReadStrictly() throws {
+        func parsed(_ line: String) -> Result<Request, Request.Failure> { Request.parse(line).result }
+        #expect(try parsed(#"{"request":"subscribe","repeat":{"after":30}}"#).get() == .subscribe(EventFilter(repeatPolicy: .after(seconds: 30))))
+        #expect(try parsed(#"{"request":"subscribe","repeat":"always"}"#).get() == .subscribe(EventFilter()))
+        for bad in [
+            #"{"request":"subscribe","repeat":"never"}"#, #"{"request":"subscribe","repeat":{"after":0}}"#,
+            #"{"request":"subscribe","repeat":{"after":-5}}"#, #"{"request":"subscribe","repeat":{"after":1e9}}"#,
+            #"{"request":"subscribe","repeat":{"after":"30"}}"#, #"{"request":"subscribe","repeat":{"after":30,"x":1}}"#,
+            #"{"request":"subscribe","repeat":true}"#, #"{"request":"subscribe","repeat":null}"#,
+        ] {
+            guard case .failure(let failure) = parsed(bad) else {
+                Issue.record("accepted: \(bad)")
+                continue
+            }
+            #expect(failure.code == .badArgument && failure.message.contains("repeat"), "\(bad): \(failure.message)")
         }
     }
 

@@ -44,6 +44,9 @@ public struct ScannerClientProbe {
         connection = try ScannerConnection(path: path)
     }
 
+    /// The `hello` line the daemon greets a new connection with.
+    public func hello(timeout: Double = 5) throws -> String { try connection.readHello(timeout: timeout) }
+
     /// Sends `line`, returns the first reply line (skipping hello and events); "" when the daemon
     /// closed the connection or said nothing for `timeout` seconds.
     public func ask(_ line: String, timeout: Double = 10) throws -> String {

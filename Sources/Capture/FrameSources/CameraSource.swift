@@ -54,6 +54,7 @@ public final class CameraSource: FrameSource {
     private let counts = Mutex(SourceStatistics())
     public var statistics: SourceStatistics { counts.withLock { $0 } }
     private let idle = Atomic<Bool>(false)
+    private let paused = Atomic<Bool>(false)
     private let photos = PhotoRequests()
     private var thinning = IdleThinning()
 
@@ -71,6 +72,8 @@ public final class CameraSource: FrameSource {
     public func cancel() { cancellation.cancel() }
 
     public func setIdle(_ idle: Bool) { self.idle.store(idle, ordering: .relaxed) }
+
+    public func setPaused(_ paused: Bool) { self.paused.store(paused, ordering: .relaxed) }
 
     public func takePhoto(_ completion: @escaping @Sendable (Photo?) -> Void) {
         photos.add(completion)
@@ -123,8 +126,12 @@ public final class CameraSource: FrameSource {
             do {
                 // Short polls so that cancel() is honoured quickly; the frame time-out is counted here.
                 // Idle: most frames are taken from the driver and given straight back, undecoded.
-                if thinning.skips(idle: idle.load(ordering: .relaxed) && photos.isEmpty) {
+                let paused = self.paused.load(ordering: .relaxed) && photos.isEmpty
+                if paused || thinning.skips(idle: idle.load(ordering: .relaxed) && photos.isEmpty) {
                     if try device.skipReady(timeout: 200) { lastFrame = .now }
+                    // Paused, no frame reaches the pipeline's threads, which beat the watchdog's
+                    // heartbeat per frame: frames still coming is the proof of health.
+                    if paused { heartbeat?.beat() }
                     syncStatistics(device)
                     continue
                 }

@@ -91,6 +91,10 @@ public protocol FrameSource: AnyObject {
     /// is most of the cost of an empty kiosk. Callable from any thread; real-time replays do the
     /// same, unpaced ones ignore it.
     func setIdle(_ idle: Bool)
+    /// Recognition is paused (a `pause` request): every frame goes straight back to the driver
+    /// undecoded — the camera stays open and streaming, so `resume` needs no reopen — except the one
+    /// a photo asks for. Callable from any thread.
+    func setPaused(_ paused: Bool)
     /// Asks for the next frame at full resolution (capturePhoto). `completion` runs on the source's
     /// thread with nil if no frame comes (the source is unavailable or ended). Callable from any thread.
     func takePhoto(_ completion: @escaping @Sendable (Photo?) -> Void)
@@ -98,6 +102,7 @@ public protocol FrameSource: AnyObject {
 
 extension FrameSource {
     public func setIdle(_ idle: Bool) {}
+    public func setPaused(_ paused: Bool) {}
     public func takePhoto(_ completion: @escaping @Sendable (Photo?) -> Void) { completion(nil) }
 }
 
@@ -127,7 +132,8 @@ public struct SourceStatistics: Sendable, Equatable {
     public var dropped = 0
     /// Frames rejected as corrupt (short MJPEG, missing markers, undecodable).
     public var corrupt = 0
-    /// Frames left undecoded because the scene is still (the idle hint, `setIdle`).
+    /// Frames left undecoded because the scene is still (the idle hint, `setIdle`) or recognition is
+    /// paused (`setPaused`).
     public var idleSkipped = 0
     public var reconnects = 0
     public init() {}

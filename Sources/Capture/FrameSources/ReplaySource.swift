@@ -52,6 +52,7 @@ public final class ReplaySource: FrameSource {
     private var started: ContinuousClock.Instant?
     private var announced = false
     private let idle = Atomic<Bool>(false)
+    private let paused = Atomic<Bool>(false)
     private let photos = PhotoRequests()
     private var thinning = IdleThinning()
     /// Written by the capture thread, read by `stats` requests from any thread.
@@ -123,6 +124,9 @@ public final class ReplaySource: FrameSource {
     /// Without pacing (`--pace none`) every frame is delivered, so replays stay deterministic.
     public func setIdle(_ idle: Bool) { self.idle.store(idle, ordering: .relaxed) }
 
+    /// Paused, frames are skipped undecoded at any pace, as a camera's are.
+    public func setPaused(_ paused: Bool) { self.paused.store(paused, ordering: .relaxed) }
+
     public func takePhoto(_ completion: @escaping @Sendable (Photo?) -> Void) { photos.add(completion) }
 
     public func next() -> SourceEvent {
@@ -136,6 +140,13 @@ public final class ReplaySource: FrameSource {
                 return .end
             }
             nextIndex = index + 1
+            if paused.load(ordering: .relaxed) && photos.isEmpty {
+                counts.withLock { $0.idleSkipped += 1 }
+                // An unpaced replay would otherwise run through (or, looping, round) its clip at
+                // full speed doing nothing: paused, it goes at the clip's rate.
+                if configuration.pace == .none, !cancellation.sleep(seconds: 1 / configuration.fps) { break }
+                continue
+            }
             if thinning.skips(idle: configuration.pace == .realtime && idle.load(ordering: .relaxed)) {
                 counts.withLock { $0.idleSkipped += 1 }
                 continue
