@@ -224,7 +224,7 @@ public final class ScannerDaemon: Sendable {
         case .sourceAvailable: status.source = .available
         case .sourceUnavailable(let reason): status.source = .unavailable(reason: reason)
         case .end: status.source = .ended
-        case .item, .recognition: break
+        case .item, .recognition, .guidance: break
         }
         hub.publish(event)
     }

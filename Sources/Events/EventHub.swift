@@ -125,6 +125,13 @@ public final class EventHub: Sendable {
             case .recognition(let paused):
                 state.paused = paused
                 line = encode(paused ? "paused" : "resumed", seq: state.seq, [])
+            case .guidance(let change):
+                let hint: String
+                switch change {
+                case .hint(let h): hint = h.rawValue
+                case .cleared: hint = "cleared"
+                }
+                line = encode("guidance", seq: state.seq, [("hint", .string(hint))])
             }
             mirror(line)
             remember(Recent(seq: state.seq, line: line, item: item), in: &state)

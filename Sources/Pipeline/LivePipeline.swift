@@ -18,6 +18,7 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
     private var tracker: ItemTracker
     /// Guarded by `lock`, as the tracker is.
     private var pause = PauseState()
+    private var advisor = GuidanceAdvisor()
     private let lock = NSLock()
     private let clock: @Sendable () -> Double
     private let barcodeBox = Mailbox<Frame>()
@@ -111,6 +112,12 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
                 let read = metrics.measure(
                     .text, { text.read(frame.image, detail: { frame.fullResolution() }, believed: believed, time: now, confirming: confirming) },
                     ran: { _ in text.passes > passesBefore })
+                if let sample = text.guidanceSample {
+                    locked {
+                        guard !pause.paused, let change = advisor.observe(sample) else { return }
+                        emit(.guidance(change))
+                    }
+                }
                 guard let reading = read else { continue }
                 update(FrameObservations(
                     frame: frame.index, time: clock(), barcodes: nil, text: selectSingle(reading.items, current),
@@ -157,7 +164,11 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
     }
 
     public func setPaused(_ paused: Bool) {
-        locked { pause.set(paused) { tracker.removeAll() } }
+        locked {
+            // Whatever the person was told no longer applies.
+            if paused, advisor.reset() { pause.emit?(.guidance(.cleared)) }
+            pause.set(paused) { tracker.removeAll() }
+        }
     }
 
     private func withLock<T>(_ body: () -> T) -> T {

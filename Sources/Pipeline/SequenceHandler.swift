@@ -176,6 +176,12 @@ final class TextStage: @unchecked Sendable {
     var skippedUnchanged = 0
     /// Passes that only gave lines their confirming read (`awaitsConfirmation`).
     var confirmingPasses = 0
+    /// What the last `read` measured, for guidance (`GuidanceAdvisor`).
+    private(set) var guidanceSample: GuidanceSample?
+    private var previous: (thumbnail: [UInt8], time: Double)?
+    private var lastSharpness = 0.0
+    /// When lines of text were last found, and the glyph height of the largest (full-resolution px).
+    private var linesSeen: (time: Double, glyphHeight: Double)?
 
     /// Whether the last pass left a line that said something awaiting the read that would confirm it.
     ///
@@ -215,6 +221,7 @@ final class TextStage: @unchecked Sendable {
     ///     confirming read are read, and nil is returned when none is found.
     func read(_ image: GrayImage, detail: () -> GrayImage? = { nil }, believed: Set<String>? = nil, time: Double, confirming: Bool = false) -> Reading? {
         let thumbnail = FrameMetrics.thumbnail(image)
+        defer { guidanceSample = sample(thumbnail, time: time) }
         let unchanged = gate.isUnchanged(thumbnail)
         if Self.skipsStillFrame(
             unchanged: unchanged, pendingLines: schedule.hasPendingLines, stillFor: sceneReadAt.map { time - $0 } ?? 0)
@@ -226,8 +233,12 @@ final class TextStage: @unchecked Sendable {
             repeated.isRepeat = true
             return repeated
         }
-        if FrameMetrics.sharpness(image) < configuration.minimumSharpness {
+        lastSharpness = FrameMetrics.sharpness(image)
+        if lastSharpness < configuration.minimumSharpness {
             skippedBlurred += 1
+            // Not read; but guidance needs to know whether text is in view (a dark or blurred card
+            // scores low here): the lines are looked for at most twice a second.
+            lookForLinesForGuidance(in: image, time: time)
             return nil
         }
         passes += 1
@@ -244,6 +255,8 @@ final class TextStage: @unchecked Sendable {
         // strip that took Tesseract 100–200 ms to read as nothing. Measured on the footage (2026-11-22, five
         // clips): 75 such reads, a fifth of the reading time, none typed.
         let lines = timed(.detection) { scanner.textLines(in: full) }.filter { $0.glyphs >= Self.minimumGlyphs }
+        noteLines(lines, measured: true, time: time)
+        if lines.isEmpty { lookForLinesForGuidance(in: image, time: time) }
         let quads = lines.map(\.quad)
         let chosen = schedule.plan(
             quads, signatures: quads.map { scanner.lineSignature($0, in: full) }, priorities: lines.map { Double($0.glyphs) },
@@ -273,6 +286,43 @@ final class TextStage: @unchecked Sendable {
         }
         lastReading = reading
         return reading
+    }
+
+    /// Guidance's lines are looked for on unread (blurred) frames at most this often, seconds.
+    static let guidanceLookEvery = 0.5
+    /// Lines found this long ago still count as text in view, seconds.
+    static let guidanceLinesLast = 1.0
+
+    /// Whether text is in view where it is not read — too blurred, or too faint for the reading's
+    /// contrast limit (a card in a dark room) — at most every `guidanceLookEvery` seconds.
+    private func lookForLinesForGuidance(in image: GrayImage, time: Double) {
+        guard linesSeen.map({ time - $0.time >= Self.guidanceLookEvery }) ?? true else { return }
+        noteLines(timed(.detection) { scanner.textLines(in: image, evenFaint: true) }, measured: false, time: time)
+    }
+
+    /// `measured`: the lines were found at full resolution, so their heights are the glyphs' (lines
+    /// found on the processing image only say that text is there).
+    private func noteLines(_ lines: [TextLine], measured: Bool, time: Double) {
+        let lines = lines.filter { $0.glyphs >= Self.minimumGlyphs }
+        guard !lines.isEmpty else { return }
+        // A line's quad is padded by a fifth of its height on each side (TextLineDetector).
+        let tallest = lines.map { $0.quad.topLeft.distance(to: $0.quad.bottomLeft) / 1.4 }.max() ?? 0
+        linesSeen = (time, measured ? tallest : (linesSeen?.glyphHeight ?? .infinity))
+    }
+
+    private func sample(_ thumbnail: [UInt8], time: Double) -> GuidanceSample {
+        defer { previous = (thumbnail, time) }
+        let count = Double(max(1, thumbnail.count))
+        // Change per 30th of a second: passes come every few frames, at a pace of their own.
+        let motion = previous.map { previous in
+            Double(zip(previous.thumbnail, thumbnail).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / count
+                / max(1, (time - previous.time) * 30)
+        } ?? 0
+        let recent = linesSeen.flatMap { time - $0.time <= Self.guidanceLinesLast ? $0 : nil }
+        return GuidanceSample(
+            time: time, textInView: recent != nil, brightness: Double(thumbnail.reduce(0) { $0 + Int($1) }) / count,
+            saturated: Double(thumbnail.filter { $0 >= 254 }.count) / count, sharpness: lastSharpness, motion: motion,
+            largestGlyphHeight: recent.flatMap { $0.glyphHeight.isFinite ? $0.glyphHeight : nil })
     }
 
     private func timed<T>(_ stage: PipelineMetrics.Stage, _ body: () -> T) -> T {
@@ -339,6 +389,9 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
     private var scanned = 0
     /// `pause` and the tracker, between the frame thread and `setPaused` callers.
     private var pause = PauseState()
+    private var advisor = GuidanceAdvisor()
+    /// What the last `process` said about guidance, to be emitted after its item events.
+    public private(set) var guidanceChange: GuidanceAdvisor.Change?
     private let lock = NSLock()
     /// A configuration to apply before the next frame (set from another thread).
     private let pending = Mutex<SequenceConfiguration?>(nil)
@@ -375,6 +428,7 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
             configuration = changed
         }
         scanned += 1
+        guidanceChange = nil
         let image = frame.image
         metrics.record(.capture)
         let scansBefore = barcodes.scans
@@ -390,6 +444,7 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
                 reading = metrics.measure(
                     .text, { text.read(image, detail: { frame.fullResolution() }, believed: believed, time: time, confirming: confirming) },
                     ran: { _ in text.passes > passesBefore })
+                if let sample = text.guidanceSample { guidanceChange = advisor.observe(sample) }
             }
         }
         return tracker.update(FrameObservations(
@@ -413,13 +468,18 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
                     guard !pause.paused else { return }
                     pause.lastFrame = frame.index
                     for action in process(frame, time: Double(frame.index) / fps) { emit(.item(action, frame: frame.index)) }
+                    if let guidanceChange { emit(.guidance(guidanceChange)) }
                 }
             },
             removeAll: finish, locked: { locked($0) }, emit: emit)
     }
 
     public func setPaused(_ paused: Bool) {
-        locked { pause.set(paused) { tracker.removeAll() } }
+        locked {
+            // Whatever the person was told no longer applies.
+            if paused, advisor.reset() { pause.emit?(.guidance(.cleared)) }
+            pause.set(paused) { tracker.removeAll() }
+        }
     }
 
     private func locked(_ body: () -> Void) {

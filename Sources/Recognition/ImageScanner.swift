@@ -145,11 +145,13 @@ public final class ImageScanner {
 
     /// The text lines in `image` within the region of interest, in `image`'s pixel coordinates
     /// (none when no text type is wanted or the region has no contrast to read).
-    public func textLines(in image: GrayImage) -> [TextLine] {
+    /// - Parameter evenFaint: look even where the contrast is below what is read at all
+    ///   (`QualitySettings.minimumContrastForText`): a card in a dark room, for guidance.
+    public func textLines(in image: GrayImage, evenFaint: Bool = false) -> [TextLine] {
         guard text != nil else { return [] }
         let roi = options.regionOfInterest.pixelRect(width: image.width, height: image.height)
         let region = image.cropped(to: roi)
-        guard region.contrastSpread() >= settings.minimumContrastForText else { return [] }
+        guard evenFaint || region.contrastSpread() >= settings.minimumContrastForText else { return [] }
         return lineReader.lines(in: region).map { line in
             TextLine(quad: line.quad.map { Point(x: $0.x + Double(roi.x), y: $0.y + Double(roi.y)) }, glyphs: line.glyphs)
         }

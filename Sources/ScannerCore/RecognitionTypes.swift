@@ -68,3 +68,14 @@ public struct RecognitionTypes: Sendable, Equatable {
 }
 
 import Foundation  // trimmingCharacters(in:)
+
+/// What the person at the kiosk should do so that what they hold can be read (VisionKit tells the
+/// user itself; scannerd tells the kiosk app, which shows it): the `guidance` event's `hint`.
+public enum GuidanceHint: String, Sendable, CaseIterable {
+    case tooDark
+    case tooBright
+    case glare
+    case blurry
+    case moveCloser
+    case holdStill
+}

@@ -12,4 +12,6 @@ public enum ScannerEvent: Sendable {
     case end(frames: Int)
     /// Recognition was paused (after `removed` for everything it was tracking) or resumed.
     case recognition(paused: Bool)
+    /// What the person at the kiosk should do (`GuidanceAdvisor`), or that it no longer applies.
+    case guidance(GuidanceAdvisor.Change)
 }

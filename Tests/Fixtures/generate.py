@@ -416,6 +416,14 @@ def several_clip():
     clip("several", frames)
 
 
+def dark_clip():
+    """The sequence clip's card in a dim room (mean luma ~35): guidance says tooDark (issue #17)."""
+    def dark(seed):
+        img = scene(seed, card_at=(110, 150)).point(lambda v: int(v * 0.16))
+        return camera(img, seed=seed + 1, blur=0, noise=2)
+    clip("dark", [(f"dark{i % 3}", (lambda i=i: dark(500 + i % 3))) for i in range(45)])
+
+
 def static_clip():
     """An empty static scene: the idle cost (one frame, played with --loop)."""
     clip("static", [("empty", lambda: scene(400))])
@@ -465,4 +473,5 @@ if __name__ == "__main__":
     sequence_clip()
     several_clip()
     static_clip()
+    dark_clip()
     broken()

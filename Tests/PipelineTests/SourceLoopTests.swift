@@ -34,6 +34,7 @@ final class ScriptedSource: FrameSource, @unchecked Sendable {
             case .item(let action, let frame): "\(action.name) \(action.item.item.payload)@\(frame)"
             case .end(let frames): "end \(frames)"
             case .recognition(let paused): paused ? "paused" : "resumed"
+            case .guidance(let change): "guidance \(change)"
             }
         }
     }

@@ -17,6 +17,7 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
     static func summary(_ events: [[String: Any]]) -> [String] {
         events.map { event in
             let name = event["event"] as? String ?? "?"
+            if let hint = event["hint"] as? String { return "\(name) \(hint)" }
             guard let item = event["item"] as? [String: Any] else { return name }
             return "\(name) \(item["payload"] as? String ?? "?")@\(event["frame"] as? Int ?? -1)"
         }
@@ -64,11 +65,15 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
             // 0.8 s grace period (24 frames) after its last sighting (41) has passed.
             "added https://example.com/clip@12",
             "removed https://example.com/clip@66",
+            // The card out of focus: the person is told (issue #17), once three passes agree.
+            "guidance blurry",
             // Phone: nothing while the card is blurred; OCR on every 3rd frame reads it first on 105,
             // and a confirming pass on the next frame (106) agrees: added. The order number, price
             // and date are never added. Text's grace
             // period is 0.8 s too, after the last OCR pass that saw it (132).
             "added +12125550187@106",
+            // Sharp again, and a second after the hint: cleared.
+            "guidance cleared",
             "removed +12125550187@157",
             "end",
         ])
@@ -145,5 +150,23 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
         let result = try Subprocess.run(scannerd, arguments)
         #expect(result.status == 2)
         #expect(result.stderr.contains(mentions), "\(result.stderr)")
+    }
+}
+
+/// issue #17: guidance from a replay, deterministic with `--pace none`.
+@Suite(.timeLimit(.minutes(2))) struct GuidanceReplayTests {
+    func hints(_ clip: String) throws -> [String] {
+        let run = try Subprocess.run(
+            Subprocess.executable("scannerd"), ["run", "--no-config", "--no-socket", "--source", "Tests/Fixtures/clips/\(clip)", "--pace", "none", "--events-stdout"],
+            timeout: 60)
+        #expect(run.status == 0, "\(run.stderr)")
+        return JSONLines.objects(run.stdoutLines).filter { $0["event"] as? String == "guidance" }.compactMap { $0["hint"] as? String }
+    }
+
+    @Test func aDarkRoomIsTooDarkAndAnEmptySceneGetsNothing() throws {
+        #expect(try hints("dark").first == "tooDark")
+        #expect(try hints("static").isEmpty)
+        // The well-lit clip is never too dark (it has a blurred stretch, which is said and cleared).
+        #expect(try !hints("sequence").contains("tooDark"))
     }
 }

@@ -1,0 +1,55 @@
+import ScannerCore
+import Testing
+import Tracking
+
+/// issue #17: guidance for the person at the kiosk, as a pure state machine: samples in, changes out.
+@Suite struct GuidanceAdvisorTests {
+    static func sample(_ time: Double, text: Bool = true, brightness: Double = 120, saturated: Double = 0, sharpness: Double = 500, motion: Double = 1, glyph: Double? = 20) -> GuidanceSample {
+        GuidanceSample(time: time, textInView: text, brightness: brightness, saturated: saturated, sharpness: sharpness, motion: motion, largestGlyphHeight: glyph)
+    }
+
+    @Test func eachConditionHasItsHintAndLightComesFirst() {
+        #expect(GuidanceAdvisor.hint(for: Self.sample(0)) == nil)
+        #expect(GuidanceAdvisor.hint(for: Self.sample(0, brightness: 30)) == .tooDark)
+        #expect(GuidanceAdvisor.hint(for: Self.sample(0, brightness: 230, saturated: 0.5)) == .tooBright)
+        #expect(GuidanceAdvisor.hint(for: Self.sample(0, saturated: 0.2)) == .glare)
+        #expect(GuidanceAdvisor.hint(for: Self.sample(0, motion: 30)) == .holdStill)
+        #expect(GuidanceAdvisor.hint(for: Self.sample(0, sharpness: 10)) == .blurry)
+        #expect(GuidanceAdvisor.hint(for: Self.sample(0, glyph: 5)) == .moveCloser)
+        #expect(GuidanceAdvisor.hint(for: Self.sample(0, brightness: 30, sharpness: 10, motion: 30)) == .tooDark)
+        // White paper in daylight (a bright frame, a little blown out) needs nothing.
+        #expect(GuidanceAdvisor.hint(for: Self.sample(0, brightness: 210, saturated: 0.07)) == nil)
+    }
+
+    @Test func nothingInViewMeansNoGuidanceHoweverDark() {
+        var advisor = GuidanceAdvisor()
+        let changes = (0..<30).compactMap { advisor.observe(Self.sample(Double($0) / 10, text: false, brightness: 5, sharpness: 1)) }
+        #expect(changes.isEmpty)
+    }
+
+    @Test func aHintHoldsForThreeSamplesAndChangesAtMostOnceASecond() {
+        var advisor = GuidanceAdvisor()
+        var said: [(Double, GuidanceAdvisor.Change)] = []
+        func feed(_ samples: [GuidanceSample]) { for s in samples { if let change = advisor.observe(s) { said.append((s.time, change)) } } }
+        // One dark frame among bright ones is noise.
+        feed([Self.sample(0.0), Self.sample(0.1, brightness: 20), Self.sample(0.2), Self.sample(0.3)])
+        #expect(said.isEmpty)
+        // Dark for good: told on the third dark sample.
+        feed((4..<8).map { Self.sample(Double($0) / 10, brightness: 20) })
+        #expect(said.map(\.1) == [.hint(.tooDark)] && said.first?.0 == 0.6)
+        // The light comes back at once: cleared, but not before a second has passed since.
+        feed((8..<20).map { Self.sample(Double($0) / 10) })
+        #expect(said.map(\.1) == [.hint(.tooDark), .cleared])
+        #expect(said.last.map { $0.0 >= 1.6 } == true, "\(said)")
+    }
+
+    @Test func resetSaysWhetherAHintWasShowing() {
+        var advisor = GuidanceAdvisor()
+        let nothingShowing = advisor.reset()
+        #expect(!nothingShowing)
+        for t in 0..<3 { _ = advisor.observe(Self.sample(Double(t), brightness: 10)) }
+        #expect(advisor.current == .tooDark)
+        let showing = advisor.reset()
+        #expect(showing && advisor.current == nil)
+    }
+}
