@@ -3,7 +3,8 @@
 #   make run     install what is missing, build, and run on the bundled demo clip (DEVICE=/dev/video0 for a camera)
 #   make test    install what is missing and run every test
 #   make bench   per-stage costs: recognition, capture, sequence, delivery, memory per call, and text lines on
-#                realistic footage when `make footage` has made clips → docs/benchmarks.md
+#                realistic footage when `make footage` has made clips → docs/benchmarks.md; BLACKBOX=DIR
+#                (zxing-cpp's test/samples, from a checkout of it) adds the decode rate on its samples
 #   make soak    10 minutes on the emulated camera with unplugs: RSS / descriptors flat? → docs/benchmarks.md
 #   make footage realistic webcam clips with exact truth (Tests/Fixtures/footage) → .build/footage;
 #                make score-footage runs the daemon on each and scores it against the truth
@@ -69,7 +70,7 @@ screenshot: build
 # the daemon on the emulated camera.
 bench: deps
 	$(SWIFT) build -c release
-	.build/release/scannerd-bench --output docs/benchmarks.md
+	.build/release/scannerd-bench --output docs/benchmarks.md $(if $(BLACKBOX),--blackbox $(BLACKBOX))
 
 # Ten minutes on the emulated camera with an unplug every ~30 s: RSS, descriptors and threads must stay
 # flat (Tests/soak/soak.sh; SOAK_SECONDS=… to shorten). The result replaces the soak section of docs/benchmarks.md.

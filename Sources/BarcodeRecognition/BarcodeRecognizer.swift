@@ -137,6 +137,29 @@ public final class BarcodeRecognizer {
     /// order, then zxing-cpp's.
     public func recognize(_ image: GrayImage) -> [BarcodeObservation] {
         var found = symbologies.contains(where: { Self.zbarTypes[$0] != nil }) ? scanWithZBar(image) : []
+        // What zbar missed, zxing-cpp may read (its QR detector and 1-D readers find symbols zbar's
+        // do not, and the other way round: zxing-cpp's blackbox samples, docs/benchmarks.md).
+        // A QR code both read: zbar guesses a text's character set (Shift-JIS read as GB2312) and
+        // drops segments where zxing-cpp 1.4 reads them (zxing-cpp's blackbox samples, qrcode-1 and
+        // -2): where they disagree about one symbol, zxing-cpp's reading is taken.
+        if zxingFallbackEvery != nil, found.contains(where: { $0.symbology == .qr }) {
+            let zxingQR = Self.zxingRead(image, formats: Int32(CZX_QRCODE), offsetX: 0, offsetY: 0)
+            for index in found.indices where found[index].symbology == .qr {
+                if let other = zxingQR.first(where: { found[index].corners.contains($0.corners.center) }), other.payload != found[index].payload {
+                    found[index].payload = other.payload
+                    found[index].payloadBase64 = other.payloadBase64
+                    found[index].symbologyIdentifier = other.symbologyIdentifier
+                }
+            }
+        }
+        let missed = symbologies.intersection(Self.zxingFallbackFormats.keys).subtracting(found.map(\.symbology))
+        if !missed.isEmpty, let every = zxingFallbackEvery {
+            scansWithoutZBarFind += 1
+            if scansWithoutZBarFind % max(1, every) == 0 {
+                let formats = missed.reduce(Int32(0)) { $0 | (Self.zxingFallbackFormats[$1] ?? 0) }
+                found += Self.zxingRead(image, formats: formats, offsetX: 0, offsetY: 0).filter { missed.contains($0.symbology) }
+            }
+        }
         let zxing = symbologies.intersection(Self.zxingFormats.keys)
         if !zxing.isEmpty {
             let tiles = nextDataMatrixTiles(width: image.width, height: image.height)
@@ -161,6 +184,27 @@ public final class BarcodeRecognizer {
         let chosen = (0..<max(1, perScan)).map { all[(tileCursor + $0) % all.count] }
         tileCursor = (tileCursor + max(1, perScan)) % all.count
         return chosen
+    }
+
+    /// zxing-cpp's formats for the symbologies zbar reads first.
+    static let zxingFallbackFormats: [Symbology: Int32] = [
+        .qr: Int32(CZX_QRCODE), .ean13: Int32(CZX_EAN13), .ean8: Int32(CZX_EAN8), .upca: Int32(CZX_UPCA), .upce: Int32(CZX_UPCE),
+        .code128: Int32(CZX_CODE128), .code39: Int32(CZX_CODE39), .code93: Int32(CZX_CODE93), .i2of5: Int32(CZX_ITF),
+        .codabar: Int32(CZX_CODABAR),
+    ]
+
+    /// zxing-cpp reads what zbar missed on every n-th scan where zbar missed something asked for;
+    /// nil: never. A still image is worth it every time; a camera frame costs more (docs/benchmarks.md).
+    public var zxingFallbackEvery: Int? = 1
+    private var scansWithoutZBarFind = 0
+
+    /// The symbologies zxing-cpp reads where zbar missed them.
+    public static var zxingFallbackSymbologies: Set<Symbology> { Set(zxingFallbackFormats.keys) }
+
+    /// zxing-cpp alone on `image`, for the symbologies zbar reads first (benchmarks: the naive way).
+    public static func zxingAlone(_ image: GrayImage, _ symbologies: Set<Symbology>) -> [BarcodeObservation] {
+        let formats = symbologies.reduce(Int32(0)) { $0 | (zxingFallbackFormats[$1] ?? 0) }
+        return zxingRead(image, formats: formats, offsetX: 0, offsetY: 0)
     }
 
     /// zxing-cpp's formats by symbology.
@@ -203,7 +247,7 @@ public final class BarcodeRecognizer {
         }
     }
 
-    private static func zxingRead(_ image: GrayImage, formats: Int32, offsetX: Int, offsetY: Int) -> [BarcodeObservation] {
+    static func zxingRead(_ image: GrayImage, formats: Int32, offsetX: Int, offsetY: Int) -> [BarcodeObservation] {
         let sink = ZXingSink(offset: Point(x: Double(offsetX), y: Double(offsetY)))
         let callback: czx_symbol_callback = { context, symbol in
             guard let context, let symbol else { return }
@@ -322,7 +366,8 @@ private final class ZXingSink {
     init(offset: Point) { self.offset = offset }
 
     func add(_ symbol: czx_symbol) {
-        guard let text = symbol.text, let symbology = BarcodeRecognizer.zxingFormats.first(where: { $0.value == symbol.format })?.key
+        guard let text = symbol.text,
+            let symbology = (BarcodeRecognizer.zxingFormats.first { $0.value == symbol.format } ?? BarcodeRecognizer.zxingFallbackFormats.first { $0.value == symbol.format })?.key
         else { return }
         var payload = text.withMemoryRebound(to: UInt8.self, capacity: Int(symbol.text_length)) {
             String(decoding: UnsafeBufferPointer(start: $0, count: Int(symbol.text_length)), as: UTF8.self)

@@ -61,7 +61,10 @@ public final class ImageScanner {
         self.barcodes = try BarcodeRecognizer(
             symbologies: options.types.symbologies, testInverted: settings.testInvertedBarcodes,
             scanDensity: settings.barcodeScanDensity)
-        if live { barcodes.dataMatrixTilesPerScan = settings.liveDataMatrixTiles }
+        if live {
+            barcodes.dataMatrixTilesPerScan = settings.liveDataMatrixTiles
+            barcodes.zxingFallbackEvery = settings.liveZXingFallbackEvery
+        }
         self.content = try ContentDetector(contentTypes: options.types.contentTypes, defaultRegion: options.phoneRegion)
         self.text = options.types.wantsText ? try TextRecognizer(languages: options.languages, dataPath: tessdataPath) : nil
     }

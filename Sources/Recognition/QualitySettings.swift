@@ -22,6 +22,10 @@ public struct QualitySettings: Sendable, Equatable {
     /// turns: 3 of 21 cover a 640×480 frame every 7 frames for ~0.5 ms a frame instead of 3.2 ms
     /// (docs/benchmarks.md). A still image is searched in all of them.
     public var liveDataMatrixTiles = 3
+    /// On a camera frame, zxing-cpp reads what zbar missed on every n-th frame where zbar missed
+    /// something: 2.2 ms at 640×480 against zbar's 10 (docs/benchmarks.md), so every third costs
+    /// ~0.7 ms a frame. A still image always gets it.
+    public var liveZXingFallbackEvery = 3
     /// OCR is skipped when the region's contrast spread (`GrayImage.contrastSpread`) is below this:
     /// there is no ink to read, and Tesseract turns noise into short "words".
     public var minimumContrastForText: Int = 48

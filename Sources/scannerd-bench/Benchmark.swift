@@ -36,7 +36,10 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Clips from `make footage` for the lines section.", valueName: "dir"))
     var footage: String = ".build/footage"
 
-    @Option(help: ArgumentHelp("Run only these sections (recognition, capture, sequence, delivery, memory, lines, realtime).", valueName: "list"))
+    @Option(help: ArgumentHelp("zxing-cpp's test/samples directory, for the blackbox section (skipped without it).", valueName: "dir"))
+    var blackbox: String?
+
+    @Option(help: ArgumentHelp("Run only these sections (recognition, capture, sequence, delivery, memory, lines, realtime, blackbox).", valueName: "list"))
     var only: String?
 
     @Option(help: ArgumentHelp("Internal: print the text lines found in this image and what each reads as; with --explain-output, write each straightened line there as PGM.", visibility: .hidden))
@@ -86,6 +89,9 @@ struct Benchmark: AsyncParsableCommand {
         }
         if wants("realtime") {
             sections.append(("realtime", try RealtimeBenchmark.render(footage: footage, today: Self.today(), machine: Self.machine())))
+        }
+        if wants("blackbox"), let blackbox {
+            sections.append(("blackbox", try BlackboxBenchmark.render(samples: blackbox, today: Self.today(), machine: Self.machine())))
         }
         if wants("memory") {
             sections.append(("memory", try MemoryBenchmark.render(today: Self.today(), machine: Self.machine())))
@@ -184,6 +190,11 @@ struct Benchmark: AsyncParsableCommand {
             rows.append(Row(image: size, stage: "zxing-cpp \(name)", ours: try time(iterations) { _ = BarcodeRecognizer.scanWithZXing(gray, [symbology], tiles: []) },
                             naive: nil, note: "paid only when \(symbology.rawValue) is requested"))
         }
+        // zxing-cpp reads what zbar missed: on a frame with nothing, for every symbology zbar reads.
+        let zbarSymbologies = Set(Symbology.allCases).subtracting([.pdf417, .datamatrix, .aztec, .microqr, .gs1DataBar, .gs1DataBarExpanded])
+        let fallback = try time(iterations) { _ = BarcodeRecognizer.zxingAlone(gray, zbarSymbologies) }
+        rows.append(Row(image: size, stage: "zxing-cpp on what zbar missed", ours: fallback, naive: nil,
+                        note: "QR and every 1-D symbology zbar reads; run when zbar found none of them"))
         let live = try BarcodeRecognizer(symbologies: [.pdf417, .datamatrix, .aztec, .microqr])
         live.dataMatrixTilesPerScan = QualitySettings(.balanced).liveDataMatrixTiles
         let allZXing = try time(iterations) { _ = live.recognize(gray) }

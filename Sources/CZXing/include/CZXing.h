@@ -15,6 +15,17 @@ enum {
     CZX_DATAMATRIX = 2,
     CZX_AZTEC = 4,
     CZX_MICROQR = 8,
+    /* What zbar also reads: zxing-cpp reads what zbar misses (BarcodeRecognizer). */
+    CZX_QRCODE = 16,
+    CZX_EAN13 = 32,
+    CZX_EAN8 = 64,
+    CZX_UPCA = 128,
+    CZX_UPCE = 256,
+    CZX_CODE128 = 512,
+    CZX_CODE39 = 1024,
+    CZX_CODE93 = 2048,
+    CZX_ITF = 4096,
+    CZX_CODABAR = 8192,
 };
 
 /* One decoded symbol, valid only during the callback. */
