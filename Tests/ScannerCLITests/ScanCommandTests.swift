@@ -99,3 +99,30 @@ import Testing
         #expect(result.stderr.contains(mentions), "\(result.stderr)")
     }
 }
+
+/// issue #17: `scannerd scan` on the 2-D and formatted-payload fixtures prints each code with its
+/// symbology and, where its payload follows a format, `parsed`; the malformed variants have none.
+@Suite(.timeLimit(.minutes(2))) struct ScanParsedPayloadTests {
+    @Test func everyFixtureIsReadWithItsParsedForm() throws {
+        let expected: [(String, String, String?)] = [
+            ("datamatrix.png", "datamatrix", nil), ("aztec.png", "aztec", nil), ("microqr.png", "microqr", nil),
+            ("qr-wifi.png", "qr", "wifi"), ("qr-wifi-malformed.png", "qr", nil), ("qr-mecard.png", "qr", "contact"),
+            ("qr-vcard.png", "qr", "contact"), ("qr-vcard-malformed.png", "qr", nil), ("gs1-128.png", "code128", "gs1"),
+            ("gs1-128-malformed.png", "code128", nil), ("gs1-datamatrix.png", "datamatrix", "gs1"), ("aamva.png", "pdf417", "aamva"),
+            ("aamva-malformed.png", "pdf417", nil),
+        ]
+        let run = try Subprocess.run(Subprocess.executable("scannerd"), ["scan", "--types", "barcodes"] + expected.map { "Tests/Fixtures/\($0.0)" })
+        #expect(run.status == 0, "\(run.stderr)")
+        let items = JSONLines.objects(run.stdoutLines)
+        for (file, symbology, parsed) in expected {
+            let item = items.filter { $0["image"] as? String == "Tests/Fixtures/\(file)" }
+            #expect(item.count == 1, "\(file): \(item)")
+            #expect(item.first?["symbology"] as? String == symbology, "\(file)")
+            #expect((item.first?["parsed"] as? [String: Any])?["type"] as? String == parsed, "\(file): \(item)")
+        }
+        // The Wi-Fi password is in the payload, never in `parsed`.
+        let wifi = try #require(items.first { $0["image"] as? String == "Tests/Fixtures/qr-wifi.png" })
+        #expect((wifi["payload"] as? String)?.contains("correct horse") == true)
+        #expect(!(String(describing: wifi["parsed"] ?? "")).contains("correct horse"))
+    }
+}
