@@ -10,6 +10,7 @@
 #                make score-footage runs the daemon on each and scores it against the truth
 #   make install    release build, then binaries, systemd units, udev rule, sysusers file, docs, config
 #                   (PREFIX=/usr/local, DESTDIR=); make uninstall removes them again
+#   make deb        scannerd_VERSION_ARCH.deb: static Swift runtime, man pages, computed Depends (docs/kiosk.md)
 #
 # Every target that builds depends on `deps`, which installs only the Debian packages that are missing.
 
@@ -29,7 +30,7 @@ APT_PACKAGES += curl chromium
 # The MQTT tests' broker and clients (Tests/ScannerCLITests/MQTTTests.swift), started and stopped by the tests.
 APT_PACKAGES += mosquitto mosquitto-clients
 
-.PHONY: deps build run test bench soak clean fixtures install uninstall footage footage-venv score-footage screenshot
+.PHONY: deps build run test bench soak clean fixtures install uninstall footage footage-venv score-footage screenshot deb
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -110,6 +111,16 @@ score-footage: build
 		"$$bin/scannerd" run --no-config --no-socket --source "$$clip" --pace none --events-stdout > "$${truth%.json}.events" 2>/dev/null; \
 		python3 Tests/Fixtures/footage/score.py "$$truth" "$${truth%.json}.events"; \
 	done
+
+# The Debian package (issue #18): release binaries with the Swift runtime linked in (no toolchain on
+# the kiosk), built in a directory of their own so the dynamic build stays as it is.
+DEB_BUILD ?= .build-deb
+deb: deps
+	@command -v dpkg-shlibdeps >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends dpkg-dev; }
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DEB_BUILD) --product scannerd
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DEB_BUILD) --product scanctl
+	$(SWIFT) build -c release --scratch-path $(DEB_BUILD) --product generate-manual
+	bash config/debian/build-deb.sh $(DEB_BUILD)/release .
 
 clean:
 	rm -rf .build

@@ -23,7 +23,20 @@ struct CheckConfigCommand: ParsableCommand {
     @Flag(name: .long, help: "Print every key's value and where it comes from.")
     var effective = false
 
+    @Flag(name: .long, help: ArgumentHelp("Print scannerd.conf(5), the manual page of every key, and exit (`make deb`).", visibility: .hidden))
+    var manualPage = false
+
     func run() throws {
+        if manualPage {
+            let formatter = DateFormatter()
+            formatter.dateFormat = "yyyy-MM-dd"
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            // SOURCE_DATE_EPOCH (reproducible builds) fixes the date a package build writes.
+            let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(Double.init)
+            let date = formatter.string(from: epoch.map { Date(timeIntervalSince1970: $0) } ?? Date())
+            FileHandle.standardOutput.write(Data(ManualPage.configuration(version: Scannerd.version, date: date).utf8))
+            return
+        }
         let path = file ?? ConfigurationPath.resolve(explicit: nil, none: false) ?? ConfigurationLoader.defaultPath
         let loader = ConfigurationLoader(filePath: path, environment: environment ? ProcessInfo.processInfo.environment : [:])
         let loaded: LoadedConfiguration
