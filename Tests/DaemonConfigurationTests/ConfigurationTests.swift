@@ -1,5 +1,5 @@
 import Capture
-import DaemonConfiguration
+@testable import DaemonConfiguration
 import Foundation
 import ScannerCore
 import TestSupport
@@ -239,5 +239,25 @@ func flag(_ key: String, _ value: String, _ name: String) -> SettingEntry {
     @Test func environmentNamesFollowTheKeys() {
         #expect(SettingsSchema.key("camera.processing-width")?.environmentName == "SCANNERD_CAMERA_PROCESSING_WIDTH")
         #expect(Set(SettingsSchema.keys.map(\.environmentName)).count == SettingsSchema.keys.count)
+    }
+}
+
+/// issue #18: scannerd.conf(5) is written from the schema, so it names every key, its default and its
+/// environment variable, and stays valid roff.
+@Suite struct ManualPageTests {
+    @Test func theManualPageNamesEveryKeyWithItsDefault() {
+        let page = ManualPage.configuration(version: "9.9.9", date: "2026-11-23")
+        #expect(page.hasPrefix(#".TH SCANNERD.CONF 5 "2026-11-23" "scannerd 9.9.9""#))
+        let defaults = DaemonSettings()
+        for key in SettingsSchema.keys {
+            #expect(page.contains(".B \(ManualPage.escape(key.name))\n"), "\(key.name)")
+            #expect(page.contains("Default: \(ManualPage.escape(key.value(in: defaults)))"), "\(key.name)")
+            #expect(page.contains(ManualPage.escape(key.environmentName)), "\(key.name)")
+        }
+        // No line starts with a dot or quote that roff would take for a request, unless it is one.
+        let requests = Set([".TH", ".SH", ".SS", ".TP", ".B", ".BR", ".RB", ".I", ".PP", ".br"])
+        for line in page.split(separator: "\n") where line.hasPrefix(".") || line.hasPrefix("'") {
+            #expect(requests.contains(String(line.split(separator: " ").first ?? "")), "\(line)")
+        }
     }
 }
