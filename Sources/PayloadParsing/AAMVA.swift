@@ -1,3 +1,4 @@
+import Foundation
 import ScannerCore
 
 /// The PDF417 on the back of a North American driver's licence or ID card (AAMVA DL/ID Card Design
@@ -13,8 +14,8 @@ enum AAMVA {
 
     static func parse(_ payload: String) -> DriverLicense? {
         let bytes = Array(payload.utf8)
-        guard bytes.count <= 4096, let fileType = firstIndex(of: Array("ANSI ".utf8), in: bytes, within: 0..<min(bytes.count, 16))
-            ?? firstIndex(of: Array("AAMVA".utf8), in: bytes, within: 0..<min(bytes.count, 16))
+        guard bytes.count <= 4096, let fileType = bytes.prefix(16).firstRange(of: Array("ANSI ".utf8))?.lowerBound
+            ?? bytes.prefix(16).firstRange(of: Array("AAMVA".utf8))?.lowerBound
         else { return nil }
         // The compliance indicator and the three separators come first; scanners that send the
         // payload through a keyboard wedge lose some of them, so only "@" is required.
@@ -45,7 +46,7 @@ enum AAMVA {
         let start: Int
         if subfile.offset + 2 <= bytes.count, Array(bytes[subfile.offset..<(subfile.offset + 2)]) == subfile.type, subfile.offset >= designatorsEnd {
             start = subfile.offset + 2
-        } else if let found = firstIndex(of: subfile.type, in: bytes, within: designatorsEnd..<bytes.count) {
+        } else if let found = bytes[min(designatorsEnd, bytes.count)...].firstRange(of: subfile.type)?.lowerBound {
             start = found + 2
         } else {
             return nil
@@ -58,7 +59,7 @@ enum AAMVA {
             let id = String(decoding: bytes[cursor..<(cursor + 3)], as: UTF8.self)
             guard id.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
             else { return nil }
-            if elements[id] == nil { elements[id] = String(decoding: bytes[(cursor + 3)..<end], as: UTF8.self).trimmingSpaces }
+            if elements[id] == nil { elements[id] = String(decoding: bytes[(cursor + 3)..<end], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
             if end >= bytes.count || bytes[end] == 0x0D { break }  // CR ends the subfile
             cursor = end + 1
         }
@@ -68,7 +69,7 @@ enum AAMVA {
         licence.middleName = present(elements["DAD"])
         if licence.familyName == nil, let full = present(elements["DAA"]) {
             // Version 1: "FAMILY,GIVEN,MIDDLE".
-            let parts = full.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
+            let parts = full.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
             licence.familyName = present(parts.first)
             licence.givenName = licence.givenName ?? present(parts.count > 1 ? parts[1] : nil)
             licence.middleName = licence.middleName ?? present(parts.count > 2 ? parts[2] : nil)
@@ -91,7 +92,7 @@ enum AAMVA {
         func number(_ range: Range<Int>) -> Int { Int(String(d[range]))! }
         func iso(year: Int, month: Int, day: Int) -> String? {
             guard (1900...2199).contains(year), (1...12).contains(month), (1...31).contains(day) else { return nil }
-            return zeroPadded(year, width: 4) + "-" + zeroPadded(month, width: 2) + "-" + zeroPadded(day, width: 2)
+            return String(format: "%04d-%02d-%02d", year, month, day)
         }
         let american = iso(year: number(4..<8), month: number(0..<2), day: number(2..<4))
         let iso8601 = iso(year: number(0..<4), month: number(4..<6), day: number(6..<8))
@@ -105,22 +106,8 @@ enum AAMVA {
         return String(decoding: slice, as: UTF8.self)
     }
 
-    static func firstIndex(of needle: [UInt8], in bytes: [UInt8], within range: Range<Int>) -> Int? {
-        guard !needle.isEmpty, range.count >= needle.count else { return nil }
-        for start in range.lowerBound...(range.upperBound - needle.count) where Array(bytes[start..<(start + needle.count)]) == needle {
-            return start
-        }
-        return nil
-    }
-
     static func present(_ value: String?) -> String? {
         guard let value, !value.isEmpty, value.uppercased() != "NONE", value.uppercased() != "UNAVL" else { return nil }
         return value
     }
-}
-
-/// `value` in decimal, zero-padded to `width` digits.
-func zeroPadded(_ value: Int, width: Int) -> String {
-    let digits = "\(value)"
-    return String(repeating: "0", count: max(0, width - digits.count)) + digits
 }

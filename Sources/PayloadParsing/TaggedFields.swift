@@ -1,3 +1,4 @@
+import Foundation
 import ScannerCore
 
 /// The `KEY:value;KEY:value;;` grammar of `WIFI:` and `MECARD:` codes (ZXing's "Barcode Contents",
@@ -133,12 +134,12 @@ enum MECARD {
         guard let fields = TaggedFields.parse(payload, prefix: "MECARD:"), fields.allSatisfy({ knownKeys.contains($0.key) }) else { return nil }
         var contact = Contact()
         for field in fields {
-            let value = TaggedFields.unescape(field.raw).trimmingSpaces
+            let value = TaggedFields.unescape(field.raw).trimmingCharacters(in: .whitespacesAndNewlines)
             switch field.key {
             case "N":
                 guard contact.name == nil else { return nil }
                 // "Family,Given" → "Given Family".
-                let parts = TaggedFields.split(field.raw, at: ",").map(\.trimmingSpaces).filter { !$0.isEmpty }
+                let parts = TaggedFields.split(field.raw, at: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
                 guard !parts.isEmpty, parts.count <= 2 else { return nil }
                 contact.name = parts.reversed().joined(separator: " ")
             case "TEL": if !value.isEmpty { contact.phones.append(value) }
@@ -146,20 +147,11 @@ enum MECARD {
             case "URL": if !value.isEmpty { contact.urls.append(value) }
             case "ORG": if !value.isEmpty { contact.organization = value }
             case "TITLE": if !value.isEmpty { contact.title = value }
-            case "ADR": if !value.isEmpty { contact.address = TaggedFields.split(field.raw, at: ",").map(\.trimmingSpaces).filter { !$0.isEmpty }.joined(separator: ", ") }
+            case "ADR": if !value.isEmpty { contact.address = TaggedFields.split(field.raw, at: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }.joined(separator: ", ") }
             default: break
             }
         }
         guard contact.name != nil else { return nil }  // N is the format's one required field
         return contact
-    }
-}
-
-extension String {
-    var trimmingSpaces: String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
-        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
-        return String(scalars)
     }
 }

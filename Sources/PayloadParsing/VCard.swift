@@ -38,18 +38,18 @@ enum VCard {
             case "FN": contact.name = nonEmpty(TaggedFields.unescape(property.value.replacingNewlineEscapes))
             case "N":
                 // Family;Given;Additional;Prefixes;Suffixes → "Prefixes Given Additional Family Suffixes".
-                let parts = TaggedFields.split(property.value, at: ";").map(\.trimmingSpaces)
+                let parts = TaggedFields.split(property.value, at: ";").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
                 let order = [3, 1, 2, 0, 4].compactMap { $0 < parts.count ? nonEmpty(parts[$0]) : nil }
                 structuredName = order.isEmpty ? nil : order.joined(separator: " ")
             case "TEL": appendNonEmpty(&contact.phones, property.value.hasPrefix("tel:") ? String(property.value.dropFirst(4)) : property.value)
             case "EMAIL": appendNonEmpty(&contact.emails, TaggedFields.unescape(property.value))
             case "URL": appendNonEmpty(&contact.urls, TaggedFields.unescape(property.value))
-            case "ORG": contact.organization = nonEmpty(TaggedFields.split(property.value, at: ";").map(\.trimmingSpaces).filter { !$0.isEmpty }.joined(separator: ", "))
+            case "ORG": contact.organization = nonEmpty(TaggedFields.split(property.value, at: ";").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }.joined(separator: ", "))
             case "TITLE": contact.title = nonEmpty(TaggedFields.unescape(property.value.replacingNewlineEscapes))
             case "ADR":
                 if contact.address == nil {
                     contact.address = nonEmpty(
-                        TaggedFields.split(property.value.replacingNewlineEscapes, at: ";").map(\.trimmingSpaces).filter { !$0.isEmpty }
+                        TaggedFields.split(property.value.replacingNewlineEscapes, at: ";").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
                             .joined(separator: ", "))
                 }
             default: break
@@ -80,7 +80,7 @@ enum VCard {
     }
 
     static func nonEmpty(_ text: String) -> String? {
-        let trimmed = text.trimmingSpaces
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.isEmpty ? nil : trimmed
     }
 

@@ -18,7 +18,6 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
     private var tracker: ItemTracker
     /// Guarded by `lock`, as the tracker is.
     private var pause = PauseState()
-    private var advisor = GuidanceAdvisor()
     private let lock = NSLock()
     private let clock: @Sendable () -> Double
     private let barcodeBox = Mailbox<Frame>()
@@ -114,7 +113,7 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
                     ran: { _ in text.passes > passesBefore })
                 if let sample = text.guidanceSample {
                     locked {
-                        guard !pause.paused, let change = advisor.observe(sample) else { return }
+                        guard let change = pause.guidance(after: sample) else { return }
                         emit(.guidance(change))
                     }
                 }
@@ -164,11 +163,7 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
     }
 
     public func setPaused(_ paused: Bool) {
-        locked {
-            // Whatever the person was told no longer applies.
-            if paused, advisor.reset() { pause.emit?(.guidance(.cleared)) }
-            pause.set(paused) { tracker.removeAll() }
-        }
+        locked { pause.set(paused) { tracker.removeAll() } }
     }
 
     private func withLock<T>(_ body: () -> T) -> T {

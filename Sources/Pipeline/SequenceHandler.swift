@@ -389,9 +389,8 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
     private var scanned = 0
     /// `pause` and the tracker, between the frame thread and `setPaused` callers.
     private var pause = PauseState()
-    private var advisor = GuidanceAdvisor()
     /// What the last `process` said about guidance, to be emitted after its item events.
-    public private(set) var guidanceChange: GuidanceAdvisor.Change?
+    private(set) var guidanceChange: GuidanceAdvisor.Change?
     private let lock = NSLock()
     /// A configuration to apply before the next frame (set from another thread).
     private let pending = Mutex<SequenceConfiguration?>(nil)
@@ -444,7 +443,7 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
                 reading = metrics.measure(
                     .text, { text.read(image, detail: { frame.fullResolution() }, believed: believed, time: time, confirming: confirming) },
                     ran: { _ in text.passes > passesBefore })
-                if let sample = text.guidanceSample { guidanceChange = advisor.observe(sample) }
+                if let sample = text.guidanceSample { guidanceChange = pause.guidance(after: sample) }
             }
         }
         return tracker.update(FrameObservations(
@@ -475,11 +474,7 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
     }
 
     public func setPaused(_ paused: Bool) {
-        locked {
-            // Whatever the person was told no longer applies.
-            if paused, advisor.reset() { pause.emit?(.guidance(.cleared)) }
-            pause.set(paused) { tracker.removeAll() }
-        }
+        locked { pause.set(paused) { tracker.removeAll() } }
     }
 
     private func locked(_ body: () -> Void) {

@@ -20,8 +20,11 @@ public protocol ScannerPipeline: AnyObject, Sendable {
 }
 
 /// The pause rule both pipelines follow, with the pipeline's own lock held: inputs in, events out.
+/// It holds the guidance advisor too, because pausing silences guidance: no hint while paused, and
+/// the one showing is cleared.
 struct PauseState {
     private(set) var paused = false
+    private var advisor = GuidanceAdvisor()
     /// The last frame that reached the tracker: the `frame` of the `removed` events a pause causes.
     var lastFrame = 0
     /// Set while `run` runs.
@@ -30,9 +33,16 @@ struct PauseState {
     /// Goes to `paused`; `removeAll` is called (and its actions emitted) only when pausing.
     mutating func set(_ paused: Bool, removeAll: () -> [TrackerAction]) {
         guard paused != self.paused else { return }
+        // Whatever the person was told no longer applies.
+        if paused, advisor.reset() { emit?(.guidance(.cleared)) }
         self.paused = paused
         if paused { for action in removeAll() { emit?(.item(action, frame: lastFrame)) } }
         emit?(.recognition(paused: paused))
+    }
+
+    /// What clients are to be told about guidance after `sample` (`GuidanceAdvisor`); nothing while paused.
+    mutating func guidance(after sample: GuidanceSample) -> GuidanceAdvisor.Change? {
+        paused ? nil : advisor.observe(sample)
     }
 }
 

@@ -19,14 +19,11 @@ public enum ParsedPayload: Sendable, Equatable {
             ])
         case .contact(let contact):
             var fields: [(String, JSONValue)] = [("type", .string("contact"))]
-            if let name = contact.name { fields.append(("name", .string(name))) }
-            if let organization = contact.organization { fields.append(("organization", .string(organization))) }
-            if let title = contact.title { fields.append(("title", .string(title))) }
+            fields += Self.whereSet([("name", contact.name), ("organization", contact.organization), ("title", contact.title)])
             for (key, list) in [("phones", contact.phones), ("emails", contact.emails), ("urls", contact.urls)] where !list.isEmpty {
                 fields.append((key, .array(list.map { .string($0) })))
             }
-            if let address = contact.address { fields.append(("address", .string(address))) }
-            return .object(fields)
+            return .object(fields + Self.whereSet([("address", contact.address)]))
         case .url(let link):
             return .object([("type", .string("url")), ("url", .string(link.url)), ("scheme", .string(link.scheme)), ("host", .string(link.host))])
         case .gs1(let elements):
@@ -35,15 +32,18 @@ public enum ParsedPayload: Sendable, Equatable {
                 ("elements", .array(elements.map { .object([("ai", .string($0.ai)), ("name", .string($0.name)), ("value", .string($0.value))]) })),
             ])
         case .aamva(let licence):
-            var fields: [(String, JSONValue)] = [("type", .string("aamva"))]
-            let optional: [(String, String?)] = [
-                ("familyName", licence.familyName), ("givenName", licence.givenName), ("middleName", licence.middleName),
-                ("dateOfBirth", licence.dateOfBirth), ("expiry", licence.expiry), ("jurisdiction", licence.jurisdiction),
-            ]
-            for (key, value) in optional { if let value { fields.append((key, .string(value))) } }
-            fields.append(("issuer", .string(licence.issuer)))
-            return .object(fields)
+            return .object(
+                [("type", .string("aamva"))]
+                    + Self.whereSet([
+                        ("familyName", licence.familyName), ("givenName", licence.givenName), ("middleName", licence.middleName),
+                        ("dateOfBirth", licence.dateOfBirth), ("expiry", licence.expiry), ("jurisdiction", licence.jurisdiction),
+                    ]) + [("issuer", .string(licence.issuer))])
         }
+    }
+
+    /// The fields that are set, as strings, in order.
+    private static func whereSet(_ fields: [(String, String?)]) -> [(String, JSONValue)] {
+        fields.compactMap { key, value in value.map { (key, .string($0)) } }
     }
 }
 

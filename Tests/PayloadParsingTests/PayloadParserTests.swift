@@ -1,3 +1,4 @@
+import Foundation
 import ScannerCore
 import Testing
 
@@ -155,7 +156,7 @@ struct AAMVATests {
         let body = "DL" + (elements + (country.map { ["DCG" + $0] } ?? [])).joined(separator: "\n") + "\r"
         let header = "@\n\u{1E}\rANSI 636014" + version + (version == "01" ? "" : "00") + "01"
         let start = offset ?? (header.utf8.count + 10)
-        return header + "DL" + zeroPadded(start, width: 4) + zeroPadded(body.utf8.count, width: 4) + body
+        return header + "DL" + String(format: "%04d%04d", start, body.utf8.count) + body
     }
 
     @Test func aLicenceGivesNameBirthAndExpiry() {

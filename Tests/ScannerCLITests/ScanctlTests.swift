@@ -210,8 +210,8 @@ import Testing
     }
 
     /// docs/protocol.md "Access control": control peers are root, the daemon's user, and the
-    /// `--control-user`/`--control-group` members (supplementary groups count); only they may `set`
-    /// once control users are named, and only they may have the daemon write files.
+    /// `--control-user`/`--control-group` members (supplementary groups count); only they may `set` (and
+    /// `pause`) once control users are named, and only they may have the daemon write files.
     @Test(.enabled(if: canRunAsOtherUsers)) func controlUsersAndGroupsDecideWhoMayChangeAndWrite() throws {
         let socket = sharedDirectory() + "/control.sock"
         let daemon = try Subprocess.Running(scannerd, [
@@ -221,6 +221,9 @@ import Testing
         let set = [scanctl, "set", "--socket", socket, "--quality", "fast"]
         let write = [scanctl, "request", "--socket", socket, #"{"request":"capture","path":"\#(sharedDirectory())/by-nobody.jpg"}"#]
         let nobodySet = try runAs("nobody", set)
+        let nobodyPause = try runAs("nobody", [scanctl, "pause", "--socket", socket])
+        // Refused, recognition goes on: a new client hears it is running.
+        let stillRunning = try ScannerClientProbe(path: socket).hello()
         let nobodyWrite = try runAs("nobody", write)
         let nobodyInDaemonGroup = try runAs("nobody", groups: ["daemon"], set)
         let bin = try runAs("bin", set)
@@ -228,6 +231,8 @@ import Testing
         let nobodyWatches = try runAs("nobody", [scanctl, "ping", "--socket", socket])
         #expect(daemon.stop() == 0)
         #expect(nobodySet.status == 1 && nobodySet.stderr.contains("access-denied"), "\(nobodySet.stderr)")
+        #expect(nobodyPause.status == 1 && nobodyPause.stderr.contains("access-denied"), "\(nobodyPause.stderr)")
+        #expect(stillRunning.contains(#""recognition":"running""#), "\(stillRunning)")
         #expect(nobodyWrite.status == 1 && nobodyWrite.stdout.contains("access-denied"), "\(nobodyWrite.stdout)")
         #expect(!FileManager.default.fileExists(atPath: sharedDirectory() + "/by-nobody.jpg"))
         #expect(nobodyInDaemonGroup.status == 0, "a supplementary group counts: \(nobodyInDaemonGroup.stderr)")
