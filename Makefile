@@ -1,7 +1,8 @@
 # scannerd — build, test and run on Debian 12.
 #
 #   make run     install what is missing, build, and run on the bundled demo clip (DEVICE=/dev/video0 for a camera)
-#   make test    install what is missing and run every test
+#   make test    install what is missing and run every test, then build the Debian package and install,
+#                run, remove and purge it in a throwaway root (Tests/system/check-deb.sh)
 #   make bench   per-stage costs: recognition, capture, sequence, delivery, memory per call, and text lines on
 #                realistic footage when `make footage` has made clips → docs/benchmarks.md; BLACKBOX=DIR
 #                (zxing-cpp's test/samples, from a checkout of it) adds the decode rate on its samples
@@ -29,6 +30,8 @@ APT_PACKAGES += systemd udev
 APT_PACKAGES += curl chromium
 # The MQTT tests' broker and clients (Tests/ScannerCLITests/MQTTTests.swift), started and stopped by the tests.
 APT_PACKAGES += mosquitto mosquitto-clients
+# make deb (dpkg-shlibdeps computes Depends) and its test, Tests/system/check-deb.sh (lintian, readelf).
+APT_PACKAGES += dpkg-dev lintian binutils
 
 .PHONY: deps build run test bench soak clean fixtures install uninstall footage footage-venv score-footage screenshot deb
 
@@ -62,6 +65,8 @@ test: deps footage-venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	bash Tests/system/check-units.sh "$$($(SWIFT) build --show-bin-path)/scannerd"
+	$(MAKE) --no-print-directory deb DEB_OUTPUT=$(DEB_BUILD)
+	bash Tests/system/check-deb.sh "$(DEB_BUILD)/scannerd_$$($(DEB_BUILD)/release/scannerd --version)_$$(dpkg --print-architecture).deb"
 
 # docs/preview.png: the preview page in headless Chromium (docs/preview-screenshot.sh).
 screenshot: build
@@ -114,13 +119,14 @@ score-footage: build
 
 # The Debian package (issue #18): release binaries with the Swift runtime linked in (no toolchain on
 # the kiosk), built in a directory of their own so the dynamic build stays as it is.
+# `make test` builds it into .build-deb and installs it in a throwaway root (Tests/system/check-deb.sh).
 DEB_BUILD ?= .build-deb
+DEB_OUTPUT ?= .
 deb: deps
-	@command -v dpkg-shlibdeps >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends dpkg-dev; }
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DEB_BUILD) --product scannerd
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DEB_BUILD) --product scanctl
 	$(SWIFT) build -c release --scratch-path $(DEB_BUILD) --product generate-manual
-	bash config/debian/build-deb.sh $(DEB_BUILD)/release .
+	bash config/debian/build-deb.sh $(DEB_BUILD)/release $(DEB_OUTPUT)
 
 clean:
 	rm -rf .build

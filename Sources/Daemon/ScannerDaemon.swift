@@ -34,8 +34,6 @@ public enum DaemonError: Error, CustomStringConvertible {
 /// - a source that ends (a replay) ends the group the same way;
 /// - `SIGHUP` reloads the configuration (`reload()`).
 public final class ScannerDaemon: Sendable {
-    public static let version = "0.2.0"
-
     let logger: Logger
     let logLevel: LogLevelControl
     let notifier: SystemdNotifier
@@ -77,7 +75,7 @@ public final class ScannerDaemon: Sendable {
         let printer = s.eventsStdout ? LinePrinter() : nil
         self.printer = printer
         // A browser's EventSource reconnects with the last seq it had: keep enough to fill the gap.
-        hub = EventHub(daemonVersion: Self.version, sourceName: s.input.name, replayLimit: s.httpListen == nil ? 0 : DaemonAssembly.httpReplayLimit) { line in
+        hub = EventHub(daemonVersion: Release.version, sourceName: s.input.name, replayLimit: s.httpListen == nil ? 0 : DaemonAssembly.httpReplayLimit) { line in
             printer?.print(line)
         }
         sequence = try DaemonAssembly.pipeline(s)
@@ -88,7 +86,7 @@ public final class ScannerDaemon: Sendable {
         http = try DaemonAssembly.httpServer(s, hub: hub, requests: requests, logger: logger) { [hub, box] in
             metrics.render(source: box.daemon?.source.statistics ?? SourceStatistics(), hub: hub, mqtt: box.daemon?.mqtt?.statistics)
         }
-        mqtt = try DaemonAssembly.mqttPublisher(s, hub: hub, logger: logger, version: Self.version)
+        mqtt = try DaemonAssembly.mqttPublisher(s, hub: hub, logger: logger, version: Release.version)
         printer?.print(hub.hello())
         box.daemon = self
     }

@@ -14,6 +14,7 @@ struct Scanctl: ParsableCommand {
         commandName: "scanctl",
         abstract: "Watch and query a running scannerd.",
         discussion: "Exit status: 0 success, 1 the daemon refused the request, 2 usage error, 3 cannot connect.",
+        version: Release.version,
         subcommands: [Watch.self, Wait.self, Items.self, Capture.self, Set.self, Pause.self, Resume.self, Stats.self, Ping.self, RawRequest.self])
 
     static func main() {

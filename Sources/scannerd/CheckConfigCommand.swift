@@ -1,6 +1,7 @@
 import ArgumentParser
 import DaemonConfiguration
 import Foundation
+import ScannerCore
 
 /// `scannerd check-config [FILE]`: validates a configuration without starting anything.
 struct CheckConfigCommand: ParsableCommand {
@@ -34,7 +35,7 @@ struct CheckConfigCommand: ParsableCommand {
             // SOURCE_DATE_EPOCH (reproducible builds) fixes the date a package build writes.
             let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(Double.init)
             let date = formatter.string(from: epoch.map { Date(timeIntervalSince1970: $0) } ?? Date())
-            FileHandle.standardOutput.write(Data(ManualPage.configuration(version: Scannerd.version, date: date).utf8))
+            FileHandle.standardOutput.write(Data(ManualPage.configuration(version: Release.version, date: date).utf8))
             return
         }
         let path = file ?? ConfigurationPath.resolve(explicit: nil, none: false) ?? ConfigurationLoader.defaultPath

@@ -3,6 +3,7 @@ import Daemon
 import DaemonConfiguration
 import Foundation
 import Logging
+import ScannerCore
 
 /// `scannerd run`: frames from a camera or a replay through recognition, events out.
 struct RunCommand: AsyncParsableCommand {
@@ -178,7 +179,7 @@ struct RunCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in JournalLogHandler(label: label, level: level) }
         let logger = Logger(label: "scannerd")
         logger.info("starting", metadata: [
-            "version": "\(ScannerDaemon.version)", "config": "\(loader.filePath ?? "none")", "source": "\(loaded.settings.input.name)",
+            "version": "\(Release.version)", "config": "\(loader.filePath ?? "none")", "source": "\(loaded.settings.input.name)",
         ])
         // The stages time themselves through swift-metrics: point it at the registry /metrics shows,
         // once, before any stage is made.

@@ -1,15 +1,14 @@
 import ArgumentParser
 import Daemon
 import Foundation
+import ScannerCore
 
 @main
 struct Scannerd: AsyncParsableCommand {
-    static let version = ScannerDaemon.version
-
     static let configuration = CommandConfiguration(
         commandName: "scannerd",
         abstract: "Turns a camera into a hands-free scanner for barcodes, phone numbers, URLs and e-mail addresses.",
-        version: version,
+        version: Release.version,
         subcommands: [RunCommand.self, ScanCommand.self, DevicesCommand.self, CheckConfigCommand.self]
     )
 

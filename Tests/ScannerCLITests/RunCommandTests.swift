@@ -1,4 +1,5 @@
 import Foundation
+import ScannerCore
 import TestSupport
 import Testing
 
@@ -47,9 +48,19 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
         ])
         let hello = try #require(events.first)
         #expect(hello["version"] as? Int == 1 && (hello["items"] as? [Any])?.isEmpty == true)
+        #expect(hello["daemon"] as? String == Release.version)
         // One id per item, the same in every event about it.
         let ids = events.compactMap { ($0["item"] as? [String: Any]).map { "\($0["payload"]!) \($0["id"]!)" } }
         #expect(Set(ids).count == 3)
+    }
+
+    /// The version is written once (`Release.version`): both commands say it, as `hello` does above
+    /// and the Debian package does (Tests/system/check-deb.sh).
+    @Test func bothCommandsSayTheReleaseVersion() throws {
+        for command in [scannerd, Subprocess.executable("scanctl")] {
+            let result = try Subprocess.run(command, ["--version"])
+            #expect(result.status == 0 && result.stdoutLines == [Release.version], "\(command): \(result.stdoutLines) \(result.stderr)")
+        }
     }
 
     /// Tests/Fixtures/clips/sequence at 30 fps (see generate.py): QR code entering at 10–11, held
