@@ -79,14 +79,15 @@ let package = Package(
         .target(
             name: "Capture",
             dependencies: [
-                "ScannerCore", "ImageDecoding", "CV4L2",
+                "ScannerCore", "ImageDecoding", "CV4L2", "DemoClip",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            // The demo clip (made by Tests/Fixtures/generate.py): `scannerd run --source demo`.
-            resources: [.copy("Resources/demo.mjpeg")]
+            ]
         ),
+        // The demo clip (made by Tests/Fixtures/generate.py), compiled into the binary:
+        // `scannerd run --source demo` works wherever the binary is installed.
+        .target(name: "DemoClip", resources: [.embedInCode("demo.mjpeg")]),
 
         // MARK: Recognizers: GrayImage → observations
         .target(name: "BarcodeRecognition", dependencies: ["ScannerCore", "CZBar", "CZXing"]),

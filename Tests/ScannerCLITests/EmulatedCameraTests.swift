@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(5))) struct EmulatedCameraTests {
     let scannerd = Subprocess.executable("scannerd")
     static let library = Subprocess.productsDirectory.appendingPathComponent("libFakeCamera.so").path
-    static let clip = Fixtures.packageRoot.appendingPathComponent("Sources/Capture/Resources/demo.mjpeg").path
+    static let clip = Fixtures.packageRoot.appendingPathComponent("Sources/DemoClip/demo.mjpeg").path
 
     /// The daemon on the emulated camera; with `socket`, it also listens there (for `stats`).
     func camera(_ environment: [String: String], arguments: [String] = [], socket: String? = nil) throws -> Subprocess.Running {

@@ -141,9 +141,10 @@ getent group scannerd >/dev/null || bad "postinst created no scannerd group" "$w
 ok "dpkg -i: installed, the scannerd group created, scannerd.socket enabled (not the service)"
 
 [ -z "$(ls -A /opt/swift)" ] && ! command -v swift >/dev/null || bad "/opt/swift is not hidden"
+[ ! -e "$REPO/Package.swift" ] || bad "the source tree $REPO is not hidden"
 ldd /usr/bin/scannerd /usr/bin/scanctl >"$w/ldd" 2>&1 || bad "ldd" "$w/ldd"
 if grep -E '/opt/swift|not found' "$w/ldd" >"$w/ldd.bad"; then bad "ldd: libraries under /opt/swift or not found" "$w/ldd.bad"; fi
-ok "/opt/swift hidden; ldd: every library found, none under /opt/swift"
+ok "/opt/swift and the source tree hidden; ldd: every library found, none under /opt/swift"
 
 scannerd scan "$w/qr.png" "$w/card-us.jpg" >"$w/scan" 2>"$w/scan.err" || bad "scannerd scan (exit $?)" "$w/scan.err"
 grep -q '"payload":"https://example.com/scannerd"' "$w/scan" || bad "scannerd scan did not read the QR fixture" "$w/scan"
@@ -227,7 +228,12 @@ w=$r/tmp/check-deb
 mkdir -p "$w"
 cp "$deb" "$w/scannerd.deb"
 cp "$repo/Tests/Fixtures/qr.png" "$repo/Tests/Fixtures/card-us.jpg" "$tmp/inside.sh" "$tmp/reinstall.sh" "$w/"
-inside() { chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 bash "/tmp/check-deb/$1"; }
+# The source tree and the build directory are hidden too: an installed binary must not reach back into
+# them (a SwiftPM resource bundle is looked up in the build directory when it is not beside the binary).
+for hide in "$repo" "$(dirname "$deb")"; do
+    if [ -d "$r$hide" ] && ! mountpoint -q "$r$hide"; then mount -t tmpfs tmpfs "$r$hide"; fi
+done
+inside() { chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 REPO="$repo" bash "/tmp/check-deb/$1"; }
 inside inside.sh || exit 1
 [ "$(cat "$w/stage")" = removed ] || exit 1
 bash "$tmp/leftovers.sh" "$t/upper" >"$tmp/left-removed"

@@ -1,3 +1,4 @@
+import DemoClip
 import Foundation
 import ImageDecoding
 import Synchronization
@@ -71,10 +72,7 @@ public final class ReplaySource: FrameSource {
             throw .badSource(path: path, reason: "fps must be positive")
         }
         if path == "demo" {
-            guard let url = Bundle.module.url(forResource: "demo", withExtension: "mjpeg") else {
-                throw .badSource(path: path, reason: "the demo clip is missing from the installation")
-            }
-            clip = try Self.concatenated(at: url.path)
+            clip = try Self.concatenated(Data(DemoClip.mjpeg), path: path)
         } else {
             var info = stat()
             guard stat(path, &info) == 0 else { throw .badSource(path: path, reason: "no such file or directory") }
@@ -113,6 +111,10 @@ public final class ReplaySource: FrameSource {
         } catch {
             throw .badSource(path: path, reason: "cannot read the file")
         }
+        return try concatenated(data, path: path)
+    }
+
+    static func concatenated(_ data: Data, path: String) throws(CaptureError) -> Clip {
         let ranges = MJPEGStream.frames(in: data)
         guard !ranges.isEmpty else { throw .badSource(path: path, reason: "holds no JPEG frames (FF D8 … FF D9)") }
         return .concatenated(data, ranges)
