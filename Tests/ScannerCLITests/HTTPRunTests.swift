@@ -146,13 +146,14 @@ func freeLoopbackPort() throws -> Int {
             // Chromium usually answers in ~2 s; in the full suite on 2 cores it has twice printed
             // nothing for 30 s. Each attempt is bounded by timeout(1), which kills Chromium's whole
             // process group (its renderer and helpers too, which would otherwise hold the pipes and
-            // the CPU), and the attempts' outcomes go into the failure message.
+            // the CPU), each attempt has a profile of its own (an earlier one still shutting down
+            // cannot hold its lock), and the attempts' outcomes go into the failure message.
             var attempts: [String] = []
             let deadline = Date().addingTimeInterval(110)
             repeat {
                 let browser = try Subprocess.run(
                     "/usr/bin/timeout",
-                    ["-k", "5", "25", "/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(scratch.file("profile"))",
+                    ["-k", "5", "25", "/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(scratch.file("profile-\(attempts.count)"))",
                      "--virtual-time-budget=3000", "--dump-dom", "http://127.0.0.1:\(port)/"], timeout: 40)
                 dom = browser.stdout
                 let said = browser.stderr.split(separator: "\n").filter { !$0.contains("dbus") }.suffix(3).joined(separator: " | ")
