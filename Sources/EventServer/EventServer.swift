@@ -267,7 +267,7 @@ public final class EventServer: Sendable {
                     group.addTask {
                         for await outbound in events {
                             switch outbound {
-                            case .line(let line, _):
+                            case .line(let line, _), .reply(let line):
                                 try await send(line)
                                 self.hub.acknowledge(id)
                             case .overflow:
@@ -280,8 +280,9 @@ public final class EventServer: Sendable {
                     // Requests in, replies out.
                     group.addTask {
                         do {
+                            // Replies go out in line with the events (`EventHub.reply`).
                             for try await line in inbound {
-                                try await send(await self.answer(String(buffer: line), subscriber: id, peer: peer))
+                                guard self.hub.reply(await self.answer(String(buffer: line), subscriber: id, peer: peer), to: id) else { return }
                             }
                         } catch let tooLong as LineDecoder.LineTooLong {
                             try? await send(Reply.error(Request.Echo(), code: .lineTooLong, message: "request lines are limited to \(tooLong.limit) bytes; disconnecting"))

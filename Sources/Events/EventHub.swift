@@ -8,6 +8,9 @@ import Tracking
 public enum Outbound: Sendable, Equatable {
     /// One JSON line (without the newline), and its event's `seq`.
     case line(String, seq: Int)
+    /// The reply to one of the subscriber's requests (`EventHub.reply`), in line behind the events
+    /// queued before it.
+    case reply(String)
     /// The subscriber fell too far behind: tell it, then disconnect it.
     case overflow
 }
@@ -181,21 +184,29 @@ public final class EventHub: Sendable {
             let wanted = wants(&subscriber)
             state.subscribers[id] = subscriber
             guard wanted else { continue }
-            if subscriber.pending >= subscriber.limit {
-                // Its queue is full: it stopped reading. Cut it off rather than wait for it or lose
-                // events silently: it gets an overflow notice and is disconnected.
-                subscriber.continuation.yield(.overflow)
-                cutOff.append(subscriber)
-                state.subscribers[id] = nil
-                state.overflows += 1
-            } else if case .terminated = subscriber.continuation.yield(.line(line, seq: seq)) {
-                state.subscribers[id] = nil
-            } else {
-                state.subscribers[id]?.pending += 1
-                state.delivered += 1
-            }
+            cutOff += enqueue(.line(line, seq: seq), for: id, in: &state)
         }
         return cutOff
+    }
+
+    /// Hands `outbound` to subscriber `id`, or cuts it off when its queue is full; returns it if cut off.
+    private static func enqueue(_ outbound: Outbound, for id: Int, in state: inout State) -> [Subscriber] {
+        guard let subscriber = state.subscribers[id] else { return [] }
+        if subscriber.pending >= subscriber.limit {
+            // Its queue is full: it stopped reading. Cut it off rather than wait for it or lose
+            // events silently: it gets an overflow notice and is disconnected.
+            subscriber.continuation.yield(.overflow)
+            state.subscribers[id] = nil
+            state.overflows += 1
+            return [subscriber]
+        }
+        if case .terminated = subscriber.continuation.yield(outbound) {
+            state.subscribers[id] = nil
+        } else {
+            state.subscribers[id]?.pending += 1
+            if case .line = outbound { state.delivered += 1 }
+        }
+        return []
     }
 
     /// A new subscriber: its `hello` (with the current items) and the stream of what follows, with no
@@ -256,6 +267,24 @@ public final class EventHub: Sendable {
         state.withLock { state in
             if let pending = state.subscribers[id]?.pending, pending > 0 { state.subscribers[id]?.pending = pending - 1 }
         }
+    }
+
+    /// Queues the reply to a subscriber's request behind the events already queued for it, instead
+    /// of its connection writing it at once: a reply written at once could overtake events queued
+    /// under the old filter, so a client that had just been told `ok` to a `subscribe` would still
+    /// get an item the new filter excludes (seen: `scanctl wait --types telephoneNumber` printed the
+    /// demo's QR code). In line, everything after the reply was queued under the new filter. A
+    /// reply counts against the queue's limit like an event: a client that sends requests and
+    /// reads nothing is cut off, not buffered for. False when the subscriber is gone or cut off.
+    @discardableResult
+    public func reply(_ line: String, to id: Int) -> Bool {
+        let (queued, cutOff) = state.withLock { state -> (Bool, [Subscriber]) in
+            guard state.subscribers[id] != nil else { return (false, []) }
+            let cutOff = Self.enqueue(.reply(line), for: id, in: &state)
+            return (state.subscribers[id] != nil, cutOff)
+        }
+        Self.finish(cutOff)
+        return queued
     }
 
     /// Changes what a subscriber hears from now on.

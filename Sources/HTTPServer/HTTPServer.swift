@@ -189,7 +189,7 @@ public final class HTTPServer: Sendable {
             group.addTask {
                 for await event in events {
                     switch event {
-                    case .line(let line, _):
+                    case .line(let line, _), .reply(let line):
                         try await outbound.write(.text(line))
                         hub.acknowledge(id)
                     case .overflow:
@@ -202,10 +202,11 @@ public final class HTTPServer: Sendable {
             group.addTask {
                 for try await message in inbound.messages(maxSize: maximum) {
                     guard case .text(let line) = message else {
-                        try await outbound.write(.text(Reply.error(ScannerProtocol.Request.Echo(), code: .malformed, message: "requests are JSON text messages")))
+                        guard hub.reply(Reply.error(ScannerProtocol.Request.Echo(), code: .malformed, message: "requests are JSON text messages"), to: id) else { return }
                         continue
                     }
-                    try await outbound.write(.text(await requests.answer(line, subscriber: id, rights: rights, client: "websocket")))
+                    // Replies go out in line with the events (`EventHub.reply`).
+                    guard hub.reply(await requests.answer(line, subscriber: id, rights: rights, client: "websocket"), to: id) else { return }
                 }
             }
             // Whichever ends first (the client closed, or was cut off) ends the connection.
@@ -252,6 +253,8 @@ public final class HTTPServer: Sendable {
                     case .outbound(.line(let line, let seq)):
                         try await writer.write(ByteBuffer(string: ServerSentEvents.frame(line, id: seq)))
                         hub.acknowledge(id)
+                    case .outbound(.reply):
+                        continue  // a stream of server-sent events takes no requests
                     case .outbound(.overflow):
                         try await writer.write(ByteBuffer(string: ServerSentEvents.frame(Reply.overflow(queueLimit: queueLimit), id: nil)))
                         return

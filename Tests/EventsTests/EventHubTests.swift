@@ -117,4 +117,43 @@ import Tracking
         #expect(hub.overflows == 1 && hub.subscriberCount == 1)
         _ = slowID
     }
+    /// A reply waits behind the events queued before it: once a client has the `ok` to its
+    /// `subscribe`, every item it gets passes the new filter (`scanctl wait --types …` relies on it).
+    @Test func aReplyComesAfterTheEventsQueuedBeforeItAndNothingTheNewFilterExcludesFollowsIt() async {
+        let hub = EventHub(daemonVersion: "t", sourceName: "test")
+        let (id, _, events) = hub.subscribe()
+        hub.publish(.item(.added(tracked("QR")), frame: 1))  // queued under the old filter
+        hub.setFilter(EventFilter(kinds: [.text]), for: id)
+        #expect(hub.reply(#"{"ok":true}"#, to: id))
+        hub.publish(.item(.added(tracked("QR2", id: 2)), frame: 2))
+        hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 3)), frame: 2))
+        hub.publish(.end(frames: 3))
+        var received: [String] = []
+        for await outbound in events {
+            switch outbound {
+            case .line(let line, _):
+                let object = JSONLines.object(line)
+                received.append("\(object["event"]!) \((object["item"] as? [String: Any])?["payload"] ?? "")")
+                hub.acknowledge(id)
+            case .reply(let line): received.append(line); hub.acknowledge(id)
+            case .overflow: received.append("overflow")
+            }
+            if received.last == "end " { break }
+        }
+        #expect(received == ["added QR", #"{"ok":true}"#, "added +14155550123", "end "])
+    }
+
+    /// Replies count against the queue like events: a client that sends requests and reads nothing
+    /// is cut off, not buffered for without end.
+    @Test func aClientThatAsksAndNeverReadsIsCutOff() async {
+        let hub = EventHub(daemonVersion: "t", sourceName: "test")
+        let (id, _, events) = hub.subscribe(queueLimit: 3)
+        #expect((0..<3).allSatisfy { _ in hub.reply("{}", to: id) })
+        #expect(!hub.reply("{}", to: id), "the fourth finds the queue full")
+        #expect(!hub.reply("{}", to: id), "and the subscriber gone")
+        var received: [Outbound] = []
+        for await outbound in events { received.append(outbound) }
+        #expect(received == [.reply("{}"), .reply("{}"), .reply("{}"), .overflow])
+        #expect(hub.overflows == 1 && hub.subscriberCount == 0)
+    }
 }
