@@ -27,6 +27,27 @@ func freeLoopbackPort() throws -> Int {
     return port
 }
 
+/// `scannerd run` with `arguments` and its HTTP server on a loopback port the kernel chooses
+/// (`--http 127.0.0.1:0`), and that port, from the daemon's `http listening` line. A port found free
+/// beforehand can be bound by a daemon of a test running alongside first: both tests then talk to
+/// that one daemon until its test stops it (seen: the preview-page test's browser found nothing
+/// listening, attempt after attempt, while its own daemon had exited on "address in use").
+func httpDaemon(_ arguments: [String]) throws -> (daemon: Subprocess.Running, port: Int) {
+    let daemon = try Subprocess.Running(Subprocess.executable("scannerd"), arguments + ["--http", "127.0.0.1:0"])
+    let pattern = /http listening url=http:\/\/127\.0\.0\.1:([0-9]+)\//
+    daemon.waitForStderr(timeout: 30) { $0.contains(pattern) }
+    guard let match = daemon.stderr.firstMatch(of: pattern), let port = Int(match.1) else {
+        _ = daemon.stop()
+        throw HTTPDaemonFailure(stderr: daemon.stderr)
+    }
+    return (daemon, port)
+}
+
+struct HTTPDaemonFailure: Error, CustomStringConvertible {
+    var stderr: String
+    var description: String { "the daemon logged no http listening line: \(stderr.suffix(1500))" }
+}
+
 /// `scannerd run --http`: the daemon's HTTP server as a browser's kiosk app reaches it. Each test
 /// waits on subprocesses inside `blocking`, off the cooperative pool (a thread a core here): a browser
 /// that hangs must not starve every other suite of the run.
@@ -35,8 +56,7 @@ func freeLoopbackPort() throws -> Int {
 
     @Test func theDemoReachesAnEventStreamClientAndTheSnapshotIsAJPEG() async throws {
         try await blocking {
-            let port = try freeLoopbackPort()
-            let daemon = try Subprocess.Running(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"])
+            let (daemon, port) = try httpDaemon(["run", "--no-socket", "--source", "demo", "--loop"])
             defer { _ = daemon.stop() }
             // curl waits for the listener (connection refused → retry), then streams.
             let client = try Subprocess.Running(
@@ -65,9 +85,8 @@ func freeLoopbackPort() throws -> Int {
     @Test func webSocketRequestsGetTheSocketsReplies() async throws {
         try await blocking {
             let scratch = try TemporaryDirectory("scannerd-ws")
-            let port = try freeLoopbackPort()
             let socket = scratch.file("s.sock")
-            let daemon = try Subprocess.Running(scannerd, ["run", "--socket", socket, "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"])
+            let (daemon, port) = try httpDaemon(["run", "--socket", socket, "--source", "demo", "--loop"])
             defer { _ = daemon.stop() }
             try #require(waitForSocket(socket), "\(daemon.stderr)")
             let requests = [
@@ -95,8 +114,7 @@ func freeLoopbackPort() throws -> Int {
     /// `/metrics` is Prometheus text (prometheus-client's parser accepts it) and its counters move.
     @Test func metricsParseAsPrometheusTextAndMove() async throws {
         try await blocking {
-            let port = try freeLoopbackPort()
-            let daemon = try Subprocess.Running(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"])
+            let (daemon, port) = try httpDaemon(["run", "--no-socket", "--source", "demo", "--loop"])
             defer { _ = daemon.stop() }
             let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
             func scrape() throws -> [String: Any] {
@@ -134,8 +152,7 @@ func freeLoopbackPort() throws -> Int {
     @Test func thePreviewPageShowsTheItemsInAHeadlessBrowser() async throws {
         try await blocking {
             let scratch = try TemporaryDirectory("scannerd-preview")
-            let port = try freeLoopbackPort()
-            let daemon = try Subprocess.Running(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"])
+            let (daemon, port) = try httpDaemon(["run", "--no-socket", "--source", "demo", "--loop"])
             defer { _ = daemon.stop() }
             // The page itself: served with a policy that lets it load nothing from elsewhere.
             let head = try Subprocess.run(
@@ -146,20 +163,27 @@ func freeLoopbackPort() throws -> Int {
             // Chromium usually answers in ~2 s; in the full suite on 2 cores it has twice printed
             // nothing for 30 s. Each attempt is bounded by timeout(1), which kills Chromium's whole
             // process group (its renderer and helpers too, which would otherwise hold the pipes and
-            // the CPU), each attempt has a profile of its own (an earlier one still shutting down
-            // cannot hold its lock), and the attempts' outcomes go into the failure message.
+            // the CPU), and the attempts' outcomes go into the failure message (seen once: exit 5
+            // in 0.3 s, again and again, with only the zygote's "Broken pipe" on stderr).
             var attempts: [String] = []
             let deadline = Date().addingTimeInterval(110)
             repeat {
+                // Its own profile, home and temporary directory each time: nothing an earlier
+                // attempt (still shutting down) or another run left can be mistaken for a session.
+                let own = scratch.file("attempt-\(attempts.count)")
+                try FileManager.default.createDirectory(atPath: own + "/tmp", withIntermediateDirectories: true)
                 let browser = try Subprocess.run(
                     "/usr/bin/timeout",
-                    ["-k", "5", "25", "/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(scratch.file("profile-\(attempts.count)"))",
-                     "--virtual-time-budget=3000", "--dump-dom", "http://127.0.0.1:\(port)/"], timeout: 40)
+                    ["-k", "5", "25", "/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(own)/profile",
+                     "--virtual-time-budget=3000", "--dump-dom", "http://127.0.0.1:\(port)/"],
+                    environment: ["HOME": own, "TMPDIR": own + "/tmp"], timeout: 40)
                 dom = browser.stdout
-                let said = browser.stderr.split(separator: "\n").filter { !$0.contains("dbus") }.suffix(3).joined(separator: " | ")
+                let said = browser.stderr.split(separator: "\n").filter { !$0.contains("Failed to connect to the bus") && !$0.contains("object_proxy.cc") }.joined(separator: " | ")
                 attempts.append("exit \(browser.status), \(dom.count) bytes\(said.isEmpty ? "" : ": " + said)")
             } while !dom.contains(#"<span class="kind">qr</span>"#) && Date() < deadline
-            #expect(dom.contains(#"<span class="kind">qr</span>https://example.com/scannerd-demo</li>"#), "\(attempts)\n\(dom.suffix(1500))")
+            #expect(
+                dom.contains(#"<span class="kind">qr</span>https://example.com/scannerd-demo</li>"#),
+                "\(attempts.count) attempts, the last: \(attempts.last ?? "-")\nthe daemon \(daemon.process.isRunning ? "runs" : "exited \(daemon.process.terminationStatus)"): \(daemon.stderr.suffix(1500))\n\(dom.suffix(1500))")
             // The QR item's own quad: the polygon with the list entry's id.
             let entry = try #require(dom.range(of: #"<span class="kind">qr</span>"#), "\(dom.suffix(1500))")
             let id = try #require(dom[..<entry.lowerBound].components(separatedBy: #"<li data-id=""#).last?.prefix { $0 != "\"" })

@@ -125,8 +125,12 @@ extension Subprocess {
                 lock.lock(); finishedReading = true; lock.broadcast(); lock.unlock()
             }
             Thread.detachNewThread { [self] in
-                let data = err.fileHandleForReading.readDataToEndOfFile()
-                lock.lock(); errorText = data; finishedError = true; lock.broadcast(); lock.unlock()
+                while true {
+                    let chunk = err.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    lock.lock(); errorText.append(chunk); lock.broadcast(); lock.unlock()
+                }
+                lock.lock(); finishedError = true; lock.broadcast(); lock.unlock()
             }
         }
 
@@ -136,7 +140,19 @@ extension Subprocess {
             return lines
         }
 
-        /// What the child wrote to stderr; complete once it has exited (`stop`).
+        /// Waits until `condition` holds for what the child wrote to stderr so far (true) or `timeout`
+        /// seconds pass or stderr ends (false).
+        @discardableResult
+        public func waitForStderr(timeout: Double, _ condition: (String) -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            lock.lock(); defer { lock.unlock() }
+            while !condition(String(decoding: errorText, as: UTF8.self)) {
+                if finishedError || !lock.wait(until: deadline) { return condition(String(decoding: errorText, as: UTF8.self)) }
+            }
+            return true
+        }
+
+        /// What the child wrote to stderr so far; complete once it has exited (`stop`).
         public var stderr: String {
             lock.lock(); defer { lock.unlock() }
             return String(decoding: errorText, as: UTF8.self)
