@@ -17,18 +17,9 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 [ $# = 1 ] && [ -f "$1" ] || { echo "usage: check-deb.sh DEB (built by make deb)" >&2; exit 2; }
 deb=$(readlink -f "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-passed=0 skipped=0
-pass() { printf 'ok    %s\n' "$*"; passed=$((passed + 1)); }
-skip() { printf 'skip  %s\n' "$*"; skipped=$((skipped + 1)); }
-fail() { # MESSAGE [FILE to show]
-    printf 'FAIL  %s\n' "$1" >&2
-    [ $# -lt 2 ] || sed 's/^/      /' "$2" >&2
-    echo "check-deb: $passed passed, 1 failed, $skipped skipped"
-    exit 1
-}
+check_name=check-deb
+# shellcheck source=Tests/system/checks.sh
+. "$repo/Tests/system/checks.sh"
 for tool in dpkg-deb lintian readelf; do
     command -v "$tool" >/dev/null || fail "$tool not found (make test installs lintian and binutils)"
 done
@@ -119,17 +110,21 @@ mkdir "$tmp/probe"
 if [ "$(id -u)" != 0 ] || ! d=$tmp/probe unshare --mount --propagation private sh -c \
     'mount -t tmpfs tmpfs "$d" && mkdir "$d/u" "$d/w" "$d/r" && mount -t overlay overlay -o "lowerdir=/,upperdir=$d/u,workdir=$d/w" "$d/r"' 2>/dev/null; then
     skip "dpkg -i / -r / -P in a throwaway root (needs root, unshare and overlayfs)"
-    echo "check-deb: $passed passed, 0 failed, $skipped skipped"
+    finish
     exit 0
 fi
 
 # The steps inside the throwaway root, each printing "ok …" or "FAIL …" (and then stopping).
-cat >"$tmp/inside.sh" <<'INSIDE'
+cat >"$tmp/prelude.sh" <<'INSIDE'
 set -uo pipefail
 ok() { echo "ok    $*"; }
 bad() { echo "FAIL  $1"; [ $# -lt 2 ] || sed 's/^/      /' "$2"; exit 1; }
 w=/tmp/check-deb
 conf=/etc/scannerd/scannerd.conf
+INSIDE
+
+cat >"$tmp/inside.sh" <<'INSIDE'
+. /tmp/check-deb/prelude.sh
 
 dpkg -i "$w/scannerd.deb" >"$w/log" 2>&1 || bad "dpkg -i" "$w/log"
 for path in /usr/bin/scannerd /usr/bin/scanctl /usr/lib/systemd/system/scannerd.socket $conf; do
@@ -174,11 +169,7 @@ ok "dpkg -r: the changed conffile kept as it was, the unused group gone"
 INSIDE
 
 cat >"$tmp/reinstall.sh" <<'INSIDE'
-set -uo pipefail
-ok() { echo "ok    $*"; }
-bad() { echo "FAIL  $1"; [ $# -lt 2 ] || sed 's/^/      /' "$2"; exit 1; }
-w=/tmp/check-deb
-conf=/etc/scannerd/scannerd.conf
+. /tmp/check-deb/prelude.sh
 dpkg -i "$w/scannerd.deb" >"$w/log" 2>&1 || bad "dpkg -i again" "$w/log"
 cmp -s "$w/changed.conf" $conf || bad "reinstalling replaced the changed $conf"
 getent group scannerd >/dev/null || bad "reinstalling did not create the scannerd group again"
@@ -227,7 +218,7 @@ mount -t tmpfs tmpfs "$r/tmp"
 w=$r/tmp/check-deb
 mkdir -p "$w"
 cp "$deb" "$w/scannerd.deb"
-cp "$repo/Tests/Fixtures/qr.png" "$repo/Tests/Fixtures/card-us.jpg" "$tmp/inside.sh" "$tmp/reinstall.sh" "$w/"
+cp "$repo/Tests/Fixtures/qr.png" "$repo/Tests/Fixtures/card-us.jpg" "$tmp/prelude.sh" "$tmp/inside.sh" "$tmp/reinstall.sh" "$w/"
 # The source tree and the build directory are hidden too: an installed binary must not reach back into
 # them (a SwiftPM resource bundle is looked up in the build directory when it is not beside the binary).
 for hide in "$repo" "$(dirname "$deb")"; do
@@ -254,4 +245,4 @@ pass "after dpkg -r, nothing on the system but the changed /etc/scannerd/scanner
 [ ! -s "$tmp/left-purged" ] || fail "after dpkg -P, files left, changed or deleted" "$tmp/left-purged"
 pass "after dpkg -P, nothing left, changed or deleted (beyond dpkg's database and log, man-db's index)"
 
-echo "check-deb: $passed passed, 0 failed, $skipped skipped"
+finish

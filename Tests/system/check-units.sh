@@ -15,18 +15,9 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-passed=0 skipped=0
-pass() { printf 'ok    %s\n' "$*"; passed=$((passed + 1)); }
-skip() { printf 'skip  %s\n' "$*"; skipped=$((skipped + 1)); }
-fail() { # MESSAGE [FILE to show]
-    printf 'FAIL  %s\n' "$1" >&2
-    [ $# -lt 2 ] || sed 's/^/      /' "$2" >&2
-    echo "check-units: $passed passed, 1 failed, $skipped skipped"
-    exit 1
-}
+check_name=check-units
+# shellcheck source=Tests/system/checks.sh
+. "$repo/Tests/system/checks.sh"
 
 # The binaries the checks use: symlinks in $bin (install(1) copies what they point to).
 bin=$tmp/bin
@@ -344,4 +335,4 @@ run_make uninstall "$dest" || fail "make uninstall (second tree)" "$tmp/make.log
     fail "make uninstall left files or /etc/scannerd behind with an unchanged scannerd.conf"
 pass "make uninstall removes an unchanged scannerd.conf and /etc/scannerd"
 
-echo "check-units: $passed passed, 0 failed, $skipped skipped"
+finish
