@@ -191,7 +191,8 @@ func sseEvents(_ lines: [String]) -> [(id: Int?, name: String, seq: Int?)] {
                 "--until", "done-marker", "--seconds", "15",
             ])
             defer { _ = client.stop(signal: SIGKILL) }
-            #expect(client.waitFor(timeout: 15) { $0.count >= 6 }, "\(client.output)")
+            // All five replies (the `set` also publishes a `config` event), then the marker.
+            #expect(client.waitFor(timeout: 15) { $0.filter { $0.hasPrefix(#"{"reply":"#) }.count >= 5 }, "\(client.output)")
             running.hub.publish(.item(.added(tracked("done-marker", id: 2)), frame: 2))
             #expect(client.waitFor(timeout: 15) { $0.contains { $0.contains("done-marker") } }, "\(client.output)")
             let messages = client.output.map { JSONLines.object($0) }
