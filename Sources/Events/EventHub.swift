@@ -279,7 +279,6 @@ public final class EventHub: Sendable {
     @discardableResult
     public func reply(_ line: String, to id: Int) -> Bool {
         let (queued, cutOff) = state.withLock { state -> (Bool, [Subscriber]) in
-            guard state.subscribers[id] != nil else { return (false, []) }
             let cutOff = Self.enqueue(.reply(line), for: id, in: &state)
             return (state.subscribers[id] != nil, cutOff)
         }

@@ -144,10 +144,16 @@ extension Subprocess {
         /// seconds pass or stderr ends (false).
         @discardableResult
         public func waitForStderr(timeout: Double, _ condition: (String) -> Bool) -> Bool {
+            wait(timeout: timeout, ended: { finishedError }) { condition(String(decoding: errorText, as: UTF8.self)) }
+        }
+
+        /// Holding `lock`, waits until `holds` (true), or `timeout` seconds pass or the stream
+        /// `ended` (then whether it holds).
+        private func wait(timeout: Double, ended: () -> Bool, until holds: () -> Bool) -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             lock.lock(); defer { lock.unlock() }
-            while !condition(String(decoding: errorText, as: UTF8.self)) {
-                if finishedError || !lock.wait(until: deadline) { return condition(String(decoding: errorText, as: UTF8.self)) }
+            while !holds() {
+                if ended() || !lock.wait(until: deadline) { return holds() }
             }
             return true
         }
@@ -162,12 +168,7 @@ extension Subprocess {
         /// output ends (false).
         @discardableResult
         public func waitFor(timeout: Double, _ condition: ([String]) -> Bool) -> Bool {
-            let deadline = Date().addingTimeInterval(timeout)
-            lock.lock(); defer { lock.unlock() }
-            while !condition(lines) {
-                if finishedReading || !lock.wait(until: deadline) { return condition(lines) }
-            }
-            return true
+            wait(timeout: timeout, ended: { finishedReading }) { condition(lines) }
         }
 
         /// Sends `signal` and waits for the exit status (killing it after `timeout` seconds).
