@@ -63,7 +63,7 @@ endif
 
 test: deps footage-venv
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	bash Tests/system/swift-test.sh $(SWIFT)
 	bash Tests/system/check-units.sh "$$($(SWIFT) build --show-bin-path)/scannerd"
 	$(MAKE) --no-print-directory deb DEB_OUTPUT=$(DEB_BUILD)
 	bash Tests/system/check-deb.sh "$(DEB_BUILD)/scannerd_$$($(DEB_BUILD)/release/scannerd --version)_$$(dpkg --print-architecture).deb"

@@ -177,6 +177,8 @@ public enum SettingsSchema {
                    read: { v, s throws(ValueProblem) in
                        let path = try scalar(v)
                        guard !path.isEmpty, path.utf8.count < 108 else { throw ValueProblem("expected a path shorter than 108 bytes") }
+                       // Linux's abstract names ('@…') have no file mode or group: no access control.
+                       guard !path.hasPrefix("@") else { throw ValueProblem("expected a file path (an abstract socket name has no file permissions)") }
                        s.socketPath = path
                    },
                    show: { $0.socketPath }),

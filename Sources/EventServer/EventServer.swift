@@ -144,14 +144,12 @@ public final class EventServer: Sendable {
             logger.info("listening on the socket passed by systemd", metadata: ["fd": "\(inherited)"])
         } else {
             try Self.clearStaleSocket(at: configuration.path)
-            // The socket is made owner-only and then given its mode: between bind and chmod it must
-            // never be wider than configured (with a umask of 0 it was 0777 for that moment, and a
-            // client that watched for the file saw it so). Nothing else creates files while the
-            // server starts (the pipeline waits for it), so the process-wide umask is safe to borrow.
-            let umaskBefore = umask(0o177)
-            defer { umask(umaskBefore) }
+            // Bound owner-only, then given its mode: between bind and chmod the file must never be
+            // wider than configured (with a umask of 0 it was 0777 for that moment, and a client that
+            // watched for the file saw it so).
+            let descriptor = try UnixSocket.bindOwnerOnly(path: configuration.path)
             do {
-                server = try await bootstrap.bind(unixDomainSocketPath: configuration.path, childChannelInitializer: initializer)
+                server = try await bootstrap.bind(descriptor, childChannelInitializer: initializer)
             } catch {
                 throw EventServerError.cannotBind(path: configuration.path, reason: "\(error)")
             }
@@ -431,8 +429,27 @@ struct FileIdentity: Equatable, Sendable {
     var isSocket: Bool { type == S_IFSOCK }
 }
 
-/// Plain blocking Unix-socket helpers (for the stale-socket check).
+/// Plain blocking Unix-socket helpers (the stale-socket check, binding).
 enum UnixSocket {
+    /// A stream socket bound at `path` whose file is created with mode 0600 (less, if the umask says
+    /// so), not listening yet. Linux creates a socket file with the mode of the socket's own inode
+    /// (minus the umask), and `fchmod` on the unbound socket sets that mode: so the file is private
+    /// from its first instant without borrowing the process-wide umask, which other threads (and
+    /// every child started meanwhile) share.
+    static func bindOwnerOnly(path: String) throws(EventServerError) -> CInt {
+        guard !path.hasPrefix("@"), let address = UnixSocketAddress(path: path) else {
+            throw .cannotBind(path: path, reason: "not a file path of at most 107 bytes")
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .cannotBind(path: path, reason: String(cString: strerror(errno))) }
+        guard fchmod(fd, 0o600) == 0, address.withSockaddr({ bind(fd, $0, $1) }) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw .cannotBind(path: path, reason: reason)
+        }
+        return fd
+    }
+
     /// Whether something accepts connections at `path`.
     static func canConnect(to path: String) -> Bool {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)

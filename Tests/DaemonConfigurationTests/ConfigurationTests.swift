@@ -14,6 +14,7 @@ func temporaryConfig(_ yaml: String) throws -> String {
 
 func load(_ yaml: String?, environment: [String: String] = [:], commandLine: [SettingEntry] = []) throws(ConfigurationErrors) -> LoadedConfiguration {
     let path = try! yaml.map(temporaryConfig)
+    defer { if let path { unlink(path) } }
     return try ConfigurationLoader(filePath: path, environment: environment, commandLine: commandLine).load()
 }
 
@@ -173,6 +174,7 @@ func flag(_ key: String, _ value: String, _ name: String) -> SettingEntry {
         ("tracking:\n  grace-period: 0\n", ":2: tracking.grace-period: invalid value '0': expected a number above 0 and at most 60"),
         ("tracking:\n  text-window: many\n", ":2: tracking.text-window: invalid value 'many': expected a whole number from 1 to 30"),
         ("server:\n  socket-mode: 0999\n", ":2: server.socket-mode: invalid value '0999': expected an octal mode"),
+        ("server:\n  socket: \"@scannerd\"\n", ":2: server.socket: invalid value '@scannerd': expected a file path (an abstract socket name has no file permissions)"),
         ("server:\n  socket-group: no-such-group-here\n", ":2: server.socket-group: invalid value 'no-such-group-here': no such group"),
         ("server:\n  allow-users: [root, nobody-at-all]\n", "server.allow-users: invalid value '[root, nobody-at-all]': no such user"),
         ("server:\n  max-clients: 0\n", ":2: server.max-clients: invalid value '0'"),

@@ -52,7 +52,10 @@ import Testing
         #expect(found == [found.first ?? ""] && found.first?.contains("recognition.types: invalid value '(a list)'") == true, "\(found)")
         #expect(!(found.first ?? "").contains("Node"), "no Yams.Node dump: \(found)")
         let long = "recognition:\n  quality: " + String(repeating: "q", count: 500) + "\n"
-        #expect((errors(long).first ?? "").count < 200, "a long value is shortened: \(errors(long))")
+        // The line starts with the temporary file's path, whose length is not the point.
+        let line = errors(long).first ?? ""
+        let message = line.drop { $0 != " " }
+        #expect(message.count < 160, "a long value is shortened: \(line)")
     }
 
     func loadErrors(_ path: String) -> [String] {

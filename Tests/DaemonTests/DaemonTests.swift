@@ -140,6 +140,7 @@ import Testing
     @Test func everyLiveKeyIsCopiedAndNothingElse() throws {
         let path = NSTemporaryDirectory() + "live-\(UUID().uuidString.prefix(8)).conf"
         try changed.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { unlink(path) }
         let target = try ConfigurationLoader(filePath: path, environment: [:]).load().settings
         let live = SettingsSchema.keys.filter(\.live)
         for key in live { #expect(key.value(in: target) != key.value(in: DaemonSettings()), "the fixture changes \(key.name)") }

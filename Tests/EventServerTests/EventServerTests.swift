@@ -37,6 +37,9 @@ final class RunningServer: @unchecked Sendable {
         _ = try? await task?.value
         server.removeSocketFile()
     }
+
+    /// The directory goes with the value, not at `stop()`: tests look at the path after stopping.
+    deinit { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
 }
 
 @Suite(.serialized, .timeLimit(.minutes(2))) struct EventServerTests {
@@ -294,5 +297,6 @@ final class RunningServer: @unchecked Sendable {
         let fourth = EventServer(hub: hub, configuration: EventServerConfiguration(path: file), logger: Logger(label: "t"))
         await #expect(throws: EventServerError.self) { try await fourth.run() }
         #expect(FileManager.default.fileExists(atPath: file))
+        withExtendedLifetime(first) {}  // its directory holds the paths used above
     }
 }

@@ -151,7 +151,9 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
     /// and shows the code for about 2 of them: the page is loaded again until it is in view.)
     @Test func thePreviewPageShowsTheItemsInAHeadlessBrowser() async throws {
         try await blocking {
-            let scratch = try TemporaryDirectory("scannerd-preview")
+            // Short names: Chromium's SingletonSocket goes in $TMPDIR/org.chromium.Chromium.XXXXXX/,
+            // and it refuses to start (exit 6) where that path passes a Unix socket's 107 bytes.
+            let scratch = try TemporaryDirectory("p")
             let (daemon, port) = try httpDaemon(["run", "--no-socket", "--source", "demo", "--loop"])
             defer { _ = daemon.stop() }
             // The page itself: served with a policy that lets it load nothing from elsewhere.
@@ -161,17 +163,17 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             #expect(head.stdout.lowercased().contains("content-security-policy: default-src 'none'; script-src 'self'"), "\(head.stdout)")
             var dom = ""
             // Chromium usually answers in ~2 s. It exited 5 within 0.1 s on every attempt whenever
-            // this test process's umask had been left at 0177: in-process EventServer tests borrow
-            // the process-wide umask while they bind (EventServer.run), and two doing so at once, or
-            // one beside PhotoFileTests' umask(0), can restore each other's value and leave 0177
-            // behind; a Chromium that inherits it cannot enter the directories it makes. So Chromium
-            // is started with umask 022 and default signal dispositions, under timeout(1) (which
-            // kills its whole process group), with a profile, home and temporary directory of its
-            // own; failed attempts are printed and summed up in a failure message.
+            // this test process's umask had been left at 0177 (in-process EventServer tests used to
+            // borrow the process-wide umask while binding, and concurrent borrows could leave 0177
+            // behind; a Chromium that inherits it cannot enter the directories it makes). The server
+            // no longer touches the umask, but other tests set it for a moment (PhotoFileTests), so
+            // Chromium is still started with umask 022, and with default signal dispositions, under
+            // timeout(1) (which kills its whole process group), with a profile, home and temporary
+            // directory of its own; failed attempts are printed and summed up in a failure message.
             var attempts: [(status: Int32, bytes: Int, stderr: String)] = []
             let deadline = Date().addingTimeInterval(110)
             repeat {
-                let own = scratch.file("attempt-\(attempts.count)")
+                let own = scratch.file("\(attempts.count)")
                 try FileManager.default.createDirectory(atPath: own + "/tmp", withIntermediateDirectories: true)
                 let browser = try Subprocess.run(
                     "/bin/sh",

@@ -28,22 +28,28 @@ public final class NotifyListener: @unchecked Sendable {
         guard fd >= 0, bound == 0 else { throw POSIXError(.EADDRINUSE) }
         var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        Thread.detachNewThread { [self] in
+        // The thread holds the listener weakly, so that dropping the last reference closes the socket
+        // and removes its file (a strong capture kept every listener, its thread and its file forever).
+        Thread.detachNewThread { [weak self] in
             var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                lock.lock()
-                let done = closed
-                lock.unlock()
-                if done { break }
-                let n = recv(fd, &buffer, buffer.count, 0)
-                guard n > 0 else { continue }
-                let text = String(decoding: buffer[0..<n], as: UTF8.self)
-                lock.lock()
-                received.append(Message(fields: text.split(separator: "\n").map(String.init), time: Date().timeIntervalSince(start)))
-                lock.broadcast()
-                lock.unlock()
-            }
+            while let listener = self, listener.receive(into: &buffer) {}
         }
+    }
+
+    /// Waits up to the receive timeout for one message and records it; false once closed.
+    private func receive(into buffer: inout [UInt8]) -> Bool {
+        lock.lock()
+        let done = closed
+        lock.unlock()
+        if done { return false }
+        let n = recv(fd, &buffer, buffer.count, 0)
+        guard n > 0 else { return true }
+        let text = String(decoding: buffer[0..<n], as: UTF8.self)
+        lock.lock()
+        received.append(Message(fields: text.split(separator: "\n").map(String.init), time: Date().timeIntervalSince(start)))
+        lock.broadcast()
+        lock.unlock()
+        return true
     }
 
     public var messages: [Message] {
