@@ -124,7 +124,16 @@ func eventSeqs(_ lines: [String], topic: String) -> [Int] {
             let emitted = daemon.output.compactMap { JSONLines.object($0)["seq"] as? Int }
             #expect(subscriber.waitFor(timeout: 30) { eventSeqs($0, topic: "fleet/a/events").last == emitted.last }, "the daemon's last event, published at shutdown")
             let received = eventSeqs(subscriber.output, topic: "fleet/a/events")
-            #expect(received == emitted, "missing: \(Set(emitted).subtracting(received).sorted()), twice: \(received.count - Set(received).count)")
+            // Lost once in a full run on a busy machine (seqs 45–64, as many as the broker's default
+            // max_inflight_messages); not reproduced alone or beside busy loops. The evidence is
+            // printed should it happen again: what the restarted broker and the daemon said.
+            #expect(
+                received == emitted,
+                """
+                missing: \(Set(emitted).subtracting(received).sorted()), twice: \(received.count - Set(received).count)
+                broker after the restart (packets aside): \(broker.log.filter { !$0.contains("PUB") && !$0.contains("PING") }.suffix(40).joined(separator: "\n"))
+                daemon: \(daemon.stderr.split(separator: "\n").filter { $0.contains("mqtt") }.joined(separator: "\n"))
+                """)
         }
     }
 
