@@ -148,13 +148,14 @@ public final class EventServer: Sendable {
             // wider than configured (with a umask of 0 it was 0777 for that moment, and a client that
             // watched for the file saw it so).
             let descriptor = try UnixSocket.bindOwnerOnly(path: configuration.path)
+            // Recorded at once, so that the file is removed on the way out even if NIO refuses it.
+            let bound = FileIdentity(lstat: configuration.path)
+            channels.withLock { $0.boundSocket = bound }
             do {
                 server = try await bootstrap.bind(descriptor, childChannelInitializer: initializer)
             } catch {
                 throw EventServerError.cannotBind(path: configuration.path, reason: "\(error)")
             }
-            let bound = FileIdentity(lstat: configuration.path)
-            channels.withLock { $0.boundSocket = bound }
             chmod(configuration.path, configuration.mode)
             if let group = configuration.group, chown(configuration.path, uid_t.max, group) != 0 {
                 logger.warning("cannot give the socket to its group", metadata: ["gid": "\(group)", "error": "\(String(cString: strerror(errno)))"])
