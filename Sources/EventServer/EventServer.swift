@@ -147,7 +147,7 @@ public final class EventServer: Sendable {
             // Bound owner-only, then given its mode: between bind and chmod the file must never be
             // wider than configured (with a umask of 0 it was 0777 for that moment, and a client that
             // watched for the file saw it so).
-            let descriptor = try UnixSocket.bindOwnerOnly(path: configuration.path)
+            let descriptor = try UnixSocket.listenOwnerOnly(path: configuration.path)
             // Recorded at once, so that the file is removed on the way out even if NIO refuses it.
             let bound = FileIdentity(lstat: configuration.path)
             channels.withLock { $0.boundSocket = bound }
@@ -432,18 +432,19 @@ struct FileIdentity: Equatable, Sendable {
 
 /// Plain blocking Unix-socket helpers (the stale-socket check, binding).
 enum UnixSocket {
-    /// A stream socket bound at `path` whose file is created with mode 0600 (less, if the umask says
-    /// so), not listening yet. Linux creates a socket file with the mode of the socket's own inode
+    /// A stream socket bound and listening at `path`, whose file is created with mode 0600 (less, if
+    /// the umask says so). Listening at once: a client that sees the file may connect (and another
+    /// daemon's stale-socket check must find it alive), not wait for NIO to take it over. Linux creates a socket file with the mode of the socket's own inode
     /// (minus the umask), and `fchmod` on the unbound socket sets that mode: so the file is private
     /// from its first instant without borrowing the process-wide umask, which other threads (and
     /// every child started meanwhile) share.
-    static func bindOwnerOnly(path: String) throws(EventServerError) -> CInt {
+    static func listenOwnerOnly(path: String) throws(EventServerError) -> CInt {
         guard !path.hasPrefix("@"), let address = UnixSocketAddress(path: path) else {
             throw .cannotBind(path: path, reason: "not a file path of at most 107 bytes")
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .cannotBind(path: path, reason: String(cString: strerror(errno))) }
-        guard fchmod(fd, 0o600) == 0, address.withSockaddr({ bind(fd, $0, $1) }) == 0 else {
+        guard fchmod(fd, 0o600) == 0, address.withSockaddr({ bind(fd, $0, $1) }) == 0, listen(fd, 64) == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
             throw .cannotBind(path: path, reason: reason)

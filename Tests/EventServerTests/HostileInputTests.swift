@@ -212,19 +212,21 @@ extension TemporaryDirectory {
 
     /// The socket file is private from the instant it exists (before its configured mode is set),
     /// and binding does not borrow the process-wide umask, which every thread and child shares.
-    @Test func theSocketIsBoundOwnerOnlyWithoutTouchingTheUmask() throws {
+    @Test func theSocketListensOwnerOnlyWithoutTouchingTheUmask() throws {
         let scratch = try TemporaryDirectory("scannerd-bind")
         let umaskBefore = try processUmask()
-        let fd = try UnixSocket.bindOwnerOnly(path: scratch.file("s.sock"))
+        let fd = try UnixSocket.listenOwnerOnly(path: scratch.file("s.sock"))
         defer { close(fd) }
         #expect(try processUmask() == umaskBefore)
         var info = stat()
         #expect(lstat(scratch.file("s.sock"), &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK)
-        // Bound, not yet given its mode: 0600 (or less where the umask takes more away).
+        // Not yet given its mode: 0600 (or less where the umask takes more away).
         #expect(info.st_mode & 0o777 == 0o600 & ~umaskBefore, "mode \(String(info.st_mode & 0o777, radix: 8))")
-        #expect(throws: EventServerError.self) { try UnixSocket.bindOwnerOnly(path: scratch.file("s.sock")) }
-        #expect(throws: EventServerError.self) { try UnixSocket.bindOwnerOnly(path: "/" + String(repeating: "x", count: 120)) }
-        #expect(throws: EventServerError.self) { try UnixSocket.bindOwnerOnly(path: "@abstract") }
+        // Listening from the moment the file exists: a client that waits for the file may connect.
+        #expect(UnixSocket.canConnect(to: scratch.file("s.sock")))
+        #expect(throws: EventServerError.self) { try UnixSocket.listenOwnerOnly(path: scratch.file("s.sock")) }
+        #expect(throws: EventServerError.self) { try UnixSocket.listenOwnerOnly(path: "/" + String(repeating: "x", count: 120)) }
+        #expect(throws: EventServerError.self) { try UnixSocket.listenOwnerOnly(path: "@abstract") }
     }
 
     /// The umask, read without changing it (`umask(2)` can only be read by setting it).

@@ -3,7 +3,7 @@ import ScannerCore
 import Testing
 
 /// `scannerd scan` has one image and no frames to vote across: a line that says something typed is
-/// read at three heights, and a typed payload needs most of the readings (`ImageScanner.agreed`).
+/// read at five heights, and a typed payload needs most of the readings (`ImageScanner.agreed`).
 @Suite struct SecondReadingTests {
     static let quad = Quad(x: 0, y: 0, width: 100, height: 10)
 
@@ -30,6 +30,24 @@ import Testing
             [typed("http://oldmitt-studios.com/info")], [[typed("http://oldmili-studios.com/info")], [typed("http://oldmill-studios.com/info")]])
         #expect(agreed.isEmpty)
         #expect(ImageScanner.agreed([typed("http://example.com")], [[], []]).isEmpty)
+    }
+
+    /// Of five readings, two that agree on a misread are not enough (of three they were): the 640×480
+    /// phone's "…/tean" came out of three readings alike and is now outvoted.
+    @Test func ofFiveReadingsThreeMustAgree() {
+        let right = "http://kestrel-labs.co.uk/team", wrong = "http://kestrel-labs.co.uk/tean"
+        let teamn = "http://kestrel-labs.co.uk/teamn"
+        // Two alike of five, the rest split: nothing.
+        #expect(ImageScanner.agreed([typed(wrong)], [[typed(wrong)], [typed(right)], [typed(teamn)], [typed(right)]]).isEmpty)
+        // Three alike of five: that one.
+        #expect(ImageScanner.agreed([typed(wrong)], [[typed(wrong)], [typed(right)], [typed(right)], [typed(right)]]).map(\.payload) == [right])
+    }
+
+    /// The balanced and accurate levels read a typed line five times, `fast` once.
+    @Test func theLevelsReadTypedLinesFiveTimesOrOnce() {
+        #expect(QualitySettings(.balanced).secondReadingHeights.count == 4)
+        #expect(QualitySettings(.accurate).secondReadingHeights.count == 4)
+        #expect(QualitySettings(.fast).secondReadingHeights.isEmpty)
     }
 
     /// A typed read up to a cut end of its line is a part of something: it gives no vote.
