@@ -144,9 +144,7 @@ public final class EventServer: Sendable {
             logger.info("listening on the socket passed by systemd", metadata: ["fd": "\(inherited)"])
         } else {
             try Self.clearStaleSocket(at: configuration.path)
-            // Bound owner-only, then given its mode: between bind and chmod the file must never be
-            // wider than configured (with a umask of 0 it was 0777 for that moment, and a client that
-            // watched for the file saw it so).
+            // Owner-only until given its mode below: never wider than configured, even for a moment.
             let descriptor = try UnixSocket.listenOwnerOnly(path: configuration.path)
             // Recorded at once, so that the file is removed on the way out even if NIO refuses it.
             let bound = FileIdentity(lstat: configuration.path)
@@ -433,11 +431,14 @@ struct FileIdentity: Equatable, Sendable {
 /// Plain blocking Unix-socket helpers (the stale-socket check, binding).
 enum UnixSocket {
     /// A stream socket bound and listening at `path`, whose file is created with mode 0600 (less, if
-    /// the umask says so). Listening at once: a client that sees the file may connect (and another
-    /// daemon's stale-socket check must find it alive), not wait for NIO to take it over. Linux creates a socket file with the mode of the socket's own inode
-    /// (minus the umask), and `fchmod` on the unbound socket sets that mode: so the file is private
-    /// from its first instant without borrowing the process-wide umask, which other threads (and
-    /// every child started meanwhile) share.
+    /// the umask says so).
+    ///
+    /// Linux creates a socket file with the mode of the socket's own inode minus the umask, and
+    /// `fchmod` on the unbound socket sets that mode: the file is private from its first instant
+    /// (with a umask of 0 it used to be 0777 until chmod, and a client watching for it saw that)
+    /// without borrowing the process-wide umask, which other threads and every child started
+    /// meanwhile share. It listens at once, before NIO takes it over: a client that sees the file may
+    /// connect, and another daemon's stale-socket check finds it alive.
     static func listenOwnerOnly(path: String) throws(EventServerError) -> CInt {
         guard !path.hasPrefix("@"), let address = UnixSocketAddress(path: path) else {
             throw .cannotBind(path: path, reason: "not a file path of at most 107 bytes")

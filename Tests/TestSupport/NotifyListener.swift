@@ -14,7 +14,6 @@ public final class NotifyListener: @unchecked Sendable {
     private let lock = NSCondition()
     private var received: [Message] = []
     private let start = Date()
-    private var closed = false
 
     public init() throws {
         path = NSTemporaryDirectory() + "notify-\(UUID().uuidString.prefix(8)).sock"
@@ -32,24 +31,20 @@ public final class NotifyListener: @unchecked Sendable {
         // and removes its file (a strong capture kept every listener, its thread and its file forever).
         Thread.detachNewThread { [weak self] in
             var buffer = [UInt8](repeating: 0, count: 4096)
-            while let listener = self, listener.receive(into: &buffer) {}
+            while let listener = self { listener.receive(into: &buffer) }
         }
     }
 
-    /// Waits up to the receive timeout for one message and records it; false once closed.
-    private func receive(into buffer: inout [UInt8]) -> Bool {
-        lock.lock()
-        let done = closed
-        lock.unlock()
-        if done { return false }
+    /// Waits up to the receive timeout for one message and records it. (The thread holds the
+    /// listener only for this call, so the socket is never closed under it.)
+    private func receive(into buffer: inout [UInt8]) {
         let n = recv(fd, &buffer, buffer.count, 0)
-        guard n > 0 else { return true }
+        guard n > 0 else { return }
         let text = String(decoding: buffer[0..<n], as: UTF8.self)
         lock.lock()
         received.append(Message(fields: text.split(separator: "\n").map(String.init), time: Date().timeIntervalSince(start)))
         lock.broadcast()
         lock.unlock()
-        return true
     }
 
     public var messages: [Message] {
@@ -91,7 +86,6 @@ public final class NotifyListener: @unchecked Sendable {
     }
 
     deinit {
-        lock.lock(); closed = true; lock.unlock()
         close(fd)
         unlink(path)
     }
