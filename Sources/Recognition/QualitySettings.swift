@@ -53,7 +53,7 @@ public struct QualitySettings: Sendable, Equatable {
     /// | 32, 40, 28, 44 | 38/42, 0; 115, 1 | 39/48, 2; 109, 4 |
     /// | 32, 40, 30, 42 | 36/42, 2; 114, 4 | – |
     ///
-    /// A typed line costs two more readings (~12 ms each); lines without a typed item are read once.
+    /// A typed line is read four more times (~12 ms each); lines without a typed item are read once.
     public var secondReadingHeights: [Int] = [32, 40, 34, 38]
 
     public init(_ level: QualityLevel) {
