@@ -23,6 +23,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Build + runtime: the C libraries behind Sources/C*, their pkg-config files, and Tesseract's English model.
 APT_PACKAGES := pkg-config libzbar-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng \
 	libturbojpeg0-dev libv4l-dev libphonenumber-dev libzxing-dev libtiff-dev libmosquitto-dev
+# The line network's runtime (Sources/COpenCVDNN): OpenCV's DNN module.
+APT_PACKAGES += libopencv-dnn-dev
 # Tests/system/check-units.sh: systemd-analyze (verify, security) and udevadm (test).
 APT_PACKAGES += systemd udev
 # The HTTP tests' clients (Tests/HTTPServerTests, Tests/ScannerCLITests/HTTPRunTests.swift): curl, and a
@@ -33,7 +35,7 @@ APT_PACKAGES += mosquitto mosquitto-clients
 # make deb (dpkg-shlibdeps computes Depends) and its test, Tests/system/check-deb.sh (lintian, readelf).
 APT_PACKAGES += dpkg-dev lintian binutils
 
-.PHONY: deps build run test bench soak clean fixtures install uninstall footage footage-venv score-footage screenshot deb
+.PHONY: deps build run test bench soak clean fixtures install uninstall footage footage-venv score-footage screenshot deb line-model
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -108,6 +110,19 @@ footage-venv:
 
 footage: footage-venv
 	$(FOOTAGE_VENV)/bin/python Tests/Fixtures/footage/generate.py $(FOOTAGE_DIR) --seeds $(SEEDS) --size $(SIZE) --scenarios $(SCENARIOS)
+
+# The line recognizer `scannerd scan` reads typed lines with (docs/recognition.md): PaddleOCR's PP-OCRv6
+# small (Apache-2.0), taken from the rapidocr 3.10.0 wheel on PyPI (SHA-256 checked) and rewritten for
+# Debian's OpenCV 4.6 by config/models/build-line-model.py, with onnx and onnx-simplifier from PyPI in a
+# venv of its own. Never committed. `make test` builds it (the recognition tests read lines with it).
+LINE_MODEL_DIR ?= .build/line-model
+MODEL_VENV := .build/model-venv
+line-model: $(LINE_MODEL_DIR)/alphabet.json
+$(LINE_MODEL_DIR)/alphabet.json: config/models/build-line-model.py | footage-venv
+	@[ -x $(MODEL_VENV)/bin/python ] || python3 -m venv $(MODEL_VENV)
+	@$(MODEL_VENV)/bin/python -c "import onnx, onnxsim" 2>/dev/null || $(MODEL_VENV)/bin/pip install -q onnx==1.23.2 onnxsim==0.8.1
+	@[ -f $(MODEL_VENV)/rapidocr-3.10.0-py3-none-any.whl ] || $(MODEL_VENV)/bin/pip download -q --no-deps rapidocr==3.10.0 -d $(MODEL_VENV)
+	$(MODEL_VENV)/bin/python config/models/build-line-model.py $(LINE_MODEL_DIR) --wheel $(MODEL_VENV)/rapidocr-3.10.0-py3-none-any.whl
 
 # Each clip through `scannerd run --pace none` (deterministic), scored against its truth.
 score-footage: build

@@ -63,6 +63,15 @@ let package = Package(
             linkerSettings: [.linkedLibrary("ZXing"), .linkedLibrary("stdc++")]
         ),
 
+        // The line recognizer network (issue #13) runs on OpenCV's DNN module (C++): Debian 12 has no
+        // onnxruntime for C. Debian's headers live in a directory of their own, which pkg-config names
+        // for C++ targets only through flags.
+        .target(
+            name: "COpenCVDNN",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+            linkerSettings: [.linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_core"), .linkedLibrary("stdc++")]
+        ),
+
         // Test double: answers V4L2 for a fake /dev/videoN when LD_PRELOADed. Nothing in the daemon knows it.
         .target(
             name: "CFakeCamera",
@@ -94,13 +103,17 @@ let package = Package(
         // Where the lines of text are (pure Swift): the recognizer reads line by line (issue #13).
         .target(name: "TextDetection", dependencies: ["ScannerCore"]),
         .target(name: "TextRecognition", dependencies: ["ScannerCore", "CTesseract"]),
+        // A second line recognizer, a network (PP-OCRv6 small) on OpenCV: `scan` reads typed lines with both.
+        .target(name: "LineNetwork", dependencies: ["ScannerCore", "COpenCVDNN"]),
         .target(name: "ContentTypes", dependencies: ["ScannerCore", "CPhoneNumber"]),
         // What a code's payload means: Wi-Fi, contact cards, links, GS1 element strings, AAMVA licences.
         .target(name: "PayloadParsing", dependencies: ["ScannerCore"]),
         // One still image through every requested recognizer (Vision's VNImageRequestHandler).
         .target(
             name: "Recognition",
-            dependencies: ["ScannerCore", "BarcodeRecognition", "TextDetection", "TextRecognition", "ContentTypes", "PayloadParsing"]
+            dependencies: [
+                "ScannerCore", "BarcodeRecognition", "TextDetection", "TextRecognition", "LineNetwork", "ContentTypes", "PayloadParsing",
+            ]
         ),
 
         // MARK: Tracking: evidence over frames, ids and lifecycle (pure state machines)
@@ -216,7 +229,7 @@ let package = Package(
         .testTarget(
             name: "RecognitionTests",
             dependencies: [
-                "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextRecognition",
+                "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextRecognition", "LineNetwork",
                 "ContentTypes", "Recognition", "TestSupport",
             ]
         ),

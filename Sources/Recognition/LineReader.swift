@@ -1,4 +1,5 @@
 import ContentTypes
+import LineNetwork
 import ScannerCore
 import TextDetection
 import TextRecognition
@@ -59,6 +60,10 @@ public struct LineReader: Sendable {
         public var width: Int
         /// Which of its ends are cut (`LineReader.cutEnds`).
         public var cut: CutEnds = .none
+        /// Where each UTF-8 byte of `line.text` lies (the line network's readings): an item's span
+        /// and whether it reaches a cut end are then the item's own, not its words' (the network
+        /// reads `Tel.512.555.0173` as one word). Nil: the words' boxes (Tesseract's readings).
+        public var byteBoxes: [PixelRect]? = nil
     }
 
     /// Whether a line's text may go on past its start or its end, out of sight.
@@ -77,6 +82,41 @@ public struct LineReader: Sendable {
         guard let box = PixelRect.union(words.map(\.box)) else { return nil }
         return Reading(
             line: RecognizedLine(words: words, box: box), quad: quad, width: straight.width, cut: cutEnds(of: quad, in: image))
+    }
+
+    /// Reads `quad` of `image` as one line with the line network, the straightened line `stretch`
+    /// times as wide as its aspect (its misreads depend on where glyphs fall on the network's steps,
+    /// so readings at other widths are more independent than the same reading twice).
+    public func read(_ quad: Quad, in image: GrayImage, with network: LineNetwork, stretch: Double = 1) -> Reading? {
+        let straight = image.rectified(quad, height: LineNetwork.lineHeight, stretch: stretch).normalizedForReading()
+        // The network was loaded whole and the line is its height: an error here is OpenCV failing
+        // on one line, which then has no network reading.
+        guard let read = try? network.read(straight) else { return nil }
+        return Self.reading(read, quad: quad, cut: cutEnds(of: quad, in: image))
+    }
+
+    /// A network reading as a line of words (split at its spaces), with a box for each byte of the text.
+    static func reading(_ read: NetworkReading, quad: Quad, cut: CutEnds) -> Reading? {
+        let height = LineNetwork.lineHeight
+        var words: [RecognizedWord] = []
+        var byteBoxes: [PixelRect] = []
+        var current: [NetworkSymbol] = []
+        func endWord() {
+            guard !current.isEmpty else { return }
+            let boxes = current.map { PixelRect(x: $0.columns.lowerBound, y: 0, width: $0.columns.count, height: height) }
+            if !words.isEmpty, let next = boxes.first { byteBoxes.append(next) }  // the space before it
+            for (symbol, box) in zip(current, boxes) { byteBoxes += Array(repeating: box, count: symbol.text.utf8.count) }
+            words.append(RecognizedWord(
+                text: current.map(\.text).joined(), box: PixelRect.union(boxes)!,
+                confidence: current.map(\.confidence).reduce(0, +) / Double(current.count)))
+            current = []
+        }
+        for symbol in read.symbols {
+            if symbol.text.allSatisfy(\.isWhitespace) { endWord() } else { current.append(symbol) }
+        }
+        endWord()
+        guard let box = PixelRect.union(words.map(\.box)) else { return nil }
+        return Reading(line: RecognizedLine(words: words, box: box), quad: quad, width: read.width, cut: cut, byteBoxes: byteBoxes)
     }
 
     /// Which ends of the line at `quad` are cut: just past the end lies the image's edge, something

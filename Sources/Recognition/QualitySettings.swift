@@ -55,6 +55,10 @@ public struct QualitySettings: Sendable, Equatable {
     ///
     /// A typed line is read four more times (~12 ms each); lines without a typed item are read once.
     public var secondReadingHeights: [Int] = [32, 40, 34, 38]
+    /// With a line model (`ImageScanner(lineModel:)`), the same lines are also read by the line
+    /// network, the straightened line stretched to these multiples of its width (docs/recognition.md).
+    /// Empty: no network reading.
+    public var networkStretches: [Double] = [1, 1.25, 0.8]
 
     public init(_ level: QualityLevel) {
         switch level {
@@ -63,6 +67,7 @@ public struct QualitySettings: Sendable, Equatable {
                 processingWidth: 640,
                 testInvertedBarcodes: false, barcodeScanDensity: 2, minimumLineConfidence: 0.7)
             secondReadingHeights = []
+            networkStretches = []
         case .balanced:
             self.init(
                 processingWidth: 1280,

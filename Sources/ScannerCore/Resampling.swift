@@ -36,11 +36,11 @@ extension GrayImage {
     /// `height`-pixel-high image as long as the quad's aspect asks, sampled bilinearly: a tilted or
     /// foreshortened line of text, upright for a single-line recognizer. The quad's sides are
     /// interpolated linearly, which is exact for rectangles and parallelograms and close for the
-    /// mild perspective of a line.
-    public func rectified(_ quad: Quad, height: Int) -> GrayImage {
+    /// mild perspective of a line. `stretch` widens (> 1) or narrows the result beyond that aspect.
+    public func rectified(_ quad: Quad, height: Int, stretch: Double = 1) -> GrayImage {
         let top = quad.topRight.distance(to: quad.topLeft), bottom = quad.bottomRight.distance(to: quad.bottomLeft)
         let left = quad.bottomLeft.distance(to: quad.topLeft), right = quad.bottomRight.distance(to: quad.topRight)
-        let aspect = max(top, bottom) / max(1, (left + right) / 2)
+        let aspect = max(top, bottom) / max(1, (left + right) / 2) * (stretch.isFinite && stretch > 0 ? stretch : 1)
         let outHeight = max(1, height), outWidth = max(1, min(8192, Int((Double(outHeight) * aspect).rounded())))
         var out = [UInt8](repeating: 0, count: outWidth * outHeight)
         pixels.withUnsafeBufferPointer { p in

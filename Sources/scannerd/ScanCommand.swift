@@ -25,11 +25,32 @@ struct ScanCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Largest image file to read, in MiB (default 64).", valueName: "n"))
     var maxFileSize: Int?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The line network's model directory (make line-model). Default: \(ScanCommand.installedLineModels.joined(separator: " or ")), the first that exists. Typed lines are then read by it as well as by Tesseract.",
+            valueName: "dir"))
+    var lineModel: String?
+
+    @Flag(name: .long, help: "Read with Tesseract alone, even where a line model is installed.")
+    var noLineModel = false
+
+    /// Where `make install` puts the line model (`PREFIX=/usr/local`, and a package's `/usr`).
+    static let installedLineModels = ["/usr/local/share/scannerd/line-model", "/usr/share/scannerd/line-model"]
+
+    /// The line model to load: the one named, else an installed one, else none.
+    var lineModelDirectory: String? {
+        if noLineModel { return nil }
+        if let lineModel { return lineModel }
+        return Self.installedLineModels.first { FileManager.default.fileExists(atPath: ($0 as NSString).appendingPathComponent("alphabet.json")) }
+    }
+
     @Argument(help: ArgumentHelp("Image files: JPEG, PNG, PGM/PPM, TIFF, BMP, GIF, WebP.", valueName: "image"))
     var images: [String]
 
     func validate() throws {
         if images.isEmpty { throw ValidationError("give at least one image file") }
+        if noLineModel, lineModel != nil { throw ValidationError("--line-model and --no-line-model contradict each other") }
         if let maxMegapixels, !(maxMegapixels > 0 && maxMegapixels <= 1000) { throw ValidationError("--max-megapixels must be more than 0 and at most 1000") }
         if let maxFileSize, !(1...4096).contains(maxFileSize) { throw ValidationError("--max-file-size must be 1…4096 (MiB)") }
     }
@@ -51,7 +72,7 @@ struct ScanCommand: ParsableCommand {
         let scanner: ImageScanner
         let decoder: ImageDecoder
         do {
-            scanner = try ImageScanner(options: options)
+            scanner = try ImageScanner(options: options, lineModel: lineModelDirectory)
             decoder = try ImageDecoder(limits: limits)
         } catch {
             Self.report("scannerd: \(error)")

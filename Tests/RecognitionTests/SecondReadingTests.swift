@@ -7,10 +7,12 @@ import Testing
 @Suite struct SecondReadingTests {
     static let quad = Quad(x: 0, y: 0, width: 100, height: 10)
 
-    func typed(_ payload: String, cut: Bool = false, confidence: Double = 0.9) -> LineItem {
+    func typed(
+        _ payload: String, type: TextContentType = .url, span: ClosedRange<Double> = 0...1, cut: Bool = false, confidence: Double = 0.9
+    ) -> LineItem {
         LineItem(
-            item: RecognizedItem(kind: .text, contentType: .url, payload: payload, bounds: Self.quad, confidence: confidence),
-            span: 0...1, reachesCutEnd: cut)
+            item: RecognizedItem(kind: .text, contentType: type, payload: payload, bounds: Self.quad, confidence: confidence),
+            span: span, reachesCutEnd: cut)
     }
 
     func plain(_ text: String) -> LineItem {
@@ -20,16 +22,17 @@ import Testing
     /// "tean" for "team" in one reading: the two readings that agree win, the misread is not reported.
     @Test func aMisreadInOneReadingIsOutvoted() {
         let right = "http://kestrel-labs.co.uk/team", wrong = "http://kestrel-labs.co.uk/tean"
-        let agreed = ImageScanner.agreed([typed(wrong)], [[typed(right)], [typed(right)]])
+        let agreed = ImageScanner.agreed(tesseract: [[typed(wrong)], [typed(right)], [typed(right)]])
         #expect(agreed.map(\.payload) == [right])
     }
 
     /// Three readings, three answers: none of them is reported.
     @Test func readingsThatAllDisagreeReportNothing() {
-        let agreed = ImageScanner.agreed(
-            [typed("http://oldmitt-studios.com/info")], [[typed("http://oldmili-studios.com/info")], [typed("http://oldmill-studios.com/info")]])
+        let agreed = ImageScanner.agreed(tesseract: [
+            [typed("http://oldmitt-studios.com/info")], [typed("http://oldmili-studios.com/info")], [typed("http://oldmill-studios.com/info")],
+        ])
         #expect(agreed.isEmpty)
-        #expect(ImageScanner.agreed([typed("http://example.com")], [[], []]).isEmpty)
+        #expect(ImageScanner.agreed(tesseract: [[typed("http://example.com")], [], []]).isEmpty)
     }
 
     /// Of five readings, two that agree on a misread are not enough (of three they were): the 640×480
@@ -38,9 +41,9 @@ import Testing
         let right = "http://kestrel-labs.co.uk/team", wrong = "http://kestrel-labs.co.uk/tean"
         let teamn = "http://kestrel-labs.co.uk/teamn"
         // Two alike of five, the rest split: nothing.
-        #expect(ImageScanner.agreed([typed(wrong)], [[typed(wrong)], [typed(right)], [typed(teamn)], [typed(right)]]).isEmpty)
+        #expect(ImageScanner.agreed(tesseract: [[typed(wrong)], [typed(wrong)], [typed(right)], [typed(teamn)], [typed(right)]]).isEmpty)
         // Three alike of five: that one.
-        #expect(ImageScanner.agreed([typed(wrong)], [[typed(wrong)], [typed(right)], [typed(right)], [typed(right)]]).map(\.payload) == [right])
+        #expect(ImageScanner.agreed(tesseract: [[typed(wrong)], [typed(wrong)], [typed(right)], [typed(right)], [typed(right)]]).map(\.payload) == [right])
     }
 
     /// The balanced and accurate levels read a typed line five times, `fast` once.
@@ -53,17 +56,72 @@ import Testing
     /// A typed read up to a cut end of its line is a part of something: it gives no vote.
     @Test func aReadUpToACutEndGivesNoVote() {
         let part = "lo@oldmill-studios.com"
-        #expect(ImageScanner.agreed([typed(part, cut: true)], [[typed(part)], [typed(part, cut: true)]]).isEmpty)
-        #expect(ImageScanner.agreed([typed(part)], [[typed(part)], [typed(part, cut: true)]]).map(\.payload) == [part])
+        #expect(ImageScanner.agreed(tesseract: [[typed(part, cut: true)], [typed(part)], [typed(part, cut: true)]]).isEmpty)
+        #expect(ImageScanner.agreed(tesseract: [[typed(part)], [typed(part)], [typed(part, cut: true)]]).map(\.payload) == [part])
     }
 
     /// Plain text stands as first read (it has its own confidence rule), and an agreed payload is
     /// reported once, however many readings give it.
     @Test func plainTextStandsAndAgreedPayloadsAreReportedOnce() {
         let url = "http://example.com"
-        let agreed = ImageScanner.agreed([plain("Visit example.com"), typed(url)], [[typed(url)], [typed(url)]])
+        let agreed = ImageScanner.agreed(tesseract: [[plain("Visit example.com"), typed(url)], [typed(url)], [typed(url)]])
         #expect(agreed.map(\.payload) == ["Visit example.com", url])
         // With no second readings (the fast level) the first reading is all there is.
-        #expect(ImageScanner.agreed([typed(url)], []).map(\.payload) == [url])
+        #expect(ImageScanner.agreed(tesseract: [[typed(url)]]).map(\.payload) == [url])
+    }
+
+    // MARK: The line network's readings beside Tesseract's
+
+    static let phone = "+15125550173", misread = "+15425550173"
+    func phone(_ payload: String, _ span: ClosedRange<Double> = 0.2...0.9) -> LineItem { typed(payload, type: .telephoneNumber, span: span) }
+
+    /// Blurred small print Tesseract misreads every time differently (`Wei. 542.555 9173`): two network
+    /// readings of three that agree are enough.
+    @Test func twoNetworkReadingsOfThreeAreEnoughWhereTesseractSaysNothing() {
+        let tesseract: [[LineItem]] = [[phone(Self.misread)], [], [], [], []]
+        #expect(ImageScanner.agreed(tesseract: tesseract, network: [[phone(Self.phone)], [phone(Self.phone)], []]).map(\.payload) == [Self.phone])
+        #expect(ImageScanner.agreed(tesseract: tesseract, network: [[phone(Self.phone)], [], []]).isEmpty)
+    }
+
+    /// Most readings of each recognizer give a different payload at the same place: neither is reported.
+    @Test func theRecognizersDisagreeingReportNothing() {
+        let tesseract = Array(repeating: [phone(Self.misread)], count: 3) + [[], []]
+        let network = [[phone(Self.phone)], [phone(Self.phone)], [phone(Self.phone)]]
+        #expect(ImageScanner.agreed(tesseract: tesseract, network: network).isEmpty)
+        // Tesseract's three of five alone, or with the network split: reported.
+        #expect(ImageScanner.agreed(tesseract: tesseract).map(\.payload) == [Self.misread])
+        #expect(ImageScanner.agreed(tesseract: tesseract, network: [[phone(Self.phone)], [], []]).map(\.payload) == [Self.misread])
+    }
+
+    /// Opposition is by the same type at the same place: a line with a phone number and an e-mail
+    /// address, or with two phone numbers, keeps each recognizer's items elsewhere on it.
+    @Test func onlyTheSameTypeAtTheSamePlaceOpposes() {
+        let mail = typed("info@example.com", type: .emailAddress, span: 0.5...0.7)
+        let left = phone(Self.misread, 0...0.45)
+        let tesseract = Array(repeating: [left], count: 3) + [[], []]
+        let network = Array(repeating: [mail, phone(Self.phone, 0.75...1)], count: 2) + [[]]
+        #expect(ImageScanner.agreed(tesseract: tesseract, network: network).map(\.payload) == [Self.misread, "info@example.com", Self.phone])
+    }
+
+    /// The network's readings follow its cut-end rule too: a part of something gives no vote.
+    @Test func aNetworkReadUpToACutEndGivesNoVote() {
+        let part = typed("lo@oldmill-studios.com", type: .emailAddress, cut: true)
+        #expect(ImageScanner.agreed(tesseract: [[], [], [], [], []], network: [[part], [part], [part]]).isEmpty)
+    }
+
+    /// Which first readings are read again: typed ones, and ones with the marks of a misread typed item.
+    @Test func linesThatMayHoldAMisreadTypedItemAreReadAgain() {
+        for text in ["Wei. 542.555 9173", "anery wndayist@narthgate-optics.com", "www.oldmil-studios com/info", "Tel 5125550"] {
+            #expect(ImageScanner.mayBeTyped(text), "\(text)")
+        }
+        for text in ["Thank you for shopping.", "Austin TX 78704", "Sat 6 Dec, 10-16", ""] {
+            #expect(!ImageScanner.mayBeTyped(text), "\(text)")
+        }
+    }
+
+    /// `fast` reads a line once, with Tesseract only; the other levels use the network where there is one.
+    @Test func onlyTheSlowerLevelsReadWithTheNetwork() {
+        #expect(QualitySettings(.balanced).networkStretches == [1, 1.25, 0.8])
+        #expect(QualitySettings(.fast).networkStretches.isEmpty)
     }
 }

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Builds the line recognizer `scannerd scan` reads typed lines with (docs/recognition.md).
+
+The model is PP-OCRv6 small's text-line recognizer (PaddleOCR, Apache-2.0), as shipped in the
+`rapidocr` 3.10.0 wheel on PyPI. Nothing here is committed or fetched from anywhere but PyPI: the
+wheel's SHA-256 is checked, then the model is rewritten so that Debian 12's OpenCV 4.6 DNN loads it.
+Every rewrite keeps the arithmetic; `--check` compares the result with onnxruntime on random input.
+
+    build-line-model.py OUTPUT_DIR --wheel rapidocr-3.10.0-py3-none-any.whl
+
+writes OUTPUT_DIR/rec-48xW.onnx for each width in WIDTHS (OpenCV 4.6 needs a fixed input size; a line
+is padded to the next width) and OUTPUT_DIR/alphabet.json (the CTC classes: index 0 is the blank,
+then the model's own character list, then a space).
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import zipfile
+
+import numpy as np
+import onnx
+import onnxsim
+from onnx import helper, numpy_helper
+
+WHEEL_SHA256 = "2fc34e26cd0f48514804a94f8832283039c7334076bff60768b1fed9ad068050"
+MEMBER = "rapidocr/models/PP-OCRv6_rec_small.onnx"
+HEIGHT = 48
+WIDTHS = (320, 640, 960, 1280)
+
+
+def fail(message):
+    print(f"build-line-model: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def load_from_wheel(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    if digest.hexdigest() != WHEEL_SHA256:
+        fail(f"{path}: SHA-256 {digest.hexdigest()}, expected {WHEEL_SHA256}")
+    with zipfile.ZipFile(path) as wheel:
+        return onnx.load_from_string(wheel.read(MEMBER))
+
+
+def alphabet(model):
+    props = {p.key: p.value for p in model.metadata_props}
+    if "character" not in props:
+        fail(f"{MEMBER} has no 'character' metadata")
+    # PaddleOCR's CTC head: class 0 is the blank, then the listed characters, then a space.
+    return ["<blank>"] + props["character"].split("\n") + [" "]
+
+
+def transposed_gemm_weights(model):
+    """OpenCV 4.6's Gemm import takes B as (out, in): a Gemm with transB=0 and constant B gets B
+    transposed and transB=1, the same product."""
+    inits = {i.name: i for i in model.graph.initializer}
+    for node in model.graph.node:
+        if node.op_type != "Gemm" or node.input[1] not in inits:
+            continue
+        attrs = {a.name: a for a in node.attribute}
+        if "transB" in attrs and helper.get_attribute_value(attrs["transB"]) == 1:
+            continue
+        w = inits[node.input[1]]
+        w.CopyFrom(numpy_helper.from_array(np.ascontiguousarray(numpy_helper.to_array(w).T), w.name))
+        for a in list(node.attribute):
+            if a.name == "transB":
+                node.attribute.remove(a)
+        node.attribute.append(helper.make_attribute("transB", 1))
+
+
+def shapes(model):
+    inferred = onnx.shape_inference.infer_shapes(model)
+    out = {}
+    for v in list(inferred.graph.value_info) + list(inferred.graph.input) + list(inferred.graph.output):
+        dims = v.type.tensor_type.shape.dim
+        out[v.name] = [d.dim_value if d.HasField("dim_value") else None for d in dims]
+    return out
+
+
+def channel_last_scales_between_transposes(model):
+    """OpenCV 4.6 imports Mul/Add of a tensor by a constant vector as a per-channel scale over axis 1;
+    on a (1, T, C) tensor (the transformer's layer norms) the vector belongs to axis 2. Such a node
+    gets a transpose to (1, C, T) before it and one back after it, and its vector the shape (C, 1)."""
+    inits = {i.name: i for i in model.graph.initializer}
+    known = shapes(model)
+    nodes = []
+    for node in model.graph.node:
+        const = [i for i in node.input if i in inits]
+        other = [i for i in node.input if i not in inits]
+        if node.op_type in ("Mul", "Add") and len(const) == 1 and len(other) == 1:
+            shape = known.get(other[0])
+            vector = numpy_helper.to_array(inits[const[0]])
+            if shape and len(shape) == 3 and vector.ndim == 1 and vector.size == shape[2] and shape[2] != shape[1]:
+                before, after = node.name + "_to_ct", node.name + "_from_ct"
+                t_in, t_out = other[0] + "__ct_" + node.name, node.output[0] + "__ct"
+                nodes.append(helper.make_node("Transpose", [other[0]], [t_in], name=before, perm=[0, 2, 1]))
+                reshaped = const[0] + "__c1_" + node.name
+                model.graph.initializer.append(numpy_helper.from_array(vector.reshape(-1, 1), reshaped))
+                output = node.output[0]
+                node.ClearField("input")
+                node.input.extend([t_in, reshaped])
+                node.ClearField("output")
+                node.output.append(t_out)
+                nodes.append(node)
+                nodes.append(helper.make_node("Transpose", [t_out], [output], name=after, perm=[0, 2, 1]))
+                continue
+        nodes.append(node)
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+    used = {i for n in model.graph.node for i in n.input}
+    for init in [i for i in model.graph.initializer if i.name not in used]:
+        model.graph.initializer.remove(init)
+
+
+def build(model, width):
+    fixed, ok = onnxsim.simplify(model, overwrite_input_shapes={model.graph.input[0].name: [1, 3, HEIGHT, width]})
+    if not ok:
+        fail(f"onnx-simplifier could not check the {width} px model")
+    transposed_gemm_weights(fixed)
+    channel_last_scales_between_transposes(fixed)
+    onnx.checker.check_model(fixed)
+    return fixed
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("output")
+    parser.add_argument("--wheel", required=True)
+    parser.add_argument("--check", action="store_true", help="compare with onnxruntime (needs it installed)")
+    args = parser.parse_args()
+    model = load_from_wheel(args.wheel)
+    os.makedirs(args.output, exist_ok=True)
+    classes = alphabet(model)
+    for width in WIDTHS:
+        built = build(model, width)
+        path = os.path.join(args.output, f"rec-{HEIGHT}x{width}.onnx")
+        onnx.save(built, path + ".tmp")
+        os.replace(path + ".tmp", path)
+        outputs = built.graph.output[0].type.tensor_type.shape.dim
+        if outputs[-1].dim_value != len(classes):
+            fail(f"{path}: {outputs[-1].dim_value} classes, the alphabet has {len(classes)}")
+        if args.check:
+            import onnxruntime
+
+            x = np.random.default_rng(width).uniform(-1, 1, (1, 3, HEIGHT, width)).astype(np.float32)
+            want = onnxruntime.InferenceSession(model.SerializeToString()).run(None, {model.graph.input[0].name: x})[0]
+            got = onnxruntime.InferenceSession(built.SerializeToString()).run(None, {built.graph.input[0].name: x})[0]
+            print(f"{path}: max difference from the original {np.abs(want - got).max():.2e}")
+        print(f"build-line-model: {path}")
+    with open(os.path.join(args.output, "alphabet.json.tmp"), "w", encoding="utf-8") as f:
+        json.dump(classes, f, ensure_ascii=False)
+    os.replace(os.path.join(args.output, "alphabet.json.tmp"), os.path.join(args.output, "alphabet.json"))
+
+
+if __name__ == "__main__":
+    main()
