@@ -160,7 +160,11 @@ enum WebIdentifiers {
             // a bare domain right after a dotted name that is no domain itself is not reported.
             // Nor a host OCR split after a dot, its first label lost or cut ("ww. northgate-optics.com"
             // with a thumb over the first "w"): the part after the space is not the host printed.
-            if scheme == nil && !hasWWW && (followsDottedName(bytes, at: i) || followsLabelAndDot(bytes, at: i)) {
+            // Nor the tail of an e-mail address OCR broke at a space ("priya@kestrel labs.co.uk" for
+            // "priya@kestrel-labs.co.uk"): a bare domain right after a word holding an "@".
+            if scheme == nil && !hasWWW
+                && (followsDottedName(bytes, at: i) || followsLabelAndDot(bytes, at: i) || followsWordWithAt(bytes, at: i))
+            {
                 i = hostEnd
                 continue
             }
@@ -190,6 +194,18 @@ enum WebIdentifiers {
         guard isLabelByte(token[0]), token.dropFirst().dropLast().contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") })
         else { return false }
         return domain(in: token, from: 0)?.end != token.count
+    }
+
+    /// One space before `index`, and before it a word with an "@" in it whose part after the "@" is
+    /// no domain of its own (an address that is whole, "jo@example.com", may be followed by a link).
+    static func followsWordWithAt(_ bytes: [UInt8], at index: Int) -> Bool {
+        guard index >= 2, bytes[index - 1] == UInt8(ascii: " ") else { return false }
+        var start = index - 2
+        while start > 0, bytes[start - 1] != UInt8(ascii: " ") { start -= 1 }
+        let word = Array(bytes[start..<(index - 1)])
+        guard let at = word.lastIndex(of: UInt8(ascii: "@")) else { return false }
+        let after = Array(word[(at + 1)...])
+        return after.isEmpty || domain(in: after, from: 0)?.end != after.count
     }
 
     /// Where the host continues when `index` starts "www." as OCR misreads it — three of `w`/`v`

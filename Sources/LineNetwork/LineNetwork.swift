@@ -63,8 +63,8 @@ public final class LineNetwork {
     let alphabet: [String]
     private var nets: [Int: OpaquePointer] = [:]
 
-    /// Loads the alphabet and the narrowest model, so a missing or broken model directory is an
-    /// error here, at start, and not on the first line.
+    /// Loads the alphabet and the narrowest model, and checks that the others are files of a model's
+    /// size, so a missing or broken model directory is an error here, at start, and not on a line.
     public init(directory: String) throws(LineNetworkError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -85,7 +85,14 @@ public final class LineNetwork {
         guard let narrowest = widths.first else {
             throw .missing(path: (directory as NSString).appendingPathComponent("rec-\(Self.lineHeight)xW.onnx"))
         }
+        for width in widths {
+            try Self.checkFile(Self.path(of: width, in: directory), limit: Self.maximumModelBytes)
+        }
         _ = try net(width: narrowest)
+    }
+
+    static func path(of width: Int, in directory: String) -> String {
+        (directory as NSString).appendingPathComponent("rec-\(lineHeight)x\(width).onnx")
     }
 
     deinit {
@@ -101,23 +108,25 @@ public final class LineNetwork {
     }
 
     static func contents(of path: String, limit: Int) throws(LineNetworkError) -> Data {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { throw .missing(path: path) }
-        guard attributes[.type] as? FileAttributeType == .typeRegular else { throw .unusable(path: path, reason: "not a regular file") }
-        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= limit else { throw .unusable(path: path, reason: "\(size) bytes, more than the \(limit) allowed") }
+        try checkFile(path, limit: limit)
         guard let data = FileManager.default.contents(atPath: path) else { throw .unusable(path: path, reason: "cannot be read") }
         return data
     }
 
+    /// A regular file (a symbolic link to one is fine) of at most `limit` bytes: checked before it is parsed.
+    static func checkFile(_ path: String, limit: Int) throws(LineNetworkError) {
+        let target = (path as NSString).resolvingSymlinksInPath
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: target) else { throw .missing(path: path) }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else { throw .unusable(path: path, reason: "not a regular file") }
+        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= limit else { throw .unusable(path: path, reason: "\(size) bytes, more than the \(limit) allowed") }
+    }
+
     private func net(width: Int) throws(LineNetworkError) -> OpaquePointer {
         if let net = nets[width] { return net }
-        let path = (directory as NSString).appendingPathComponent("rec-\(Self.lineHeight)x\(width).onnx")
+        let path = Self.path(of: width, in: directory)
         // Bounded before OpenCV parses it.
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { throw .missing(path: path) }
-        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        guard attributes[.type] as? FileAttributeType == .typeRegular, size <= Self.maximumModelBytes else {
-            throw .unusable(path: path, reason: "not a regular file of at most \(Self.maximumModelBytes) bytes")
-        }
+        try Self.checkFile(path, limit: Self.maximumModelBytes)
         var error = [CChar](repeating: 0, count: 512)
         guard let net = cdnn_load(path, &error, Int32(error.count)) else {
             throw .unusable(path: path, reason: Self.firstLine(error))

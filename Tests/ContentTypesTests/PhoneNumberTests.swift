@@ -196,6 +196,15 @@ import Testing
         #expect(found("example.org acme-optics.com") == ["url http://example.org", "url http://acme-optics.com"])
     }
 
+    /// Both recognizers read "priya@kestrel-labs.co.uk" with a space for the hyphen: its tail is not a
+    /// link (seen on the footage as `http://labs.co.uk`).
+    @Test func theTailOfAnAddressBrokenAtASpaceIsNotAURL() {
+        #expect(found("priya@kestrel labs.co.uk") == [])
+        #expect(found("Mail: priya@kestrel labs.co.uk") == [])
+        // A whole address, then a link: both.
+        #expect(found("jo@example.com acme-optics.com") == ["emailAddress jo@example.com", "url http://acme-optics.com"])
+    }
+
     /// "www." misread on a card at 640×480: "vww. northgate-optics.com" used to give the host
     /// "northgate-optics.com", and "vww.northgate-optics.com" another host.
     @Test func aMisreadWWWIsWWW() {

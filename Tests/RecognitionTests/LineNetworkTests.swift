@@ -1,0 +1,159 @@
+import Foundation
+import ImageDecoding
+@testable import LineNetwork
+@testable import Recognition
+import ScannerCore
+import Testing
+import TestSupport
+
+/// The line network (PP-OCRv6 small on OpenCV, `make line-model`): it reads lines, a broken model
+/// directory is a clear error at load, and the pure parts (input planes, CTC decoding) do what PaddleOCR does.
+@Suite(.timeLimit(.minutes(3))) struct LineNetworkTests {
+    /// Built by `make line-model`, which `make test` runs first.
+    static let modelDirectory = Fixtures.packageRoot.appendingPathComponent(".build/line-model").path
+
+    static func network() throws -> LineNetwork {
+        do {
+            return try LineNetwork(directory: modelDirectory)
+        } catch {
+            Issue.record("\(error) — run `make line-model` first")
+            throw error
+        }
+    }
+
+    /// Every line of the business-card fixture, found by the detector and read by the network alone.
+    @Test func theNetworkReadsTheCardsLines() throws {
+        let network = try Self.network()
+        let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
+        let reader = LineReader()
+        let texts = reader.lines(in: image).compactMap { reader.read($0.quad, in: image, with: network)?.line.text }
+        for expected in ["(415) 555-0123", "+1 650 253 0000", "jane.doe@example.com", "acme-optics.com/contact"] {
+            #expect(texts.contains { $0.contains(expected) }, "\(expected) in \(texts)")
+        }
+    }
+
+    /// Each symbol gets the columns it was read at: the boxes of a reading run left to right, inside
+    /// the line, and the text's bytes each have one.
+    @Test func aReadingPlacesItsSymbolsAlongTheLine() throws {
+        let network = try Self.network()
+        let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
+        let reader = LineReader()
+        let line = try #require(reader.lines(in: image).first { reader.read($0.quad, in: image, with: network)?.line.text.contains("@") == true })
+        let reading = try #require(reader.read(line.quad, in: image, with: network))
+        let boxes = try #require(reading.byteBoxes)
+        #expect(boxes.count == reading.line.text.utf8.count)
+        #expect(zip(boxes, boxes.dropFirst()).allSatisfy { $0.x <= $1.x })
+        #expect(boxes.allSatisfy { $0.x >= 0 && $0.x + $0.width <= reading.width })
+        // A stretched reading says the same on a clean line, on a wider image.
+        let wide = try #require(reader.read(line.quad, in: image, with: network, stretch: 1.25))
+        #expect(wide.line.text == reading.line.text)
+        #expect(wide.width > reading.width)
+    }
+
+    /// With a model, `scan` reads the card's typed items as before (the rule needs both recognizers'
+    /// majorities not to clash).
+    @Test func scanWithTheNetworkReadsTheCard() throws {
+        let scanner = try ImageScanner(options: TextTests.contentOnly, lineModel: Self.modelDirectory)
+        let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
+        let payloads = Set(scanner.scan(image).map(\.payload))
+        #expect(payloads.isSuperset(of: ["+14155550123", "+16502530000", "jane.doe@example.com"]), "\(payloads)")
+    }
+
+    @Test func aLineOfAnotherHeightIsRefused() throws {
+        let network = try Self.network()
+        #expect(throws: LineNetworkError.badLine(reason: "a line must be 48 px high, not 36")) {
+            try network.read(GrayImage(width: 200, height: 36, filledWith: 255))
+        }
+        // A line wider than the widest model is squeezed to fit, not refused.
+        let reading = try network.read(GrayImage(width: 3000, height: 48, filledWith: 255))
+        #expect(reading.width == 3000)
+    }
+
+    // MARK: A model directory that is missing or broken
+
+    @Test func aMissingDirectoryOrFileIsNamed() throws {
+        let directory = try TemporaryDirectory()
+        #expect(throws: LineNetworkError.missing(path: directory.path + "/none")) { try LineNetwork(directory: directory.path + "/none") }
+        #expect(throws: LineNetworkError.missing(path: directory.path + "/alphabet.json")) { try LineNetwork(directory: directory.path) }
+        try Data("[\"<blank>\", \"a\"]".utf8).write(to: URL(fileURLWithPath: directory.file("alphabet.json")))
+        #expect(throws: LineNetworkError.missing(path: directory.path + "/rec-48xW.onnx")) { try LineNetwork(directory: directory.path) }
+    }
+
+    @Test func aBrokenAlphabetIsRefusedBeforeTheModel() throws {
+        let directory = try TemporaryDirectory()
+        let alphabet = URL(fileURLWithPath: directory.file("alphabet.json"))
+        for (content, reason) in [
+            ("{\"a\": 1}", "not a JSON array of strings"),
+            ("[\"<blank>\", \"ab\"]", "not a CTC alphabet (a blank, then one character per class)"),
+            ("[\"<blank>\"]", "not a CTC alphabet (a blank, then one character per class)"),
+        ] {
+            try Data(content.utf8).write(to: alphabet)
+            #expect(throws: LineNetworkError.unusable(path: alphabet.path, reason: reason)) { try LineNetwork(directory: directory.path) }
+        }
+        // Too large is refused by its size, before it is read.
+        try Data(repeating: 0x20, count: LineNetwork.maximumAlphabetBytes + 1).write(to: alphabet)
+        #expect(throws: LineNetworkError.self) { try LineNetwork(directory: directory.path) }
+        try FileManager.default.removeItem(at: alphabet)
+        try FileManager.default.createDirectory(at: alphabet, withIntermediateDirectories: false)
+        #expect(throws: LineNetworkError.unusable(path: alphabet.path, reason: "not a regular file")) { try LineNetwork(directory: directory.path) }
+    }
+
+    @Test func aModelOpenCVCannotLoadIsAnErrorNotACrash() throws {
+        let directory = try TemporaryDirectory()
+        try Data("[\"<blank>\", \"a\"]".utf8).write(to: URL(fileURLWithPath: directory.file("alphabet.json")))
+        let model = URL(fileURLWithPath: directory.file("rec-48x320.onnx"))
+        for bytes in [Data(), Data("not a model".utf8), Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) })] {
+            try bytes.write(to: model)
+            do {
+                _ = try LineNetwork(directory: directory.path)
+                Issue.record("loaded \(bytes.count) bytes of garbage")
+            } catch {
+                guard case .unusable(let path, let reason) = error else { Issue.record("\(error)"); continue }
+                #expect(path == model.path)
+                #expect(!reason.isEmpty && !reason.contains("\n"))
+            }
+        }
+    }
+
+    /// A model whose classes are not the alphabet's: the read fails with a reason, it does not index past the end.
+    @Test func anAlphabetThatDoesNotFitTheModelFailsTheRead() throws {
+        let directory = try TemporaryDirectory()
+        try Data("[\"<blank>\", \"a\", \"b\"]".utf8).write(to: URL(fileURLWithPath: directory.file("alphabet.json")))
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.path + "/rec-48x320.onnx", withDestinationPath: Self.modelDirectory + "/rec-48x320.onnx")
+        let network = try LineNetwork(directory: directory.path)
+        #expect(throws: LineNetworkError.self) { try network.read(GrayImage(width: 100, height: 48, filledWith: 255)) }
+    }
+
+    // MARK: The pure parts
+
+    @Test func modelNamesGiveTheirWidths() {
+        #expect(LineNetwork.width(ofModelNamed: "rec-48x320.onnx") == 320)
+        #expect(LineNetwork.width(ofModelNamed: "rec-48x.onnx") == nil)
+        #expect(LineNetwork.width(ofModelNamed: "rec-36x320.onnx") == nil)
+        #expect(LineNetwork.width(ofModelNamed: "rec-48x99999999999999999999.onnx") == nil)
+        #expect(LineNetwork.width(ofModelNamed: "rec-48x320.onnx.tmp") == nil)
+    }
+
+    /// Three planes of v / 127.5 − 1, the line at the left, zeros after it.
+    @Test func theInputIsTheLineScaledToPlusMinusOneAndPaddedWithZeros() {
+        let line = GrayImage(width: 2, height: 1, pixels: [0, 255])
+        let planes = LineNetwork.inputPlanes(line, width: 4)
+        #expect(planes == [-1, 1, 0, 0, -1, 1, 0, 0, -1, 1, 0, 0])
+    }
+
+    /// Greedy CTC: repeats merge, a blank between two equal symbols keeps both, each symbol spans its steps.
+    @Test func ctcDecodingMergesRepeatsAndSplitsAtBlanks() {
+        let classes = ["<blank>", "a", "b", " "]
+        // Steps: a a _ a b _ (6 steps over 12 columns: 2 columns each).
+        let best = [1, 1, 0, 1, 2, 0]
+        var probabilities = [Float]()
+        for (step, index) in best.enumerated() {
+            probabilities += (0..<classes.count).map { $0 == index ? (step == 1 ? 0.6 : 0.8) : 0.05 }
+        }
+        let reading = LineNetwork.decode(probabilities, steps: best.count, classes: classes, inputWidth: 12)
+        #expect(reading.text == "aab")
+        #expect(reading.symbols.map(\.columns) == [0..<4, 6..<8, 8..<10])
+        #expect(abs(reading.symbols[0].confidence - 0.7) < 1e-6)
+    }
+}
