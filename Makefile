@@ -9,6 +9,9 @@
 #   make soak    10 minutes on the emulated camera with unplugs: RSS / descriptors flat? → docs/benchmarks.md
 #   make footage realistic webcam clips with exact truth (Tests/Fixtures/footage) → .build/footage;
 #                make score-footage runs the daemon on each and scores it against the truth
+#                make score-scan scores `scannerd scan` on their middle legible frames
+#   make line-model  the line network `scannerd scan` reads typed lines with (PP-OCRv6 small, from PyPI)
+#                    → .build/line-model; make test builds it
 #   make install    release build, then binaries, systemd units, udev rule, sysusers file, docs, config
 #                   (PREFIX=/usr/local, DESTDIR=); make uninstall removes them again
 #   make deb        scannerd_VERSION_ARCH.deb: static Swift runtime, man pages, computed Depends (docs/kiosk.md)
@@ -35,7 +38,7 @@ APT_PACKAGES += mosquitto mosquitto-clients
 # make deb (dpkg-shlibdeps computes Depends) and its test, Tests/system/check-deb.sh (lintian, readelf).
 APT_PACKAGES += dpkg-dev lintian binutils
 
-.PHONY: deps build run test bench soak clean fixtures install uninstall footage footage-venv score-footage screenshot deb line-model
+.PHONY: deps build run test bench soak clean fixtures install uninstall footage footage-venv score-footage screenshot deb line-model score-scan
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -63,7 +66,7 @@ else
 	$(SWIFT) run -c $(CONFIG) scannerd run --source demo --loop $(RUN_FLAGS)
 endif
 
-test: deps footage-venv
+test: deps footage-venv line-model
 	$(SWIFT) build --build-tests
 	bash Tests/system/swift-test.sh $(SWIFT)
 	bash Tests/system/check-units.sh "$$($(SWIFT) build --show-bin-path)/scannerd"
@@ -132,6 +135,15 @@ score-footage: build
 		python3 Tests/Fixtures/footage/score.py "$$truth" "$${truth%.json}.events"; \
 	done
 
+# `scannerd scan` on the middle legible frame of each typed item of each clip (Tests/Fixtures/footage/
+# score_scan.py; SCAN_FRAMES=qhq for the frames a quarter, half and three quarters in). Uses the line
+# model when `make line-model` built it.
+SCAN_FRAMES ?= mid
+score-scan: build
+	@bin="$$($(SWIFT) build -c $(CONFIG) --show-bin-path)"; \
+	python3 Tests/Fixtures/footage/score_scan.py "$$bin/scannerd" $(FOOTAGE_DIR)/frames $(SCAN_FRAMES) $(FOOTAGE_DIR) -- \
+		$(if $(wildcard $(LINE_MODEL_DIR)/alphabet.json),--line-model $(LINE_MODEL_DIR),--no-line-model)
+
 # The Debian package (issue #18): release binaries with the Swift runtime linked in (no toolchain on
 # the kiosk), built in a directory of their own so the dynamic build stays as it is.
 # `make test` builds it into .build-deb and installs it in a throwaway root (Tests/system/check-deb.sh).
@@ -157,6 +169,7 @@ DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 DOCDIR ?= $(PREFIX)/share/doc/scannerd
+LINE_MODEL_INSTALL_DIR ?= $(PREFIX)/share/scannerd/line-model
 UNITDIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),$(PREFIX)/lib/systemd/system,/etc/systemd/system)
 SYSUSERSDIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),$(PREFIX)/lib/sysusers.d,/etc/sysusers.d)
 UDEVRULESDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/udev/rules.d,/etc/udev/rules.d)
@@ -184,6 +197,12 @@ endif
 	install -m 0644 systemd/70-scannerd.rules $(DESTDIR)$(UDEVRULESDIR)/70-scannerd.rules
 	install -m 0644 systemd/scannerd.sysusers $(DESTDIR)$(SYSUSERSDIR)/scannerd.conf
 	@set -e; for f in $(DOCS); do install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$f; done
+# The line model, when `make line-model` built it: `scannerd scan` looks for it in PREFIX/share for /usr
+# and /usr/local (docs/cli.md). Not built here: that fetches from PyPI.
+	@if [ -f $(LINE_MODEL_DIR)/alphabet.json ]; then \
+		install -d $(DESTDIR)$(LINE_MODEL_INSTALL_DIR) && \
+		install -m 0644 $(LINE_MODEL_DIR)/alphabet.json $(LINE_MODEL_DIR)/rec-48x*.onnx $(DESTDIR)$(LINE_MODEL_INSTALL_DIR)/; \
+	fi
 # Never overwrites an operator's configuration: a changed one stays and the shipped defaults go beside it.
 # 0644, because the daemon runs as a dynamic user (and the file holds no secrets).
 	@if [ -e $(CONF) ] && ! cmp -s config/scannerd.conf $(CONF); then \
@@ -216,6 +235,8 @@ endif
 		$(CONF).default
 	@set -e; for f in $(DOCS); do rm -f $(DESTDIR)$(DOCDIR)/$$f; done; \
 	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/systemd $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	rm -f $(DESTDIR)$(LINE_MODEL_INSTALL_DIR)/alphabet.json $(DESTDIR)$(LINE_MODEL_INSTALL_DIR)/rec-48x*.onnx
+	rmdir $(DESTDIR)$(LINE_MODEL_INSTALL_DIR) $(DESTDIR)$(PREFIX)/share/scannerd 2>/dev/null || true
 	@if [ -e $(CONF) ] && ! cmp -s config/scannerd.conf $(CONF); then \
 		echo "make uninstall: kept $(CONF) (changed from the shipped default)"; \
 	else \

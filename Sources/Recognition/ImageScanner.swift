@@ -256,11 +256,15 @@ public final class ImageScanner {
             guard var box = PixelRect.union(words.map(\.box)) else { continue }
             // What reaches a cut end of the line may go on out of sight (`LineReader.cutEnds`).
             var reachesCutEnd = reading.cut.start && words.first == line.words.first || reading.cut.end && words.last == line.words.last
-            // Per symbol where the reading says where each one lies.
+            // Per symbol where the reading says where each one lies. The network reads past what is no
+            // glyph to it (an icon, the remains of a letter), so an item reaches an end when there is no
+            // room for a glyph and the gap before it between them: less than half the line's height
+            // (the line's padding is a fifth of it; an icon and its gap are more than one height).
             let range = match.utf8Range.clamped(to: 0..<lineText.utf8.count)
             if let bytes = reading.byteBoxes, bytes.count == lineText.utf8.count, let exact = PixelRect.union(bytes[range]) {
                 box = exact
-                reachesCutEnd = reading.cut.start && range.lowerBound == 0 || reading.cut.end && range.upperBound == bytes.count
+                let room = LineNetwork.lineHeight / 2
+                reachesCutEnd = reading.cut.start && exact.x < room || reading.cut.end && exact.x + exact.width > reading.width - room
             }
             add(RecognizedItem(
                 kind: .text, contentType: match.contentType, payload: match.payload, transcript: match.transcript,

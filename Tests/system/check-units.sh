@@ -265,6 +265,12 @@ expected=(
     "0644 usr/local/share/doc/scannerd/systemd/README.md" "0644 usr/local/share/doc/scannerd/systemd/http.conf" "0644 usr/local/share/doc/scannerd/systemd/mqtt.conf"
 )
 for doc in "$repo"/docs/*.md "$repo"/docs/*.png; do expected+=("0644 usr/local/share/doc/scannerd/docs/$(basename "$doc")"); done
+# The line model goes with them when it was built (make test builds it first).
+if [ -f "$repo/.build/line-model/alphabet.json" ]; then
+    for model in "$repo"/.build/line-model/alphabet.json "$repo"/.build/line-model/rec-48x*.onnx; do
+        expected+=("0644 usr/local/share/scannerd/line-model/$(basename "$model")")
+    done
+fi
 for entry in "${expected[@]}"; do
     mode=${entry%% *} path=${entry#* }
     [ -f "$dest/$path" ] || fail "make install did not install /$path"
@@ -326,6 +332,7 @@ run_make uninstall "$dest" || fail "make uninstall DESTDIR=… PREFIX=/usr/local
 [ "$(cat "$tmp/left")" = "etc/scannerd/scannerd.conf" ] || fail "make uninstall left other files than the changed scannerd.conf" "$tmp/left"
 cmp -s "$tmp/changed.conf" "$conf" || fail "make uninstall changed the operator's scannerd.conf"
 [ ! -e "$dest/usr/local/share/doc/scannerd" ] || fail "make uninstall left /usr/local/share/doc/scannerd"
+[ ! -e "$dest/usr/local/share/scannerd" ] || fail "make uninstall left /usr/local/share/scannerd"
 pass "make uninstall removes everything but the changed scannerd.conf"
 
 dest=$tmp/dest2
