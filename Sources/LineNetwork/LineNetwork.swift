@@ -147,7 +147,7 @@ public final class LineNetwork {
         guard line.height == Self.lineHeight else {
             throw .badLine(reason: "a line must be \(Self.lineHeight) px high, not \(line.height)")
         }
-        guard line.width >= 1, let widest = widths.last else { throw .badLine(reason: "an empty line") }
+        guard let widest = widths.last else { throw .badLine(reason: "no model width") }
         let fitted = line.width > widest ? line.rectified(
             Quad(
                 topLeft: Point(x: 0, y: 0), topRight: Point(x: Double(line.width), y: 0),

@@ -194,8 +194,8 @@ public final class ImageScanner {
     }
 
     /// Whether a line's first reading, typed as nothing, may still hold a misread phone number, URL or
-    /// e-mail address, so that it is read again (`agreed`): an `@`, six digits, or `.`, `/` or `:` between two letters or digits (`Wei. 542.555 9173`,
-    /// `anery wndayist@narthgate-optics.com`).
+    /// e-mail address, so that it is read again (`agreed`): an `@`, six digits, or `.`, `/` or `:`
+    /// between two letters or digits (`Wei. 542.555 9173`, `anery wndayist@narthgate-optics.com`).
     static func mayBeTyped(_ text: String) -> Bool {
         if text.contains("@") || text.filter(\.isNumber).count >= 6 { return true }
         let characters = Array(text)
@@ -253,18 +253,25 @@ public final class ImageScanner {
         }
         for match in content.matches(in: lineText) {
             let words = Self.words(of: line, covering: match.utf8Range)
-            guard var box = PixelRect.union(words.map(\.box)) else { continue }
+            guard !words.isEmpty else { continue }
+            let box: PixelRect
             // What reaches a cut end of the line may go on out of sight (`LineReader.cutEnds`).
-            var reachesCutEnd = reading.cut.start && words.first == line.words.first || reading.cut.end && words.last == line.words.last
-            // Per symbol where the reading says where each one lies. The network reads past what is no
-            // glyph to it (an icon, the remains of a letter), so an item reaches an end when there is no
-            // room for a glyph and the gap before it between them: less than half the line's height
-            // (the line's padding is a fifth of it; an icon and its gap are more than one height).
+            let reachesCutEnd: Bool
             let range = match.utf8Range.clamped(to: 0..<lineText.utf8.count)
             if let bytes = reading.byteBoxes, bytes.count == lineText.utf8.count, let exact = PixelRect.union(bytes[range]) {
-                box = exact
+                // Per symbol where the reading says where each one lies. The network reads past what
+                // is no glyph to it (an icon, the remains of a letter), so an item reaches an end when
+                // there is no room for a glyph and the gap before it between them: less than half the
+                // line's height (the line's padding is a fifth of it; an icon and its gap are more
+                // than one height).
                 let room = LineNetwork.lineHeight / 2
+                box = exact
                 reachesCutEnd = reading.cut.start && exact.x < room || reading.cut.end && exact.x + exact.width > reading.width - room
+            } else if let union = PixelRect.union(words.map(\.box)) {
+                box = union
+                reachesCutEnd = reading.cut.start && words.first == line.words.first || reading.cut.end && words.last == line.words.last
+            } else {
+                continue
             }
             add(RecognizedItem(
                 kind: .text, contentType: match.contentType, payload: match.payload, transcript: match.transcript,
