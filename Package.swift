@@ -222,6 +222,8 @@ let package = Package(
         // MARK: Tests
         // Fixture paths and helpers shared by the test targets and the benchmarks.
         .target(name: "TestSupport", dependencies: ["ScannerCore", "Tracking", "ScannerClient"], path: "Tests/TestSupport"),
+        // Swift Testing traits of our own (tests only: the benchmarks do not link Testing).
+        .target(name: "TestTraits", path: "Tests/TestTraits"),
         .testTarget(name: "ScannerCoreTests", dependencies: ["ScannerCore", "TestSupport"]),
         .testTarget(name: "ScannerProtocolTests", dependencies: ["ScannerProtocol", "ScannerCore", "TestSupport"]),
         .testTarget(name: "ContentTypesTests", dependencies: ["ContentTypes", "ScannerCore"]),
@@ -230,16 +232,16 @@ let package = Package(
             name: "RecognitionTests",
             dependencies: [
                 "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextRecognition", "LineNetwork",
-                "ContentTypes", "Recognition", "TestSupport",
+                "ContentTypes", "Recognition", "TestSupport", "TestTraits",
             ]
         ),
-        .testTarget(name: "DaemonConfigurationTests", dependencies: ["DaemonConfiguration", "ScannerCore", "Capture", "TestSupport"]),
+        .testTarget(name: "DaemonConfigurationTests", dependencies: ["DaemonConfiguration", "ScannerCore", "Capture", "TestSupport", "TestTraits"]),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Daemon", "DaemonConfiguration", "Pipeline", "Capture", "ScannerCore", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Daemon", "DaemonConfiguration", "Pipeline", "Capture", "ScannerCore", "TestSupport", "TestTraits", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore"]),
-        .testTarget(name: "TextDetectionTests", dependencies: ["TextDetection", "ImageDecoding", "Recognition", "ScannerCore", "TestSupport"]),
+        .testTarget(name: "TextDetectionTests", dependencies: ["TextDetection", "ImageDecoding", "Recognition", "ScannerCore", "TestSupport", "TestTraits"]),
         .testTarget(name: "EventsTests", dependencies: ["Events", "Tracking", "ScannerCore", "ScannerProtocol", "TestSupport"]),
         .testTarget(
             name: "EventServerTests",
@@ -258,10 +260,10 @@ let package = Package(
         .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher"]),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Pipeline", "Tracking", "Capture", "Recognition", "ImageDecoding", "ScannerCore", "TestSupport"]
+            dependencies: ["Pipeline", "Tracking", "Capture", "Recognition", "ImageDecoding", "ScannerCore", "TestSupport", "TestTraits"]
         ),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "ScannerCore", "ImageDecoding", "TestSupport"]),
-        .testTarget(name: "ScannerCLITests", dependencies: ["ScannerCore", "ScannerClient", "ImageDecoding", "TestSupport"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "ScannerCore", "ImageDecoding", "TestSupport", "TestTraits"]),
+        .testTarget(name: "ScannerCLITests", dependencies: ["ScannerCore", "ScannerClient", "ImageDecoding", "TestSupport", "TestTraits"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -5,8 +5,9 @@ import Logging
 import ScannerCore
 import TestSupport
 import Testing
+import TestTraits
 
-@Suite(.timeLimit(.minutes(2))) struct ReplayTests {
+@Suite(.offThePool(minutes: 2)) struct ReplayTests {
     let logger = Logger(label: "test")
 
     func drain(_ source: FrameSource, limit: Int = 1000) -> (frames: [Frame], events: [String]) {
@@ -111,7 +112,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct FrameDecoderTests {
+@Suite(.offThePool(minutes: 2)) struct FrameDecoderTests {
     /// A 4×2 YUYV frame: luma 10, 20, 30, 40 / 50, 60, 70, 80, chroma 128, rows padded to 12 bytes.
     let yuyv: [UInt8] = [10, 128, 20, 128, 30, 128, 40, 128, 0xEE, 0xEE, 0xEE, 0xEE,
                          50, 128, 60, 128, 70, 128, 80, 128, 0xEE, 0xEE, 0xEE, 0xEE]
@@ -153,7 +154,7 @@ import Testing
 }
 
 /// While the scene is still, a source decodes one frame in three; the first changed frame ends it.
-@Suite struct IdleThinningTests {
+@Suite(.offThePool(minutes: 2)) struct IdleThinningTests {
     @Test func idleDecodesOneFrameInThreeAndStopsAtOnce() {
         var thinning = IdleThinning()
         var busy: [Bool] = [], idle: [Bool] = []

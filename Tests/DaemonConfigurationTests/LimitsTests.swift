@@ -2,10 +2,11 @@
 import Foundation
 import TestSupport
 import Testing
+import TestTraits
 
 /// A configuration file bounds what reading it costs (issue #11, docs/security.md): each of these
 /// hung the daemon or took gigabytes before the limits.
-@Suite(.timeLimit(.minutes(2))) struct ConfigurationLimitsTests {
+@Suite(.offThePool(minutes: 2)) struct ConfigurationLimitsTests {
     static let laughs = HostileInputs.billionLaughs
 
     @Test func anchorsAndAliasesAreRefusedBeforeAnythingExpandsThem() {

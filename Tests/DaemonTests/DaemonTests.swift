@@ -8,8 +8,9 @@ import ScannerCore
 import Synchronization
 import TestSupport
 import Testing
+import TestTraits
 
-@Suite(.timeLimit(.minutes(2))) struct JournalLogTests {
+@Suite(.offThePool(minutes: 2)) struct JournalLogTests {
     @Test func underTheJournalLinesCarryTheirPriorityAndNoTime() {
         let line = JournalLogHandler.format(
             level: .warning, message: "camera lost", metadata: ["reason": "no frame for 3 s", "device": "/dev/video0"],
@@ -52,7 +53,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct SystemdNotifierTests {
+@Suite(.offThePool(minutes: 2)) struct SystemdNotifierTests {
     @Test func messagesReachTheNotifySocketAsOneDatagram() throws {
         let listener = try NotifyListener()
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": listener.path])
@@ -93,7 +94,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct DaemonStatusTests {
+@Suite(.offThePool(minutes: 2)) struct DaemonStatusTests {
     @Test func theStatusLineSaysWhatSystemctlStatusShouldShow() {
         #expect(DaemonStatus.line(source: .available, name: "camera /dev/video0", fps: 29.96, stalledFor: nil, items: 1, clients: 2)
             == "camera /dev/video0: 30.0 fps; 1 item, 2 clients")
@@ -114,7 +115,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct ReloadApplicationTests {
+@Suite(.offThePool(minutes: 2)) struct ReloadApplicationTests {
     /// Every live key set away from its default.
     let changed = """
         recognition:
@@ -166,7 +167,7 @@ import Testing
 }
 
 /// The `stats` reply from the source's totals and the pipeline's figures (no daemon, no threads).
-@Suite struct DaemonStatisticsTests {
+@Suite(.offThePool(minutes: 2)) struct DaemonStatisticsTests {
     @Test func theStatsReplyAddsUpTheFramesAndTimesEachRecognizer() {
         var source = SourceStatistics()
         source.delivered = 90

@@ -4,10 +4,11 @@ import Foundation
 import ImageDecoding
 import ScannerCore
 import Testing
+import TestTraits
 
 /// docs/protocol.md "capture": the camera's own JPEG when nothing is drawn; otherwise the frame with
 /// the items' bounds drawn, encoded here; a frame that cannot be read is said so.
-@Suite struct PhotoRenderingTests {
+@Suite(.offThePool(minutes: 2)) struct PhotoRenderingTests {
     let luma = GrayImage(width: 320, height: 240, filledWith: 128)
 
     @Test func theCamerasJPEGGoesOutUntouched() throws {

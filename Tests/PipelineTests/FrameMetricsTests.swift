@@ -3,6 +3,7 @@ import Pipeline
 import ScannerCore
 import TestSupport
 import Testing
+import TestTraits
 
 /// A box blur of radius `r` (a defocused or moving camera).
 func blurred(_ image: GrayImage, radius r: Int) -> GrayImage {
@@ -22,7 +23,7 @@ func blurred(_ image: GrayImage, radius r: Int) -> GrayImage {
     return GrayImage(width: image.width, height: image.height, pixels: out)
 }
 
-@Suite(.timeLimit(.minutes(2))) struct FrameMetricsTests {
+@Suite(.offThePool(minutes: 2)) struct FrameMetricsTests {
     func card() throws -> GrayImage {
         try ImageDecoder().decodeFile(atPath: Fixtures.path("bench-640x480.jpg")).image
     }

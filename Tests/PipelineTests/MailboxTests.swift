@@ -1,8 +1,9 @@
 import Foundation
 @testable import Pipeline
 import Testing
+import TestTraits
 
-@Suite(.timeLimit(.minutes(2))) struct MailboxTests {
+@Suite(.offThePool(minutes: 2)) struct MailboxTests {
     @Test func keepsOnlyTheNewestValue() {
         let box = Mailbox<Int>()
         box.put(1)

@@ -4,10 +4,11 @@ import Pipeline
 import ScannerCore
 import TestSupport
 import Testing
+import TestTraits
 
 /// A still camera never sends the same pixels twice; the gate must tell that from something coming
 /// into view (issue #14).
-@Suite(.timeLimit(.minutes(2))) struct SceneChangeGateTests {
+@Suite(.offThePool(minutes: 2)) struct SceneChangeGateTests {
     /// The bench card (640×480) as the still scene.
     func scene() throws -> GrayImage {
         try ImageDecoder().decodeFile(atPath: Fixtures.path("bench-640x480.jpg")).image

@@ -7,10 +7,11 @@ import ScannerCore
 import TestSupport
 import Testing
 import Tracking
+import TestTraits
 
 /// The deterministic pipeline's gates and selection, frame by frame, without threads or a daemon
 /// (docs/pipeline.md). OCR runs on every 3rd frame at `balanced`.
-@Suite(.timeLimit(.minutes(2))) struct SequenceHandlerTests {
+@Suite(.offThePool(minutes: 2)) struct SequenceHandlerTests {
     func frame(_ index: Int, _ image: GrayImage) -> Frame {
         Frame(index: index, decoded: DecodedImage(image: image, sourceWidth: image.width, sourceHeight: image.height), format: nil)
     }

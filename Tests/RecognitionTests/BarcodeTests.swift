@@ -4,6 +4,7 @@ import Recognition
 import ScannerCore
 import TestSupport
 import Testing
+import TestTraits
 
 /// Scans a fixture with `ImageScanner` (barcodes only unless told otherwise).
 func scanFixture(_ name: String, options: ScanOptions = ScanOptions(types: RecognitionTypes(symbologies: Set(Symbology.allCases), contentTypes: []))) throws -> [RecognizedItem] {
@@ -13,7 +14,7 @@ func scanFixture(_ name: String, options: ScanOptions = ScanOptions(types: Recog
     return scanner.scan(decoded.image)
 }
 
-@Suite(.timeLimit(.minutes(2))) struct BarcodeTests {
+@Suite(.offThePool(minutes: 2)) struct BarcodeTests {
     /// One fixture per symbology; the data is what the encoder (BWIPP or segno) was given, in the form
     /// the symbology carries it (GS1 DataBar: the element string without parentheses).
     static let symbologyFixtures: [(String, Symbology, String)] = [
@@ -210,7 +211,7 @@ import Glibc
 #endif
 
 /// zxing-cpp reads what zbar misses (issue #17).
-@Suite(.timeLimit(.minutes(2))) struct ZXingFallbackTests {
+@Suite(.offThePool(minutes: 2)) struct ZXingFallbackTests {
     /// A 1-D symbol large enough to be found on two layers of zxing-cpp 1.4's downscaled pyramid made
     /// it abort (an assertion in Result::operator==, on in Debian's build): the pyramid is off for
     /// 1-D formats. This test crashed the process before.

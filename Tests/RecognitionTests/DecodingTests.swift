@@ -3,8 +3,9 @@ import ImageDecoding
 import ScannerCore
 import TestSupport
 import Testing
+import TestTraits
 
-@Suite(.timeLimit(.minutes(2))) struct DecodingTests {
+@Suite(.offThePool(minutes: 2)) struct DecodingTests {
     let decoder = try! ImageDecoder()
 
     @Test func jpegDecodesToGrayAtFullSize() throws {
@@ -67,7 +68,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct EncodingTests {
+@Suite(.offThePool(minutes: 2)) struct EncodingTests {
     @Test func grayJPEGRoundTrips() throws {
         let original = try ImageDecoder().decodeFile(atPath: Fixtures.path("qr.png")).image
         let jpeg = try JPEGEncoder().encode(original, quality: 90)
@@ -81,7 +82,7 @@ import Testing
 
 /// Images that claim more than they hold, or are no image at all (issue #11, docs/security.md):
 /// refused from the header, before anything is decoded.
-@Suite(.timeLimit(.minutes(2))) struct ImageLimitsTests {
+@Suite(.offThePool(minutes: 2)) struct ImageLimitsTests {
     @Test(arguments: [
         ("bomb-65535.png", "65535×65535"), ("bomb-20000-rgb.png", "20000×20000"), ("bomb.pgm", "60000×60000"),
         ("bomb.tif", "40000×40000"), ("bomb.gif", "65535×65535"), ("bomb.jpg", "65500×65500"), ("bomb.webp", "16384×16384"),

@@ -2,11 +2,12 @@
 import ScannerCore
 import Testing
 import TextRecognition
+import TestTraits
 
 /// A line whose text goes on out of sight: under a thumb, past the frame's edge, letters half
 /// covered. What is typed up to such an end is a part of something, and a part is a wrong payload
 /// ("lo@oldmill-studios.com" for "hello@oldmill-studios.com", seen on the footage).
-@Suite(.timeLimit(.minutes(2))) struct LineEndTests {
+@Suite(.offThePool(minutes: 2)) struct LineEndTests {
     let reader = LineReader()
 
     /// A 200 × 60 light ground with a line of eight dark 6 × 16 px "glyphs" from x = 60 to 150,

@@ -5,10 +5,11 @@ import ImageDecoding
 import ScannerCore
 import Testing
 import TestSupport
+import TestTraits
 
 /// The line network (PP-OCRv6 small on OpenCV, `make line-model`): it reads lines, a broken model
 /// directory is a clear error at load, and the pure parts (input planes, CTC decoding) do what PaddleOCR does.
-@Suite(.timeLimit(.minutes(3))) struct LineNetworkTests {
+@Suite(.offThePool(minutes: 3)) struct LineNetworkTests {
     /// Built by `make line-model`, which `make test` runs first.
     static let modelDirectory = Fixtures.packageRoot.appendingPathComponent(".build/line-model").path
 

@@ -1,10 +1,11 @@
 import Recognition
 import ScannerCore
 import Testing
+import TestTraits
 
 /// Fixtures made by BWIPP and segno (Tests/Fixtures/generate.py, `codes_2d`) read with the right
 /// `parsed` object; each malformed variant is read, and has none.
-@Suite(.timeLimit(.minutes(2))) struct ParsedPayloadTests {
+@Suite(.offThePool(minutes: 2)) struct ParsedPayloadTests {
     static let fixtures: [(file: String, symbology: Symbology, identifier: String, parsed: String?)] = [
         ("qr-wifi.png", .qr, "]Q1", #"{"type":"wifi","ssid":"Kiosk Guest","security":"WPA","hidden":false}"#),
         ("qr-wifi-malformed.png", .qr, "]Q1", nil),

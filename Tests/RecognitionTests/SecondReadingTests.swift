@@ -1,10 +1,11 @@
 @testable import Recognition
 import ScannerCore
 import Testing
+import TestTraits
 
 /// `scannerd scan` has one image and no frames to vote across: a line that says something typed is
 /// read at five heights, and a typed payload needs most of the readings (`ImageScanner.agreed`).
-@Suite struct SecondReadingTests {
+@Suite(.offThePool(minutes: 2)) struct SecondReadingTests {
     static let quad = Quad(x: 0, y: 0, width: 100, height: 10)
 
     func typed(

@@ -2,11 +2,12 @@ import Foundation
 import ScannerCore
 import Testing
 @testable import TextRecognition
+import TestTraits
 
 /// Tesseract runs on the thread that calls it, whichever thread made the recognizer. The daemon makes
 /// one on the main thread and reads lines on its text thread; with OpenMP's limit set only where
 /// the recognizer was made, each line's LSTM ran on four threads on two cores (docs/benchmarks.md).
-@Suite(.timeLimit(.minutes(2))) struct TesseractThreadTests {
+@Suite(.offThePool(minutes: 2)) struct TesseractThreadTests {
     final class Outcome: @unchecked Sendable {
         var before: Int?
         var after: Int?

@@ -3,9 +3,10 @@ import ImageDecoding
 import ScannerCore
 import TestSupport
 import Testing
+import TestTraits
 
 /// Text recognition end to end: Tesseract reads rendered text, content typing says what it is.
-@Suite(.timeLimit(.minutes(2))) struct TextTests {
+@Suite(.offThePool(minutes: 2)) struct TextTests {
     static let contentOnly = ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: Set(TextContentType.allCases)))
 
     func summary(_ items: [RecognizedItem]) -> [String] {
@@ -95,7 +96,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct QualityLevelTests {
+@Suite(.offThePool(minutes: 2)) struct QualityLevelTests {
     @Test func fastDecodesAtHalfSizeAndStillReadsTheCard() throws {
         let options = ScanOptions(quality: .fast)
         let scanner = try ImageScanner(options: options)

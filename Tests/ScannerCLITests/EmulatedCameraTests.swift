@@ -1,11 +1,12 @@
 import Foundation
 import TestSupport
 import Testing
+import TestTraits
 
 /// The unmodified `scannerd` binary on the emulated camera (LD_PRELOAD=libFakeCamera.so): the real V4L2
 /// code path — open, QUERYCAP, format negotiation, mmap streaming, poll, DQBUF/QBUF — without a kernel
 /// driver. Timeouts here only bound a wait; nothing asserts speed.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct EmulatedCameraTests {
+@Suite(.offThePool(minutes: 5), .serialized) struct EmulatedCameraTests {
     let scannerd = Subprocess.executable("scannerd")
     static let library = Subprocess.productsDirectory.appendingPathComponent("libFakeCamera.so").path
     static let clip = Fixtures.packageRoot.appendingPathComponent("Sources/DemoClip/demo.mjpeg").path

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import TestTraits
 
 /// Realistic webcam footage (issue #13), made at test time by the committed generator
 /// (Tests/Fixtures/footage/generate.py: perspective, motion blur, hand jitter, a thumb, uneven and
@@ -10,7 +11,7 @@ import Testing
 ///
 /// Each clip takes a core for half a minute or more: the cases run one at a time, off the cooperative
 /// pool (`blocking`), so the rest of the suite keeps its two pool threads.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct FootageTests {
+@Suite(.offThePool(minutes: 5), .serialized) struct FootageTests {
     let scannerd = Subprocess.executable("scannerd")
 
     struct Truth: Decodable {

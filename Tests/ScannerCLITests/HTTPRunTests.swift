@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import TestTraits
 
 /// A TCP socket bound to a free loopback port (listening if asked): its descriptor and port.
 func loopbackSocket(listening: Bool) throws -> (fd: Int32, port: Int) {
@@ -51,7 +52,7 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
 /// `scannerd run --http`: the daemon's HTTP server as a browser's kiosk app reaches it. Each test
 /// waits on subprocesses inside `blocking`, off the cooperative pool (a thread a core here): a browser
 /// that hangs must not starve every other suite of the run.
-@Suite(.timeLimit(.minutes(3))) struct HTTPRunTests {
+@Suite(.offThePool(minutes: 3)) struct HTTPRunTests {
     let scannerd = Subprocess.executable("scannerd")
 
     @Test func theDemoReachesAnEventStreamClientAndTheSnapshotIsAJPEG() async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import TestSupport
 import Testing
+import TestTraits
 
 /// The reproductions of issue #11, run against the real binaries the way an attacker or a careless
 /// operator would: each once destroyed data, hung, or took gigabytes. Limits in docs/security.md.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct HostileInputTests {
+@Suite(.offThePool(minutes: 5), .serialized) struct HostileInputTests {
     let scannerd = Subprocess.executable("scannerd")
     let scanctl = Subprocess.executable("scanctl")
 

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import TestTraits
 
 /// A real mosquitto broker on a free loopback port, in a directory of its own, with persistence (a
 /// persistent subscriber's session survives a restart of the broker). Started and stopped by the test.
@@ -79,7 +80,7 @@ func eventSeqs(_ lines: [String], topic: String) -> [Int] {
 }
 
 /// `scannerd run --mqtt`: the events through a real broker, as a fleet's dashboard gets them.
-@Suite(.timeLimit(.minutes(3)), .serialized) struct MQTTTests {
+@Suite(.offThePool(minutes: 3), .serialized) struct MQTTTests {
     let scannerd = Subprocess.executable("scannerd")
 
     @Test func eventsArriveAndTheStatusIsRetainedOnlineThenOfflineWhenTheDaemonDies() async throws {

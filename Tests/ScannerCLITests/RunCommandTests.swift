@@ -2,6 +2,7 @@ import Foundation
 import ScannerCore
 import TestSupport
 import Testing
+import TestTraits
 
 /// Parses JSON lines into objects.
 func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
@@ -11,7 +12,7 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
 }
 
 /// `scannerd run` on replay sources.
-@Suite(.timeLimit(.minutes(5))) struct RunCommandTests {
+@Suite(.offThePool(minutes: 5)) struct RunCommandTests {
     let scannerd = Subprocess.executable("scannerd")
 
     /// "event payload@frame" for the item events, the name alone for the others.
@@ -165,7 +166,7 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
 }
 
 /// issue #17: guidance from a replay, deterministic with `--pace none`.
-@Suite(.timeLimit(.minutes(2))) struct GuidanceReplayTests {
+@Suite(.offThePool(minutes: 2)) struct GuidanceReplayTests {
     func hints(_ clip: String) throws -> [String] {
         let run = try Subprocess.run(
             Subprocess.executable("scannerd"), ["run", "--no-config", "--no-socket", "--source", "Tests/Fixtures/clips/\(clip)", "--pace", "none", "--events-stdout"],

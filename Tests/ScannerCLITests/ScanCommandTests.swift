@@ -1,9 +1,10 @@
 import Foundation
 import TestSupport
 import Testing
+import TestTraits
 
 /// `scannerd scan` as a user runs it: arguments in, JSON lines and an exit status out.
-@Suite(.timeLimit(.minutes(5))) struct ScanCommandTests {
+@Suite(.offThePool(minutes: 5)) struct ScanCommandTests {
     let scannerd = Subprocess.executable("scannerd")
 
     func scan(_ arguments: [String]) throws -> Subprocess.Result {
@@ -102,7 +103,7 @@ import Testing
 
 /// issue #17: `scannerd scan` on the 2-D and formatted-payload fixtures prints each code with its
 /// symbology and, where its payload follows a format, `parsed`; the malformed variants have none.
-@Suite(.timeLimit(.minutes(2))) struct ScanParsedPayloadTests {
+@Suite(.offThePool(minutes: 2)) struct ScanParsedPayloadTests {
     @Test func everyFixtureIsReadWithItsParsedForm() throws {
         let expected: [(String, String, String?)] = [
             ("datamatrix.png", "datamatrix", nil), ("aztec.png", "aztec", nil), ("microqr.png", "microqr", nil),

@@ -4,9 +4,10 @@ import ScannerClient
 import ScannerCore
 import TestSupport
 import Testing
+import TestTraits
 
 /// `scanctl` against a running `scannerd run` on a replay, through the real socket.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct ScanctlTests {
+@Suite(.offThePool(minutes: 5), .serialized) struct ScanctlTests {
     let scannerd = Subprocess.executable("scannerd")
     let scanctl = Subprocess.executable("scanctl")
 
@@ -185,7 +186,7 @@ import Testing
 }
 
 /// Access control and socket activation: the daemon as systemd and other users meet it.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct SocketAccessTests {
+@Suite(.offThePool(minutes: 5), .serialized) struct SocketAccessTests {
     let scannerd = Subprocess.executable("scannerd")
     let scanctl = Subprocess.executable("scanctl")
 
@@ -309,7 +310,7 @@ import Testing
 }
 
 /// `set` over the socket changes what the running pipeline recognizes, from the next frame.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct LiveSettingsTests {
+@Suite(.offThePool(minutes: 5), .serialized) struct LiveSettingsTests {
     let scannerd = Subprocess.executable("scannerd")
 
     /// A daemon started without any text type reads text once `set` asks for it (and stops again
@@ -367,7 +368,7 @@ import Testing
 }
 
 /// `pause` / `resume`: recognition stops with the camera kept open, and starts again.
-@Suite(.timeLimit(.minutes(2))) struct PauseTests {
+@Suite(.offThePool(minutes: 2)) struct PauseTests {
     let scannerd = Subprocess.executable("scannerd")
     let scanctl = Subprocess.executable("scanctl")
     static let demoQR = "https://example.com/scannerd-demo"
@@ -425,7 +426,7 @@ import Testing
 }
 
 /// A subscriber's `repeat` rule over the socket: the demo loops, so its QR code comes back every pass.
-@Suite(.timeLimit(.minutes(2))) struct RepeatRuleTests {
+@Suite(.offThePool(minutes: 2)) struct RepeatRuleTests {
     @Test func oncePerSessionHearsOfTheCodeOnceWhileOthersHearEveryPass() throws {
         let scratch = try TemporaryDirectory("scannerd-repeat")
         let socket = scratch.file("s.sock")

@@ -1,9 +1,10 @@
 import Foundation
 import TestSupport
 import Testing
+import TestTraits
 
 /// `scanctl wait`: one-shot scanning for scripts, against a daemon playing the demo in a loop.
-@Suite(.timeLimit(.minutes(2))) struct ScanctlWaitTests {
+@Suite(.offThePool(minutes: 2)) struct ScanctlWaitTests {
     let scannerd = Subprocess.executable("scannerd")
     let scanctl = Subprocess.executable("scanctl")
 

@@ -1,10 +1,11 @@
 import Foundation
 import TestSupport
 import Testing
+import TestTraits
 
 /// The daemon as a service: signals, reload, systemd notification and the watchdog — the unmodified
 /// binary, driven the way systemd drives it.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct ServiceTests {
+@Suite(.offThePool(minutes: 5), .serialized) struct ServiceTests {
     let scannerd = Subprocess.executable("scannerd")
     let scanctl = Subprocess.executable("scanctl")
 

@@ -6,7 +6,8 @@ import Foundation
 /// - the child gets a scrubbed environment (`environment(_:)`): nothing of the caller's
 ///   `SCANNERD_*`, `NOTIFY_SOCKET`, `LISTEN_FDS` or `LD_PRELOAD` leaks in, only what the test names;
 /// - `scannerd run` without `--config` gets `--no-config`, so an installed
-///   `/etc/scannerd/scannerd.conf` never changes what a test sees;
+///   `/etc/scannerd/scannerd.conf` never changes what a test sees, and `scannerd scan` without
+///   `--line-model` gets `--no-line-model`, so an installed line model does not either;
 /// - every child has a time limit; one that outlives it is killed (and says so).
 public enum Subprocess {
     public struct Result: Sendable {
@@ -41,13 +42,18 @@ public enum Subprocess {
         return base
     }
 
-    /// `arguments` as the child gets them: `scannerd run` reads no installed configuration unless the
-    /// test names one.
+    /// `arguments` as the child gets them: `scannerd run` reads no installed configuration, and
+    /// `scannerd scan` no installed line model, unless the test names one.
     static func hermetic(_ executable: String, _ arguments: [String]) -> [String] {
-        guard executable.hasSuffix("/scannerd"), arguments.first == "run",
-            !arguments.contains("--config"), !arguments.contains("--no-config")
-        else { return arguments }
-        return arguments + ["--no-config"]
+        guard executable.hasSuffix("/scannerd") else { return arguments }
+        switch arguments.first {
+        case "run" where !arguments.contains("--config") && !arguments.contains("--no-config"):
+            return arguments + ["--no-config"]
+        case "scan" where !arguments.contains("--line-model") && !arguments.contains("--no-line-model"):
+            return arguments + ["--no-line-model"]
+        default:
+            return arguments
+        }
     }
 
     /// Runs `executable` with `arguments` in the package root and waits for it, at most `timeout`

@@ -5,8 +5,9 @@ import ScannerCore
 import TestSupport
 import Testing
 @testable import TextDetection
+import TestTraits
 
-@Suite(.timeLimit(.minutes(2))) struct TextLineDetectorTests {
+@Suite(.offThePool(minutes: 2)) struct TextLineDetectorTests {
     func image(_ name: String, width: Int? = nil) throws -> GrayImage {
         try ImageDecoder().decodeFile(atPath: Fixtures.path(name), targetWidth: width).image
     }
