@@ -2,6 +2,7 @@
 import ScannerCore
 import Testing
 import TestTraits
+import TextRecognition
 
 /// `scannerd scan` has one image and no frames to vote across: a line that says something typed is
 /// read at five heights, and a typed payload needs most of the readings (`ImageScanner.agreed`).
@@ -108,6 +109,32 @@ import TestTraits
     @Test func aNetworkReadUpToACutEndGivesNoVote() {
         let part = typed("lo@oldmill-studios.com", type: .emailAddress, cut: true)
         #expect(ImageScanner.agreed(tesseract: [[], [], [], [], []], network: [[part], [part], [part]]).isEmpty)
+    }
+
+    /// A reading of `text` as one word whose bytes lie 10 px apart from `start`, on a line 400 px long
+    /// whose start is cut; with per-byte boxes (the network's) or without (Tesseract's).
+    func cutReading(_ text: String, from start: Int, byteBoxes: Bool) -> LineReader.Reading {
+        let boxes = (0..<text.utf8.count).map { PixelRect(x: start + 10 * $0, y: 0, width: 10, height: 48) }
+        let word = RecognizedWord(text: text, box: PixelRect.union(boxes)!, confidence: 0.9)
+        return LineReader.Reading(
+            line: RecognizedLine(words: [word], box: word.box), quad: Self.quad, width: 400,
+            cut: LineReader.CutEnds(start: true, end: false), byteBoxes: byteBoxes ? boxes : nil)
+    }
+
+    /// The network reads past an icon before a phone number (the phone screen's, which Tesseract
+    /// reads as `x]`): where the per-symbol boxes leave room for a glyph before the cut start, the
+    /// number does not reach it; right at the start it does. Tesseract's words have no such boxes:
+    /// the line's first word reaches a cut start wherever it begins.
+    @Test func aNetworkItemReachesACutEndOnlyWithNoRoomForAGlyphBeforeIt() throws {
+        let scanner = try ImageScanner(options: TextTests.contentOnly)
+        let number = "+441134960639"
+        func reachesCut(from start: Int, byteBoxes: Bool) -> [Bool] {
+            scanner.items(in: cutReading(number, from: start, byteBoxes: byteBoxes))
+                .filter { $0.item.contentType == .telephoneNumber }.map(\.reachesCutEnd)
+        }
+        #expect(reachesCut(from: 48, byteBoxes: true) == [false])
+        #expect(reachesCut(from: 8, byteBoxes: true) == [true])
+        #expect(reachesCut(from: 48, byteBoxes: false) == [true])
     }
 
     /// Which first readings are read again: typed ones, and ones with the marks of a misread typed item.
