@@ -39,7 +39,7 @@ import TestTraits
 
     @Test func mjpegStreamsTheClipThroughV4L2() throws {
         let daemon = try camera(["FAKECAM_FORMATS": "MJPG,YUYV"])
-        let sawBoth = daemon.waitFor(timeout: 30) { lines in
+        let sawBoth = daemon.waitFor(timeout: 90) { lines in
             Self.payloads(lines).isSuperset(of: ["https://example.com/scannerd-demo", "+14155550123"])
         }
         let status = daemon.stop()
@@ -90,7 +90,7 @@ import TestTraits
 
     @Test func corruptFramesAreDroppedAndCounted() throws {
         let daemon = try camera(["FAKECAM_CORRUPT_EVERY": "4"])
-        let enough = daemon.waitFor(timeout: 30) { Self.payloads($0).isSuperset(of: ["https://example.com/scannerd-demo", "+14155550123"]) }
+        let enough = daemon.waitFor(timeout: 90) { Self.payloads($0).isSuperset(of: ["https://example.com/scannerd-demo", "+14155550123"]) }
         let status = daemon.stop(signal: SIGINT)
         #expect(enough)
         #expect(status == 0)
@@ -123,7 +123,7 @@ import TestTraits
             try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("1" + name).path, withDestinationPath: clip + "/" + target)
         }
         let daemon = try camera(["FAKECAM_FRAMES": directory.path, "FAKECAM_FORMATS": "MJPG"])
-        let found = daemon.waitFor(timeout: 40) { Self.payloads($0).isSuperset(of: ["https://example.com/clip", "+12125550187"]) }
+        let found = daemon.waitFor(timeout: 90) { Self.payloads($0).isSuperset(of: ["https://example.com/clip", "+12125550187"]) }
         let status = daemon.stop(signal: SIGINT)
         #expect(found, "events: \(daemon.output.suffix(5)) stderr: \(daemon.stderr.suffix(1500))")
         #expect(status == 0)

@@ -9,9 +9,10 @@ import TestTraits
 /// and checked against the generator's truth. `make test` creates the generator's venv
 /// (.build/footage-venv: numpy, pillow, segno from PyPI).
 ///
-/// Each clip takes a core for half a minute or more: the cases run one at a time, off the cooperative
-/// pool (`blocking`), so the rest of the suite keeps its two pool threads.
-@Suite(.offThePool(minutes: 5), .serialized) struct FootageTests {
+/// Each clip takes a core for half a minute or more (generating it, then the daemon): the cases run
+/// on the test threads (`offThePool`), side by side, because they are the longest chain of the
+/// whole run (one after another they set its length: 336 s of 336 on 2 cores).
+@Suite(.offThePool(minutes: 5)) struct FootageTests {
     let scannerd = Subprocess.executable("scannerd")
 
     struct Truth: Decodable {

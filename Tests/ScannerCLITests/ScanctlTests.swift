@@ -256,7 +256,9 @@ import TestTraits
     @Test func theSocketIsOwnerAndGroupOnlyByDefaultAndTakesItsGroup() throws {
         let socket = sharedDirectory() + "/default.sock"
         let daemon = try Subprocess.Running(scannerd, ["run", "--source", "demo", "--loop", "--socket", socket, "--socket-group", "daemon"])
-        try #require(waitForSocket(socket))
+        // The file is owner-only from its first instant and takes its mode and group after: the daemon
+        // says `listening` once it has them.
+        try #require(daemon.waitForStderr(timeout: 30) { $0.contains("listening") }, "\(daemon.stderr)")
         var info = stat()
         let found = lstat(socket, &info) == 0
         #expect(daemon.stop() == 0)
@@ -266,11 +268,13 @@ import TestTraits
 
     @Test func socketModeIsApplied() throws {
         let socket = sharedDirectory() + "/s.sock"
-        let daemon = try Subprocess.Running(scannerd, ["run", "--source", "demo", "--loop", "--socket", socket, "--socket-mode", "0600"])
-        try #require(waitForSocket(socket))
+        // 0640, not the owner-only mode every socket file is created with, so that the test sees the
+        // option applied.
+        let daemon = try Subprocess.Running(scannerd, ["run", "--source", "demo", "--loop", "--socket", socket, "--socket-mode", "0640"])
+        try #require(daemon.waitForStderr(timeout: 30) { $0.contains("listening") }, "\(daemon.stderr)")
         let attributes = try FileManager.default.attributesOfItem(atPath: socket)
         _ = daemon.stop()
-        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        #expect((attributes[.posixPermissions] as? Int) == 0o640)
     }
 
     @Test func aSocketPassedBySystemdIsUsed() throws {

@@ -21,7 +21,7 @@ check_name=check-deb
 # shellcheck source=Tests/system/checks.sh
 . "$repo/Tests/system/checks.sh"
 for tool in dpkg-deb lintian readelf; do
-    command -v "$tool" >/dev/null || fail "$tool not found (make test installs lintian and binutils)"
+    command -v "$tool" >/dev/null || fail "$tool not found (make deps installs lintian and binutils)"
 done
 
 # --- (a) what is in the package, without installing it
