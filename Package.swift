@@ -263,7 +263,7 @@ let package = Package(
             dependencies: ["Pipeline", "Tracking", "Capture", "Recognition", "ImageDecoding", "ScannerCore", "TestSupport", "TestTraits"]
         ),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "ScannerCore", "ImageDecoding", "TestSupport", "TestTraits"]),
-        .testTarget(name: "ScannerCLITests", dependencies: ["ScannerCore", "ScannerClient", "ImageDecoding", "TestSupport", "TestTraits"]),
+        .testTarget(name: "ScannerCLITests", dependencies: ["ScannerCore", "ScannerClient", "ScannerProtocol", "ImageDecoding", "TestSupport", "TestTraits"]),
     ],
     cxxLanguageStandard: .cxx17
 )

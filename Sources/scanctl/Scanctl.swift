@@ -180,32 +180,13 @@ struct Wait: ParsableCommand {
         if let timeout, !(timeout > 0 && timeout <= 86_400) { throw ValidationError("--timeout: expected seconds between 0 and 86400") }
     }
 
-    /// The subscribe request for `types`: each name goes where it belongs; the daemon judges them.
-    static func subscription(_ types: String) -> JSONValue {
-        var kinds: [JSONValue] = [], symbologies: [JSONValue] = [], contentTypes: [JSONValue] = []
-        for name in types.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
-            if name == "barcode" || name == "text" {
-                kinds.append(.string(name))
-            } else if TextContentType(rawValue: name) != nil {
-                contentTypes.append(.string(name))
-            } else {
-                symbologies.append(.string(name))
-            }
-        }
-        var fields: [(String, JSONValue)] = [("request", .string("subscribe"))]
-        if !kinds.isEmpty { fields.append(("kinds", .array(kinds))) }
-        if !symbologies.isEmpty { fields.append(("symbologies", .array(symbologies))) }
-        if !contentTypes.isEmpty { fields.append(("contentTypes", .array(contentTypes))) }
-        return .object(fields)
-    }
-
     func run() throws {
         let socket = try ScannerConnection(path: connection.socket)
         _ = try socket.readHello()
         let deadline = timeout.map { Date().addingTimeInterval($0) }
         if let types {
             // Events that come before the filter is in force are not looked at: they may not match it.
-            let reply = try socket.request(line: Self.subscription(types).serialized(), timeout: min(5, timeout ?? 5))
+            let reply = try socket.request(line: TypeList.subscription(types).serialized(), timeout: min(5, timeout ?? 5))
             guard reply.head.ok == true else { throw refused(reply, exit: 2) }
         }
         while true {
