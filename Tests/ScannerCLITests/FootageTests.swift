@@ -9,9 +9,9 @@ import TestTraits
 /// and checked against the generator's truth. `make test` creates the generator's venv
 /// (.build/footage-venv: numpy, pillow, segno from PyPI).
 ///
-/// Each clip takes a core for half a minute or more (generating it, then the daemon): the cases run
-/// on the test threads (`offThePool`), two side by side at most: one after another they were the
-/// run's longest chain (336 s of 336 on 2 cores); all three at once starved the realtime tests.
+/// Each clip takes a core for about half a minute (generating it, 13 s, then the daemon): the cases
+/// run on the test threads (`offThePool`), side by side (one after another they were the run's
+/// longest chain, 336 s of 336 on 2 cores, when a clip took 45 s to generate).
 @Suite(.offThePool(minutes: 5)) struct FootageTests {
     let scannerd = Subprocess.executable("scannerd")
 
@@ -67,7 +67,6 @@ import TestTraits
     /// item is removed once, within 30 frames of leaving the picture.
     @Test(arguments: [("card", 1), ("phone", 3), ("label", 3)])
     func aClipGivesExactlyItsItems(scenario: String, seed: Int) async throws {
-        // On the test thread itself, not `blocking`: two clips at a time at most, like every heavy test.
         let (truth, events) = try play(scenario, seed: seed)
         let wanted = truth.items.filter { $0.distractor != true && $0.frames.contains(where: \.legible) }
         let added = events.filter { $0.event == "added" }.compactMap(\.item)
