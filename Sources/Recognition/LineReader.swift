@@ -155,10 +155,19 @@ public struct LineReader: Sendable {
             let inside = probe.corners.allSatisfy { $0.x >= 0 && $0.y >= 0 && $0.x <= Double(image.width) && $0.y <= Double(image.height) }
             return inside ? LevelHistogram(image.rectified(probe, height: 6)) : nil
         }
+        // The ground as it is at each end, not the whole line's median: light falls unevenly across
+        // a line (a phone screen's glare), and dense light-on-dark text pulls the median towards the
+        // ink (a dark-mode e-mail address: ground 18 at its start, 39 at its end, median 46).
+        let lightInk = line.level(atRank: line.total * 97 / 100) - ground > ground - line.level(atRank: line.total * 3 / 100)
+        func groundLevel(_ levels: LevelHistogram) -> Int {
+            levels.level(atRank: lightInk ? levels.total / 4 : levels.total * 3 / 4)
+        }
         func isCut(_ side: Double, _ top: Point, _ bottom: Point) -> Bool {
             guard let past = probe(side * 0.05, side * 0.6, top, bottom, rows: 0.2...0.8),
-                let near = probe(side * 0.05, side * 0.35, top, bottom, rows: 0.15...0.85)
+                let near = probe(side * 0.05, side * 0.35, top, bottom, rows: 0.15...0.85),
+                let inside = probe(-side * 0.5, 0, top, bottom, rows: 0.2...0.8)
             else { return true }
+            let ground = groundLevel(inside)
             if Double(abs(past.level(atRank: past.total / 2) - ground)) > contrast / 3 { return true }
             let ink = near.count { Double(abs($0 - ground)) > contrast / 2 }
             return Double(ink) > 0.08 * Double(near.total)

@@ -161,6 +161,10 @@ public struct TextLineDetector: Sendable {
         var levels = 0
         /// 0 for dark ink, 1 for light ink: glyphs join only their own kind.
         var polarity = 0
+        /// The first and last pixel of each of its rows (x, y): its outline as far as any straight
+        /// projection can tell (`fit`). The box alone is not: on a tilted line, letters run together
+        /// into one component whose box is far taller than the letters.
+        var rowEnds: [(x: Int, y: Int)] = []
         var width: Int { maxX - minX + 1 }
         var height: Int { maxY - minY + 1 }
         var center: Point { Point(x: Double(minX + maxX) / 2, y: Double(minY + maxY) / 2) }
@@ -168,7 +172,7 @@ public struct TextLineDetector: Sendable {
 
     func components(_ mask: [Bool], image: GrayImage, polarity: Int) -> [Glyph] {
         let h = image.height
-        return allComponents(mask, image: image, polarity: polarity).filter { g in
+        return allComponents(mask, image: image, polarity: polarity) { g in
             let fill = Double(g.pixels) / Double(g.width * g.height)
             return g.height >= configuration.minimumGlyphHeight && g.height <= Int(Double(h) * configuration.maximumGlyphHeightFraction)
                 && g.width <= g.height * 40 && fill > 0.12
@@ -178,18 +182,22 @@ public struct TextLineDetector: Sendable {
         }
     }
 
-    func allComponents(_ mask: [Bool], image: GrayImage, polarity: Int) -> [Glyph] {
+    /// The connected components of `mask` that `keep` accepts, with their row ends.
+    func allComponents(_ mask: [Bool], image: GrayImage, polarity: Int, keep: (Glyph) -> Bool) -> [Glyph] {
         let w = image.width, h = image.height
         var label = [Int32](repeating: -1, count: w * h)
         var glyphs: [Glyph] = []
         var stack: [Int] = []
+        var members: [Int] = []
+        var id: Int32 = 0
         for start in 0..<(w * h) where mask[start] && label[start] < 0 {
-            let id = Int32(glyphs.count)
             var g = Glyph(minX: start % w, minY: start / w, maxX: start % w, maxY: start / w, pixels: 0, polarity: polarity)
             label[start] = id
             stack.append(start)
+            members.removeAll(keepingCapacity: true)
             while let i = stack.popLast() {
                 let x = i % w, y = i / w
+                members.append(i)
                 g.pixels += 1
                 g.levels += Int(image.pixels[y * image.stride + x])
                 g.minX = min(g.minX, x); g.maxX = max(g.maxX, x); g.minY = min(g.minY, y); g.maxY = max(g.maxY, y)
@@ -206,6 +214,19 @@ public struct TextLineDetector: Sendable {
                         }
                     }
                 }
+            }
+            id += 1
+            guard keep(g) else { continue }
+            var first = [Int](repeating: Int.max, count: g.height), last = [Int](repeating: Int.min, count: g.height)
+            for i in members {
+                let row = i / w - g.minY, x = i % w
+                first[row] = min(first[row], x)
+                last[row] = max(last[row], x)
+            }
+            g.rowEnds.reserveCapacity(2 * g.height)
+            for row in 0..<g.height where first[row] <= last[row] {
+                g.rowEnds.append((first[row], g.minY + row))
+                if last[row] != first[row] { g.rowEnds.append((last[row], g.minY + row)) }
             }
             glyphs.append(g)
         }
@@ -289,7 +310,9 @@ public struct TextLineDetector: Sendable {
     }
 
     /// The quad around `parts`: direction by least squares through the glyph centres, extent by
-    /// projecting every glyph box corner on the direction and its normal, padded by a fifth of the height.
+    /// projecting the glyphs' pixels (their row ends) on the direction and its normal, padded by a
+    /// fifth of the height. (Box corners made the quad of a line tilted 11° whose letters ran together
+    /// three times as tall as its text: "oldmill-studios.com/info" then read as "oldmil-s".)
     static func fit(_ parts: [Glyph], height: Double) -> Line? {
         let centers = parts.map(\.center)
         let n = Double(centers.count)
@@ -304,12 +327,16 @@ public struct TextLineDetector: Sendable {
         let vx = -uy, vy = ux  // across it, pointing down
         var minU = Double.infinity, maxU = -Double.infinity, minV = Double.infinity, maxV = -Double.infinity
         for g in parts {
-            for (x, y) in [(g.minX, g.minY), (g.maxX + 1, g.minY), (g.maxX + 1, g.maxY + 1), (g.minX, g.maxY + 1)] {
-                let px = Double(x) - mx, py = Double(y) - my
+            // Pixel (x, y) is the square from (x, y) to (x + 1, y + 1): its centre's projection, give
+            // or take half the square's extent in that direction.
+            for (x, y) in g.rowEnds {
+                let px = Double(x) + 0.5 - mx, py = Double(y) + 0.5 - my
                 let u = px * ux + py * uy, v = px * vx + py * vy
                 minU = min(minU, u); maxU = max(maxU, u); minV = min(minV, v); maxV = max(maxV, v)
             }
         }
+        let halfU = (abs(ux) + abs(uy)) / 2, halfV = (abs(vx) + abs(vy)) / 2
+        minU -= halfU; maxU += halfU; minV -= halfV; maxV += halfV
         let pad = height * 0.2
         minU -= pad; maxU += pad; minV -= pad; maxV += pad
         func point(_ u: Double, _ v: Double) -> Point { Point(x: mx + u * ux + v * vx, y: my + u * uy + v * vy) }

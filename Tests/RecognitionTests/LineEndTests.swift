@@ -54,6 +54,27 @@ import TestTraits
         #expect(reader.cutEnds(of: Self.quad, in: image(marks: [icon])) == .none)
     }
 
+    /// Light ink on a dark ground that brightens across the line (glare on a phone screen): the ground
+    /// past each end is compared with the ground at that end, not with the whole line's median, which
+    /// the ink pulls up (seen: a dark-mode e-mail address whose start was taken for cut, ground 18 there,
+    /// median 46). A thumb before it still cuts it.
+    @Test func unevenGroundUnderLightInkIsNoCut() {
+        func screen(thumb: Bool) -> GrayImage {
+            var pixels = [UInt8](repeating: 0, count: 200 * 60)
+            for y in 0..<60 {
+                for x in 0..<200 {
+                    var level = 10 + 60 * x / 200
+                    if Self.glyphs.contains(where: { (($0.x)..<($0.x + $0.width)).contains(x) && (($0.y)..<($0.y + $0.height)).contains(y) }) { level = 100 }
+                    if thumb && (20..<55).contains(x) { level = 120 }
+                    pixels[y * 200 + x] = UInt8(level)
+                }
+            }
+            return GrayImage(width: 200, height: 60, pixels: pixels)
+        }
+        #expect(reader.cutEnds(of: Self.quad, in: screen(thumb: false)) == .none)
+        #expect(reader.cutEnds(of: Self.quad, in: screen(thumb: true)) == LineReader.CutEnds(start: true, end: false))
+    }
+
     /// What `ImageScanner` types from a line with a cut end: everything that reaches that end is
     /// marked (`scan` reports none of it; the pipeline lets it keep an item, not add one).
     @Test func typedTextReachingACutEndIsMarked() throws {

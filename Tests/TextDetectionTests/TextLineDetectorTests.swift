@@ -56,6 +56,32 @@ import TestTraits
         #expect(abs(abs(lines[0].angle) - angle) < 0.08, "angle \(lines[0].angle)")
     }
 
+    /// On a tilted line, letters run together into one component per word whose box is far taller
+    /// than the letters: the quad follows the ink, not the boxes (seen: "oldmill-studios.com/info"
+    /// tilted 11° got a quad three times its height and the network read "oldmil-s").
+    @Test func aTiltedLineOfRunTogetherLettersIsAsTallAsItsLetters() throws {
+        var canvas = GrayImage(width: 480, height: 240, filledWith: 230)
+        let angle = 15.0 * .pi / 180, thickness = 14.0, length = 110.0
+        // Three words of run-together "letters" (3-px uprights every 7 px joined by 2-px strokes at
+        // the top and bottom), 10 px apart, rising 15°.
+        for word in 0..<3 {
+            let start = Double(word) * (length + 10)
+            for s in stride(from: 0.0, to: length, by: 0.5) {
+                for t in stride(from: 0.0, to: thickness, by: 0.5) {
+                    guard s.truncatingRemainder(dividingBy: 7) < 3 || t < 2 || t >= thickness - 2 else { continue }
+                    let u = start + s
+                    let x = Int(30 + u * cos(angle) + t * sin(angle)), y = Int(200 - u * sin(angle) + t * cos(angle) - thickness)
+                    canvas.pixels[y * canvas.width + x] = 30
+                }
+            }
+        }
+        let lines = TextLineDetector().detect(canvas)
+        try #require(lines.count == 1, "\(lines)")
+        // Each word's box is 14·cos 15° + 110·sin 15° ≈ 42 px tall; the letters, 14 (and the padding).
+        #expect(abs(abs(lines[0].angle) - angle) < 0.05, "angle \(lines[0].angle)")
+        #expect(lines[0].height < 2.5 * thickness, "height \(lines[0].height)")
+    }
+
     @Test func aBlankNoisyWallHasNoLines() throws {
         var generator = SeededGenerator(seed: 7)
         var wall = GrayImage(width: 640, height: 480, filledWith: 0)
