@@ -167,7 +167,29 @@ public struct TextLineDetector: Sendable {
         var rowEnds: [(x: Int, y: Int)] = []
         var width: Int { maxX - minX + 1 }
         var height: Int { maxY - minY + 1 }
+        /// How tall its letters are: the box's height, but for a component wider than twice that (a
+        /// word whose letters ran together) its thinnest extent across the directions a line may take,
+        /// which on a tilted line is its letters' height, not its box's (`thickness(within:)`).
+        var letterHeight = 0
         var center: Point { Point(x: Double(minX + maxX) / 2, y: Double(minY + maxY) / 2) }
+
+        /// Its least extent across directions up to `maximumTilt` degrees from horizontal (every 2.5°),
+        /// in whole pixels.
+        func thickness(within maximumTilt: Double) -> Int {
+            var least = Double(height)
+            for step in stride(from: -maximumTilt, through: maximumTilt, by: 2.5) {
+                let angle = step * .pi / 180
+                let vx = -sin(angle), vy = cos(angle)
+                var low = Double.infinity, high = -Double.infinity
+                for (x, y) in rowEnds {
+                    let v = Double(x) * vx + Double(y) * vy
+                    low = min(low, v)
+                    high = max(high, v)
+                }
+                least = min(least, high - low + abs(vx) + abs(vy))
+            }
+            return max(1, Int(least.rounded()))
+        }
     }
 
     func components(_ mask: [Bool], image: GrayImage, polarity: Int) -> [Glyph] {
@@ -228,6 +250,7 @@ public struct TextLineDetector: Sendable {
                 g.rowEnds.append((first[row], g.minY + row))
                 if last[row] != first[row] { g.rowEnds.append((last[row], g.minY + row)) }
             }
+            g.letterHeight = g.width > 2 * g.height ? g.thickness(within: configuration.maximumTilt) : g.height
             glyphs.append(g)
         }
         return glyphs
@@ -254,13 +277,13 @@ public struct TextLineDetector: Sendable {
         var bestLeft: [Int: (from: Int, distance: Double)] = [:]
         for (position, i) in order.enumerated() {
             let a = glyphs[i]
-            let reach = Double(a.maxX) + Double(a.height) * 1.5 * 2.6  // the largest gap to a glyph up to 2.6× as tall
+            let reach = Double(a.maxX) + Double(a.letterHeight) * 1.5 * 2.6  // the largest gap to a glyph up to 2.6× as tall
             var best: (j: Int, distance: Double)?
             for j in order[(position + 1)...] {
                 let b = glyphs[j]
                 if Double(b.minX) > reach { break }
                 guard a.polarity == b.polarity else { continue }
-                let ha = Double(a.height), hb = Double(b.height)
+                let ha = Double(a.letterHeight), hb = Double(b.letterHeight)
                 guard Self.sameLineHeights(a, b) else { continue }
                 let dx = b.center.x - a.center.x, dy = b.center.y - a.center.y
                 guard dx > 0, abs(dy) <= dx * maxSlope + 0.35 * min(ha, hb) else { continue }
@@ -281,7 +304,7 @@ public struct TextLineDetector: Sendable {
         var result: [Line] = []
         for members in groups.values {
             let parts = members.map { glyphs[$0] }
-            let heights = parts.map { Double($0.height) }.sorted()
+            let heights = parts.map { Double($0.letterHeight) }.sorted()
             let height = heights[heights.count / 2]
             let span = Double(parts.map(\.maxX).max()! - parts.map(\.minX).min()!)
             guard parts.count >= configuration.minimumGlyphs || (parts.count >= 2 && span >= height * 3) || (parts.count == 1 && span >= height * 4) else {
@@ -301,8 +324,8 @@ public struct TextLineDetector: Sendable {
     /// up to twice as tall as an x-height letter beside it ("Avery", "uk/team"): then the smaller
     /// must lie within the taller's rows, as a lowercase letter lies within a capital's.
     static func sameLineHeights(_ a: Glyph, _ b: Glyph) -> Bool {
-        let (small, tall) = a.height <= b.height ? (a, b) : (b, a)
-        let ratio = Double(tall.height) / Double(small.height)
+        let (small, tall) = a.letterHeight <= b.letterHeight ? (a, b) : (b, a)
+        let ratio = Double(tall.letterHeight) / Double(small.letterHeight)
         if ratio < 1.7 { return true }
         guard ratio < 2.6 else { return false }
         let shared = min(small.maxY, tall.maxY) - max(small.minY, tall.minY) + 1

@@ -82,6 +82,37 @@ import TestTraits
         #expect(lines[0].height < 2.5 * thickness, "height \(lines[0].height)")
     }
 
+    /// Words of a tilted line whose letters ran together are joined by their letters' height, not
+    /// their boxes' (seen: `Questions? (415) 555-0169` tilted 12° found without its first word, the
+    /// number's start then taken for cut; a card's e-mail address split in two).
+    @Test func tiltedWordsOfRunTogetherLettersAreOneLine() throws {
+        var canvas = GrayImage(width: 480, height: 240, filledWith: 230)
+        let angle = 12.0 * .pi / 180, thickness = 12.0
+        // A long word, a word gap of 7 px, a one-letter word, another gap, a long word.
+        var start = 0.0
+        for length in [150.0, 5, 120] {
+            for s in stride(from: 0.0, to: length, by: 0.5) {
+                for t in stride(from: 0.0, to: thickness, by: 0.5) {
+                    guard s.truncatingRemainder(dividingBy: 6) < 2.5 || t < 2 || t >= thickness - 2 else { continue }
+                    let u = start + s
+                    let x = Int(20 + u * cos(angle) + t * sin(angle)), y = Int(200 - u * sin(angle) + t * cos(angle) - thickness)
+                    canvas.pixels[y * canvas.width + x] = 30
+                }
+            }
+            start += length + 7
+        }
+        let detector = TextLineDetector()
+        let lines = detector.detect(canvas)
+        #expect(lines.count == 1, "\(lines.map { ($0.quad.topLeft, $0.quad.topRight, $0.glyphs) })")
+        // What joins them: each word's letter height is its letters' (12 px), not its box's (the
+        // long word's is 12·cos 12° + 150·sin 12° ≈ 43 px, and a one-letter word beside it is 14).
+        let words = detector.components(detector.inkMasks(canvas).dark, image: canvas, polarity: 0)
+        try #require(words.count == 3, "\(words.map { ($0.width, $0.height) })")
+        for word in words {
+            #expect(abs(Double(word.letterHeight) - thickness) <= 3, "box \(word.width)×\(word.height), letters \(word.letterHeight)")
+        }
+    }
+
     @Test func aBlankNoisyWallHasNoLines() throws {
         var generator = SeededGenerator(seed: 7)
         var wall = GrayImage(width: 640, height: 480, filledWith: 0)
