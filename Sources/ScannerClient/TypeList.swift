@@ -13,23 +13,19 @@ public enum TypeList {
     /// client does not know go to the daemon as symbologies, for its `bad-argument`.
     public static func subscription(_ types: String) -> JSONValue {
         var kinds: Set<String> = [], symbologies: [JSONValue] = [], contentTypes: [JSONValue] = []
-        var wantsBarcodes = false, wantsText = false
         for name in types.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
             if name == "barcode" || name == "text" {
                 kinds.insert(name)
             } else if TextContentType(rawValue: name) != nil {
                 contentTypes.append(.string(name))
-                wantsText = true
             } else {
                 symbologies.append(.string(name))
-                wantsBarcodes = true
             }
         }
-        // A whole kind named stands for all of it: its narrower names add nothing.
-        if kinds.contains("barcode") { symbologies = [] }
-        if kinds.contains("text") { contentTypes = [] }
-        if wantsBarcodes { kinds.insert("barcode") }
-        if wantsText { kinds.insert("text") }
+        // A whole kind named stands for all of it (its narrower names add nothing); a narrower name
+        // alone names its kind.
+        if kinds.contains("barcode") { symbologies = [] } else if !symbologies.isEmpty { kinds.insert("barcode") }
+        if kinds.contains("text") { contentTypes = [] } else if !contentTypes.isEmpty { kinds.insert("text") }
         var fields: [(String, JSONValue)] = [("request", .string("subscribe"))]
         if !kinds.isEmpty { fields.append(("kinds", .array(kinds.sorted().map(JSONValue.string)))) }
         if !symbologies.isEmpty { fields.append(("symbologies", .array(symbologies))) }

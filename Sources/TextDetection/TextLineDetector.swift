@@ -211,6 +211,9 @@ public struct TextLineDetector: Sendable {
         var glyphs: [Glyph] = []
         var stack: [Int] = []
         var members: [Int] = []
+        // Each kept component's first and last column per row, indexed by image row: made once, and
+        // put back to empty over the component's rows after use (no allocation per glyph).
+        var first = [Int](repeating: Int.max, count: h), last = [Int](repeating: Int.min, count: h)
         var id: Int32 = 0
         for start in 0..<(w * h) where mask[start] && label[start] < 0 {
             var g = Glyph(minX: start % w, minY: start / w, maxX: start % w, maxY: start / w, pixels: 0, polarity: polarity)
@@ -239,16 +242,17 @@ public struct TextLineDetector: Sendable {
             }
             id += 1
             guard keep(g) else { continue }
-            var first = [Int](repeating: Int.max, count: g.height), last = [Int](repeating: Int.min, count: g.height)
             for i in members {
-                let row = i / w - g.minY, x = i % w
-                first[row] = min(first[row], x)
-                last[row] = max(last[row], x)
+                let y = i / w, x = i % w
+                first[y] = min(first[y], x)
+                last[y] = max(last[y], x)
             }
             g.rowEnds.reserveCapacity(2 * g.height)
-            for row in 0..<g.height where first[row] <= last[row] {
-                g.rowEnds.append((first[row], g.minY + row))
-                if last[row] != first[row] { g.rowEnds.append((last[row], g.minY + row)) }
+            for y in g.minY...g.maxY {
+                g.rowEnds.append((first[y], y))
+                if last[y] != first[y] { g.rowEnds.append((last[y], y)) }
+                first[y] = Int.max
+                last[y] = Int.min
             }
             g.letterHeight = g.width > 2 * g.height ? g.thickness(within: configuration.maximumTilt) : g.height
             glyphs.append(g)

@@ -66,9 +66,9 @@ extension Trait where Self == OffThePool {
 
 /// `width` threads for `width` tests at a time (`slots`), taking jobs in the order they come.
 ///
-/// Twice the cores: most heavy tests spend their time waiting for a daemon or a scan they started, and
-/// those child processes need the cores; with one test a core the run took longer, with every test
-/// at once the realtime daemons missed frames.
+/// Twice the cores: most heavy tests spend their time waiting for a daemon or a scan they started,
+/// whose child processes need the cores themselves; with every test at once the realtime daemons
+/// missed frames. (One test a core was not measured.)
 public final class TestThreads: TaskExecutor, @unchecked Sendable {
     public static let width = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
     public static let shared = TestThreads(count: width)

@@ -60,21 +60,9 @@ import TestTraits
     /// than the letters: the quad follows the ink, not the boxes (seen: "oldmill-studios.com/info"
     /// tilted 11° got a quad three times its height and the network read "oldmil-s").
     @Test func aTiltedLineOfRunTogetherLettersIsAsTallAsItsLetters() throws {
-        var canvas = GrayImage(width: 480, height: 240, filledWith: 230)
-        let angle = 15.0 * .pi / 180, thickness = 14.0, length = 110.0
-        // Three words of run-together "letters" (3-px uprights every 7 px joined by 2-px strokes at
-        // the top and bottom), 10 px apart, rising 15°.
-        for word in 0..<3 {
-            let start = Double(word) * (length + 10)
-            for s in stride(from: 0.0, to: length, by: 0.5) {
-                for t in stride(from: 0.0, to: thickness, by: 0.5) {
-                    guard s.truncatingRemainder(dividingBy: 7) < 3 || t < 2 || t >= thickness - 2 else { continue }
-                    let u = start + s
-                    let x = Int(30 + u * cos(angle) + t * sin(angle)), y = Int(200 - u * sin(angle) + t * cos(angle) - thickness)
-                    canvas.pixels[y * canvas.width + x] = 30
-                }
-            }
-        }
+        let angle = 15.0 * .pi / 180, thickness = 14.0
+        // Three words of run-together "letters" (3-px uprights every 7 px), 10 px apart, rising 15°.
+        let canvas = Self.runTogetherWords([110, 110, 110], gap: 10, angle: angle, thickness: thickness, period: 7, stroke: 3, left: 30)
         let lines = TextLineDetector().detect(canvas)
         try #require(lines.count == 1, "\(lines)")
         // Each word's box is 14·cos 15° + 110·sin 15° ≈ 42 px tall; the letters, 14 (and the padding).
@@ -86,21 +74,9 @@ import TestTraits
     /// their boxes' (seen: `Questions? (415) 555-0169` tilted 12° found without its first word, the
     /// number's start then taken for cut; a card's e-mail address split in two).
     @Test func tiltedWordsOfRunTogetherLettersAreOneLine() throws {
-        var canvas = GrayImage(width: 480, height: 240, filledWith: 230)
         let angle = 12.0 * .pi / 180, thickness = 12.0
         // A long word, a word gap of 7 px, a one-letter word, another gap, a long word.
-        var start = 0.0
-        for length in [150.0, 5, 120] {
-            for s in stride(from: 0.0, to: length, by: 0.5) {
-                for t in stride(from: 0.0, to: thickness, by: 0.5) {
-                    guard s.truncatingRemainder(dividingBy: 6) < 2.5 || t < 2 || t >= thickness - 2 else { continue }
-                    let u = start + s
-                    let x = Int(20 + u * cos(angle) + t * sin(angle)), y = Int(200 - u * sin(angle) + t * cos(angle) - thickness)
-                    canvas.pixels[y * canvas.width + x] = 30
-                }
-            }
-            start += length + 7
-        }
+        let canvas = Self.runTogetherWords([150, 5, 120], gap: 7, angle: angle, thickness: thickness, period: 6, stroke: 2.5, left: 20)
         let detector = TextLineDetector()
         let lines = detector.detect(canvas)
         #expect(lines.count == 1, "\(lines.map { ($0.quad.topLeft, $0.quad.topRight, $0.glyphs) })")
@@ -111,6 +87,28 @@ import TestTraits
         for word in words {
             #expect(abs(Double(word.letterHeight) - thickness) <= 3, "box \(word.width)×\(word.height), letters \(word.letterHeight)")
         }
+    }
+
+    /// Words of run-together "letters" on a 480 × 240 light ground, rising at `angle` from (`left`,
+    /// 200): uprights `stroke` px wide every `period` px, joined by 2-px strokes at the top and bottom
+    /// of their `thickness`; `gap` px between words.
+    static func runTogetherWords(
+        _ lengths: [Double], gap: Double, angle: Double, thickness: Double, period: Double, stroke: Double, left: Double
+    ) -> GrayImage {
+        var canvas = GrayImage(width: 480, height: 240, filledWith: 230)
+        var start = 0.0
+        for length in lengths {
+            for s in stride(from: 0.0, to: length, by: 0.5) {
+                for t in stride(from: 0.0, to: thickness, by: 0.5) {
+                    guard s.truncatingRemainder(dividingBy: period) < stroke || t < 2 || t >= thickness - 2 else { continue }
+                    let u = start + s
+                    let x = Int(left + u * cos(angle) + t * sin(angle)), y = Int(200 - u * sin(angle) + t * cos(angle) - thickness)
+                    canvas.pixels[y * canvas.width + x] = 30
+                }
+            }
+            start += length + gap
+        }
+        return canvas
     }
 
     @Test func aBlankNoisyWallHasNoLines() throws {
