@@ -49,4 +49,18 @@ import Testing
         }
         #expect(failure.code == .badArgument && failure.message.contains("nonsense"), "\(failure.message)")
     }
+
+    /// A name written to break out of its JSON string stays one (unknown) name: refused, not a filter.
+    @Test func aNameCannotWriteTheRequest() {
+        for hostile in [#"qr"],"kinds":["text"#, "qr\n{\"request\":\"pause\"}", String(repeating: "x", count: 10_000)] {
+            let line = TypeList.subscription(hostile).serialized()
+            #expect(!line.contains("\n"), "one line")
+            let (_, result) = Request.parse(line)
+            guard case .failure(let failure) = result else {
+                Issue.record("accepted: \(line.prefix(80))")
+                continue
+            }
+            #expect(failure.code == .badArgument, "\(failure.message)")
+        }
+    }
 }
