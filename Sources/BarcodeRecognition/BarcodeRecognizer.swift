@@ -14,9 +14,13 @@ public struct BarcodeObservation: Sendable, Equatable {
     public var symbologyIdentifier: String?
     /// The data, base64, when it is not UTF-8 text; `payload` then holds it decoded lossily.
     public var payloadBase64: String?
+    /// zbar alone read this 1-D code, and zxing-cpp, which reads its symbology, did not read it there
+    /// (`crossChecked`): it may be one of zbar's misreads, which pass the check digit.
+    public var uncorroborated: Bool
 
     public init(
-        symbology: Symbology, payload: String, corners: Quad, quality: Int, symbologyIdentifier: String? = nil, payloadBase64: String? = nil
+        symbology: Symbology, payload: String, corners: Quad, quality: Int, symbologyIdentifier: String? = nil, payloadBase64: String? = nil,
+        uncorroborated: Bool = false
     ) {
         self.symbology = symbology
         self.payload = payload
@@ -24,6 +28,7 @@ public struct BarcodeObservation: Sendable, Equatable {
         self.quality = quality
         self.symbologyIdentifier = symbologyIdentifier
         self.payloadBase64 = payloadBase64
+        self.uncorroborated = uncorroborated
     }
 
     /// The payload of `bytes`, and their base64 when they are not valid UTF-8.
@@ -61,14 +66,18 @@ public final class BarcodeRecognizer {
     ///     codes; 2 halves the cost and still finds codes more than a few dozen pixels tall.
     ///   - renewAfterSymbols: replace the zbar scanner after this many decoded symbols (see
     ///     `defaultRenewal`); nil never does, as zbar is shipped (benchmarks only).
+    ///   - zxingFirst: zxing-cpp alone reads, and only what it reads (not GS1 DataBar, which zbar
+    ///     alone does). For a camera frame at full resolution: see `zxingFirst`.
     public init(
         symbologies: Set<Symbology>, testInverted: Bool = false, scanDensity: Int = 1,
-        renewAfterSymbols: Int? = BarcodeRecognizer.defaultRenewal
+        renewAfterSymbols: Int? = BarcodeRecognizer.defaultRenewal, zxingFirst: Bool = false
     ) throws(ScannerError) {
         self.symbologies = symbologies.intersection(Self.supported)
         self.renewAfterSymbols = renewAfterSymbols.map { max(1, $0) }
+        self.zxingFirst = zxingFirst
+        let byZBar = zxingFirst ? [] : self.symbologies
         settings = Settings(
-            zbarTypes: self.symbologies.compactMap { Self.zbarTypes[$0] }, upca: self.symbologies.contains(.upca),
+            zbarTypes: byZBar.compactMap { Self.zbarTypes[$0] }, upca: byZBar.contains(.upca),
             testInverted: testInverted, density: Int32(max(1, scanDensity)))
         scanner = try Self.makeScanner(settings)
     }
@@ -136,7 +145,13 @@ public final class BarcodeRecognizer {
     /// Scans `image` and returns every symbol of the configured symbologies: zbar's finds in zbar's
     /// order, then zxing-cpp's.
     public func recognize(_ image: GrayImage) -> [BarcodeObservation] {
+        if zxingFirst {
+            let formats = symbologies.reduce(Int32(0)) { $0 | (Self.zxingFallbackFormats[$1] ?? 0) }
+            let found = formats == 0 ? [] : Self.zxingRead(image, formats: formats, offsetX: 0, offsetY: 0)
+            return found + scanWithZXingOnly(image)
+        }
         var found = symbologies.contains(where: { Self.zbarTypes[$0] != nil }) ? scanWithZBar(image) : []
+        if crossCheckLinear { found = Self.crossChecked(found, in: image) }
         // What zbar missed, zxing-cpp may read (its QR detector and 1-D readers find symbols zbar's
         // do not, and the other way round: zxing-cpp's blackbox samples, docs/benchmarks.md).
         // A QR code both read: zbar guesses a text's character set (Shift-JIS read as GB2312) and
@@ -160,16 +175,30 @@ public final class BarcodeRecognizer {
                 found += Self.zxingRead(image, formats: formats, offsetX: 0, offsetY: 0).filter { missed.contains($0.symbology) }
             }
         }
-        let zxing = symbologies.intersection(Self.zxingFormats.keys)
-        if !zxing.isEmpty {
-            let tiles = nextDataMatrixTiles(width: image.width, height: image.height)
-            var decoded = Self.scanWithZXing(image, zxing, tiles: tiles)
-            // zxing-cpp 1.4 has no "try inverted": a light-on-dark code is found in the negative.
-            if decoded.isEmpty, settings.testInverted { decoded = Self.scanWithZXing(image.inverted(), zxing, tiles: tiles) }
-            found += decoded
-        }
-        return found
+        return found + scanWithZXingOnly(image)
     }
+
+    /// The symbologies only zxing-cpp reads (PDF417, DataMatrix, Aztec, Micro QR).
+    private func scanWithZXingOnly(_ image: GrayImage) -> [BarcodeObservation] {
+        let zxing = symbologies.intersection(Self.zxingFormats.keys)
+        guard !zxing.isEmpty else { return [] }
+        let tiles = nextDataMatrixTiles(width: image.width, height: image.height)
+        let decoded = Self.scanWithZXing(image, zxing, tiles: tiles)
+        // zxing-cpp 1.4 has no "try inverted": a light-on-dark code is found in the negative.
+        if decoded.isEmpty, settings.testInverted { return Self.scanWithZXing(image.inverted(), zxing, tiles: tiles) }
+        return decoded
+    }
+
+    /// zxing-cpp reads, alone, what it can (`init(zxingFirst:)`): on a camera frame at full
+    /// resolution (1280×720) of the generated footage's shipping labels (seeds 1–3, 270 frames),
+    /// zbar with every symbology took 49–191 ms a frame (57 with QR and EAN-13 only; noise gives its
+    /// decoders work on every scan line) and zxing-cpp 16–26 ms, and zxing-cpp found the EAN-13 and
+    /// the QR code on as many frames as zbar, without zbar's misreads (2026-11-23, AMD EPYC VM).
+    /// So the live pipeline's full-resolution scans are zxing-cpp's; zbar keeps the reduced image,
+    /// where it finds codes zxing-cpp does not (docs/benchmarks.md, zxing-cpp's blackbox samples),
+    /// and GS1 DataBar, which zxing-cpp 1.4 does not read: zbar for it alone at full resolution
+    /// cost as much as zbar for everything (its scan lines are the cost, not its decoders).
+    public let zxingFirst: Bool
 
     /// How many DataMatrix tiles (`dataMatrixTiles`) one scan looks at, taking turns; nil: all of them.
     /// All 21 cost 3.2 ms at 640×480 (docs/benchmarks.md): a still image pays that once, a camera
@@ -184,6 +213,86 @@ public final class BarcodeRecognizer {
         let chosen = (0..<max(1, perScan)).map { all[(tileCursor + $0) % all.count] }
         tileCursor = (tileCursor + max(1, perScan)) % all.count
         return chosen
+    }
+
+    /// Whether zbar's 1-D readings are read again by zxing-cpp (`crossChecked`). Off only to measure
+    /// what it costs and gains (benchmarks).
+    public var crossCheckLinear = true
+
+    /// zbar's 1-D readings, each place read again by zxing-cpp.
+    ///
+    /// zbar decodes a blurred or tilted EAN-13 wrongly, with a valid check digit, and often next to
+    /// the right reading in the same frame: on the shipping label of the generated footage (seed 1,
+    /// 1280×720) it read a wrong EAN-13 on 60 of the 76 frames it read the code on. zxing-cpp, whose
+    /// 1-D readers want two scan lines to agree, read the right one on 70 of those frames and never a
+    /// wrong one. So zbar's readings at one place (one symbol: the same symbology, centres closer
+    /// than three quarters of its length) are read again by zxing-cpp in a square around them:
+    /// - zxing-cpp's reading there stands for the place (one observation, zbar's widest bounds);
+    /// - where it reads nothing, zbar's one reading stays, `uncorroborated`;
+    /// - zbar's two different readings with no zxing-cpp reading to decide are contested: dropped.
+    /// Symbologies zxing-cpp does not read (GS1 DataBar) and QR codes are left as they are. A square
+    /// costs about a millisecond (zxing-cpp on ~300×300 px).
+    public static func crossChecked(_ found: [BarcodeObservation], in image: GrayImage) -> [BarcodeObservation] {
+        var kept: [BarcodeObservation] = []
+        var places: [[BarcodeObservation]] = []
+        for observation in found {
+            guard observation.symbology.isLinear, zxingFallbackFormats[observation.symbology] != nil else {
+                kept.append(observation)
+                continue
+            }
+            if let i = places.firstIndex(where: { place in
+                place[0].symbology == observation.symbology
+                    && place[0].corners.center.distance(to: observation.corners.center)
+                        <= 0.75 * max(length(place[0].corners), length(observation.corners))
+            }) {
+                places[i].append(observation)
+            } else {
+                places.append([observation])
+            }
+        }
+        for place in places {
+            let widest = place.max { area($0.corners) < area($1.corners) }!
+            let points = place.flatMap(\.corners.corners)
+            let (minX, maxX) = (points.map(\.x).min()!, points.map(\.x).max()!)
+            let (minY, maxY) = (points.map(\.y).min()!, points.map(\.y).max()!)
+            // A square around the readings, large enough for the whole symbol and its quiet zones
+            // when zbar's scan lines covered only part of it.
+            let side = max(2.5 * max(maxX - minX, maxY - minY), 0.2 * Double(min(image.width, image.height)))
+            let centre = Point(x: (minX + maxX) / 2, y: (minY + maxY) / 2)
+            let square = PixelRect(
+                x: Int((centre.x - side / 2).rounded(.down)), y: Int((centre.y - side / 2).rounded(.down)),
+                width: Int(side.rounded(.up)), height: Int(side.rounded(.up))
+            ).clamped(width: image.width, height: image.height)
+            let format = zxingFallbackFormats[widest.symbology]!
+            let reread = zxingRead(image.cropped(to: square), formats: format, offsetX: square.x, offsetY: square.y)
+                .filter { $0.symbology == widest.symbology }
+                .min { $0.corners.center.distance(to: centre) < $1.corners.center.distance(to: centre) }
+            if let reread {
+                var observation = place.first { $0.payload == reread.payload } ?? widest
+                observation.payload = reread.payload
+                observation.payloadBase64 = reread.payloadBase64
+                observation.symbologyIdentifier = reread.symbologyIdentifier ?? observation.symbologyIdentifier
+                observation.corners = widest.corners
+                observation.quality = place.filter { $0.payload == reread.payload }.map(\.quality).reduce(0, +)
+                kept.append(observation)
+            } else if Set(place.map(\.payload)).count == 1 {
+                var observation = widest
+                observation.uncorroborated = true
+                kept.append(observation)
+            }
+        }
+        return kept
+    }
+
+    /// The longer of the quad's box sides.
+    static func length(_ quad: Quad) -> Double {
+        let b = quad.boundingBox
+        return max(b.maxX - b.minX, b.maxY - b.minY)
+    }
+
+    static func area(_ quad: Quad) -> Double {
+        let b = quad.boundingBox
+        return (b.maxX - b.minX) * (b.maxY - b.minY)
     }
 
     /// zxing-cpp's formats for the symbologies zbar reads first.

@@ -61,6 +61,7 @@ public struct SequenceStatistics: Sendable, Equatable {
         barcodeScans = barcodes.scans
         barcodeScansReused = barcodes.reused
         barcodeDetailScans = barcodes.detailScans
+        barcodeSpotScans = barcodes.spotScans
         ocrPasses = text?.passes ?? 0
         ocrLinesRead = text?.linesRead ?? 0
         ocrConfirmingPasses = text?.confirmingPasses ?? 0
@@ -74,6 +75,8 @@ public struct SequenceStatistics: Sendable, Equatable {
     public var barcodeScansReused = 0
     /// Barcode scans of the frame at full resolution.
     public var barcodeDetailScans = 0
+    /// Barcode scans that also looked at spots of the frame at full resolution (`DetailSpots`).
+    public var barcodeSpotScans = 0
     public var ocrPasses = 0
     /// Text lines read by the recognizer (each pass reads the few lines the schedule picks).
     public var ocrLinesRead = 0
@@ -92,10 +95,17 @@ public struct SequenceStatistics: Sendable, Equatable {
 /// Owned by one thread at a time (the deterministic loop, or the live pipeline's barcode thread).
 final class BarcodeStage: @unchecked Sendable {
     private let scanner: ImageScanner
+    /// For the frame at full resolution: zxing-cpp first (`BarcodeRecognizer.zxingFirst`).
+    private let detailScanner: ImageScanner
     private var gate: SceneChangeGate
     private let detailEvery: Int
     private var lastResult: [RecognizedItem] = []
+    /// What the last scan of the reduced image found (a detail scan's codes beyond these get spots).
+    private var lastReduced: [RecognizedItem] = []
     private var lastWasDetail = false
+    private var spots = DetailSpots()
+    /// Scans of spots (`DetailSpots`) at full resolution.
+    var spotScans = 0
     var scans = 0
     var reused = 0
     /// Scans of the full-resolution frame.
@@ -107,6 +117,7 @@ final class BarcodeStage: @unchecked Sendable {
         var barcodeOptions = options
         barcodeOptions.types = RecognitionTypes(symbologies: options.types.symbologies, contentTypes: [])
         scanner = try ImageScanner(options: barcodeOptions, live: true)
+        detailScanner = try ImageScanner(options: barcodeOptions, live: true, zxingFirst: true)
         gate = SceneChangeGate(configuration: sceneChange)
         self.detailEvery = detailEvery
     }
@@ -119,6 +130,7 @@ final class BarcodeStage: @unchecked Sendable {
             unchangedStreak += 1
             // Come to rest after a reduced scan: one look at full resolution, kept with it.
             if !lastWasDetail, let found = detailScan(image, detail) {
+                spots.afterDetailScan(found, reduced: lastReduced)
                 lastResult = Self.merge(lastResult, found)
             } else {
                 reused += 1
@@ -129,12 +141,27 @@ final class BarcodeStage: @unchecked Sendable {
         scans += 1
         gate.rebase(on: thumbnail)
         if scans % max(1, detailEvery) == 0, let found = detailScan(image, detail) {
+            spots.afterDetailScan(found, reduced: lastReduced)
             lastResult = found
         } else {
             lastResult = scanner.scan(image)
+            lastReduced = lastResult
             lastWasDetail = false
+            for codes in spotScan(detail) { lastResult = Self.merge(lastResult, codes) }
         }
         return lastResult
+    }
+
+    /// The codes in each spot (`DetailSpots`) of the full-resolution frame; none when there are no
+    /// spots or no larger frame.
+    private func spotScan(_ detail: () -> GrayImage?) -> [[RecognizedItem]] {
+        guard detailEvery > 0, !spots.spots.isEmpty, let full = detail() else { return [] }
+        spotScans += 1
+        let found = spots.spots.map { spot in
+            spot.area.intersection(scanner.options.regionOfInterest).map { detailScanner.scan(full, within: $0) } ?? []
+        }
+        spots.afterSpotScan(found)
+        return found
     }
 
     /// The barcodes of the full-resolution frame, or nil when detail scans are off or the frame is
@@ -143,7 +170,7 @@ final class BarcodeStage: @unchecked Sendable {
         guard detailEvery > 0, let full = detail(), full.width > image.width else { return nil }
         lastWasDetail = true
         detailScans += 1
-        return scanner.scan(full)
+        return detailScanner.scan(full)
     }
 
     /// `found` plus what `more` found that `found` does not already hold at the same place (one

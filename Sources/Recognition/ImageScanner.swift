@@ -56,7 +56,11 @@ public final class ImageScanner {
     ///   spread over frames is (`QualitySettings.liveDataMatrixTiles`).
     /// - Parameter lineModel: the line network's model directory (`make line-model`); typed lines are
     ///   then read by it as well as by Tesseract (`ImageScanner.agreed`). Nil: Tesseract alone.
-    public init(options: ScanOptions, tessdataPath: String? = nil, lineModel: String? = nil, live: Bool = false) throws(ScannerError) {
+    /// - Parameter zxingFirst: barcodes zxing-cpp reads are read by it alone
+    ///   (`BarcodeRecognizer.zxingFirst`: a camera frame at full resolution).
+    public init(
+        options: ScanOptions, tessdataPath: String? = nil, lineModel: String? = nil, live: Bool = false, zxingFirst: Bool = false
+    ) throws(ScannerError) {
         if let problem = options.regionOfInterest.validationProblem {
             throw .invalidArgument(name: "roi", value: options.regionOfInterest.description, reason: problem)
         }
@@ -65,7 +69,7 @@ public final class ImageScanner {
         self.secondReaders = settings.secondReadingHeights.map { LineReader(readingHeight: $0) }
         self.barcodes = try BarcodeRecognizer(
             symbologies: options.types.symbologies, testInverted: settings.testInvertedBarcodes,
-            scanDensity: settings.barcodeScanDensity)
+            scanDensity: settings.barcodeScanDensity, zxingFirst: zxingFirst)
         if live {
             barcodes.dataMatrixTilesPerScan = settings.liveDataMatrixTiles
             barcodes.zxingFallbackEvery = settings.liveZXingFallbackEvery
@@ -101,7 +105,7 @@ public final class ImageScanner {
         var items: [RecognizedItem] = barcodes.recognize(region).map { observation in
             RecognizedItem(
                 kind: .barcode, symbology: observation.symbology, payload: observation.payload,
-                bounds: observation.corners.map(toImage), confidence: 1, details: Self.details(of: observation))
+                bounds: observation.corners.map(toImage), confidence: Self.confidence(of: observation), details: Self.details(of: observation))
         }
         if let text, region.contrastSpread() >= settings.minimumContrastForText {
             let read = readText(in: region, with: text).map { item in
@@ -113,6 +117,15 @@ public final class ImageScanner {
         }
         return items.sorted(by: RecognizedItem.readingOrder)
     }
+
+    /// A barcode's confidence: 1, or 0.5 for a 1-D reading zbar alone made that zxing-cpp did not
+    /// confirm (`BarcodeObservation.uncorroborated`): the tracker lets such reads contest a reading,
+    /// not support one.
+    static func confidence(of observation: BarcodeObservation) -> Double {
+        observation.uncorroborated ? uncorroboratedConfidence : 1
+    }
+
+    public static let uncorroboratedConfidence = 0.5
 
     /// What the decoder said beside the payload, and what the payload means (`PayloadParser`).
     static func details(of observation: BarcodeObservation) -> PayloadDetails {

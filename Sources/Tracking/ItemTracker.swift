@@ -133,9 +133,13 @@ public struct ItemTracker: Sendable {
         // fast (a label swept out of view moves further in a frame than its code is long; measured
         // at 640×480, it became a second item).
         if candidates.isEmpty { candidates = sameReading(as: observation) }
-        let read = TextEvidence.Read(payload: observation.payload, transcript: nil, confidence: 1, details: observation.details)
+        let read = TextEvidence.Read(payload: observation.payload, transcript: nil, confidence: observation.confidence, details: observation.details)
         guard let index = nearest(candidates, to: observation) else {
             var track = newTrack(observation, frame)
+            // zbar's readings that zxing-cpp did not confirm (confidence 0.5) still vote: some
+            // symbols only zbar reads (an EAN-13 whose leading digit sits in its quiet zone, as
+            // BWIPP and most printers place it, zxing-cpp 1.4 does not read at all). Its misreads
+            // are mostly settled within the frame (`BarcodeRecognizer.crossChecked`).
             track.evidence = TextEvidence(window: configuration.linearWindow)
             track.evidence?.record(read)
             tracks.append(track)
@@ -242,13 +246,18 @@ public struct ItemTracker: Sendable {
         var track = tracks[index]
         if let evidence = track.evidence {
             guard let consensus = evidence.consensus(preferring: track.live ? track.reportedPayload : nil) else { return [] }
-            // Added when enough reads agree and no competing reading at the same place comes close.
+            // Added when enough reads agree and no competing reading at the same place comes close;
+            // a live item's payload changes only on the same terms (one symbol never flips between
+            // two payloads on evidence that is split).
             let agreement = track.isText ? configuration.textAgreement : configuration.weakBarcodeConfirmations
-            if !track.live && min(consensus.support, consensus.lead) < agreement { return [] }
-            track.item.payload = consensus.read.payload
-            track.item.transcript = consensus.read.transcript
-            track.item.confidence = consensus.read.confidence
-            track.item.details = consensus.read.details
+            let decisive = min(consensus.support, consensus.lead) >= agreement
+            if !track.live && !decisive { return [] }
+            if !track.live || decisive || consensus.read.payload == track.reportedPayload {
+                track.item.payload = consensus.read.payload
+                track.item.transcript = consensus.read.transcript
+                track.item.confidence = consensus.read.confidence
+                track.item.details = consensus.read.details
+            }
         }
         defer { tracks[index] = track }
         if !track.live {

@@ -50,7 +50,8 @@ enum RealtimeBenchmark {
         var out = "<!-- realtime:begin (written by `make bench`) -->\n## Realtime quality on realistic footage\n\n"
         out += "Measured \(today) on \(machine); release build; \(clips.count) clips from `make footage` in \(footage) "
         out += "(\(sizes(footage, clips))). Each clip through `scannerd run --no-config --pace P`, scored by "
-        out += "Tests/Fixtures/footage/score.py. Add latency: frames from an item's first legible frame to `added`; "
+        out += "Tests/Fixtures/footage/score.py. Precision: right payloads over all reports (an `added`, or an `updated` that "
+        out += "changes its item's payload). Add latency: frames from an item's first legible frame to `added`; "
         out += "removal: frames from its last visible frame to `removed` (negative: removed while still in view). "
         out += "CPU: the daemon's user + system time per frame of the clip (30 fps: 33 ms is one core).\n\n"
         for pace in ["realtime", "none"] {

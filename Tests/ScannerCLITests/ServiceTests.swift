@@ -73,7 +73,8 @@ import TestTraits
         #expect(FileManager.default.fileExists(atPath: socket))
         // Under systemd too (the notifier sleeps between rounds) the exit is prompt.
         #expect(daemon.stop(timeout: 5) == 0, "SIGTERM ends it (the notifier's sleep is cancelled)")
-        #expect(notify.fields.contains { $0.field == "STOPPING=1" })
+        // Sent before it exited, but the listener's thread may not have taken it in yet: waited for.
+        #expect(notify.waitFor(timeout: 10) { $0 == "STOPPING=1" }, "\(notify.fields.suffix(4))")
     }
 
     @Test func watchdogPingsStopWhenTheCameraStopsDelivering() throws {
@@ -151,7 +152,10 @@ import TestTraits
         #expect(reloaded["roi"] as? [Double] == [0, 0, 0.5, 0.5], "the set region survives a reload that did not touch it: \(reloaded)")
         #expect(reloaded["changed"] as? [String] == ["tracking.grace-period", "log.level"])
         // READY=1 comes after RELOADING=1 (it is sent when the reload is done, maybe after the
-        // `config` event reached the client): waited for, not assumed.
+        // `config` event reached the client): waited for, not assumed. RELOADING=1 itself is sent
+        // before the event, but the listener's thread may not have taken it in yet (seen in a clean
+        // run: the client had the event, the listener not yet the datagram): waited for too.
+        try #require(notify.waitFor(timeout: 10) { $0 == "RELOADING=1" }, "\(notify.fields.suffix(6))")
         let reloading = try #require(notify.fields.last { $0.field == "RELOADING=1" }?.time)
         #expect(notify.waitFor(count: 1, since: reloading, timeout: 10) { $0 == "READY=1" }, "READY=1 after the reload: \(notify.fields.suffix(6))")
         // A second `set` at warning level: applied, not logged.

@@ -122,6 +122,34 @@ struct Replay {
         #expect(replay.tracker.liveItems.count == 1)
     }
 
+    /// At realtime on the generated label (seed 1) the EAN-13's item flipped between zbar's readings
+    /// in `updated` events: once live, a payload changes only on the evidence that would add it.
+    @Test func aLiveLinearItemDoesNotFlipOnSplitEvidence() {
+        var replay = Replay()
+        replay.steps(2, [ean13("1781958637676")])
+        #expect(replay.log == ["1 added 1781958637676 #01"])
+        // The misread comes three times in a row: 3 to 2 in the window of 6, a lead of 1.
+        replay.steps(3, [ean13("2781278637676")])
+        #expect(replay.log == ["1 added 1781958637676 #01"], "a lead of one is not decisive")
+        #expect(replay.tracker.liveItems.first?.item.payload == "1781958637676")
+        // The other reading comes to lead by two (4 to 2): then the item takes it, once.
+        replay.steps(3, [ean13("2781278637676")])
+        #expect(replay.log == ["1 added 1781958637676 #01", "5 updated 2781278637676 #01"])
+    }
+
+    /// A reading zbar alone made (confidence 0.5: zxing-cpp did not confirm it) still votes — some
+    /// symbols only zbar reads — and the item says how sure it is: the mean of its agreeing reads.
+    @Test func anUnconfirmedLinearReadingIsAddedWithItsConfidence() {
+        var replay = Replay()
+        var alone = ean13("5901234123457")
+        alone.confidence = 0.5
+        replay.steps(2, [alone])
+        #expect(replay.log == ["1 added 5901234123457 #01"])
+        #expect(replay.tracker.liveItems.first?.item.confidence == 0.5)
+        replay.steps(2, [ean13("5901234123457")])
+        #expect(replay.tracker.liveItems.first?.item.confidence == 0.75, "two confirmed reads of four")
+    }
+
     @Test func scanLinesOfOneSymbolOnDifferentRowsAreOneItem() {
         var replay = Replay()
         // One scan line each: boxes of no height, 3% of the frame apart, on a code 12% long.

@@ -7,8 +7,10 @@
 Standard library only. Per clip:
 - recall: truth items (not distractors) that were legible in some frame and were added, with the
   payload the truth gives;
-- precision: `added` events that are a truth item (right payload), over all `added`; an added
-  distractor, a misread or anything on the empty desk counts against it;
+- precision: reports that are a truth item (right payload), over all reports; a report is an
+  `added` event, or an `updated` event that changes its item's payload (an item that flips to
+  another reading claims that reading); an added distractor, a misread or anything on the empty
+  desk counts against it;
 - duplicates: extra `added` events for a truth item (a second id for the same thing);
 - flicker: an item removed while it was still visible, then added again;
 - add latency: frames from the item's first legible frame to its `added`;
@@ -41,6 +43,21 @@ def score(truth, events):
     correct = 0
     flicker = 0
     wrong = []
+    # An `updated` that changes its item's payload is a report of the new payload.
+    changed = []
+    current = {}
+    for event in events:
+        item = event.get("item")
+        if event.get("event") == "added":
+            current[item["id"]] = item["payload"]
+        elif event.get("event") == "updated" and item["id"] in current and current[item["id"]] != item["payload"]:
+            current[item["id"]] = item["payload"]
+            changed.append(item["payload"])
+    for payload in changed:
+        if payload in by_payload:
+            correct += 1
+        else:
+            wrong.append(payload)
     for event in added:
         payload = event["item"]["payload"]
         if payload in by_payload:
@@ -70,9 +87,9 @@ def score(truth, events):
         "scenario": truth["scenario"], "seed": truth["seed"],
         "legible": len(legible), "found": len(found),
         "missed": sorted(item["payload"] for item in legible if item["payload"] not in first_added),
-        "added": len(added), "correct": correct, "wrong": wrong,
+        "added": len(added) + len(changed), "changed": len(changed), "correct": correct, "wrong": wrong,
         "recall": len(found) / len(legible) if legible else 1.0,
-        "precision": correct / len(added) if added else 1.0,
+        "precision": correct / (len(added) + len(changed)) if added or changed else 1.0,
         "duplicates": duplicates, "flicker": flicker,
         "addLatency": add_latency, "removalLatency": removal_latency,
     }
