@@ -66,8 +66,8 @@ public final class BarcodeRecognizer {
     ///     codes; 2 halves the cost and still finds codes more than a few dozen pixels tall.
     ///   - renewAfterSymbols: replace the zbar scanner after this many decoded symbols (see
     ///     `defaultRenewal`); nil never does, as zbar is shipped (benchmarks only).
-    ///   - zxingFirst: zxing-cpp alone reads, and only what it reads (not GS1 DataBar, which zbar
-    ///     alone does). For a camera frame at full resolution: see `zxingFirst`.
+    ///   - zxingFirst: zxing-cpp reads first, zbar only where it read no 1-D code. For a camera
+    ///     frame at full resolution: see `zxingFirst`.
     public init(
         symbologies: Set<Symbology>, testInverted: Bool = false, scanDensity: Int = 1,
         renewAfterSymbols: Int? = BarcodeRecognizer.defaultRenewal, zxingFirst: Bool = false
@@ -75,10 +75,11 @@ public final class BarcodeRecognizer {
         self.symbologies = symbologies.intersection(Self.supported)
         self.renewAfterSymbols = renewAfterSymbols.map { max(1, $0) }
         self.zxingFirst = zxingFirst
-        let byZBar = zxingFirst ? [] : self.symbologies
+        let byZBar = self.symbologies
         settings = Settings(
             zbarTypes: byZBar.compactMap { Self.zbarTypes[$0] }, upca: byZBar.contains(.upca),
-            testInverted: testInverted, density: Int32(max(1, scanDensity)))
+            // Full resolution (`zxingFirst`) is for small codes, which are printed dark on light.
+            testInverted: testInverted && !zxingFirst, density: Int32(max(1, scanDensity)))
         scanner = try Self.makeScanner(settings)
     }
 
@@ -147,7 +148,15 @@ public final class BarcodeRecognizer {
     public func recognize(_ image: GrayImage) -> [BarcodeObservation] {
         if zxingFirst {
             let formats = symbologies.reduce(Int32(0)) { $0 | (Self.zxingFallbackFormats[$1] ?? 0) }
-            let found = formats == 0 ? [] : Self.zxingRead(image, formats: formats, offsetX: 0, offsetY: 0)
+            var found = formats == 0 ? [] : Self.zxingRead(image, formats: formats, offsetX: 0, offsetY: 0)
+            // No 1-D code read: zbar looks too. zxing-cpp 1.4 does not read an EAN-13 whose leading
+            // digit sits in its quiet zone, as printed (the EAN-13 fixture); zbar does.
+            let wantsLinear = symbologies.contains { $0.isLinear && Self.zbarTypes[$0] != nil }
+            if wantsLinear, !found.contains(where: { $0.symbology.isLinear }) {
+                found += Self.crossChecked(scanWithZBar(image), in: image).filter { code in
+                    !found.contains { $0.symbology == code.symbology && $0.payload == code.payload }
+                }
+            }
             return found + scanWithZXingOnly(image)
         }
         var found = symbologies.contains(where: { Self.zbarTypes[$0] != nil }) ? scanWithZBar(image) : []
@@ -194,10 +203,9 @@ public final class BarcodeRecognizer {
     /// zbar with every symbology took 49–191 ms a frame (57 with QR and EAN-13 only; noise gives its
     /// decoders work on every scan line) and zxing-cpp 16–26 ms, and zxing-cpp found the EAN-13 and
     /// the QR code on as many frames as zbar, without zbar's misreads (2026-11-23, AMD EPYC VM).
-    /// So the live pipeline's full-resolution scans are zxing-cpp's; zbar keeps the reduced image,
-    /// where it finds codes zxing-cpp does not (docs/benchmarks.md, zxing-cpp's blackbox samples),
-    /// and GS1 DataBar, which zxing-cpp 1.4 does not read: zbar for it alone at full resolution
-    /// cost as much as zbar for everything (its scan lines are the cost, not its decoders).
+    /// So the live pipeline's full-resolution scans are zxing-cpp's first; zbar looks too only
+    /// where zxing-cpp read no 1-D code (zxing-cpp 1.4 misses EAN-13s printed with their leading
+    /// digit in the quiet zone, and does not read GS1 DataBar), not inverted.
     public let zxingFirst: Bool
 
     /// How many DataMatrix tiles (`dataMatrixTiles`) one scan looks at, taking turns; nil: all of them.
