@@ -66,20 +66,15 @@ public final class BarcodeRecognizer {
     ///     codes; 2 halves the cost and still finds codes more than a few dozen pixels tall.
     ///   - renewAfterSymbols: replace the zbar scanner after this many decoded symbols (see
     ///     `defaultRenewal`); nil never does, as zbar is shipped (benchmarks only).
-    ///   - zxingFirst: zxing-cpp reads first, zbar only where it read no 1-D code. For a camera
-    ///     frame at full resolution: see `zxingFirst`.
     public init(
         symbologies: Set<Symbology>, testInverted: Bool = false, scanDensity: Int = 1,
-        renewAfterSymbols: Int? = BarcodeRecognizer.defaultRenewal, zxingFirst: Bool = false
+        renewAfterSymbols: Int? = BarcodeRecognizer.defaultRenewal
     ) throws(ScannerError) {
         self.symbologies = symbologies.intersection(Self.supported)
         self.renewAfterSymbols = renewAfterSymbols.map { max(1, $0) }
-        self.zxingFirst = zxingFirst
-        let byZBar = self.symbologies
         settings = Settings(
-            zbarTypes: byZBar.compactMap { Self.zbarTypes[$0] }, upca: byZBar.contains(.upca),
-            // Full resolution (`zxingFirst`) is for small codes, which are printed dark on light.
-            testInverted: testInverted && !zxingFirst, density: Int32(max(1, scanDensity)))
+            zbarTypes: self.symbologies.compactMap { Self.zbarTypes[$0] }, upca: self.symbologies.contains(.upca),
+            testInverted: testInverted, density: Int32(max(1, scanDensity)))
         scanner = try Self.makeScanner(settings)
     }
 
@@ -146,19 +141,6 @@ public final class BarcodeRecognizer {
     /// Scans `image` and returns every symbol of the configured symbologies: zbar's finds in zbar's
     /// order, then zxing-cpp's.
     public func recognize(_ image: GrayImage) -> [BarcodeObservation] {
-        if zxingFirst {
-            let formats = symbologies.reduce(Int32(0)) { $0 | (Self.zxingFallbackFormats[$1] ?? 0) }
-            var found = formats == 0 ? [] : Self.zxingRead(image, formats: formats, offsetX: 0, offsetY: 0)
-            // No 1-D code read: zbar looks too. zxing-cpp 1.4 does not read an EAN-13 whose leading
-            // digit sits in its quiet zone, as printed (the EAN-13 fixture); zbar does.
-            let wantsLinear = symbologies.contains { $0.isLinear && Self.zbarTypes[$0] != nil }
-            if wantsLinear, !found.contains(where: { $0.symbology.isLinear }) {
-                found += Self.crossChecked(scanWithZBar(image), in: image).filter { code in
-                    !found.contains { $0.symbology == code.symbology && $0.payload == code.payload }
-                }
-            }
-            return found + scanWithZXingOnly(image)
-        }
         var found = symbologies.contains(where: { Self.zbarTypes[$0] != nil }) ? scanWithZBar(image) : []
         if crossCheckLinear { found = Self.crossChecked(found, in: image) }
         // What zbar missed, zxing-cpp may read (its QR detector and 1-D readers find symbols zbar's
@@ -184,29 +166,16 @@ public final class BarcodeRecognizer {
                 found += Self.zxingRead(image, formats: formats, offsetX: 0, offsetY: 0).filter { missed.contains($0.symbology) }
             }
         }
-        return found + scanWithZXingOnly(image)
-    }
-
-    /// The symbologies only zxing-cpp reads (PDF417, DataMatrix, Aztec, Micro QR).
-    private func scanWithZXingOnly(_ image: GrayImage) -> [BarcodeObservation] {
         let zxing = symbologies.intersection(Self.zxingFormats.keys)
-        guard !zxing.isEmpty else { return [] }
-        let tiles = nextDataMatrixTiles(width: image.width, height: image.height)
-        let decoded = Self.scanWithZXing(image, zxing, tiles: tiles)
-        // zxing-cpp 1.4 has no "try inverted": a light-on-dark code is found in the negative.
-        if decoded.isEmpty, settings.testInverted { return Self.scanWithZXing(image.inverted(), zxing, tiles: tiles) }
-        return decoded
+        if !zxing.isEmpty {
+            let tiles = nextDataMatrixTiles(width: image.width, height: image.height)
+            var decoded = Self.scanWithZXing(image, zxing, tiles: tiles)
+            // zxing-cpp 1.4 has no "try inverted": a light-on-dark code is found in the negative.
+            if decoded.isEmpty, settings.testInverted { decoded = Self.scanWithZXing(image.inverted(), zxing, tiles: tiles) }
+            found += decoded
+        }
+        return found
     }
-
-    /// zxing-cpp reads, alone, what it can (`init(zxingFirst:)`): on a camera frame at full
-    /// resolution (1280×720) of the generated footage's shipping labels (seeds 1–3, 270 frames),
-    /// zbar with every symbology took 49–191 ms a frame (57 with QR and EAN-13 only; noise gives its
-    /// decoders work on every scan line) and zxing-cpp 16–26 ms, and zxing-cpp found the EAN-13 and
-    /// the QR code on as many frames as zbar, without zbar's misreads (2026-11-23, AMD EPYC VM).
-    /// So the live pipeline's full-resolution scans are zxing-cpp's first; zbar looks too only
-    /// where zxing-cpp read no 1-D code (zxing-cpp 1.4 misses EAN-13s printed with their leading
-    /// digit in the quiet zone, and does not read GS1 DataBar), not inverted.
-    public let zxingFirst: Bool
 
     /// How many DataMatrix tiles (`dataMatrixTiles`) one scan looks at, taking turns; nil: all of them.
     /// All 21 cost 3.2 ms at 640×480 (docs/benchmarks.md): a still image pays that once, a camera
@@ -251,7 +220,7 @@ public final class BarcodeRecognizer {
             if let i = places.firstIndex(where: { place in
                 place[0].symbology == observation.symbology
                     && place[0].corners.center.distance(to: observation.corners.center)
-                        <= 0.75 * max(length(place[0].corners), length(observation.corners))
+                        <= 0.75 * max(place[0].corners.boxLength, observation.corners.boxLength)
             }) {
                 places[i].append(observation)
             } else {
@@ -259,7 +228,7 @@ public final class BarcodeRecognizer {
             }
         }
         for place in places {
-            let widest = place.max { area($0.corners) < area($1.corners) }!
+            let widest = place.max { $0.corners.boxArea < $1.corners.boxArea }!
             let points = place.flatMap(\.corners.corners)
             let (minX, maxX) = (points.map(\.x).min()!, points.map(\.x).max()!)
             let (minY, maxY) = (points.map(\.y).min()!, points.map(\.y).max()!)
@@ -290,17 +259,6 @@ public final class BarcodeRecognizer {
             }
         }
         return kept
-    }
-
-    /// The longer of the quad's box sides.
-    static func length(_ quad: Quad) -> Double {
-        let b = quad.boundingBox
-        return max(b.maxX - b.minX, b.maxY - b.minY)
-    }
-
-    static func area(_ quad: Quad) -> Double {
-        let b = quad.boundingBox
-        return (b.maxX - b.minX) * (b.maxY - b.minY)
     }
 
     /// zxing-cpp's formats for the symbologies zbar reads first.

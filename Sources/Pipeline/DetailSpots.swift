@@ -69,7 +69,7 @@ public struct DetailSpots: Sendable, Equatable {
     /// The code's bounding box grown by `margin` times its length on every side, clipped to the frame.
     func area(around bounds: Quad) -> NormalizedRect {
         let box = bounds.boundingBox
-        let grow = margin * max(box.maxX - box.minX, box.maxY - box.minY)
+        let grow = margin * bounds.boxLength
         let x0 = max(0, box.minX - grow), y0 = max(0, box.minY - grow)
         let x1 = min(1, box.maxX + grow), y1 = min(1, box.maxY + grow)
         return NormalizedRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))

@@ -95,12 +95,6 @@ public struct SequenceStatistics: Sendable, Equatable {
 /// Owned by one thread at a time (the deterministic loop, or the live pipeline's barcode thread).
 final class BarcodeStage: @unchecked Sendable {
     private let scanner: ImageScanner
-    /// For the frame at full resolution and its spots. Not zxing-cpp first (`BarcodeRecognizer.zxingFirst`,
-    /// 3-4× cheaper there): with it the daemon aborted twice in ~40 realtime runs of the generated
-    /// label, in zxing-cpp 1.4's `Result::operator==` assertion (`lineCount() == 1`; Debian builds
-    /// it with assertions on; zxing-cpp#740), which a full frame read for QR and 1-D codes at once
-    /// reaches. Until that is ruled out, zbar reads the full frame as before.
-    private let detailScanner: ImageScanner
     private var gate: SceneChangeGate
     private let detailEvery: Int
     private var lastResult: [RecognizedItem] = []
@@ -121,7 +115,6 @@ final class BarcodeStage: @unchecked Sendable {
         var barcodeOptions = options
         barcodeOptions.types = RecognitionTypes(symbologies: options.types.symbologies, contentTypes: [])
         scanner = try ImageScanner(options: barcodeOptions, live: true)
-        detailScanner = try ImageScanner(options: barcodeOptions, live: true, zxingFirst: false)
         gate = SceneChangeGate(configuration: sceneChange)
         self.detailEvery = detailEvery
     }
@@ -162,7 +155,7 @@ final class BarcodeStage: @unchecked Sendable {
         guard detailEvery > 0, !spots.spots.isEmpty, let full = detail() else { return [] }
         spotScans += 1
         let found = spots.spots.map { spot in
-            spot.area.intersection(scanner.options.regionOfInterest).map { detailScanner.scan(full, within: $0) } ?? []
+            spot.area.intersection(scanner.options.regionOfInterest).map { scanner.scan(full, within: $0) } ?? []
         }
         spots.afterSpotScan(found)
         return found
@@ -174,7 +167,7 @@ final class BarcodeStage: @unchecked Sendable {
         guard detailEvery > 0, let full = detail(), full.width > image.width else { return nil }
         lastWasDetail = true
         detailScans += 1
-        return detailScanner.scan(full)
+        return scanner.scan(full)
     }
 
     /// `found` plus what `more` found that `found` does not already hold at the same place (one

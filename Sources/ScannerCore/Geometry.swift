@@ -55,6 +55,18 @@ public struct Quad: Sendable, Equatable {
         return (c.map(\.x).min()!, c.map(\.y).min()!, c.map(\.x).max()!, c.map(\.y).max()!)
     }
 
+    /// The longer side of the bounding box: a code's length whatever its orientation.
+    public var boxLength: Double {
+        let b = boundingBox
+        return max(b.maxX - b.minX, b.maxY - b.minY)
+    }
+
+    /// The area of the bounding box.
+    public var boxArea: Double {
+        let b = boundingBox
+        return (b.maxX - b.minX) * (b.maxY - b.minY)
+    }
+
     /// How much the bounding boxes of `self` and `other` overlap: the intersection over the smaller
     /// box's area, 1 when one holds the other, 0 when they are apart (or one has no area).
     public func boxOverlap(_ other: Quad) -> Double {

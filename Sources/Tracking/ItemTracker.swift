@@ -125,7 +125,7 @@ public struct ItemTracker: Sendable {
         // height, and two decodes of one symbol on different rows need not overlap at all.
         var candidates = tracks.indices.filter { i in
             let t = tracks[i]
-            let reach = 0.75 * max(Self.length(t.item.bounds), Self.length(observation.bounds))
+            let reach = 0.75 * max(t.item.bounds.boxLength, observation.bounds.boxLength)
             return t.item.kind == .barcode && t.item.symbology == observation.symbology
                 && t.item.bounds.center.distance(to: observation.bounds.center) <= reach
         }
@@ -147,7 +147,7 @@ public struct ItemTracker: Sendable {
         }
         tracks[index].evidence?.record(read)
         // The widest decode of the symbol gives its bounds (a scan line near an edge gives a sliver).
-        if !tracks[index].matchedThisFrame || Self.area(observation.bounds) > Self.area(tracks[index].item.bounds) {
+        if !tracks[index].matchedThisFrame || observation.bounds.boxArea > tracks[index].item.bounds.boxArea {
             tracks[index].item.bounds = observation.bounds
         }
         touch(index, frame)
@@ -169,17 +169,6 @@ public struct ItemTracker: Sendable {
     private func nearest(_ candidates: [Int], to observation: RecognizedItem) -> Int? {
         let distance = { (i: Int) in self.tracks[i].item.bounds.center.distance(to: observation.bounds.center) }
         return candidates.min { distance($0) < distance($1) }
-    }
-
-    /// The longer of the quad's box sides (normalized units).
-    static func length(_ quad: Quad) -> Double {
-        let b = quad.boundingBox
-        return max(b.maxX - b.minX, b.maxY - b.minY)
-    }
-
-    static func area(_ quad: Quad) -> Double {
-        let b = quad.boundingBox
-        return (b.maxX - b.minX) * (b.maxY - b.minY)
     }
 
     // MARK: Text
