@@ -236,12 +236,17 @@ public final class BarcodeRecognizer {
             // when zbar's scan lines covered only part of it.
             let side = max(2.5 * max(maxX - minX, maxY - minY), 0.2 * Double(min(image.width, image.height)))
             let centre = Point(x: (minX + maxX) / 2, y: (minY + maxY) / 2)
-            let square = PixelRect(
-                x: Int((centre.x - side / 2).rounded(.down)), y: Int((centre.y - side / 2).rounded(.down)),
-                width: Int(side.rounded(.up)), height: Int(side.rounded(.up))
-            ).clamped(width: image.width, height: image.height)
+            // Clamped to the image in floating point, so no Int conversion can trap: a place outside
+            // it leaves nothing to read; corners that are no numbers clamp to the whole image.
+            let x0 = max(0, centre.x - side / 2), x1 = min(Double(image.width), centre.x + side / 2)
+            let y0 = max(0, centre.y - side / 2), y1 = min(Double(image.height), centre.y + side / 2)
+            let square = x1 - x0 >= 1 && y1 - y0 >= 1
+                ? PixelRect(x: Int(x0), y: Int(y0), width: Int(x1 - x0), height: Int(y1 - y0))
+                : nil
             let format = zxingFallbackFormats[widest.symbology]!
-            let reread = zxingRead(image.cropped(to: square), formats: format, offsetX: square.x, offsetY: square.y)
+            let reread = square.flatMap { square in
+                zxingRead(image.cropped(to: square), formats: format, offsetX: square.x, offsetY: square.y)
+            }?
                 .filter { $0.symbology == widest.symbology }
                 .min { $0.corners.center.distance(to: centre) < $1.corners.center.distance(to: centre) }
             if let reread {

@@ -286,6 +286,30 @@ import Glibc
         #expect(BarcodeRecognizer.crossChecked([qr], in: blank) == [qr])
     }
 
+    /// Hostile input: a place off the image, corners that are no numbers or beyond any image, and
+    /// images too small or all noise are no crash (NaN corners trapped on an Int conversion).
+    @Test func placesOffTheImageAndTinyOrNoisyImagesAreHarmless() throws {
+        let (image, right) = try zbarReading()
+        var off = right
+        off.corners = Quad(x: 5000, y: -4000, width: 10, height: 10)
+        var nan = right
+        nan.corners = Quad(x: .nan, y: .nan, width: .nan, height: .nan)
+        var huge = right
+        huge.corners = Quad(x: -1e300, y: -1e300, width: 2e300, height: 2e300)
+        let offImage = BarcodeRecognizer.crossChecked([off], in: image)
+        #expect(offImage.map(\.payload) == ["96385074"] && offImage.first?.uncorroborated == true, "nothing to read off the image")
+        // Corners that are no numbers, or beyond any image, clamp to the whole image: read there.
+        for place in [nan, huge] {
+            #expect(BarcodeRecognizer.crossChecked([place], in: image).map(\.payload) == ["96385074"], "\(place.corners)")
+        }
+        var generator = SystemRandomNumberGenerator()
+        let noise = GrayImage(width: 640, height: 360, pixels: (0..<(640 * 360)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let recognizer = try BarcodeRecognizer(symbologies: Set(Symbology.allCases))
+        for tiny in [GrayImage(width: 1, height: 1, filledWith: 0), GrayImage(width: 3, height: 2, filledWith: 255), noise] {
+            #expect(recognizer.recognize(tiny).allSatisfy { !$0.payload.isEmpty }, "\(tiny.width)×\(tiny.height)")
+        }
+    }
+
     /// Through the recognizer: the EAN-8 fixture, read by both, is confirmed; the EAN-13 fixture,
     /// whose leading digit sits in its quiet zone, zxing-cpp 1.4 does not read: zbar's reading stands
     /// unconfirmed.
