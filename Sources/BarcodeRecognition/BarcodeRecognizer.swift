@@ -66,15 +66,20 @@ public final class BarcodeRecognizer {
     ///     codes; 2 halves the cost and still finds codes more than a few dozen pixels tall.
     ///   - renewAfterSymbols: replace the zbar scanner after this many decoded symbols (see
     ///     `defaultRenewal`); nil never does, as zbar is shipped (benchmarks only).
+    ///   - zxingFirst: zxing-cpp reads first, zbar only where it read no 1-D code. For a camera
+    ///     frame at full resolution: see `zxingFirst`.
     public init(
         symbologies: Set<Symbology>, testInverted: Bool = false, scanDensity: Int = 1,
-        renewAfterSymbols: Int? = BarcodeRecognizer.defaultRenewal
+        renewAfterSymbols: Int? = BarcodeRecognizer.defaultRenewal, zxingFirst: Bool = false
     ) throws(ScannerError) {
         self.symbologies = symbologies.intersection(Self.supported)
         self.renewAfterSymbols = renewAfterSymbols.map { max(1, $0) }
+        self.zxingFirst = zxingFirst
+        let byZBar = self.symbologies
         settings = Settings(
-            zbarTypes: self.symbologies.compactMap { Self.zbarTypes[$0] }, upca: self.symbologies.contains(.upca),
-            testInverted: testInverted, density: Int32(max(1, scanDensity)))
+            zbarTypes: byZBar.compactMap { Self.zbarTypes[$0] }, upca: byZBar.contains(.upca),
+            // Full resolution (`zxingFirst`) is for small codes, which are printed dark on light.
+            testInverted: testInverted && !zxingFirst, density: Int32(max(1, scanDensity)))
         scanner = try Self.makeScanner(settings)
     }
 
@@ -141,6 +146,19 @@ public final class BarcodeRecognizer {
     /// Scans `image` and returns every symbol of the configured symbologies: zbar's finds in zbar's
     /// order, then zxing-cpp's.
     public func recognize(_ image: GrayImage) -> [BarcodeObservation] {
+        if zxingFirst {
+            let formats = symbologies.reduce(Int32(0)) { $0 | (Self.zxingFallbackFormats[$1] ?? 0) }
+            var found = formats == 0 ? [] : Self.zxingRead(image, formats: formats, offsetX: 0, offsetY: 0)
+            // No 1-D code read: zbar looks too. zxing-cpp 1.4 does not read an EAN-13 whose leading
+            // digit sits in its quiet zone, as printed (the EAN-13 fixture); zbar does.
+            let wantsLinear = symbologies.contains { $0.isLinear && Self.zbarTypes[$0] != nil }
+            if wantsLinear, !found.contains(where: { $0.symbology.isLinear }) {
+                found += Self.crossChecked(scanWithZBar(image), in: image).filter { code in
+                    !found.contains { $0.symbology == code.symbology && $0.payload == code.payload }
+                }
+            }
+            return found + scanWithZXingOnly(image)
+        }
         var found = symbologies.contains(where: { Self.zbarTypes[$0] != nil }) ? scanWithZBar(image) : []
         if crossCheckLinear { found = Self.crossChecked(found, in: image) }
         // What zbar missed, zxing-cpp may read (its QR detector and 1-D readers find symbols zbar's
@@ -166,16 +184,29 @@ public final class BarcodeRecognizer {
                 found += Self.zxingRead(image, formats: formats, offsetX: 0, offsetY: 0).filter { missed.contains($0.symbology) }
             }
         }
-        let zxing = symbologies.intersection(Self.zxingFormats.keys)
-        if !zxing.isEmpty {
-            let tiles = nextDataMatrixTiles(width: image.width, height: image.height)
-            var decoded = Self.scanWithZXing(image, zxing, tiles: tiles)
-            // zxing-cpp 1.4 has no "try inverted": a light-on-dark code is found in the negative.
-            if decoded.isEmpty, settings.testInverted { decoded = Self.scanWithZXing(image.inverted(), zxing, tiles: tiles) }
-            found += decoded
-        }
-        return found
+        return found + scanWithZXingOnly(image)
     }
+
+    /// The symbologies only zxing-cpp reads (PDF417, DataMatrix, Aztec, Micro QR).
+    private func scanWithZXingOnly(_ image: GrayImage) -> [BarcodeObservation] {
+        let zxing = symbologies.intersection(Self.zxingFormats.keys)
+        guard !zxing.isEmpty else { return [] }
+        let tiles = nextDataMatrixTiles(width: image.width, height: image.height)
+        let decoded = Self.scanWithZXing(image, zxing, tiles: tiles)
+        // zxing-cpp 1.4 has no "try inverted": a light-on-dark code is found in the negative.
+        if decoded.isEmpty, settings.testInverted { return Self.scanWithZXing(image.inverted(), zxing, tiles: tiles) }
+        return decoded
+    }
+
+    /// zxing-cpp reads, alone, what it can (`init(zxingFirst:)`): on a camera frame at full
+    /// resolution (1280×720) of the generated footage's shipping labels (seeds 1–3, 270 frames),
+    /// zbar with every symbology took 49–191 ms a frame (57 with QR and EAN-13 only; noise gives its
+    /// decoders work on every scan line) and zxing-cpp 16–26 ms, and zxing-cpp found the EAN-13 and
+    /// the QR code on as many frames as zbar, without zbar's misreads (2026-11-23, AMD EPYC VM).
+    /// So the live pipeline's full-resolution scans are zxing-cpp's first; zbar looks too only
+    /// where zxing-cpp read no 1-D code (zxing-cpp 1.4 misses EAN-13s printed with their leading
+    /// digit in the quiet zone, and does not read GS1 DataBar), not inverted.
+    public let zxingFirst: Bool
 
     /// How many DataMatrix tiles (`dataMatrixTiles`) one scan looks at, taking turns; nil: all of them.
     /// All 21 cost 3.2 ms at 640×480 (docs/benchmarks.md): a still image pays that once, a camera
@@ -340,7 +371,14 @@ public final class BarcodeRecognizer {
                     Unmanaged.passUnretained(sink).toOpaque())
             }
         }
-        return sink.observations
+        // A 1-D code's place is the few scan lines that read it: grown to its bars' height.
+        let offset = Point(x: Double(offsetX), y: Double(offsetY))
+        return sink.observations.map { observation in
+            guard observation.symbology.isLinear else { return observation }
+            var grown = observation
+            grown.corners = BarExtent.grown(observation.corners.map { $0 - offset }, in: image).map { $0 + offset }
+            return grown
+        }
     }
 
     private func scanWithZBar(_ image: GrayImage) -> [BarcodeObservation] {

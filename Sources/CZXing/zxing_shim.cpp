@@ -4,7 +4,10 @@
 
 #include <ZXing/ReadBarcode.h>
 
+#include <algorithm>
 #include <cstring>
+#include <string>
+#include <vector>
 
 static ZXing::BarcodeFormats formats_of(int32_t formats) {
     ZXing::BarcodeFormats set;
@@ -45,42 +48,130 @@ static int32_t format_of(ZXing::BarcodeFormat format) {
     }
 }
 
+static constexpr int32_t kMatrixFormats = CZX_PDF417 | CZX_DATAMATRIX | CZX_AZTEC | CZX_MICROQR | CZX_QRCODE;
+
+// Hands one result to Swift; returns whether it was reported.
+static bool report(const ZXing::Result &result, czx_symbol_callback callback, void *context) {
+    if (!result.isValid()) return false;
+    czx_symbol symbol;
+    std::memset(&symbol, 0, sizeof symbol);
+    symbol.format = format_of(result.format());
+    if (symbol.format == 0) return false;
+    const std::string text = result.text();
+    const auto &bytes = result.bytes();
+    symbol.text = text.data();
+    symbol.text_length = (int32_t)text.size();
+    symbol.bytes = bytes.data();
+    symbol.bytes_length = (int32_t)bytes.size();
+    symbol.binary = result.contentType() == ZXing::ContentType::Binary;
+    std::strncpy(symbol.identifier, result.symbologyIdentifier().c_str(), sizeof symbol.identifier - 1);
+    const auto &p = result.position();
+    const int32_t corners[8] = {p.topLeft().x, p.topLeft().y, p.topRight().x, p.topRight().y,
+                                p.bottomRight().x, p.bottomRight().y, p.bottomLeft().x, p.bottomLeft().y};
+    std::memcpy(symbol.corners, corners, sizeof corners);
+    callback(context, &symbol);
+    return true;
+}
+
+static ZXing::DecodeHints hints_for(int32_t formats) {
+    ZXing::DecodeHints hints;
+    hints.setFormats(formats_of(formats));
+    hints.setTryRotate(true);
+    hints.setTryHarder(true);
+    // As zbar reports Codabar: with its start and stop letters.
+    hints.setReturnCodabarStartEnd(true);
+    return hints;
+}
+
+namespace {
+struct Box {
+    int x0, y0, x1, y1;
+    bool contains(int x, int y) const { return x >= x0 && x <= x1 && y >= y0 && y <= y1; }
+};
+struct Seen {
+    ZXing::BarcodeFormat format;
+    std::string text;
+    Box neighbourhood;
+};
+}
+
+// 1-D symbols, one at a time. ReadBarcodes in 1.4 drops a symbol it already has by comparing the two
+// with Result::operator==, which asserts `lineCount() == 1` for linear formats (core/src/Result.cpp,
+// v1.4.0; Debian builds it with assertions on, so the process aborts). A 1-D result merged from
+// several scan lines has a larger line count, so two equal 1-D results in one image (two copies of a
+// label; one code read both across and, rotated, along) abort it. With maxNumberOfSymbols 1 and no
+// downscale pyramid, ReadBarcodes compares nothing: it returns the first symbol (ODReader stops at
+// one). Each symbol found is painted white in a copy of the image, and the copy read again.
+static int32_t read_linear(const ZXing::ImageView &image, int32_t width, int32_t height, int32_t formats,
+                           czx_symbol_callback callback, void *context) {
+    // At most this many 1-D symbols an image, and this many reads: each read after the first costs
+    // about what the first did, and a symbol read again where it was painted out (a tall or tilted
+    // code is wider than the lines that read it) is painted out more and does not count.
+    constexpr int maxSymbols = 4, maxReads = 8;
+    auto hints = hints_for(formats);
+    hints.setTryDownscale(false);
+    hints.setMaxNumberOfSymbols(1);
+    std::vector<uint8_t> copy;
+    std::vector<Seen> seen;
+    ZXing::ImageView view = image;
+    int32_t count = 0;
+    for (int read = 0; read < maxReads && count < maxSymbols; read++) {
+        const auto results = ZXing::ReadBarcodes(view, hints);
+        if (results.empty() || !results.front().isValid()) break;
+        const auto &result = results.front();
+        const auto &p = result.position();
+        int x0 = width, y0 = height, x1 = -1, y1 = -1;
+        for (const auto &point : p) {
+            x0 = std::min(x0, point.x); y0 = std::min(y0, point.y);
+            x1 = std::max(x1, point.x); y1 = std::max(y1, point.y);
+        }
+        if (x1 < x0 || y1 < y0) break;
+        // The scan lines run along the code's longer side; its bars reach across it, beyond the lines
+        // that read them, by about a third of its length on an EAN (bars ~0.7 of the width).
+        const int length = std::max(x1 - x0, y1 - y0) + 1;
+        const bool across = (x1 - x0) >= (y1 - y0);
+        const int along = length / 10, reach = length * 35 / 100;
+        const Box mask = across ? Box{x0 - along, y0 - reach, x1 + along, y1 + reach}
+                                : Box{x0 - reach, y0 - along, x1 + reach, y1 + along};
+        const int cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+        const bool again = std::any_of(seen.begin(), seen.end(), [&](const Seen &other) {
+            return other.format == result.format() && other.text == result.text() && other.neighbourhood.contains(cx, cy);
+        });
+        if (!again) {
+            if (report(result, callback, context)) count++;
+            // Where the same code read again is this one's rest: beyond the paint, a little along it
+            // and up to half its length across it (taller bars). Another copy beside it is another.
+            const int nearAlong = length / 4, nearAcross = length / 2;
+            seen.push_back({result.format(), result.text(),
+                            across ? Box{mask.x0 - nearAlong, mask.y0 - nearAcross, mask.x1 + nearAlong, mask.y1 + nearAcross}
+                                   : Box{mask.x0 - nearAcross, mask.y0 - nearAlong, mask.x1 + nearAcross, mask.y1 + nearAlong}});
+        }
+        if (copy.empty()) {
+            copy.resize((size_t)width * (size_t)height);
+            for (int y = 0; y < height; y++) std::memcpy(copy.data() + (size_t)y * width, image.data(0, y), (size_t)width);
+            view = ZXing::ImageView(copy.data(), width, height, ZXing::ImageFormat::Lum);
+        }
+        for (int y = std::max(0, mask.y0); y <= std::min(height - 1, mask.y1); y++) {
+            const int from = std::max(0, mask.x0), to = std::min(width - 1, mask.x1);
+            if (to >= from) std::memset(copy.data() + (size_t)y * width + from, 255, (size_t)(to - from + 1));
+        }
+    }
+    return count;
+}
+
 extern "C" int32_t czx_read(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t formats,
                             czx_symbol_callback callback, void *context) {
     try {
+        if (gray == nullptr || width <= 0 || height <= 0 || stride < width) return -1;
         ZXing::ImageView image(gray, width, height, ZXing::ImageFormat::Lum, stride);
-        ZXing::DecodeHints hints;
-        hints.setFormats(formats_of(formats));
-        hints.setTryRotate(true);
-        hints.setTryHarder(true);
-        // 1.4 aborts (Debian builds it with assertions on) when a 1-D symbol is found on two layers of
-        // its downscaled pyramid: ReadBarcodes compares the two with Result::operator==, which asserts
-        // `lineCount() == 1` for linear formats (core/src/Result.cpp, v1.4.0). No pyramid for them.
-        if (formats & ~(CZX_PDF417 | CZX_DATAMATRIX | CZX_AZTEC | CZX_MICROQR | CZX_QRCODE)) hints.setTryDownscale(false);
-        // As zbar reports Codabar: with its start and stop letters.
-        hints.setReturnCodabarStartEnd(true);
         int32_t count = 0;
-        for (const auto &result : ZXing::ReadBarcodes(image, hints)) {
-            if (!result.isValid()) continue;
-            czx_symbol symbol;
-            std::memset(&symbol, 0, sizeof symbol);
-            symbol.format = format_of(result.format());
-            if (symbol.format == 0) continue;
-            const std::string text = result.text();
-            const auto &bytes = result.bytes();
-            symbol.text = text.data();
-            symbol.text_length = (int32_t)text.size();
-            symbol.bytes = bytes.data();
-            symbol.bytes_length = (int32_t)bytes.size();
-            symbol.binary = result.contentType() == ZXing::ContentType::Binary;
-            std::strncpy(symbol.identifier, result.symbologyIdentifier().c_str(), sizeof symbol.identifier - 1);
-            const auto &p = result.position();
-            const int32_t corners[8] = {p.topLeft().x, p.topLeft().y, p.topRight().x, p.topRight().y,
-                                        p.bottomRight().x, p.bottomRight().y, p.bottomLeft().x, p.bottomLeft().y};
-            std::memcpy(symbol.corners, corners, sizeof corners);
-            callback(context, &symbol);
-            count++;
+        if (formats & kMatrixFormats) {
+            // Matrix results compare by place (no assertion), so these may be read together, with the
+            // downscale pyramid.
+            for (const auto &result : ZXing::ReadBarcodes(image, hints_for(formats & kMatrixFormats)))
+                if (report(result, callback, context)) count++;
         }
+        if (formats & ~kMatrixFormats) count += read_linear(image, width, height, formats & ~kMatrixFormats, callback, context);
         return count;
     } catch (...) {
         return -1;

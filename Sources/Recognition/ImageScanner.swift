@@ -56,7 +56,11 @@ public final class ImageScanner {
     ///   spread over frames is (`QualitySettings.liveDataMatrixTiles`).
     /// - Parameter lineModel: the line network's model directory (`make line-model`); typed lines are
     ///   then read by it as well as by Tesseract (`ImageScanner.agreed`). Nil: Tesseract alone.
-    public init(options: ScanOptions, tessdataPath: String? = nil, lineModel: String? = nil, live: Bool = false) throws(ScannerError) {
+    /// - Parameter zxingFirst: barcodes zxing-cpp reads are read by it alone
+    ///   (`BarcodeRecognizer.zxingFirst`: a camera frame at full resolution).
+    public init(
+        options: ScanOptions, tessdataPath: String? = nil, lineModel: String? = nil, live: Bool = false, zxingFirst: Bool = false
+    ) throws(ScannerError) {
         if let problem = options.regionOfInterest.validationProblem {
             throw .invalidArgument(name: "roi", value: options.regionOfInterest.description, reason: problem)
         }
@@ -65,7 +69,7 @@ public final class ImageScanner {
         self.secondReaders = settings.secondReadingHeights.map { LineReader(readingHeight: $0) }
         self.barcodes = try BarcodeRecognizer(
             symbologies: options.types.symbologies, testInverted: settings.testInvertedBarcodes,
-            scanDensity: settings.barcodeScanDensity)
+            scanDensity: settings.barcodeScanDensity, zxingFirst: zxingFirst)
         if live {
             barcodes.dataMatrixTilesPerScan = settings.liveDataMatrixTiles
             barcodes.zxingFallbackEvery = settings.liveZXingFallbackEvery

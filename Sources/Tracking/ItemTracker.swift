@@ -46,6 +46,8 @@ public struct ItemTracker: Sendable {
         /// The reads that vote on the payload: text, and codes read along lines (nil for QR codes).
         var evidence: TextEvidence?
         var matchedThisFrame = false
+        /// Where it was first seen (a pending code that is a live one moved on: `takenOver`).
+        var firstCenter: Point
 
         var isText: Bool { item.kind == .text }
     }
@@ -219,7 +221,7 @@ public struct ItemTracker: Sendable {
             live: false, reportedBounds: observation.bounds, reportedPayload: observation.payload,
             reportedTranscript: observation.transcript,
             evidence: observation.kind == .text ? TextEvidence(window: configuration.textWindow, voteConfidence: configuration.textVoteConfidence) : nil,
-            matchedThisFrame: true)
+            matchedThisFrame: true, firstCenter: observation.bounds.center)
     }
 
     private mutating func touch(_ index: Int, _ frame: FrameObservations) {
@@ -248,6 +250,18 @@ public struct ItemTracker: Sendable {
                 track.item.details = consensus.read.details
             }
         }
+        if !track.live, track.item.kind == .barcode, let live = takenOver(by: track) {
+            // The live item, moved on: it takes the new track's place and evidence, and no second
+            // item is added.
+            tracks[live].item.bounds = track.item.bounds
+            tracks[live].item.confidence = track.item.confidence
+            tracks[live].evidence = track.evidence
+            tracks[live].lastFrame = track.lastFrame
+            tracks[live].lastSeen = track.lastSeen
+            tracks[live].matchedThisFrame = true
+            tracks.remove(at: index)
+            return promoteIfReady(live > index ? live - 1 : live, frame)
+        }
         defer { tracks[index] = track }
         if !track.live {
             track.live = true
@@ -260,6 +274,22 @@ public struct ItemTracker: Sendable {
         guard moved || reread else { return [] }
         markReported(&track)
         return [.updated(Self.tracked(track))]
+    }
+
+    /// The live code `pending` is, moved faster than its sightings could follow: the same symbology
+    /// and payload, last seen before `pending` was first seen (so not a second copy in view beside
+    /// it) and within a plausible jump of where `pending` was first seen. A label swept into view
+    /// moves further between two barcode scans than a 1-D code is tall, and a first sighting that
+    /// zbar misread starts a track of its own at the new place, whose votes then settle on the
+    /// live item's payload (a generated label at realtime was added twice).
+    private func takenOver(by pending: Track) -> Int? {
+        let candidates = tracks.indices.filter { i in
+            let t = tracks[i]
+            return t.live && t.item.kind == .barcode && t.item.symbology == pending.item.symbology
+                && t.item.payload == pending.item.payload && t.lastFrame < pending.firstFrame
+                && t.item.bounds.center.distance(to: pending.firstCenter) <= configuration.maximumJump
+        }
+        return candidates.min { tracks[$0].item.bounds.center.distance(to: pending.firstCenter) < tracks[$1].item.bounds.center.distance(to: pending.firstCenter) }
     }
 
     private func markReported(_ track: inout Track) {

@@ -1,4 +1,5 @@
-import BarcodeRecognition
+import Foundation
+@testable import BarcodeRecognition
 import ImageDecoding
 import Recognition
 import ScannerCore
@@ -308,6 +309,73 @@ import Glibc
         for tiny in [GrayImage(width: 1, height: 1, filledWith: 0), GrayImage(width: 3, height: 2, filledWith: 255), noise] {
             #expect(recognizer.recognize(tiny).allSatisfy { !$0.payload.isEmpty }, "\(tiny.width)×\(tiny.height)")
         }
+    }
+
+    /// Hostile input: two copies of one 1-D code in an image (a sheet of labels) aborted the process
+    /// inside zxing-cpp 1.4 (its duplicate check asserts on 1-D results read over several lines,
+    /// Result.cpp; Debian builds with assertions on): both copies are read, side by side, stacked, or
+    /// one turned a quarter, and each is reported once.
+    @Test func twoCopiesOfOneCodeAreReadOnceEachWithoutAborting() throws {
+        let code = try ImageDecoder().decodeFile(atPath: Fixtures.path("ean8.png")).image.packed()
+        let turned = GrayImage(width: code.height, height: code.width, pixels: (0..<(code.width * code.height)).map { index in
+            let (y, x) = index.quotientAndRemainder(dividingBy: code.height)
+            return code[y, code.height - 1 - x]
+        })
+        func sheet(_ first: GrayImage, _ second: GrayImage, sideBySide: Bool) -> GrayImage {
+            let width = sideBySide ? first.width + second.width : max(first.width, second.width)
+            let height = sideBySide ? max(first.height, second.height) : first.height + second.height
+            var pixels = [UInt8](repeating: 255, count: width * height)
+            for (image, dx, dy) in [(first, 0, 0), (second, sideBySide ? first.width : 0, sideBySide ? 0 : first.height)] {
+                for y in 0..<image.height { for x in 0..<image.width { pixels[(y + dy) * width + x + dx] = image[x, y] } }
+            }
+            return GrayImage(width: width, height: height, pixels: pixels)
+        }
+        for (name, image) in [("side by side", sheet(code, code, sideBySide: true)), ("stacked", sheet(code, code, sideBySide: false)),
+                              ("one turned", sheet(code, turned, sideBySide: true))] {
+            let read = BarcodeRecognizer.zxingAlone(image, [.ean8])
+            #expect(read.map(\.payload) == ["96385074", "96385074"], "\(name): \(read.map(\.corners))")
+            // One in each copy's half of the sheet.
+            let centres = read.map(\.corners.center).sorted { ($0.x, $0.y) < ($1.x, $1.y) }
+            if centres.count == 2 {
+                let apart = name == "stacked" ? abs(centres[1].y - centres[0].y) : abs(centres[1].x - centres[0].x)
+                #expect(apart > Double(code.width) / 2, "\(name): \(centres)")
+            }
+            #expect(try BarcodeRecognizer(symbologies: Set(Symbology.allCases)).recognize(image).contains { $0.payload == "96385074" })
+        }
+    }
+
+    /// zxing-cpp's place for a 1-D code is the few lines that read it; it is grown to the bars'
+    /// height (as zbar, scanning every line, reports it), also when the code is tilted, and left
+    /// alone where there are no bars to follow.
+    @Test func zxingCppsLinearPlaceSpansTheBars() throws {
+        let code = try ImageDecoder().decodeFile(atPath: Fixtures.path("ean8.png")).image.packed()
+        let recognizer = try BarcodeRecognizer(symbologies: [.ean8])
+        recognizer.crossCheckLinear = false
+        let zbar = try #require(recognizer.recognize(code).first).corners.boundingBox
+        let zxing = try #require(BarcodeRecognizer.zxingAlone(code, [.ean8]).first).corners
+        let box = zxing.boundingBox
+        #expect(box.maxY - box.minY >= 0.8 * (zbar.maxY - zbar.minY), "zxing-cpp \(box), zbar \(zbar)")
+        #expect(box.maxY - box.minY <= 1.2 * (zbar.maxY - zbar.minY), "zxing-cpp \(box), zbar \(zbar)")
+        #expect(abs(box.minX - zbar.minX) < 10 && abs(box.maxX - zbar.maxX) < 10, "zxing-cpp \(box), zbar \(zbar)")
+        // Turned by 20 degrees: the quad's sides follow the slanted bars, as tall as before.
+        let angle = 20.0 * Double.pi / 180
+        let (cx, cy) = (Double(code.width) / 2, Double(code.height) / 2)
+        let tilted = GrayImage(width: code.width, height: code.height, pixels: (0..<(code.width * code.height)).map { index in
+            let (y, x) = index.quotientAndRemainder(dividingBy: code.width)
+            let (dx, dy) = (Double(x) - cx, Double(y) - cy)
+            let (sx, sy) = (Int((cx + dx * cos(angle) + dy * sin(angle)).rounded()), Int((cy - dx * sin(angle) + dy * cos(angle)).rounded()))
+            return sx >= 0 && sy >= 0 && sx < code.width && sy < code.height ? code[sx, sy] : 255
+        })
+        let turned = try #require(BarcodeRecognizer.zxingAlone(tilted, [.ean8]).first).corners
+        let height = (turned.topLeft.distance(to: turned.bottomLeft) + turned.topRight.distance(to: turned.bottomRight)) / 2
+        #expect(height >= 0.7 * (zbar.maxY - zbar.minY), "\(turned)")
+        // Nothing to follow: a blank image, a sliver off the image, corners that are no numbers.
+        let sliver = Quad(x: 100, y: 100, width: 200, height: 2)
+        #expect(BarExtent.grown(sliver, in: GrayImage(width: 400, height: 300, filledWith: 255)) == sliver)
+        let off = Quad(x: 5000, y: 5000, width: 200, height: 2)
+        #expect(BarExtent.grown(off, in: code) == off)
+        let nan = Quad(x: .nan, y: 0, width: 200, height: 2)
+        #expect(BarExtent.grown(nan, in: code).topLeft.x.isNaN)
     }
 
     /// Through the recognizer: the EAN-8 fixture, read by both, is confirmed; the EAN-13 fixture,

@@ -137,6 +137,24 @@ struct Replay {
         #expect(replay.log == ["1 added 1781958637676 #01", "5 updated 2781278637676 #01"])
     }
 
+    /// At realtime on the generated label (seed 2) the EAN-13 swept into view faster than the
+    /// barcode scans followed: a misread first sighting further up started a track of its own, whose
+    /// votes settled on the live item's payload, and the code was added twice. Now the live item
+    /// moves there instead; two copies in view at once are still two items.
+    @Test func aLinearCodeSweptIntoViewStaysOneItem() {
+        var replay = Replay()
+        replay.steps(2, [ean13("1781958637676", y: 0.85)])
+        replay.steps(2)  // not read for two frames, while it moves up
+        replay.step([ean13("2781278637676", y: 0.65)])  // a code's length away, misread
+        replay.steps(3, [ean13("1781958637676", y: 0.6)])
+        #expect(replay.log == ["1 added 1781958637676 #01", "7 updated 1781958637676 #01"], "\(replay.log)")
+        #expect(replay.tracker.liveItems.count == 1)
+        #expect(abs((replay.tracker.liveItems.first?.item.bounds.center.y ?? 0) - 0.65) < 0.01, "it moved where it is now")
+        // A second copy, in view together with the first: an item of its own.
+        replay.steps(3, [ean13("1781958637676", y: 0.6), ean13("1781958637676", y: 0.2)])
+        #expect(replay.tracker.liveItems.count == 2, "\(replay.log)")
+    }
+
     /// A reading zbar alone made (confidence 0.5: zxing-cpp did not confirm it) still votes — some
     /// symbols only zbar reads — and the item says how sure it is: the mean of its agreeing reads.
     @Test func anUnconfirmedLinearReadingIsAddedWithItsConfidence() {

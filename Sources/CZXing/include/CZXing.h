@@ -42,8 +42,9 @@ typedef struct czx_symbol {
 
 typedef void (*czx_symbol_callback)(void *context, const czx_symbol *symbol);
 
-/* Decodes every symbol of `formats` in an 8-bit gray image whose rows are `stride` bytes apart.
-   Returns the number of symbols reported, or -1 if zxing threw. Thread-safe: no state is kept. */
+/* Decodes every symbol of `formats` in an 8-bit gray image whose rows are `stride` bytes apart (1-D
+   symbols: at most 4, each once however many lines read it). Returns the number of symbols
+   reported, or -1 if zxing threw or the image is no image. Thread-safe: no state is kept. */
 int32_t czx_read(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t formats,
                  czx_symbol_callback callback, void *context);
 
