@@ -308,11 +308,14 @@ def motion_blur(rgb, alpha, dx, dy):
     steps = min(int(length) + 1, 24)
     # Premultiplied, so the item's edge blurs into the desk, not into black.
     planes = np.concatenate([rgb.astype(np.uint16) * alpha[..., None] // 255, alpha[..., None].astype(np.uint16)], axis=2)
+    # Shifted within a transparent border, so that nothing wraps round from the far edge.
+    pad = int(math.ceil(max(abs(dx), abs(dy)) / 2)) + 1
+    planes = np.pad(planes, ((pad, pad), (pad, pad), (0, 0)))
     acc = np.zeros(planes.shape, np.uint32)
     for i in range(steps):
         t = i / (steps - 1) - 0.5 if steps > 1 else 0
         acc += np.roll(planes, (int(round(dy * t)), int(round(dx * t))), axis=(0, 1))
-    acc //= steps
+    acc = acc[pad:-pad, pad:-pad] // steps
     alpha = acc[..., 3].astype(np.uint8)
     rgb = (acc[..., :3] * 255 // np.maximum(acc[..., 3:], 1)).clip(0, 255).astype(np.uint8)
     return rgb, alpha
@@ -420,12 +423,14 @@ def render(scenario, seed, width, height, fps, seconds=6.0):
                 # Exposure ~ half the frame time: the blur is half the distance moved per frame.
                 dx, dy = (center[0] - previous_center[0]) * 0.5, (center[1] - previous_center[1]) * 0.5
             # The item is drawn only within its bounds (and the reach of its blur): a perspective
-            # warp of the whole frame cost three times as much.
+            # warp of the whole frame cost three times as much. Where it runs off the frame, it is
+            # drawn that reach beyond, so that what the blur brings into view from beyond the edge
+            # is the item, as a camera would see it.
             reach = math.ceil(abs(dx) / 2 + abs(dy) / 2) + 2
-            bx0 = max(0, math.floor(min(x for x, _ in corners)) - reach)
-            by0 = max(0, math.floor(min(y for _, y in corners)) - reach)
-            bx1 = min(width, math.ceil(max(x for x, _ in corners)) + reach)
-            by1 = min(height, math.ceil(max(y for _, y in corners)) + reach)
+            bx0 = max(-reach, math.floor(min(x for x, _ in corners)) - reach)
+            by0 = max(-reach, math.floor(min(y for _, y in corners)) - reach)
+            bx1 = min(width + reach, math.ceil(max(x for x, _ in corners)) + reach)
+            by1 = min(height + reach, math.ceil(max(y for _, y in corners)) + reach)
             if getattr(doc, "glossy", False):
                 gx = int(center[0] + rng.uniform(-0.2, 0.2) * width)
             if bx1 > bx0 and by1 > by0:
@@ -444,7 +449,9 @@ def render(scenario, seed, width, height, fps, seconds=6.0):
                 if math.hypot(dx, dy) >= 1:
                     rgb, alpha = motion_blur(np.asarray(layer), np.asarray(mask), dx, dy)
                     layer, mask = Image.fromarray(rgb), Image.fromarray(alpha)
-                frame.paste(layer, (bx0, by0), mask)
+                inside = (max(0, -bx0), max(0, -by0), min(width, bx1) - bx0, min(height, by1) - by0)
+                if inside[2] > inside[0] and inside[3] > inside[1]:
+                    frame.paste(layer.crop(inside), (bx0 + inside[0], by0 + inside[1]), mask.crop(inside))
             # A thumb over one corner of the item.
             tx, ty = corners[thumb_corner]
             inward = ((center[0] - tx) * 0.12, (center[1] - ty) * 0.12)
