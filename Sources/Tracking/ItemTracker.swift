@@ -46,8 +46,9 @@ public struct ItemTracker: Sendable {
         /// The reads that vote on the payload: text, and codes read along lines (nil for QR codes).
         var evidence: TextEvidence?
         var matchedThisFrame = false
-        /// Where it was first seen (a pending code that is a live one moved on: `takenOver`).
+        /// Where and when it was first seen (a pending code that is a live one moved on: `takenOver`).
         var firstCenter: Point
+        var firstSeen: Double
 
         var isText: Bool { item.kind == .text }
     }
@@ -221,7 +222,7 @@ public struct ItemTracker: Sendable {
             live: false, reportedBounds: observation.bounds, reportedPayload: observation.payload,
             reportedTranscript: observation.transcript,
             evidence: observation.kind == .text ? TextEvidence(window: configuration.textWindow, voteConfidence: configuration.textVoteConfidence) : nil,
-            matchedThisFrame: true, firstCenter: observation.bounds.center)
+            matchedThisFrame: true, firstCenter: observation.bounds.center, firstSeen: frame.time)
     }
 
     private mutating func touch(_ index: Int, _ frame: FrameObservations) {
@@ -278,16 +279,19 @@ public struct ItemTracker: Sendable {
 
     /// The live code `pending` is, moved faster than its sightings could follow: the same symbology
     /// and payload, last seen before `pending` was first seen (so not a second copy in view beside
-    /// it) and within a plausible jump of where `pending` was first seen. A label swept into view
-    /// moves further between two barcode scans than a 1-D code is tall, and a first sighting that
-    /// zbar misread starts a track of its own at the new place, whose votes then settle on the
-    /// live item's payload (a generated label at realtime was added twice).
+    /// it) and within a plausible jump of where `pending` was first seen (`maximumJump`, and
+    /// `maximumSpeed` for the time between). A label swept into view moves further between two
+    /// barcode scans than a 1-D code is tall, and is blurred past reading on its way: a first
+    /// sighting that zbar misread started a track of its own at the new place, whose votes then
+    /// settled on the live item's payload, and a label read entering and again at rest a third of a
+    /// second later was a second item (the generated label at realtime).
     private func takenOver(by pending: Track) -> Int? {
         let candidates = tracks.indices.filter { i in
             let t = tracks[i]
+            let reach = configuration.maximumJump + configuration.maximumSpeed * max(0, pending.firstSeen - t.lastSeen)
             return t.live && t.item.kind == .barcode && t.item.symbology == pending.item.symbology
                 && t.item.payload == pending.item.payload && t.lastFrame < pending.firstFrame
-                && t.item.bounds.center.distance(to: pending.firstCenter) <= configuration.maximumJump
+                && t.item.bounds.center.distance(to: pending.firstCenter) <= reach
         }
         return candidates.min { tracks[$0].item.bounds.center.distance(to: pending.firstCenter) < tracks[$1].item.bounds.center.distance(to: pending.firstCenter) }
     }

@@ -26,6 +26,10 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         /// was not read again while legible in 5 of 6 runs with 2 s; 0 of 6 with 0.5 s (0.3 s: 1).
         /// They are read only when no new or unconfirmed line is waiting.
         public var rereadNothingAfter = 0.5
+        /// A line confirmed as plain text (saying nothing asked for, read with confidence) and not
+        /// read for this long is read again as if it were new, by priority (`plan`), not only when
+        /// nothing else is waiting.
+        public var plainTextCompetesAfter = 1.5
         /// Reads in a row that were garbage after which a line is taken for clutter (confirmed as
         /// saying nothing). Measured 2026-11-22 at realtime: a poster's URL read twice as garbage
         /// while still blurred was confirmed as nothing and never read again while legible, behind
@@ -63,7 +67,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         /// Where it was detected last, in the caller's coordinates.
         public var quad: Quad
         /// The latest readings, newest last, with the keys they are compared by.
-        public var reads: [(reading: Reading, key: [String])] = []
+        public var reads: [(reading: Reading, key: [String], garbage: Bool)] = []
         public var lastRead: Double?
         public var lastSeen: Double
         /// Its appearance now, and when it was last read.
@@ -77,9 +81,13 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         public var confidence = 0.0
 
         /// How many of its latest reads say what the newest says (counting back to the first that does not).
+        /// A read of nothing that was garbage agrees only with garbage: a line read blurred as garbage,
+        /// then sharper as plain text, has one read saying that it says nothing, not two (a poster's
+        /// e-mail address, read so while it came into focus, was taken for plain text and, behind
+        /// the desk's clutter, never read again while legible).
         public var agreement: Int {
-            guard let newest = reads.last?.key else { return 0 }
-            return reads.reversed().prefix { $0.key == newest }.count
+            guard let newest = reads.last else { return 0 }
+            return reads.reversed().prefix { $0.key == newest.key && (!$0.key.isEmpty || $0.garbage == newest.garbage) }.count
         }
 
         public var latest: Reading? { reads.last?.reading }
@@ -159,7 +167,8 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         // First the lines that said something and need a second read to be believed (what makes an
         // item appear); then, by priority × passes found, lines never read and lines whose reads do
         // not yet agree (a line misread once into nothing must not wait behind every new speck of a
-        // cluttered desk moving behind the card: specks are new on every pass); then confirmed lines
+        // cluttered desk moving behind the card: specks are new on every pass); then lines read
+        // once, confidently, as saying nothing, for up to `rereadNothingAfter`; then confirmed lines
         // that are due.
         func rank(_ q: Int) -> (Int, Double, Double) {
             let line = lines[current[q]]
@@ -168,8 +177,26 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             // texture outranked a poster's e-mail address, read once while blurred, for 2.7 s.
             let priority = priorities.isEmpty ? 0 : -priorities[q] * Double(line.passesSeen)
             guard let lastRead = line.lastRead else { return (1, priority, 0) }
-            guard needsReading(line) else { return (3, lastRead, priority) }
-            return awaitsConfirmation(line) ? (0, lastRead, priority) : (1, priority, lastRead)
+            guard needsReading(line) else {
+                // Plain text (not clutter) unread for long competes with the rest by priority: on a
+                // cluttered desk new specks are due on every pass, and a line taken for plain text
+                // while it came into focus would never be read again.
+                if line.reads.last?.key.isEmpty == true, line.garbageReads == 0, time - lastRead >= configuration.plainTextCompetesAfter {
+                    return (1, priority, lastRead)
+                }
+                return (3, lastRead, priority)
+            }
+            if awaitsConfirmation(line) { return (0, lastRead, priority) }
+            // Plain text read well is seldom a misread phone number or address: its confirming read
+            // can wait for the lines not read yet. At realtime a card's two longest lines, read as
+            // plain text at 0.95, were read again before its phone number and URL were read at all:
+            // the phone number was added two passes (~8 frames) later than it could have been.
+            if line.reads.last?.key.isEmpty == true, line.confidence >= configuration.confirmingPassConfidence,
+                time - lastRead < configuration.rereadNothingAfter
+            {
+                return (2, priority, lastRead)
+            }
+            return (1, priority, lastRead)
         }
         let due = quads.indices.filter { q in
             let line = lines[current[q]]
@@ -190,7 +217,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         let l = current[index]
         lines[l].confidence = confidence
         lines[l].garbageReads = unconfident ? lines[l].garbageReads + 1 : 0
-        lines[l].reads.append((reading, key))
+        lines[l].reads.append((reading, key, unconfident))
         if lines[l].reads.count > configuration.confirmingReads { lines[l].reads.removeFirst() }
         lines[l].lastRead = time
         lines[l].signatureRead = lines[l].signature

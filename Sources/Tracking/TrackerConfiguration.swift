@@ -23,6 +23,12 @@ public struct TrackerConfiguration: Sendable, Equatable {
     public var linearWindow = 6
     /// Furthest a barcode's centre may jump between sightings and still be the same item.
     public var maximumJump: Double
+    /// How fast (normalized units a second) a code may move while it cannot be read, on top of
+    /// `maximumJump`: a label swept into view is blurred past reading on its way (the generated label
+    /// moved 0.46 of the frame's height in a third of a second unread, and became a second item). A
+    /// hand sweeps a card across the view in about half a second; two copies of one code in view,
+    /// read by turns a frame apart, are further apart than this allows in a frame.
+    public var maximumSpeed = 2.0
 
     public init(
         gracePeriod: Double = 0.8, textGracePeriod: Double = 0.8, moveThreshold: Double = 0.02,

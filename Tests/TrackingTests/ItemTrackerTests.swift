@@ -155,6 +155,31 @@ struct Replay {
         #expect(replay.tracker.liveItems.count == 2, "\(replay.log)")
     }
 
+    /// The same label, read as it entered, then blurred past reading for a third of a second while
+    /// it moved half the frame, then read at rest: one item, moved (`maximumSpeed`). Two copies read
+    /// by turns a frame apart stay two items.
+    @Test func aCodeUnreadWhileItMovedFarIsTheSameItem() {
+        var replay = Replay()
+        replay.steps(2, [ean13("1781958637676", y: 0.85)])
+        replay.steps(10)
+        replay.steps(2, [ean13("1781958637676", y: 0.35)])
+        #expect(replay.log == ["1 added 1781958637676 #01", "13 updated 1781958637676 #01"], "\(replay.log)")
+        // Allowed no speed, the jump alone is too far: a second item (as before).
+        var noSpeed = TrackerConfiguration()
+        noSpeed.maximumSpeed = 0
+        var strict = Replay(noSpeed)
+        strict.steps(2, [ean13("1781958637676", y: 0.85)])
+        strict.steps(10)
+        strict.steps(2, [ean13("1781958637676", y: 0.35)])
+        #expect(strict.log == ["1 added 1781958637676 #01", "13 added 1781958637676 #02"], "\(strict.log)")
+        var copies = Replay()
+        for _ in 0..<3 {
+            copies.step([ean13("1781958637676", y: 0.8)])
+            copies.step([ean13("1781958637676", y: 0.1)])
+        }
+        #expect(copies.tracker.liveItems.count == 2, "\(copies.log)")
+    }
+
     /// A reading zbar alone made (confidence 0.5: zxing-cpp did not confirm it) still votes — some
     /// symbols only zbar reads — and the item says how sure it is: the mean of its agreeing reads.
     @Test func anUnconfirmedLinearReadingIsAddedWithItsConfidence() {

@@ -238,6 +238,53 @@ import Testing
         #expect(schedule.plan([line(10, 10), line(300, 300, width: 20)], priorities: [20, 3], time: 0.1) == [0])
     }
 
+    /// A line read once, confidently, as plain text waits for its confirming read behind the lines
+    /// not read yet, however long; for up to `rereadNothingAfter`, then it competes again.
+    @Test func aLineReadConfidentlyAsNothingWaitsBehindLinesNotReadYet() {
+        var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
+        let plain = line(10, 10, width: 400), phone = line(10, 60)
+        _ = schedule.plan([plain], priorities: [30], time: 0)
+        schedule.record("", key: [], forQuad: 0, time: 0, confidence: 0.95)
+        #expect(schedule.plan([plain, phone], priorities: [30, 14], time: 0.1) == [1], "the line not read yet first")
+        // Read with less confidence, it competes by priority, as before.
+        var unsure = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
+        _ = unsure.plan([plain], priorities: [30], time: 0)
+        unsure.record("", key: [], forQuad: 0, time: 0, confidence: 0.6)
+        #expect(unsure.plan([plain, phone], priorities: [30, 14], time: 0.1) == [0])
+        // Half a second on, with new lines still coming (clutter), it is read again.
+        var waiting = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
+        _ = waiting.plan([plain], priorities: [30], time: 0)
+        waiting.record("", key: [], forQuad: 0, time: 0, confidence: 0.95)
+        #expect(waiting.plan([plain, line(300, 300)], priorities: [30, 14], time: 0.6) == [0])
+    }
+
+    /// A line read blurred as garbage, then as plain text, is not yet confirmed as plain text: the
+    /// garbage read agrees only with garbage. Confirmed as plain text, on a desk whose clutter
+    /// brings new lines on every pass, it is read again by priority after `plainTextCompetesAfter`.
+    @Test func plainTextAfterGarbageIsReadAgainAndNeverStarvesBehindClutter() {
+        var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
+        let email = line(10, 10, width: 300)
+        _ = schedule.plan([email], priorities: [23], time: 0)
+        schedule.record("", key: [], forQuad: 0, time: 0, unconfident: true, confidence: 0.2)
+        _ = schedule.plan([email], priorities: [23], time: 0.1)
+        schedule.record("", key: [], forQuad: 0, time: 0.1, confidence: 0.74)
+        #expect(!schedule.isConfirmed(schedule.line(forQuad: 0)), "one read says plain text, not two")
+        _ = schedule.plan([email], priorities: [23], time: 0.2)
+        schedule.record("", key: [], forQuad: 0, time: 0.2, confidence: 0.75)
+        #expect(schedule.isConfirmed(schedule.line(forQuad: 0)))
+        // New specks on every pass: the line waits, then competes.
+        var time = 0.3
+        var readAgainAt: Double?
+        while time < 3, readAgainAt == nil {
+            let speck = line(400 + 400 * time, 100, width: 20, height: 10)  // somewhere new each pass
+            if schedule.plan([email, speck], priorities: [23, 3], time: time) == [0] { readAgainAt = time }
+            schedule.record("", key: [], forQuad: 1, time: time, unconfident: true)
+            time += 0.1
+        }
+        let again = try! #require(readAgainAt)
+        #expect(again >= 0.2 + schedule.configuration.plainTextCompetesAfter - 1e-9 && again < 0.2 + schedule.configuration.plainTextCompetesAfter + 0.15)
+    }
+
     @Test func aLineUnseenPastTheForgettingTimeStartsOver() {
         var schedule = LineSchedule<String>(configuration: configuration())
         _ = schedule.plan([line(10, 10)], time: 0)
