@@ -358,6 +358,9 @@ public final class BarcodeRecognizer {
         }
     }
 
+    /// Reads zxing-cpp abandoned on a failed internal assertion (`czx_read`), in this process.
+    public static var zxingAborts: Int { Int(czx_aborts()) }
+
     static func zxingRead(_ image: GrayImage, formats: Int32, offsetX: Int, offsetY: Int) -> [BarcodeObservation] {
         let sink = ZXingSink(offset: Point(x: Double(offsetX), y: Double(offsetY)))
         let callback: czx_symbol_callback = { context, symbol in

@@ -5,6 +5,10 @@
 #include <ZXing/ReadBarcode.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csetjmp>
+#include <csignal>
+#include <mutex>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -159,7 +163,82 @@ static int32_t read_linear(const ZXing::ImageView &image, int32_t width, int32_t
     return count;
 }
 
+// zxing-cpp 1.4 has assertions that a camera frame can fail (Debian builds it with them on): the
+// Micro QR sampler's `intersect` of two regression lines (RegressionLine.h:144) aborted the daemon on
+// a generated 640×480 card frame, and upstream still fixes such reports one image at a time
+// (zxing-cpp#855, #1154). An abort inside a read is caught here and the read reports nothing: a
+// SIGABRT handler, on the thread that is reading, jumps back to where the read began. glibc's abort()
+// releases its lock before raising and allows a handler to return this way. What zxing-cpp had
+// allocated in the read is lost, so after `kMaximumAborts` the shim reads no more (a picture held up
+// to the camera that trips an assertion on every frame must not grow the daemon without bound).
+static constexpr int kMaximumAborts = 64;
+static thread_local sigjmp_buf *t_reading = nullptr;
+static std::atomic<int> g_aborts{0};
+static struct sigaction g_previous;
+static std::once_flag g_installed;
+
+static void on_abort(int signal, siginfo_t *info, void *context) {
+    if (t_reading != nullptr) {
+        sigjmp_buf *target = t_reading;
+        t_reading = nullptr;
+        siglongjmp(*target, 1);
+    }
+    // Not inside a read: what was there before (the Swift runtime's crash report) or the default.
+    if (g_previous.sa_flags & SA_SIGINFO) {
+        if (g_previous.sa_sigaction != nullptr) { g_previous.sa_sigaction(signal, info, context); return; }
+    } else if (g_previous.sa_handler != SIG_IGN && g_previous.sa_handler != SIG_DFL && g_previous.sa_handler != nullptr) {
+        g_previous.sa_handler(signal);
+        return;
+    }
+    ::signal(SIGABRT, SIG_DFL);
+    ::raise(SIGABRT);
+}
+
+static void install_abort_handler() {
+    std::call_once(g_installed, [] {
+        struct sigaction action;
+        std::memset(&action, 0, sizeof action);
+        action.sa_sigaction = on_abort;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGABRT, &action, &g_previous);
+    });
+}
+
+extern "C" int32_t czx_aborts(void) { return g_aborts.load(); }
+
+static int32_t read_guarded(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t formats,
+                            czx_symbol_callback callback, void *context);
+
 extern "C" int32_t czx_read(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t formats,
+                            czx_symbol_callback callback, void *context) {
+    if (g_aborts.load() >= kMaximumAborts) return CZX_ABORTED;
+    install_abort_handler();
+    sigjmp_buf here;
+    // Volatile: read after a jump back.
+    volatile int32_t result = 0;
+    if (sigsetjmp(here, 1) == 0) {
+        t_reading = &here;
+        result = read_guarded(gray, width, height, stride, formats, callback, context);
+        t_reading = nullptr;
+        return result;
+    }
+    g_aborts.fetch_add(1);
+    return CZX_ABORTED;
+}
+
+extern "C" int32_t czx_test_abort(void) {
+    install_abort_handler();
+    sigjmp_buf here;
+    if (sigsetjmp(here, 1) == 0) {
+        t_reading = &here;
+        std::abort();
+    }
+    g_aborts.fetch_add(1);
+    return CZX_ABORTED;
+}
+
+static int32_t read_guarded(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t formats,
                             czx_symbol_callback callback, void *context) {
     try {
         if (gray == nullptr || width <= 0 || height <= 0 || stride < width) return -1;

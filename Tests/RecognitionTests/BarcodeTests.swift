@@ -1,3 +1,4 @@
+import CZXing
 import Foundation
 @testable import BarcodeRecognition
 import ImageDecoding
@@ -353,6 +354,21 @@ import Glibc
             }
             #expect(try BarcodeRecognizer(symbologies: Set(Symbology.allCases)).recognize(image).contains { $0.payload == "96385074" })
         }
+    }
+
+    /// Hostile input: zxing-cpp 1.4 fails internal assertions on some camera frames (its Micro QR
+    /// sampler aborted the daemon on a generated 640×480 card frame). An abort inside a read
+    /// abandons the read, and the process goes on reading.
+    @Test func anAssertionInsideZXingCppAbandonsTheReadNotTheProcess() throws {
+        let before = BarcodeRecognizer.zxingAborts
+        #expect(czx_test_abort() == CZX_ABORTED)
+        #expect(BarcodeRecognizer.zxingAborts == before + 1)
+        // Reads go on as before, on this thread and on another.
+        let code = try ImageDecoder().decodeFile(atPath: Fixtures.path("ean8.png")).image
+        #expect(BarcodeRecognizer.zxingAlone(code, [.ean8]).map(\.payload) == ["96385074"])
+        let other = Thread { _ = czx_test_abort() }
+        other.start()
+        #expect(BarcodeRecognizer.zxingAlone(code, [.ean8]).map(\.payload) == ["96385074"])
     }
 
     /// zxing-cpp's place for a 1-D code is the few lines that read it; it is grown to the bars'

@@ -44,9 +44,20 @@ typedef void (*czx_symbol_callback)(void *context, const czx_symbol *symbol);
 
 /* Decodes every symbol of `formats` in an 8-bit gray image whose rows are `stride` bytes apart (1-D
    symbols: at most 4, each once however many lines read it). Returns the number of symbols
-   reported, or -1 if zxing threw or the image is no image. Thread-safe: no state is kept. */
+   reported, -1 if zxing threw or the image is no image, CZX_ABORTED (below) if it failed an
+   assertion. Thread-safe: no state is kept. */
 int32_t czx_read(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t formats,
                  czx_symbol_callback callback, void *context);
+
+/* czx_read's result when zxing-cpp failed one of its internal assertions on the image (the read is
+   abandoned, symbols reported before it stand), or has done so too often to be called again. */
+#define CZX_ABORTED (-2)
+
+/* How many reads were abandoned on an assertion. */
+int32_t czx_aborts(void);
+
+/* Aborts inside the guard a read runs in, as a failed assertion would (tests). Returns CZX_ABORTED. */
+int32_t czx_test_abort(void);
 
 #ifdef __cplusplus
 }
