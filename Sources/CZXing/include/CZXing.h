@@ -1,8 +1,10 @@
 #ifndef SCANNERD_CZXING_H
 #define SCANNERD_CZXING_H
-/* A C ABI over zxing-cpp 1.4 (C++), used for the symbologies zbar cannot decode: PDF417 (zbar's decoder
-   was never finished, github.com/mchehab/zbar/issues/3), DataMatrix, Aztec and Micro QR. Swift imports
-   this header only. */
+/* A C ABI over zxing-cpp 1.4 (C++): the symbologies zbar cannot decode (PDF417: zbar's decoder was
+   never finished, github.com/mchehab/zbar/issues/3; DataMatrix, Aztec, Micro QR), what zbar missed,
+   zbar's 1-D readings checked at their place, and the frame at full resolution read first. No C++
+   exception and no failed zxing-cpp assertion crosses it (see czx_read). Swift imports this header
+   only. */
 #include <stdint.h>
 
 #ifdef __cplusplus
