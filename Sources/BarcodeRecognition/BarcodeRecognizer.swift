@@ -75,9 +75,8 @@ public final class BarcodeRecognizer {
         self.symbologies = symbologies.intersection(Self.supported)
         self.renewAfterSymbols = renewAfterSymbols.map { max(1, $0) }
         self.zxingFirst = zxingFirst
-        let byZBar = self.symbologies
         settings = Settings(
-            zbarTypes: byZBar.compactMap { Self.zbarTypes[$0] }, upca: byZBar.contains(.upca),
+            zbarTypes: self.symbologies.compactMap { Self.zbarTypes[$0] }, upca: self.symbologies.contains(.upca),
             // Full resolution (`zxingFirst`) is for small codes, which are printed dark on light.
             testInverted: testInverted && !zxingFirst, density: Int32(max(1, scanDensity)))
         scanner = try Self.makeScanner(settings)

@@ -106,8 +106,8 @@ struct Seen {
 // label; one code read both across and, rotated, along) abort it. With maxNumberOfSymbols 1 and no
 // downscale pyramid, ReadBarcodes compares nothing: it returns the first symbol (ODReader stops at
 // one). Each symbol found is painted white in a copy of the image, and the copy read again.
-static int32_t read_linear(const ZXing::ImageView &image, int32_t width, int32_t height, int32_t formats,
-                           czx_symbol_callback callback, void *context) {
+static void read_linear(const ZXing::ImageView &image, int32_t width, int32_t height, int32_t formats,
+                        std::vector<ZXing::Result> &found) {
     // At most this many 1-D symbols an image, and this many reads: each read after the first costs
     // about what the first did, and a symbol read again where it was painted out (a tall or tilted
     // code is wider than the lines that read it) is painted out more and does not count.
@@ -118,7 +118,7 @@ static int32_t read_linear(const ZXing::ImageView &image, int32_t width, int32_t
     std::vector<uint8_t> copy;
     std::vector<Seen> seen;
     ZXing::ImageView view = image;
-    int32_t count = 0;
+    int count = 0;
     for (int read = 0; read < maxReads && count < maxSymbols; read++) {
         const auto results = ZXing::ReadBarcodes(view, hints);
         if (results.empty() || !results.front().isValid()) break;
@@ -142,7 +142,8 @@ static int32_t read_linear(const ZXing::ImageView &image, int32_t width, int32_t
             return other.format == result.format() && other.text == result.text() && other.neighbourhood.contains(cx, cy);
         });
         if (!again) {
-            if (report(result, callback, context)) count++;
+            found.push_back(result);
+            count++;
             // Where the same code read again is this one's rest: beyond the paint, a little along it
             // and up to half its length across it (taller bars). Another copy beside it is another.
             const int nearAlong = length / 4, nearAcross = length / 2;
@@ -160,17 +161,17 @@ static int32_t read_linear(const ZXing::ImageView &image, int32_t width, int32_t
             if (to >= from) std::memset(copy.data() + (size_t)y * width + from, 255, (size_t)(to - from + 1));
         }
     }
-    return count;
 }
 
 // zxing-cpp 1.4 has assertions that a camera frame can fail (Debian builds it with them on): the
 // Micro QR sampler's `intersect` of two regression lines (RegressionLine.h:144) aborted the daemon on
 // a generated 640×480 card frame, and upstream still fixes such reports one image at a time
-// (zxing-cpp#855, #1154). An abort inside a read is caught here and the read reports nothing: a
+// (zxing-cpp#855, #1154). An abort inside zxing-cpp is caught here and the read reports nothing: a
 // SIGABRT handler, on the thread that is reading, jumps back to where the read began. glibc's abort()
-// releases its lock before raising and allows a handler to return this way. What zxing-cpp had
-// allocated in the read is lost, so after `kMaximumAborts` the shim reads no more (a picture held up
-// to the camera that trips an assertion on every frame must not grow the daemon without bound).
+// releases its lock before raising and allows a handler to return this way. Only zxing-cpp runs
+// inside the guard (symbols are reported to the caller after it). What zxing-cpp had allocated in
+// the read is lost, so after `kMaximumAborts` the shim reads no more (a picture held up to the
+// camera that trips an assertion on every frame must not grow the daemon without bound).
 static constexpr int kMaximumAborts = 64;
 static thread_local sigjmp_buf *t_reading = nullptr;
 static std::atomic<int> g_aborts{0};
@@ -194,7 +195,9 @@ static void on_abort(int signal, siginfo_t *info, void *context) {
     ::raise(SIGABRT);
 }
 
-static void install_abort_handler() {
+// `body()` with an abort inside it caught: its result, or CZX_ABORTED.
+template <class Body> static int32_t guarded(Body body) {
+    if (g_aborts.load() >= kMaximumAborts) return CZX_ABORTED;
     std::call_once(g_installed, [] {
         struct sigaction action;
         std::memset(&action, 0, sizeof action);
@@ -203,23 +206,10 @@ static void install_abort_handler() {
         sigemptyset(&action.sa_mask);
         sigaction(SIGABRT, &action, &g_previous);
     });
-}
-
-extern "C" int32_t czx_aborts(void) { return g_aborts.load(); }
-
-static int32_t read_guarded(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t formats,
-                            czx_symbol_callback callback, void *context);
-
-extern "C" int32_t czx_read(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t formats,
-                            czx_symbol_callback callback, void *context) {
-    if (g_aborts.load() >= kMaximumAborts) return CZX_ABORTED;
-    install_abort_handler();
     sigjmp_buf here;
-    // Volatile: read after a jump back.
-    volatile int32_t result = 0;
     if (sigsetjmp(here, 1) == 0) {
         t_reading = &here;
-        result = read_guarded(gray, width, height, stride, formats, callback, context);
+        const int32_t result = body();
         t_reading = nullptr;
         return result;
     }
@@ -227,32 +217,33 @@ extern "C" int32_t czx_read(const uint8_t *gray, int32_t width, int32_t height, 
     return CZX_ABORTED;
 }
 
+extern "C" int32_t czx_aborts(void) { return g_aborts.load(); }
+
 extern "C" int32_t czx_test_abort(void) {
-    install_abort_handler();
-    sigjmp_buf here;
-    if (sigsetjmp(here, 1) == 0) {
-        t_reading = &here;
-        std::abort();
-    }
-    g_aborts.fetch_add(1);
-    return CZX_ABORTED;
+    return guarded([]() -> int32_t { std::abort(); });
 }
 
-static int32_t read_guarded(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t formats,
+extern "C" int32_t czx_read(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t formats,
                             czx_symbol_callback callback, void *context) {
-    try {
-        if (gray == nullptr || width <= 0 || height <= 0 || stride < width) return -1;
-        ZXing::ImageView image(gray, width, height, ZXing::ImageFormat::Lum, stride);
-        int32_t count = 0;
-        if (formats & kMatrixFormats) {
-            // Matrix results compare by place (no assertion), so these may be read together, with the
-            // downscale pyramid.
-            for (const auto &result : ZXing::ReadBarcodes(image, hints_for(formats & kMatrixFormats)))
-                if (report(result, callback, context)) count++;
+    if (gray == nullptr || width <= 0 || height <= 0 || stride < width) return -1;
+    std::vector<ZXing::Result> found;
+    const int32_t status = guarded([&]() -> int32_t {
+        try {
+            ZXing::ImageView image(gray, width, height, ZXing::ImageFormat::Lum, stride);
+            if (formats & kMatrixFormats) {
+                // Matrix results compare by place (no assertion), so these may be read together,
+                // with the downscale pyramid.
+                for (auto &result : ZXing::ReadBarcodes(image, hints_for(formats & kMatrixFormats))) found.push_back(std::move(result));
+            }
+            if (formats & ~kMatrixFormats) read_linear(image, width, height, formats & ~kMatrixFormats, found);
+            return 0;
+        } catch (...) {
+            return -1;
         }
-        if (formats & ~kMatrixFormats) count += read_linear(image, width, height, formats & ~kMatrixFormats, callback, context);
-        return count;
-    } catch (...) {
-        return -1;
-    }
+    });
+    if (status != 0) return status;
+    int32_t count = 0;
+    for (const auto &result : found)
+        if (report(result, callback, context)) count++;
+    return count;
 }

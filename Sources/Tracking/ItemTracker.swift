@@ -170,7 +170,12 @@ public struct ItemTracker: Sendable {
 
     /// The one of `candidates` whose centre is nearest the observation's.
     private func nearest(_ candidates: [Int], to observation: RecognizedItem) -> Int? {
-        let distance = { (i: Int) in self.tracks[i].item.bounds.center.distance(to: observation.bounds.center) }
+        nearest(candidates, to: observation.bounds.center)
+    }
+
+    /// The one of `candidates` whose centre is nearest `point`.
+    private func nearest(_ candidates: [Int], to point: Point) -> Int? {
+        let distance = { (i: Int) in self.tracks[i].item.bounds.center.distance(to: point) }
         return candidates.min { distance($0) < distance($1) }
     }
 
@@ -293,7 +298,7 @@ public struct ItemTracker: Sendable {
                 && t.item.payload == pending.item.payload && t.lastFrame < pending.firstFrame
                 && t.item.bounds.center.distance(to: pending.firstCenter) <= reach
         }
-        return candidates.min { tracks[$0].item.bounds.center.distance(to: pending.firstCenter) < tracks[$1].item.bounds.center.distance(to: pending.firstCenter) }
+        return nearest(candidates, to: pending.firstCenter)
     }
 
     private func markReported(_ track: inout Track) {

@@ -91,6 +91,9 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         }
 
         public var latest: Reading? { reads.last?.reading }
+
+        /// Its latest read said nothing asked for (plain text, garbage or nothing at all).
+        var saysNothing: Bool { reads.last?.key.isEmpty == true }
     }
 
     public var configuration: Configuration
@@ -181,7 +184,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
                 // Plain text (not clutter) unread for long competes with the rest by priority: on a
                 // cluttered desk new specks are due on every pass, and a line taken for plain text
                 // while it came into focus would never be read again.
-                if line.reads.last?.key.isEmpty == true, line.garbageReads == 0, time - lastRead >= configuration.plainTextCompetesAfter {
+                if line.saysNothing, line.garbageReads == 0, time - lastRead >= configuration.plainTextCompetesAfter {
                     return (1, priority, lastRead)
                 }
                 return (3, lastRead, priority)
@@ -191,7 +194,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             // can wait for the lines not read yet. At realtime a card's two longest lines, read as
             // plain text at 0.95, were read again before its phone number and URL were read at all:
             // the phone number was added two passes (~8 frames) later than it could have been.
-            if line.reads.last?.key.isEmpty == true, line.confidence >= configuration.confirmingPassConfidence,
+            if line.saysNothing, line.confidence >= configuration.confirmingPassConfidence,
                 time - lastRead < configuration.rereadNothingAfter
             {
                 return (2, priority, lastRead)
@@ -202,7 +205,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             let line = lines[current[q]]
             if confirmingOnly { return confirmsOnConfirmingPass(line) }
             guard !needsReading(line), let lastRead = line.lastRead else { return true }
-            let after = line.reads.last?.key.isEmpty == true ? configuration.rereadNothingAfter : configuration.rereadConfirmedAfter
+            let after = line.saysNothing ? configuration.rereadNothingAfter : configuration.rereadConfirmedAfter
             return time - lastRead >= after
         }
         return Array(due.sorted { rank($0) < rank($1) }.prefix(configuration.readsPerPass))
@@ -242,7 +245,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
 
     /// Its latest read said something (typed text), and it is not confirmed yet.
     func awaitsConfirmation(_ line: Line) -> Bool {
-        line.lastRead != nil && line.reads.last?.key.isEmpty == false && needsReading(line)
+        line.lastRead != nil && !line.saysNothing && needsReading(line)
     }
 
     /// Its latest reads agree, on something believed.
@@ -250,7 +253,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         guard line.agreement >= configuration.confirmingReads else { return false }
         // Garbage agrees with garbage: reads of nothing at low confidence (a line still blurred as
         // it comes into focus) confirm nothing until there are `garbageToClutter` of them in a row.
-        if line.reads.last?.key.isEmpty == true, (1..<configuration.garbageToClutter).contains(line.garbageReads) { return false }
+        if line.saysNothing, (1..<configuration.garbageToClutter).contains(line.garbageReads) { return false }
         guard let believed, let key = line.reads.last?.key else { return true }
         return key.allSatisfy(believed.contains)
     }

@@ -52,7 +52,7 @@ int32_t czx_read(const uint8_t *gray, int32_t width, int32_t height, int32_t str
                  czx_symbol_callback callback, void *context);
 
 /* czx_read's result when zxing-cpp failed one of its internal assertions on the image (the read is
-   abandoned, symbols reported before it stand), or has done so too often to be called again. */
+   abandoned and reports nothing), or has done so too often to be called again. */
 #define CZX_ABORTED (-2)
 
 /* How many reads were abandoned on an assertion. */
