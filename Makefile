@@ -57,7 +57,8 @@ build: deps
 # The repository's configuration (every key at its default), not an installed /etc/scannerd/scannerd.conf.
 # HTTP on loopback: events at /events, items at /items, the newest frame at /snapshot.jpg (docs/http.md).
 HTTP ?= 127.0.0.1:8390
-RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock --http $(HTTP)
+RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock --http $(HTTP) \
+	$(if $(wildcard $(LINE_MODEL_DIR)/alphabet.json),--line-model $(abspath $(LINE_MODEL_DIR)))
 run: build
 ifdef DEVICE
 	$(SWIFT) run -c $(CONFIG) scannerd run --device $(DEVICE) $(RUN_FLAGS)

@@ -62,7 +62,7 @@ public enum DaemonAssembly {
         tracker.weakBarcodeConfirmations = s.weakBarcodeConfirmations
         tracker.textAgreement = s.textAgreement ?? tracker.textAgreement
         tracker.textWindow = s.textWindow ?? tracker.textWindow
-        return SequenceConfiguration(options: options, tracker: tracker, singleItem: s.singleItem)
+        return SequenceConfiguration(options: options, tracker: tracker, singleItem: s.singleItem, lineModel: s.lineModel.directory)
     }
 
     /// The requests of every transport, answered by this daemon (through the weak box: the daemon

@@ -40,6 +40,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var singleItem = false
     public var phoneRegion = "US"
     public var languages = ["eng"]
+    public var lineModel: LineModelChoice = .installed
 
     // tracking (nil: the quality level's value)
     public var gracePeriod = 0.8

@@ -151,6 +151,23 @@ public enum SettingsSchema {
                        s.languages = languages
                    },
                    show: { "[" + $0.languages.joined(separator: ", ") + "]" }),
+        SettingKey(name: "recognition.line-model", flag: "--line-model", summary: "the line network (make line-model) that checks Tesseract's typed readings of small print: auto (the installed one, if any), none, or its directory",
+                   read: { v, s throws(ValueProblem) in
+                       switch try v == .null ? "auto" : scalar(v) {
+                       case "auto": s.lineModel = .installed
+                       case "none": s.lineModel = .none
+                       case let path:
+                           guard path.hasPrefix("/") else { throw ValueProblem("expected auto, none or an absolute path") }
+                           s.lineModel = .directory(path)
+                       }
+                   },
+                   show: {
+                       switch $0.lineModel {
+                       case .installed: "auto"
+                       case .none: "none"
+                       case .directory(let path): path
+                       }
+                   }),
     ]
 
     static let tracking: [SettingKey] = [

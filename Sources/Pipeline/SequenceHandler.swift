@@ -20,11 +20,16 @@ public struct SequenceConfiguration: Sendable {
     /// Every n-th barcode scan reads the frame at full resolution when the processing image is
     /// reduced (0: never). Small codes are found there; zbar costs ~3× as much at 1280 px as at 640.
     public var barcodeDetailEvery: Int
+    /// The line network's model directory: typed readings of small print are checked against it
+    /// (`TextStage.secondOpinion`). Nil: Tesseract alone.
+    public var lineModel: String?
 
     public init(
         options: ScanOptions, tracker: TrackerConfiguration? = nil, ocrEveryFrames: Int? = nil,
-        minimumSharpness: Double = 30, sceneChange: SceneChangeGate.Configuration = .init(), singleItem: Bool = false, barcodeDetailEvery: Int? = nil
+        minimumSharpness: Double = 30, sceneChange: SceneChangeGate.Configuration = .init(), singleItem: Bool = false, barcodeDetailEvery: Int? = nil,
+        lineModel: String? = nil
     ) {
+        self.lineModel = lineModel
         self.barcodeDetailEvery = barcodeDetailEvery ?? Self.barcodeDetailCadence(options.quality)
         self.options = options
         self.tracker = tracker ?? TrackerConfiguration(options.quality)
@@ -64,6 +69,8 @@ public struct SequenceStatistics: Sendable, Equatable {
         barcodeSpotScans = barcodes.spotScans
         ocrPasses = text?.passes ?? 0
         ocrLinesRead = text?.linesRead ?? 0
+        ocrSecondOpinions = text?.secondOpinions ?? 0
+        ocrContradicted = text?.contradicted ?? 0
         ocrConfirmingPasses = text?.confirmingPasses ?? 0
         ocrSkippedBlurred = text?.skippedBlurred ?? 0
         ocrSkippedUnchanged = text?.skippedUnchanged ?? 0
@@ -82,6 +89,10 @@ public struct SequenceStatistics: Sendable, Equatable {
     public var ocrLinesRead = 0
     /// Passes that only gave lines their confirming read (`TextStage.awaitsConfirmation`).
     public var ocrConfirmingPasses = 0
+    /// Typed readings of small print the line network checked, and those it contradicted
+    /// (`TextStage.checked`).
+    public var ocrSecondOpinions = 0
+    public var ocrContradicted = 0
     public var ocrSkippedBlurred = 0
     public var ocrSkippedUnchanged = 0
     public init() {}
@@ -200,6 +211,9 @@ final class TextStage: @unchecked Sendable {
     var passes = 0
     /// Lines read by the recognizer (a pass reads a few of the lines it finds).
     var linesRead = 0
+    /// Typed readings of small print checked by the line network, and those it contradicted.
+    var secondOpinions = 0
+    var contradicted = 0
     var skippedBlurred = 0
     var skippedUnchanged = 0
     /// Passes that only gave lines their confirming read (`awaitsConfirmation`).
@@ -226,7 +240,7 @@ final class TextStage: @unchecked Sendable {
         self.metrics = metrics
         var textOptions = configuration.options
         textOptions.types.symbologies = []
-        scanner = try ImageScanner(options: textOptions)
+        scanner = try ImageScanner(options: textOptions, lineModel: configuration.lineModel)
         self.configuration = configuration
         gate = SceneChangeGate(configuration: configuration.sceneChange)
     }
@@ -295,7 +309,14 @@ final class TextStage: @unchecked Sendable {
         }
         for index in chosen {
             let read = timed(.reading) { scanner.readLine(quads[index], in: full) }
-            let items = Self.admitted(read?.items ?? [], believed: believed)
+            var items = Self.admitted(read?.items ?? [], believed: believed)
+            if scanner.hasLineNetwork, Self.isSmallPrint(quads[index]), items.contains(where: { Self.awaitsBelief($0, believed) }) {
+                let opinion = timed(.reading) { scanner.networkItems(quads[index], in: full) }
+                secondOpinions += 1
+                let checked = Self.checked(items, against: opinion ?? [], believed: believed)
+                contradicted += zip(items, checked).filter { $0.item.confidence != $1.item.confidence }.count
+                items = checked
+            }
             linesRead += 1
             schedule.record(
                 items, key: items.map { Self.key($0.item) }, forQuad: index, time: time,
@@ -382,6 +403,45 @@ final class TextStage: @unchecked Sendable {
     /// text too blurred to read). On the footage, desk clutter read at 0.0–0.45; text read at
     /// 0.6–0.97, and at 0.28–0.30 while still blurred.
     static let clutterConfidence = 0.5
+
+    /// Small print: lines whose glyphs are under this many pixels high in the frame at full
+    /// resolution. Tesseract reads them from a line enlarged 2-3× to its 36-px reading height, and
+    /// misreads them confidently and repeatedly (`(415)` as `(445)` on seven passes running, `studios`
+    /// as `stucios` on three), so agreement between its reads proves nothing there. Measured on the
+    /// footage (2026-11-24, seeds 1-3, 1280×720 and 640×480 unpaced, typed reads at word confidence
+    /// ≥ 0.6): wrong 19 of 70 under 12 px, 2 of 75 at 12-16 px, 0 of 62 at 16-20 px.
+    static let smallPrintHeight = 12.0
+
+    /// A detected line's quad is its glyph height padded by a fifth on each side (`TextLineDetector`).
+    static func isSmallPrint(_ quad: Quad) -> Bool {
+        let padded = (quad.topLeft.distance(to: quad.bottomLeft) + quad.topRight.distance(to: quad.bottomRight)) / 2
+        return padded / 1.4 < smallPrintHeight
+    }
+
+    /// A typed reading no client has been told about: the read that could add it, or change an
+    /// item to it.
+    static func awaitsBelief(_ item: LineItem, _ believed: Set<String>?) -> Bool {
+        item.item.contentType != nil && believed?.contains(key(item.item)) != true
+    }
+
+    /// A confidence below any vote threshold: a reading the line network contradicts contests the
+    /// reading at its place but never supports one (`TextEvidence.voteConfidence`).
+    static let contradictedConfidence = 0.0
+
+    /// Tesseract's `items` of one line with the line network's reading of it (`opinion`) taken into
+    /// account: a typed reading not yet believed that the network contradicts — another payload of
+    /// its type at an overlapping place (`LineItem.contradicts`) — gets `contradictedConfidence`. The
+    /// two recognizers misread differently (docs/recognition.md), so a misreading Tesseract repeats
+    /// is not confirmed by its repeats. A network that read nothing of that type there contradicts
+    /// nothing: the network is the check, Tesseract the reader.
+    static func checked(_ items: [LineItem], against opinion: [LineItem], believed: Set<String>?) -> [LineItem] {
+        items.map { item in
+            guard awaitsBelief(item, believed), opinion.contains(where: { $0.contradicts(item) }) else { return item }
+            var contradicted = item
+            contradicted.item.confidence = contradictedConfidence
+            return contradicted
+        }
+    }
 
     /// Lines with fewer glyphs are not followed or read.
     static let minimumGlyphs = 3

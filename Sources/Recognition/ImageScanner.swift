@@ -192,9 +192,7 @@ public final class ImageScanner {
         let tesseractSays = most(byTesseract, of: tesseract.count), networkSays = most(byNetwork, of: network.count)
         /// `item` stands unless `others` hold another payload of its type at its place.
         func unopposed(_ item: LineItem, by others: [LineItem]) -> Bool {
-            !others.contains { other in
-                other.item.contentType == item.item.contentType && other.item.payload != item.item.payload && other.span.overlaps(item.span)
-            }
+            !others.contains { $0.contradicts(item) }
         }
         var agreed = (tesseract.first ?? []).filter { $0.item.contentType == nil }.map(\.item)
         var reported = Set<String>()
@@ -244,6 +242,17 @@ public final class ImageScanner {
         guard let text, let reading = lineReader.read(quad, in: image, with: text) else { return nil }
         return (items(in: reading), reading.line.confidence)
     }
+
+    /// What the line network reads at `quad` (pixel coordinates of `image`), at its own width
+    /// (stretch 1); nil without a network, or when it read nothing. About 250 ms a line on this
+    /// machine (docs/recognition.md): a check for the lines that need one, not a reader for every line.
+    public func networkItems(_ quad: Quad, in image: GrayImage) -> [LineItem]? {
+        guard let network else { return nil }
+        return lineReader.read(quad, in: image, with: network).map(items(in:))
+    }
+
+    /// Whether a line model was loaded (`init(lineModel:)`; not at quality `fast`).
+    public var hasLineNetwork: Bool { network != nil }
 
     /// What one line says: the line as plain text (when wanted and confident), and every phone
     /// number, URL and e-mail address in it with the part of the line it covers.

@@ -232,6 +232,14 @@ public struct LineItem: Sendable, Equatable {
         self.reachesCutEnd = reachesCutEnd
     }
 
+    /// Another reading of the same place says something else of the same type: another payload of
+    /// its content type whose span along the line overlaps its own (spans are fractions of the
+    /// line's length, so readings at different widths or by different recognizers compare).
+    public func contradicts(_ other: LineItem) -> Bool {
+        item.contentType != nil && item.contentType == other.item.contentType && item.payload != other.item.payload
+            && span.overlaps(other.span)
+    }
+
     /// The item placed on `line`, the quad its line has now.
     public func placed(on line: Quad) -> RecognizedItem {
         var item = item

@@ -39,6 +39,17 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: ArgumentHelp("zxing-cpp's test/samples directory, for the blackbox section (skipped without it).", valueName: "dir"))
     var blackbox: String?
 
+    @Option(help: ArgumentHelp("The line model the realtime section's daemon checks small print with (default .build/line-model when `make line-model` built it; none: Tesseract alone).", valueName: "dir"))
+    var lineModel: String?
+
+    /// `--line-model`, else the one `make line-model` built, as an absolute path; nil: none.
+    var lineModelDirectory: String? {
+        if lineModel == "none" { return nil }
+        let path = lineModel ?? ".build/line-model"
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return lineModel != nil || FileManager.default.fileExists(atPath: absolute + "/alphabet.json") ? absolute : nil
+    }
+
     @Option(help: ArgumentHelp("Run only these sections (recognition, capture, sequence, delivery, memory, lines, realtime, blackbox).", valueName: "list"))
     var only: String?
 
@@ -88,7 +99,7 @@ struct Benchmark: AsyncParsableCommand {
             sections.append(("lines", try LinesBenchmark.render(footage: footage, today: Self.today(), machine: Self.machine())))
         }
         if wants("realtime") {
-            sections.append(("realtime", try RealtimeBenchmark.render(footage: footage, today: Self.today(), machine: Self.machine())))
+            sections.append(("realtime", try RealtimeBenchmark.render(footage: footage, lineModel: lineModelDirectory, today: Self.today(), machine: Self.machine())))
         }
         if wants("blackbox"), let blackbox {
             sections.append(("blackbox", try BlackboxBenchmark.render(samples: blackbox, today: Self.today(), machine: Self.machine())))

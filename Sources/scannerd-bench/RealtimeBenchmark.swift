@@ -37,7 +37,7 @@ enum RealtimeBenchmark {
         }
     }
 
-    static func render(footage: String, today: String, machine: String) throws -> String {
+    static func render(footage: String, lineModel: String?, today: String, machine: String) throws -> String {
         let clips = ((try? FileManager.default.contentsOfDirectory(atPath: footage)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
         guard !clips.isEmpty else {
             print("(no clips in \(footage): run `make footage` first; the realtime section is skipped)")
@@ -49,7 +49,9 @@ enum RealtimeBenchmark {
         defer { try? FileManager.default.removeItem(at: directory) }
         var out = "<!-- realtime:begin (written by `make bench`) -->\n## Realtime quality on realistic footage\n\n"
         out += "Measured \(today) on \(machine); release build; \(clips.count) clips from `make footage` in \(footage) "
-        out += "(\(sizes(footage, clips))). Each clip through `scannerd run --no-config --pace P`, scored by "
+        out += "(\(sizes(footage, clips))). Each clip through `scannerd run --no-config --pace P --line-model \(lineModel == nil ? "none" : "DIR")` "
+        out += lineModel == nil ? "(no line model built: Tesseract alone), " : "(the model `make line-model` built), "
+        out += "scored by "
         out += "Tests/Fixtures/footage/score.py. Precision: right payloads over all reports (an `added`, or an `updated` that "
         out += "changes its item's payload). Add latency: frames from an item's first legible frame to `added`; "
         out += "removal: frames from its last visible frame to `removed` (negative: removed while still in view). "
@@ -62,7 +64,7 @@ enum RealtimeBenchmark {
                 let events = directory.appendingPathComponent(name + "." + pace + ".events").path
                 let before = childCPU()
                 let run = try Subprocess.run(
-                    "/bin/sh", ["-c", "exec \"$0\" run --no-config --no-socket --source \"$1\" --pace \"$2\" --events-stdout > \"$3\"", scannerd, mjpeg, pace, events],
+                    "/bin/sh", ["-c", "exec \"$0\" run --no-config --no-socket --source \"$1\" --pace \"$2\" --line-model \"$4\" --events-stdout > \"$3\"", scannerd, mjpeg, pace, events, lineModel ?? "none"],
                     timeout: 600)
                 let cpu = childCPU() - before
                 guard run.status == 0 else {

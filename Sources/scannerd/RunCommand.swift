@@ -58,6 +58,9 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var recognition: RecognitionOptions
 
+    @Option(name: .long, help: ArgumentHelp("The line network that checks Tesseract's typed readings of small print: auto (the installed one, if any), none, or its directory (make line-model) (recognition.line-model).", valueName: "dir"))
+    var lineModel: String?
+
     @Flag(name: .long, help: "Print events as JSON lines on stdout.")
     var eventsStdout = false
 
@@ -142,6 +145,7 @@ struct RunCommand: AsyncParsableCommand {
         add(recognition.roi, "--roi")
         add(recognition.region, "--region")
         add(recognition.languages, "--languages")
+        add(lineModel, "--line-model")
         add(single ? "true" : nil, "--single")
         add(noSocket ? "false" : nil, "--no-socket")
         add(socket, "--socket")

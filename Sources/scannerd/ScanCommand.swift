@@ -28,21 +28,16 @@ struct ScanCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The line network's model directory (make line-model). Default: \(ScanCommand.installedLineModels.joined(separator: " or ")), the first that exists. Typed lines are then read by it as well as by Tesseract.",
+            "The line network's model directory (make line-model). Default: \(LineModelChoice.installedDirectories.joined(separator: " or ")), the first that exists. Typed lines are then read by it as well as by Tesseract.",
             valueName: "dir"))
     var lineModel: String?
 
     @Flag(name: .long, help: "Read with Tesseract alone, even where a line model is installed.")
     var noLineModel = false
 
-    /// Where `make install` puts the line model (`PREFIX=/usr/local`, and a package's `/usr`).
-    static let installedLineModels = ["/usr/local/share/scannerd/line-model", "/usr/share/scannerd/line-model"]
-
     /// The line model to load: the one named, else an installed one, else none.
     var lineModelDirectory: String? {
-        if noLineModel { return nil }
-        if let lineModel { return lineModel }
-        return Self.installedLineModels.first { FileManager.default.fileExists(atPath: ($0 as NSString).appendingPathComponent("alphabet.json")) }
+        (noLineModel ? LineModelChoice.none : lineModel.map(LineModelChoice.directory) ?? .installed).directory
     }
 
     @Argument(help: ArgumentHelp("Image files: JPEG, PNG, PGM/PPM, TIFF, BMP, GIF, WebP.", valueName: "image"))

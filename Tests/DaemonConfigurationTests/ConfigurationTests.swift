@@ -123,6 +123,10 @@ func flag(_ key: String, _ value: String, _ name: String) -> SettingEntry {
         #expect(s.types == RecognitionTypes(symbologies: [.qr], contentTypes: [.telephoneNumber]))
         #expect(s.regionOfInterest == NormalizedRect(x: 0.1, y: 0.2, width: 0.5, height: 0.5))
         #expect(s.languages == ["eng", "deu"])
+        #expect(s.lineModel == .installed)
+        for (value, choice) in [("none", LineModelChoice.none), ("/opt/line-model", .directory("/opt/line-model")), ("auto", .installed)] {
+            #expect(try load(nil, environment: ["SCANNERD_RECOGNITION_LINE_MODEL": value]).settings.lineModel == choice)
+        }
         // The environment and the command line spell lists with commas and maps as name=value.
         let env = try load(nil, environment: [
             "SCANNERD_RECOGNITION_TYPES": "qr,url", "SCANNERD_CAMERA_CONTROLS": "zoom=150,exposureAuto=manual",
@@ -171,6 +175,7 @@ func flag(_ key: String, _ value: String, _ name: String) -> SettingEntry {
         ("recognition:\n  region-of-interest: [0, 0, 1]\n", "expected four numbers x,y,w,h"),
         ("recognition:\n  phone-region: USA\n", ":2: recognition.phone-region: invalid value 'USA': expected a two-letter country code"),
         ("recognition:\n  languages: [eng, ../x]\n", "'../x' is not a Tesseract language name"),
+        ("recognition:\n  line-model: models/line\n", ":2: recognition.line-model: invalid value 'models/line': expected auto, none or an absolute path"),
         ("tracking:\n  grace-period: 0\n", ":2: tracking.grace-period: invalid value '0': expected a number above 0 and at most 60"),
         ("tracking:\n  text-window: many\n", ":2: tracking.text-window: invalid value 'many': expected a whole number from 1 to 30"),
         ("server:\n  socket-mode: 0999\n", ":2: server.socket-mode: invalid value '0999': expected an octal mode"),

@@ -121,6 +121,68 @@ import TestTraits
         #expect(TextStage.admitted(reads, believed: nil).map(\.item.payload) == ["jo@example.com"])
     }
 
+    /// A typed reading not yet believed that the line network contradicts — another payload of its
+    /// type overlapping it — contests its place but supports nothing (confidence 0); one the network
+    /// agrees with, reads as nothing of that type, or places elsewhere on the line stands, and so does
+    /// what clients already have.
+    @Test func theLineNetworkContradictsATypedMisreadingOfSmallPrint() {
+        let quad = Quad(x: 0, y: 0, width: 100, height: 10)
+        func read(_ payload: String, _ type: TextContentType = .telephoneNumber, span: ClosedRange<Double> = 0.4...1) -> LineItem {
+            LineItem(item: RecognizedItem(kind: .text, contentType: type, payload: payload, bounds: quad, confidence: 0.8), span: span)
+        }
+        let misread = read("+14455550169"), right = read("+14155550169"), plain = LineItem(
+            item: RecognizedItem(kind: .text, payload: "Questions? (445) 555-0169", bounds: quad, confidence: 0.8), span: 0...1)
+        func confidence(_ items: [LineItem], against opinion: [LineItem], believed: Set<String>? = []) -> [Double] {
+            TextStage.checked(items, against: opinion, believed: believed).map(\.item.confidence)
+        }
+        #expect(confidence([plain, misread], against: [right]) == [0.8, TextStage.contradictedConfidence])
+        #expect(TextStage.contradictedConfidence < TrackerConfiguration().textVoteConfidence)
+        #expect(confidence([right], against: [right]) == [0.8])
+        #expect(confidence([misread], against: []) == [0.8], "the network read nothing typed there")
+        #expect(confidence([misread], against: [read("+14155550169", span: 0...0.3)]) == [0.8], "another place on the line")
+        #expect(confidence([misread], against: [read("http://example.com", .url)]) == [0.8], "another type")
+        #expect(confidence([misread], against: [right], believed: ["telephoneNumber +14455550169"]) == [0.8], "believed already")
+        #expect(confidence([misread], against: [right], believed: nil) == [TextStage.contradictedConfidence])
+    }
+
+    /// Small print is a line whose glyphs are under 12 px high at full resolution (the quad is
+    /// padded by a fifth of that on each side).
+    @Test func smallPrintIsALineUnderTwelvePixels() {
+        #expect(TextStage.isSmallPrint(Quad(x: 0, y: 0, width: 200, height: 11.9 * 1.4)))
+        #expect(!TextStage.isSmallPrint(Quad(x: 0, y: 0, width: 200, height: 12.01 * 1.4)))
+        let tilted = Quad(
+            topLeft: Point(x: 0, y: 0), topRight: Point(x: 200, y: 40),
+            bottomRight: Point(x: 197, y: 55), bottomLeft: Point(x: -3, y: 15))
+        #expect(TextStage.isSmallPrint(tilted), "the sides' length, not the box's height")
+    }
+
+    /// With a line model, the typed lines of a card small enough to be small print are checked by
+    /// the network before they are added, and the card's numbers are still added; without one, or
+    /// where the print is large, nothing is checked.
+    @Test(arguments: [320, 1280]) func smallPrintIsCheckedByTheLineNetwork(width: Int) throws {
+        let model = Fixtures.packageRoot.appendingPathComponent(".build/line-model").path
+        let full = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
+        let card = full.scaled(by: Double(width) / Double(full.width))
+        var statistics: [SequenceStatistics] = []
+        for lineModel in [model, nil] {
+            var options = ScanOptions(quality: .balanced)
+            options.types = try RecognitionTypes(parsing: "contentTypes")
+            let handler = try SequenceHandler(configuration: SequenceConfiguration(options: options, lineModel: lineModel))
+            var added: Set<String> = []
+            for index in stride(from: 0, to: 45, by: 3) {
+                added.formUnion(handler.process(frame(index, card), time: Double(index) / 30).filter { $0.name == "added" }.map(\.item.item.payload))
+            }
+            #expect(added.contains("+14155550123"), "\(width) px, model \(lineModel ?? "none"): \(added)")
+            statistics.append(handler.statistics)
+        }
+        if width < 640 {
+            #expect(statistics[0].ocrSecondOpinions > 0, "\(statistics[0])")
+        } else {
+            #expect(statistics[0].ocrSecondOpinions == 0, "\(statistics[0])")
+        }
+        #expect(statistics[1].ocrSecondOpinions == 0, "\(statistics[1])")
+    }
+
     /// An EAN-13 of ~1.6 px per module in a 1280×720 frame: 0.8 px in the 640 px processing image,
     /// which zbar cannot read; the full-resolution scans find it.
     @Test func aCodeTooSmallForTheProcessingImageIsFoundAtFullResolution() throws {

@@ -157,6 +157,8 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
         (["run", "--device", "/dev/video0", "--control", "sharpness=3"], "unknown camera control 'sharpness'"),
         (["run", "--no-config", "--source", "demo", "--width", "wide"], "--width: camera.width: invalid value 'wide'"),
         (["run", "--config", "/nonexistent/scannerd.conf", "--source", "demo"], "/nonexistent/scannerd.conf: cannot read the configuration: no such file"),
+        (["run", "--no-config", "--no-socket", "--source", "demo", "--line-model", "models"], "--line-model: recognition.line-model: invalid value 'models': expected auto, none or an absolute path"),
+        (["run", "--no-config", "--no-socket", "--source", "demo", "--line-model", "/nonexistent/line-model"], "line model: /nonexistent/line-model: no such file or directory"),
     ])
     func badArguments(arguments: [String], mentions: String) throws {
         let result = try Subprocess.run(scannerd, arguments)
