@@ -143,7 +143,7 @@ public struct ItemTracker: Sendable {
             // symbols only zbar reads (an EAN-13 whose leading digit sits in its quiet zone, as
             // BWIPP and most printers place it, zxing-cpp 1.4 does not read at all). Its misreads
             // are mostly settled within the frame (`BarcodeRecognizer.crossChecked`).
-            track.evidence = TextEvidence(window: configuration.linearWindow)
+            track.evidence = TextEvidence(window: configuration.linearWindow, memory: configuration.linearMemory)
             track.evidence?.record(read)
             tracks.append(track)
             return promoteIfReady(tracks.count - 1, frame)
@@ -249,7 +249,10 @@ public struct ItemTracker: Sendable {
             let agreement = track.isText ? configuration.textAgreement : configuration.weakBarcodeConfirmations
             let decisive = min(consensus.support, consensus.lead) >= agreement
             if !track.live && !decisive { return [] }
-            if !track.live || decisive || consensus.read.payload == track.reportedPayload {
+            // A live 1-D code changes its payload only to what its decodes have said more often
+            // of late (`TextEvidence.outweighs`): a run of misreads is not enough.
+            let changes = decisive && evidence.outweighs(consensus.read.payload, track.reportedPayload)
+            if !track.live || changes || consensus.read.payload == track.reportedPayload {
                 track.item.payload = consensus.read.payload
                 track.item.transcript = consensus.read.transcript
                 track.item.confidence = consensus.read.confidence

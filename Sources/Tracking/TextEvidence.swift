@@ -30,14 +30,33 @@ public struct TextEvidence: Sendable, Equatable {
     /// reads 0.28-0.56, the right ones mostly above 0.7), and an item needs confident agreement.
     public let voteConfidence: Double
 
-    public init(window: Int, voteConfidence: Double = 0) {
+    /// The payloads of the last `memory` reads (0: none kept): what the item said over much longer
+    /// than the vote's window (`outweighs`).
+    public private(set) var recent: [String] = []
+    public let memory: Int
+
+    public init(window: Int, voteConfidence: Double = 0, memory: Int = 0) {
         self.window = max(1, window)
         self.voteConfidence = voteConfidence
+        self.memory = max(0, memory)
     }
 
     public mutating func record(_ read: Read?) {
         reads.append(read)
         if reads.count > window { reads.removeFirst(reads.count - window) }
+        if let read, memory > 0 {
+            recent.append(read.payload)
+            if recent.count > memory { recent.removeFirst(recent.count - memory) }
+        }
+    }
+
+    /// Whether the last `memory` reads say `payload` more often than `current`; always, with no
+    /// memory. A symbol that decodes two ways in runs (a blurred EAN-13 read `1781958637676` on 46
+    /// frames and `2781278637676`, check digit and all, on 33, by zbar and zxing-cpp alike) would
+    /// otherwise flip with every run that fills the window.
+    public func outweighs(_ payload: String, _ current: String) -> Bool {
+        guard memory > 0 else { return true }
+        return recent.count { $0 == payload } > recent.count { $0 == current }
     }
 
     /// The agreed reading, its support — the smallest number of reads that agree on any one

@@ -21,6 +21,11 @@ public struct TrackerConfiguration: Sendable, Equatable {
     /// 1-D codes: the last this-many decodes at a place vote (`weakBarcodeConfirmations` must agree
     /// and lead the others by as many).
     public var linearWindow = 6
+    /// 1-D codes: a live code's payload changes only to one the last this-many decodes gave more
+    /// often than the one reported (`TextEvidence.outweighs`). zbar decodes a symbol on several scan
+    /// lines a frame, so this is a second or more of decodes; a new label put down where the old one
+    /// lay, within the grace period, is reported after that.
+    public var linearMemory = 90
     /// Furthest a barcode's centre may jump between sightings and still be the same item.
     public var maximumJump: Double
     /// How fast (normalized units a second) a code may move while it cannot be read, on top of
