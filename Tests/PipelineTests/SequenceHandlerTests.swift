@@ -123,8 +123,8 @@ import TestTraits
 
     /// A typed reading not yet believed that the line network contradicts — another payload of its
     /// type overlapping it — contests its place but supports nothing (confidence 0); one the network
-    /// agrees with, reads as nothing of that type, or places elsewhere on the line stands, and so does
-    /// what clients already have.
+    /// agrees with takes the higher confidence of the two; one the network reads as nothing of that
+    /// type, or places elsewhere on the line, stands, and so does what clients already have.
     @Test func theLineNetworkContradictsATypedMisreadingOfSmallPrint() {
         let quad = Quad(x: 0, y: 0, width: 100, height: 10)
         func read(_ payload: String, _ type: TextContentType = .telephoneNumber, span: ClosedRange<Double> = 0.4...1) -> LineItem {
@@ -143,6 +143,19 @@ import TestTraits
         #expect(confidence([misread], against: [read("http://example.com", .url)]) == [0.8], "another type")
         #expect(confidence([misread], against: [right], believed: ["telephoneNumber +14455550169"]) == [0.8], "believed already")
         #expect(confidence([misread], against: [right], believed: nil) == [TextStage.contradictedConfidence])
+        // A reading both recognizers make is believed however unsure Tesseract was.
+        var unsure = right, sure = right
+        unsure.item.confidence = 0.3
+        sure.item.confidence = 0.95
+        #expect(confidence([unsure], against: [sure]) == [0.95])
+        #expect(confidence([sure], against: [unsure]) == [0.95], "never lowered by agreement")
+        // The network is asked about small print, and about unsure readings of any size.
+        let vote = TrackerConfiguration().textVoteConfidence
+        #expect(TextStage.wantsSecondOpinion(misread, [], smallPrint: true, voteConfidence: vote))
+        #expect(!TextStage.wantsSecondOpinion(misread, [], smallPrint: false, voteConfidence: vote))
+        #expect(TextStage.wantsSecondOpinion(unsure, [], smallPrint: false, voteConfidence: vote))
+        #expect(!TextStage.wantsSecondOpinion(unsure, ["telephoneNumber +14155550169"], smallPrint: true, voteConfidence: vote))
+        #expect(!TextStage.wantsSecondOpinion(plain, [], smallPrint: true, voteConfidence: vote), "plain text is not checked")
     }
 
     /// Small print is a line whose glyphs are under 12 px high at full resolution (the quad is
