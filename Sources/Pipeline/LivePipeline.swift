@@ -18,6 +18,8 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
     private var tracker: ItemTracker
     /// Guarded by `lock`, as the tracker is.
     private var pause = PauseState()
+    /// When the text pass in progress began (nil: none is; `FrameObservations.textPassStarted`).
+    private var textPassStarted: Double?
     private let lock = NSLock()
     private let clock: @Sendable () -> Double
     private let barcodeBox = Mailbox<Frame>()
@@ -108,6 +110,7 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
                 let passesBefore = text.passes
                 let now = clock()
                 let believed = TextStage.believed(liveItems)
+                locked { textPassStarted = now }
                 let read = metrics.measure(
                     .text, { text.read(frame.image, detail: { frame.fullResolution() }, believed: believed, time: now, confirming: confirming) },
                     ran: { _ in text.passes > passesBefore })
@@ -117,7 +120,11 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
                         emit(.guidance(change))
                     }
                 }
-                guard let reading = read else { continue }
+                // The pass's update ends it (`update`): until then its lines are not judged absent.
+                guard let reading = read else {
+                    locked { textPassStarted = nil }
+                    continue
+                }
                 update(FrameObservations(
                     frame: frame.index, time: clock(), barcodes: nil, text: selectSingle(reading.items, current),
                     textIsRepeat: reading.isRepeat, textCarried: selectSingle(reading.carried, current)), emit)
@@ -156,6 +163,8 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
     private func update(_ observations: FrameObservations, _ emit: (ScannerEvent) -> Void) {
         locked {
             // A frame read while recognition was being paused: what it saw is no longer wanted.
+            var observations = observations
+            if observations.text == nil { observations.textPassStarted = textPassStarted } else { textPassStarted = nil }
             guard !pause.paused else { return }
             pause.lastFrame = max(pause.lastFrame, observations.frame)
             for action in tracker.update(observations) { emit(.item(action, frame: observations.frame)) }

@@ -15,10 +15,16 @@ public struct FrameObservations: Sendable {
     /// Text seen on this pass but not read again (a line read before, found again where it moved
     /// to): it keeps its item alive and moves its bounds, but is no new evidence.
     public var textCarried: [RecognizedItem]
+    /// When the text pass in progress began (nil: none is): text is judged as of the frame that pass
+    /// reads, so no text item is removed past this time until the pass reports. A pass can take most
+    /// of a second (three lines, each checked by the line network at ~250 ms), and the barcode
+    /// thread's updates would otherwise remove text items in view for not being seen by a pass that
+    /// had not finished looking.
+    public var textPassStarted: Double?
 
     public init(
         frame: Int, time: Double, barcodes: [RecognizedItem]?, text: [RecognizedItem]?, textIsRepeat: Bool = false,
-        textCarried: [RecognizedItem] = []
+        textCarried: [RecognizedItem] = [], textPassStarted: Double? = nil
     ) {
         self.frame = frame
         self.time = time
@@ -26,6 +32,7 @@ public struct FrameObservations: Sendable {
         self.text = text
         self.textIsRepeat = textIsRepeat
         self.textCarried = textCarried
+        self.textPassStarted = textPassStarted
     }
 }
 
@@ -93,7 +100,7 @@ public struct ItemTracker: Sendable {
             // An OCR pass that did not see a line is a vote against it.
             for index in before.subtracting(matched) { tracks[index].evidence?.record(nil) }
         }
-        actions = expire(at: observations.time) + actions
+        actions = expire(at: observations.time, text: min(observations.time, observations.textPassStarted ?? observations.time)) + actions
         return actions
     }
 
@@ -310,12 +317,13 @@ public struct ItemTracker: Sendable {
         track.reportedTranscript = track.item.transcript
     }
 
-    /// Removes what has not been seen for its grace period; forgets pending tracks likewise.
-    private mutating func expire(at time: Double) -> [TrackerAction] {
+    /// Removes what has not been seen for its grace period; forgets pending tracks likewise. Text is
+    /// judged at `textTime` (`FrameObservations.textPassStarted`).
+    private mutating func expire(at time: Double, text textTime: Double) -> [TrackerAction] {
         var removed: [TrackerAction] = []
         tracks.removeAll { track in
-            let grace = track.isText ? configuration.textGracePeriod : configuration.gracePeriod
-            guard time - track.lastSeen > grace else { return false }
+            let (now, grace) = track.isText ? (textTime, configuration.textGracePeriod) : (time, configuration.gracePeriod)
+            guard now - track.lastSeen > grace else { return false }
             if track.live { removed.append(.removed(Self.tracked(track))) }
             return true
         }

@@ -380,6 +380,27 @@ struct Replay {
         #expect(replay.log == ["1 added a@example.com #01", "26 removed a@example.com #01"])
     }
 
+    /// A text pass that takes most of a second (three lines, each checked by the line network) is
+    /// still looking at the frame it began on: the barcode thread's updates meanwhile do not remove
+    /// text items for not being seen, and a barcode's own grace period is unaffected.
+    @Test func textIsNotRemovedWhileAPassIsStillLooking() {
+        var replay = Replay()
+        replay.steps(2, [qr("A")], text: [text(.emailAddress, "a@example.com")])
+        // A pass begins at frame 2 and runs for 1.2 s (36 frames); barcode updates go on without the code.
+        for _ in 0..<36 {
+            _ = replay.tracker.update(FrameObservations(
+                frame: replay.frame, time: Double(replay.frame) / 30, barcodes: [], text: nil, textPassStarted: 2.0 / 30))
+            replay.frame += 1
+        }
+        #expect(replay.tracker.liveItems.map(\.item.payload) == ["a@example.com"], "the code is gone, the text is kept")
+        // The pass reports the e-mail still there: nothing happened to it.
+        replay.step(text: [text(.emailAddress, "a@example.com")])
+        #expect(replay.tracker.liveItems.map(\.item.payload) == ["a@example.com"])
+        // Without a pass in progress the same wait removes it.
+        replay.steps(30)
+        #expect(replay.tracker.liveItems.isEmpty)
+    }
+
     @Test func aRepeatedReadingKeepsItemsAliveButIsNoEvidence() {
         var replay = Replay()
         let phone = text(.telephoneNumber, "+14155550123")
