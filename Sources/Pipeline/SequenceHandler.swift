@@ -20,8 +20,8 @@ public struct SequenceConfiguration: Sendable {
     /// Every n-th barcode scan reads the frame at full resolution when the processing image is
     /// reduced (0: never). Small codes are found there; zbar costs ~3× as much at 1280 px as at 640.
     public var barcodeDetailEvery: Int
-    /// The line network's model directory: typed readings of small print are checked against it
-    /// (`TextStage.secondOpinion`). Nil: Tesseract alone.
+    /// The line network's model directory: typed readings of small print, and unsure ones, are
+    /// checked against it (`TextStage.checked`). Nil: Tesseract alone.
     public var lineModel: String?
 
     public init(
@@ -89,7 +89,7 @@ public struct SequenceStatistics: Sendable, Equatable {
     public var ocrLinesRead = 0
     /// Passes that only gave lines their confirming read (`TextStage.awaitsConfirmation`).
     public var ocrConfirmingPasses = 0
-    /// Typed readings of small print the line network checked, and those it contradicted
+    /// Lines whose typed readings the line network checked, and the readings it contradicted
     /// (`TextStage.checked`).
     public var ocrSecondOpinions = 0
     public var ocrContradicted = 0
@@ -211,7 +211,7 @@ final class TextStage: @unchecked Sendable {
     var passes = 0
     /// Lines read by the recognizer (a pass reads a few of the lines it finds).
     var linesRead = 0
-    /// Typed readings of small print checked by the line network, and those it contradicted.
+    /// Lines whose typed readings the line network checked, and the readings it contradicted.
     var secondOpinions = 0
     var contradicted = 0
     var skippedBlurred = 0
@@ -355,8 +355,7 @@ final class TextStage: @unchecked Sendable {
     private func noteLines(_ lines: [TextLine], measured: Bool, time: Double) {
         let lines = lines.filter { $0.glyphs >= Self.minimumGlyphs }
         guard !lines.isEmpty else { return }
-        // A line's quad is padded by a fifth of its height on each side (TextLineDetector).
-        let tallest = lines.map { $0.quad.topLeft.distance(to: $0.quad.bottomLeft) / 1.4 }.max() ?? 0
+        let tallest = lines.map { $0.quad.topLeft.distance(to: $0.quad.bottomLeft) / Self.linePadding }.max() ?? 0
         linesSeen = (time, measured ? tallest : (linesSeen?.glyphHeight ?? .infinity))
     }
 
@@ -413,11 +412,14 @@ final class TextStage: @unchecked Sendable {
     /// ≥ 0.6): wrong 19 of 70 under 12 px, 2 of 75 at 12-16 px, 0 of 62 at 16-20 px.
     static let smallPrintHeight = 12.0
 
-    /// A detected line's quad is its glyph height padded by a fifth on each side (`TextLineDetector`).
+    /// Whether the line at `quad` is small print (`smallPrintHeight`).
     static func isSmallPrint(_ quad: Quad) -> Bool {
-        let padded = (quad.topLeft.distance(to: quad.bottomLeft) + quad.topRight.distance(to: quad.bottomRight)) / 2
-        return padded / 1.4 < smallPrintHeight
+        quad.meanHeight / linePadding < smallPrintHeight
     }
+
+    /// A detected line's quad is this many times its glyphs' height (padded by a fifth of it on
+    /// each side, `TextLineDetector`).
+    static let linePadding = 1.4
 
     /// A typed reading no client has been told about: the read that could add it, or change an
     /// item to it.
@@ -451,7 +453,7 @@ final class TextStage: @unchecked Sendable {
             var checked = item
             if opinion.contains(where: { $0.contradicts(item) }) {
                 checked.item.confidence = contradictedConfidence
-            } else if let same = opinion.first(where: { $0.item.contentType == item.item.contentType && $0.item.payload == item.item.payload && $0.span.overlaps(item.span) }) {
+            } else if let same = opinion.first(where: { $0.confirms(item) }) {
                 checked.item.confidence = max(item.item.confidence, same.item.confidence)
             }
             return checked

@@ -133,7 +133,7 @@ public struct LineReader: Sendable {
     /// when more than 8 % of it is ink. Measured on the footage's scan frames (3 seeds, 640×480 and
     /// 1280×720): typed payloads in no truth item 22 → 10, items read right 154 → 152.
     public func cutEnds(of quad: Quad, in image: GrayImage) -> CutEnds {
-        let height = (quad.bottomLeft.distance(to: quad.topLeft) + quad.bottomRight.distance(to: quad.topRight)) / 2
+        let height = quad.meanHeight
         let top = quad.topRight - quad.topLeft
         let length = top.distance(to: Point(x: 0, y: 0))
         guard height >= 2, length >= 1 else { return .none }
@@ -237,6 +237,13 @@ public struct LineItem: Sendable, Equatable {
     /// line's length, so readings at different widths or by different recognizers compare).
     public func contradicts(_ other: LineItem) -> Bool {
         item.contentType != nil && item.contentType == other.item.contentType && item.payload != other.item.payload
+            && span.overlaps(other.span)
+    }
+
+    /// Another reading of the same place says the same: its payload, of its content type, over an
+    /// overlapping span.
+    public func confirms(_ other: LineItem) -> Bool {
+        item.contentType != nil && item.contentType == other.item.contentType && item.payload == other.item.payload
             && span.overlaps(other.span)
     }
 

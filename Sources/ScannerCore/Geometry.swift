@@ -55,6 +55,12 @@ public struct Quad: Sendable, Equatable {
         return (c.map(\.x).min()!, c.map(\.y).min()!, c.map(\.x).max()!, c.map(\.y).max()!)
     }
 
+    /// The mean of its top and bottom sides: a tilted line's length.
+    public var meanLength: Double { (topRight.distance(to: topLeft) + bottomRight.distance(to: bottomLeft)) / 2 }
+
+    /// The mean of its left and right sides: a tilted line's height.
+    public var meanHeight: Double { (bottomLeft.distance(to: topLeft) + bottomRight.distance(to: topRight)) / 2 }
+
     /// The longer side of the bounding box: a code's length whatever its orientation.
     public var boxLength: Double {
         let b = boundingBox

@@ -137,8 +137,8 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         var pairs: [(quad: Int, line: Int, distance: Double)] = []
         for (q, quad) in quads.enumerated() {
             for (l, line) in lines.enumerated() {
-                let h = Self.height(of: line.quad), hq = Self.height(of: quad)
-                let length = Self.length(of: line.quad), lengthQ = Self.length(of: quad)
+                let h = line.quad.meanHeight, hq = quad.meanHeight
+                let length = line.quad.meanLength, lengthQ = quad.meanLength
                 guard quad.contains(line.quad.center) || line.quad.contains(quad.center),
                     max(h, hq) / max(1e-9, min(h, hq)) < configuration.maximumHeightRatio,
                     max(length, lengthQ) / max(1e-9, min(length, lengthQ)) < configuration.maximumLengthRatio
@@ -272,13 +272,4 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     /// The line quad `index` of the last `plan` belongs to.
     public func line(forQuad index: Int) -> Line { lines[current[index]] }
 
-    /// The mean of the quad's top and bottom sides.
-    static func length(of quad: Quad) -> Double {
-        (quad.topRight.distance(to: quad.topLeft) + quad.bottomRight.distance(to: quad.bottomLeft)) / 2
-    }
-
-    /// The mean of the quad's left and right sides.
-    static func height(of quad: Quad) -> Double {
-        (quad.bottomLeft.distance(to: quad.topLeft) + quad.bottomRight.distance(to: quad.topRight)) / 2
-    }
 }
