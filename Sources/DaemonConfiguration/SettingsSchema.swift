@@ -177,7 +177,7 @@ public enum SettingsSchema {
                    read: { v, s throws(ValueProblem) in s.textGracePeriod = try number(v, above: 0, atMost: 60) }, show: { format($0.textGracePeriod) }),
         SettingKey(name: "tracking.move-threshold", summary: "an item is updated when a corner moved more than this (normalized units)", live: { $0.moveThreshold = $1.moveThreshold },
                    read: { v, s throws(ValueProblem) in s.moveThreshold = try number(v, above: 0, atMost: 1) }, show: { format($0.moveThreshold) }),
-        SettingKey(name: "tracking.weak-barcode-confirmations", summary: "agreeing decodes at one place needed for 1-D codes (EAN/UPC, Code 128, Code 39, …), which must also lead the other decodes there by as many; QR and PDF417 need one", live: { $0.weakBarcodeConfirmations = $1.weakBarcodeConfirmations },
+        SettingKey(name: "tracking.weak-barcode-confirmations", summary: "agreeing decodes at one place needed for 1-D codes (EAN/UPC, Code 128, Code 39, …), which must also lead the other decodes there by as many (a decode only zbar made, not confirmed by zxing-cpp, counts half); QR and PDF417 need one", live: { $0.weakBarcodeConfirmations = $1.weakBarcodeConfirmations },
                    read: { v, s throws(ValueProblem) in s.weakBarcodeConfirmations = try integer(v, 1...30) }, show: { "\($0.weakBarcodeConfirmations)" }),
         SettingKey(name: "tracking.text-agreement", summary: "OCR reads that must agree before text is added; auto: fast 2, balanced 2, accurate 3", live: { $0.textAgreement = $1.textAgreement },
                    read: { v, s throws(ValueProblem) in s.textAgreement = try auto(v) { v throws(ValueProblem) in try integer(v, 1...30) } },

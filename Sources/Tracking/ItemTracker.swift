@@ -143,13 +143,11 @@ public struct ItemTracker: Sendable {
         // fast (a label swept out of view moves further in a frame than its code is long; measured
         // at 640×480, it became a second item).
         if candidates.isEmpty { candidates = sameReading(as: observation) }
-        let read = TextEvidence.Read(payload: observation.payload, transcript: nil, confidence: observation.confidence, details: observation.details)
+        let read = TextEvidence.Read(
+            payload: observation.payload, transcript: nil, confidence: observation.confidence, details: observation.details,
+            weight: Self.linearWeight(of: observation))
         guard let index = nearest(candidates, to: observation) else {
             var track = newTrack(observation, frame)
-            // zbar's readings that zxing-cpp did not confirm (confidence 0.5) still vote: some
-            // symbols only zbar reads (an EAN-13 whose leading digit sits in its quiet zone, as
-            // BWIPP and most printers place it, zxing-cpp 1.4 does not read at all). Its misreads
-            // are mostly settled within the frame (`BarcodeRecognizer.crossChecked`).
             track.evidence = TextEvidence(window: configuration.linearWindow, memory: configuration.linearMemory)
             track.evidence?.record(read)
             tracks.append(track)
@@ -162,6 +160,19 @@ public struct ItemTracker: Sendable {
         }
         touch(index, frame)
         return promoteIfReady(index, frame)
+    }
+
+    /// A 1-D decode's votes, in half decodes: 2 for one both barcode readers agree on, 1 for one
+    /// zbar alone made (confidence under 1: zxing-cpp did not confirm it).
+    ///
+    /// zbar's unconfirmed readings still vote: some symbols only zbar reads (an EAN-13 whose leading
+    /// digit sits in its quiet zone, as BWIPP and most printers place it, zxing-cpp 1.4 does not
+    /// read at all). But they count half: on the generated label (1280×720, seed 1) zbar alone read
+    /// `2781278637676` for `1781958637676` on two frames running while the code was still too
+    /// blurred to read, and at realtime those two were all the barcode thread scanned, so the wrong
+    /// payload was added; zxing-cpp confirmed the right one two frames later.
+    static func linearWeight(of observation: RecognizedItem) -> Int {
+        observation.confidence < 1 ? 1 : 2
     }
 
     /// Tracks of the same symbology and payload, not yet matched in this frame, within a plausible
@@ -253,7 +264,8 @@ public struct ItemTracker: Sendable {
             // Added when enough reads agree and no competing reading at the same place comes close;
             // a live item's payload changes only on the same terms (one symbol never flips between
             // two payloads on evidence that is split).
-            let agreement = track.isText ? configuration.textAgreement : configuration.weakBarcodeConfirmations
+            // 1-D decodes vote in half decodes (`linearWeight`).
+            let agreement = track.isText ? configuration.textAgreement : 2 * configuration.weakBarcodeConfirmations
             let decisive = min(consensus.support, consensus.lead) >= agreement
             if !track.live && !decisive { return [] }
             // A live 1-D code changes its payload only to what its decodes have said more often

@@ -13,12 +13,16 @@ public struct TextEvidence: Sendable, Equatable {
         public var confidence: Double
         /// A barcode reading's details (`RecognizedItem.details`), which go with its payload.
         public var details: PayloadDetails?
+        /// How many votes the read casts (at least 1): a 1-D decode both barcode readers agree on
+        /// outweighs one only zbar made (`ItemTracker`'s linear evidence).
+        public var weight: Int
 
-        public init(payload: String, transcript: String?, confidence: Double, details: PayloadDetails? = nil) {
+        public init(payload: String, transcript: String?, confidence: Double, details: PayloadDetails? = nil, weight: Int = 1) {
             self.payload = payload
             self.transcript = transcript
             self.confidence = confidence
             self.details = details
+            self.weight = max(1, weight)
         }
     }
 
@@ -59,9 +63,9 @@ public struct TextEvidence: Sendable, Equatable {
         return recent.count { $0 == payload } > recent.count { $0 == current }
     }
 
-    /// The agreed reading, its support — the smallest number of reads that agree on any one
-    /// character of it — and its lead: the smallest margin, at any one character, of the reads that
-    /// agree over the reads that do not (a read of another length disagrees everywhere, unless it is
+    /// The agreed reading, its support — the smallest number of votes (`Read.weight`) that agree on
+    /// any one character of it — and its lead: the smallest margin, at any one character, of the
+    /// votes that agree over the votes that do not (a read of another length disagrees everywhere, unless it is
     /// part of the consensus: the same text cut short). A misread
     /// seen twice has support 2, but with the right reading seen once at the same place its lead is
     /// 1: contested, so it waits. `preferring` (the reading clients already have) wins ties, so
@@ -69,24 +73,25 @@ public struct TextEvidence: Sendable, Equatable {
     public func consensus(preferring current: String? = nil) -> (read: Read, support: Int, lead: Int)? {
         let present = reads.compactMap { $0 }
         guard !present.isEmpty else { return nil }
+        let total = present.map(\.weight).reduce(0, +)
         // Vote among the largest group of equal-length reads (a dropped or doubled character changes
         // the length; such reads cannot vote position by position with the others).
         let groups = Dictionary(grouping: present, by: { $0.payload.count })
-        let largest = groups.values.map(\.count).max()!
-        let tied = groups.filter { $0.value.count == largest }
+        let largest = groups.values.map { $0.map(\.weight).reduce(0, +) }.max()!
+        let tied = groups.filter { $0.value.map(\.weight).reduce(0, +) == largest }
         let newestLength = present.last!.payload.count
         let length = if let current, tied.keys.contains(current.count) { current.count }
             else if tied.keys.contains(newestLength) { newestLength }
             else { tied.keys.max()! }
-        let group = groups[length]!.map { Array($0.payload) }
+        let members = groups[length]!
+        let group = members.map { Array($0.payload) }
         let preferred = current.map(Array.init).flatMap { $0.count == length ? $0 : nil }
         var tops: [Int] = []
         var voted: [Character] = []
         var support = Int.max
-        let confident = groups[length]!.map { $0.confidence >= voteConfidence }
         for position in 0..<length {
             var tally: [Character: Int] = [:]
-            for chars in group { tally[chars[position], default: 0] += 1 }
+            for (chars, read) in zip(group, members) { tally[chars[position], default: 0] += read.weight }
             let top = tally.values.max()!
             tops.append(top)
             let winners = Set(tally.filter { $0.value == top }.keys)
@@ -94,7 +99,8 @@ public struct TextEvidence: Sendable, Equatable {
             let choice = preferred.map { winners.contains($0[position]) ? $0[position] : nil } ?? nil
             let winner = choice ?? (winners.contains(newest) ? newest : winners.sorted().first!)
             voted.append(winner)
-            support = min(support, zip(group, confident).filter { $0.0[position] == winner && $0.1 }.count)
+            support = min(support, zip(group, members)
+                .filter { $0.0[position] == winner && $0.1.confidence >= voteConfidence }.map(\.1.weight).reduce(0, +))
         }
         let votedString = String(voted)
         // The consensus must be something actually read: each read passed validation (a phone number
@@ -103,19 +109,20 @@ public struct TextEvidence: Sendable, Equatable {
         // ones the most recently read (not whichever a dictionary happens to yield first).
         guard var read = present.last(where: { $0.payload == votedString }) else {
             let copies = Dictionary(grouping: present, by: \.payload)
-            let most = copies.values.map(\.count).max()!
-            let newest = present.last { copies[$0.payload]!.count == most }!
+            let weightOf = { (reads: [Read]) in reads.map(\.weight).reduce(0, +) }
+            let most = copies.values.map(weightOf).max()!
+            let newest = present.last { weightOf(copies[$0.payload]!) == most }!
             let mode = copies[newest.payload]!
             var read = newest
             read.confidence = mode.map(\.confidence).reduce(0, +) / Double(mode.count)
-            return (read, mode.filter { $0.confidence >= voteConfidence }.count, mode.count - (present.count - mode.count))
+            return (read, weightOf(mode.filter { $0.confidence >= voteConfidence }), most - (total - most))
         }
         let agreeing = present.filter { Self.distance($0.payload, votedString) <= 1 }
         read.confidence = agreeing.map(\.confidence).reduce(0, +) / Double(agreeing.count)
         // A shorter read found inside the consensus is the same text cut short (a line detected in
         // pieces: "lindqvist@…" of "avery.lindqvist@…"): it neither supports nor contests.
-        let partial = present.filter { $0.payload.count < length && votedString.contains($0.payload) }.count
-        let lead = tops.map { $0 - (present.count - $0 - partial) }.min() ?? 0
+        let partial = present.filter { $0.payload.count < length && votedString.contains($0.payload) }.map(\.weight).reduce(0, +)
+        let lead = tops.map { $0 - (total - $0 - partial) }.min() ?? 0
         return (read, support, lead)
     }
 

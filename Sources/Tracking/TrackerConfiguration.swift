@@ -10,8 +10,9 @@ public struct TrackerConfiguration: Sendable, Equatable {
     /// An item is `updated` when a corner moved more than this (normalized units) since it was last
     /// reported.
     public var moveThreshold: Double
-    /// Decodes of a 1-D code (or PDF417) that must agree, and lead the others at its place by as
-    /// many, before it is added.
+    /// Decodes of a 1-D code that must agree, and lead the others at its place by as many, before
+    /// it is added; a decode zbar alone made, which zxing-cpp did not confirm, counts half
+    /// (`ItemTracker.linearWeight`).
     public var weakBarcodeConfirmations: Int
     /// Text is added when at least `textAgreement` of the last `textWindow` OCR reads of it agree.
     public var textAgreement: Int

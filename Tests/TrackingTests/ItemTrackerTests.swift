@@ -22,6 +22,13 @@ func ean13(_ payload: String, y: Double = 0.4, height: Double = 0.1) -> Recogniz
     RecognizedItem(kind: .barcode, symbology: .ean13, payload: payload, bounds: Quad(x: 0.3, y: y, width: 0.12, height: height), confidence: 1)
 }
 
+/// A 1-D decode zbar alone made (zxing-cpp did not confirm it): confidence 0.5.
+func unconfirmed(_ item: RecognizedItem) -> RecognizedItem {
+    var item = item
+    item.confidence = 0.5
+    return item
+}
+
 func code39(_ payload: String) -> RecognizedItem {
     RecognizedItem(kind: .barcode, symbology: .code39, payload: payload, bounds: Quad(x: 0.1, y: 0.1, width: 0.5, height: 0.1), confidence: 1)
 }
@@ -197,16 +204,38 @@ struct Replay {
     }
 
     /// A reading zbar alone made (confidence 0.5: zxing-cpp did not confirm it) still votes — some
-    /// symbols only zbar reads — and the item says how sure it is: the mean of its agreeing reads.
+    /// symbols only zbar reads — but counts half: four such decodes add it, and the item says how
+    /// sure it is: the mean of its agreeing reads.
     @Test func anUnconfirmedLinearReadingIsAddedWithItsConfidence() {
         var replay = Replay()
-        var alone = ean13("5901234123457")
-        alone.confidence = 0.5
-        replay.steps(2, [alone])
-        #expect(replay.log == ["1 added 5901234123457 #01"])
+        replay.steps(3, [unconfirmed(ean13("5901234123457"))])
+        #expect(replay.log.isEmpty, "three decodes only zbar made are not yet two")
+        replay.step([unconfirmed(ean13("5901234123457"))])
+        #expect(replay.log == ["3 added 5901234123457 #01"])
         #expect(replay.tracker.liveItems.first?.item.confidence == 0.5)
         replay.steps(2, [ean13("5901234123457")])
-        #expect(replay.tracker.liveItems.first?.item.confidence == 0.75, "two confirmed reads of four")
+        #expect(abs((replay.tracker.liveItems.first?.item.confidence ?? 0) - 4.0 / 6) < 1e-9, "two confirmed reads of six")
+    }
+
+    /// At realtime on the generated label (1280×720, seed 1) zbar alone read `2781278637676` on the
+    /// two frames the barcode thread scanned while the code was still too blurred to read, and that
+    /// was added; zxing-cpp confirmed the right reading two frames later. Unconfirmed decodes count
+    /// half, so the right reading is the first one added.
+    @Test func unconfirmedMisreadsWaitForAConfirmedReading() {
+        var replay = Replay()
+        replay.steps(2, [unconfirmed(ean13("2781278637676"))])
+        replay.step([unconfirmed(ean13("1781958637676"))])
+        #expect(replay.log.isEmpty, "two unconfirmed decodes are one decode's worth")
+        replay.steps(2, [ean13("1781958637676")])
+        #expect(replay.log.isEmpty, "5 to 2 half decodes: a lead of 3")
+        replay.step([ean13("1781958637676")])
+        #expect(replay.log == ["5 added 1781958637676 #01"], "\(replay.log)")
+        // A confirmed reading outweighs an unconfirmed one against it: with one of each every frame
+        // it is added on the third (its third decode: 6 half decodes to 2), where counted alike the
+        // two would tie for ever.
+        var split = Replay()
+        split.steps(4, [ean13("1781958637676"), unconfirmed(ean13("2781278637676", y: 0.42, height: 0.02))])
+        #expect(split.log == ["2 added 1781958637676 #01"], "\(split.log)")
     }
 
     @Test func scanLinesOfOneSymbolOnDifferentRowsAreOneItem() {
