@@ -144,6 +144,12 @@ public final class LineNetwork {
     /// Reads `line`: dark text on a light ground (or the reverse), `lineHeight` pixels high, as wide as
     /// it is. A line wider than the widest model is squeezed to fit it.
     public func read(_ line: GrayImage) throws(LineNetworkError) -> NetworkReading {
+        try read(line, modelWidth: nil)
+    }
+
+    /// `read(_:)` with the model of `modelWidth` (one of `widths`, at least the line's width), or
+    /// the narrowest that fits: a test reads one line with every model.
+    func read(_ line: GrayImage, modelWidth: Int?) throws(LineNetworkError) -> NetworkReading {
         guard line.height == Self.lineHeight else {
             throw .badLine(reason: "a line must be \(Self.lineHeight) px high, not \(line.height)")
         }
@@ -153,7 +159,8 @@ public final class LineNetwork {
                 topLeft: Point(x: 0, y: 0), topRight: Point(x: Double(line.width), y: 0),
                 bottomRight: Point(x: Double(line.width), y: Double(line.height)), bottomLeft: Point(x: 0, y: Double(line.height))),
             height: Self.lineHeight, stretch: Double(widest) / Double(line.width)) : line
-        let width = widths.first { $0 >= fitted.width } ?? widest
+        let width = if let modelWidth, widths.contains(modelWidth), modelWidth >= fitted.width { modelWidth }
+            else { widths.first { $0 >= fitted.width } ?? widest }
         let net = try net(width: width)
         let input = Self.inputPlanes(fitted, width: width)
         var output = Output()

@@ -33,6 +33,24 @@ import TestTraits
         }
     }
 
+    /// The same line read by each model, padded to its width, says the same: the 960 px model once
+    /// read every line garbled (its transformer's sequence is as long as its width, 120, and the
+    /// model rewrite for OpenCV skipped that case), which wrecked every network reading of a line
+    /// 641-960 px long, most e-mail addresses and links.
+    @Test func everyModelWidthReadsTheSameLine() throws {
+        let network = try Self.network()
+        #expect(network.widths == [320, 640, 960, 1280])
+        let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
+        let reader = LineReader()
+        let quad = try #require(reader.lines(in: image).first { reader.read($0.quad, in: image, with: network)?.line.text.contains("@") == true }?.quad)
+        let line = image.rectified(quad, height: LineNetwork.lineHeight).normalizedForReading()
+        try #require(line.width <= 640, "the e-mail line fits every model from 640 px")
+        for width in network.widths where width >= line.width {
+            let text = try network.read(line, modelWidth: width).symbols.map(\.text).joined()
+            #expect(text.contains("jane.doe@example.com"), "\(width) px model: \(text)")
+        }
+    }
+
     /// Each symbol gets the columns it was read at: the boxes of a reading run left to right, inside
     /// the line, and the text's bytes each have one.
     @Test func aReadingPlacesItsSymbolsAlongTheLine() throws {

@@ -85,7 +85,9 @@ def shapes(model):
 def channel_last_scales_between_transposes(model):
     """OpenCV 4.6 imports Mul/Add of a tensor by a constant vector as a per-channel scale over axis 1;
     on a (1, T, C) tensor (the transformer's layer norms) the vector belongs to axis 2. Such a node
-    gets a transpose to (1, C, T) before it and one back after it, and its vector the shape (C, 1)."""
+    gets a transpose to (1, C, T) before it and one back after it, and its vector the shape (C, 1).
+    Also where T equals C: OpenCV takes axis 1 then too (the 960 px model has T = C = 120, and read
+    every line garbled until 2026-11-24)."""
     inits = {i.name: i for i in model.graph.initializer}
     known = shapes(model)
     nodes = []
@@ -95,7 +97,7 @@ def channel_last_scales_between_transposes(model):
         if node.op_type in ("Mul", "Add") and len(const) == 1 and len(other) == 1:
             shape = known.get(other[0])
             vector = numpy_helper.to_array(inits[const[0]])
-            if shape and len(shape) == 3 and vector.ndim == 1 and vector.size == shape[2] and shape[2] != shape[1]:
+            if shape and len(shape) == 3 and vector.ndim == 1 and vector.size == shape[2]:
                 before, after = node.name + "_to_ct", node.name + "_from_ct"
                 t_in, t_out = other[0] + "__ct_" + node.name, node.output[0] + "__ct"
                 nodes.append(helper.make_node("Transpose", [other[0]], [t_in], name=before, perm=[0, 2, 1]))
