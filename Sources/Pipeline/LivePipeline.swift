@@ -125,9 +125,10 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
                     locked { textPassStarted = nil }
                     continue
                 }
+                let selected = selectSingle(reading, current)
                 update(FrameObservations(
-                    frame: frame.index, time: clock(), barcodes: nil, text: selectSingle(reading.items, current),
-                    textIsRepeat: reading.isRepeat, textCarried: selectSingle(reading.carried, current)), emit)
+                    frame: frame.index, time: clock(), barcodes: nil, text: selected.items,
+                    textIsRepeat: reading.isRepeat, textCarried: selected.carried, textByNetworkAlone: selected.byNetworkAlone), emit)
             }
         }
         runSource(

@@ -251,6 +251,8 @@ final class TextStage: @unchecked Sendable {
         var items: [RecognizedItem]
         var carried: [RecognizedItem]
         var isRepeat: Bool
+        /// Read on this pass by the line network alone (`FrameObservations.textByNetworkAlone`).
+        var byNetworkAlone: [RecognizedItem] = []
     }
 
     /// - Parameters:
@@ -311,12 +313,15 @@ final class TextStage: @unchecked Sendable {
             let read = timed(.reading) { scanner.readLine(quads[index], in: full) }
             var items = Self.admitted(read?.items ?? [], believed: believed)
             let smallPrint = Self.isSmallPrint(quads[index])
-            if scanner.hasLineNetwork, items.contains(where: { Self.wantsSecondOpinion($0, believed, smallPrint: smallPrint, voteConfidence: configuration.tracker.textVoteConfidence) }) {
-                let opinion = timed(.reading) { scanner.networkItems(quads[index], in: full) }
+            if scanner.hasLineNetwork, Self.asksNetwork(
+                items, mayBeTyped: read?.mayBeTyped ?? false, believed, smallPrint: smallPrint,
+                voteConfidence: configuration.tracker.textVoteConfidence)
+            {
+                let opinion = timed(.reading) { scanner.networkItems(quads[index], in: full) } ?? []
                 secondOpinions += 1
-                let checked = Self.checked(items, against: opinion ?? [], believed: believed)
-                contradicted += zip(items, checked).filter { $1.item.confidence < $0.item.confidence }.count
-                items = checked
+                let checked = Self.checked(items, against: opinion, believed: believed)
+                contradicted += zip(items, checked).filter { $1.item.payload != $0.item.payload || $1.item.confidence < $0.item.confidence }.count
+                items = checked + Self.networkOnly(opinion, besides: items)
             }
             linesRead += 1
             schedule.record(
@@ -326,13 +331,24 @@ final class TextStage: @unchecked Sendable {
         let toImage = { (p: Point) in Point(x: p.x / Double(full.width), y: p.y / Double(full.height)) }
         var reading = Reading(items: [], carried: [], isRepeat: false)
         for index in quads.indices {
-            guard let latest = schedule.line(forQuad: index).latest else { continue }
-            let placed = latest.map { item in
-                var placed = item.placed(on: quads[index])
-                placed.bounds = placed.bounds.map(toImage)
-                return placed
+            let line = schedule.line(forQuad: index)
+            // A line read as garbage now carries what it said before (`LineSchedule.standing`): no
+            // evidence, but its item is still there.
+            let isNewRead = chosen.contains(index) && line.garbageReads == 0
+            guard let said = isNewRead ? line.latest : schedule.standing(forQuad: index) else { continue }
+            func placed(_ items: [LineItem]) -> [RecognizedItem] {
+                items.map { item in
+                    var placed = item.placed(on: quads[index])
+                    placed.bounds = placed.bounds.map(toImage)
+                    return placed
+                }
             }
-            if chosen.contains(index) { reading.items += placed } else { reading.carried += placed }
+            if isNewRead {
+                reading.items += placed(said.filter { !$0.byNetworkAlone })
+                reading.byNetworkAlone += placed(said.filter(\.byNetworkAlone))
+            } else {
+                reading.carried += placed(said)
+            }
         }
         lastReading = reading
         return reading
@@ -435,15 +451,49 @@ final class TextStage: @unchecked Sendable {
         awaitsBelief(item, believed) && (smallPrint || item.item.confidence < voteConfidence)
     }
 
+    /// Whether the line network reads the line too: a typed reading wants a second opinion
+    /// (`wantsSecondOpinion`), or Tesseract read nothing typed on a line that may hold a misread
+    /// typed item (`ImageScanner.mayBeTyped`: `briya@kestrel-labs, co.uk`).
+    static func asksNetwork(_ items: [LineItem], mayBeTyped: Bool, _ believed: Set<String>?, smallPrint: Bool, voteConfidence: Double) -> Bool {
+        items.contains { wantsSecondOpinion($0, believed, smallPrint: smallPrint, voteConfidence: voteConfidence) }
+            || (mayBeTyped && !items.contains { $0.item.contentType != nil })
+    }
+
     /// A confidence below any vote threshold: a reading the line network contradicts contests the
     /// reading at its place but never supports one (`TextEvidence.voteConfidence`).
     static let contradictedConfidence = 0.0
 
+    /// The line network's typed reading stands in for Tesseract's when the network is at least this
+    /// sure of it: where Tesseract contradicts it, or read nothing typed there. Its right readings
+    /// of the footage's e-mail addresses and links came at 0.97-1.0, and its misreadings at 0.35-0.98
+    /// (`prlya@` for `priya@` at 0.98), so this keeps its unsure reads out and the vote settles the rest.
+    static let networkReadingConfidence = 0.9
+
+    /// Whether the network's `item` may stand for its place: a typed reading it is sure of that is
+    /// not perhaps a part of something: it neither reaches a cut end of its line (`o@oldmill-…`)
+    /// nor starts or ends inside a word (`labs.co.uk/team` of `kestrel=labs.co.uk/team`).
+    static func standsIn(_ item: LineItem) -> Bool {
+        item.item.contentType != nil && !item.reachesCutEnd && !item.withinWord && item.item.confidence >= networkReadingConfidence
+    }
+
+    /// The network's typed readings where Tesseract read nothing of their type (`items`).
+    static func networkOnly(_ opinion: [LineItem], besides items: [LineItem]) -> [LineItem] {
+        opinion.filter { reading in
+            standsIn(reading)
+                && !items.contains { $0.item.contentType == reading.item.contentType && $0.span.overlaps(reading.span) }
+        }.map { reading in
+            var reading = reading
+            reading.byNetworkAlone = true
+            return reading
+        }
+    }
+
     /// Tesseract's `items` of one line with the line network's reading of it (`opinion`) taken into
     /// account, for the typed readings not yet believed: one the network contradicts — another
-    /// payload of its type at an overlapping place (`LineItem.contradicts`) — gets
-    /// `contradictedConfidence`; one the network reads the same at that place gets the network's
-    /// confidence if that is higher. The two recognizers misread differently (docs/recognition.md):
+    /// payload of its type at an overlapping place (`LineItem.contradicts`) — is replaced by the
+    /// network's reading where that may stand in (`standsIn`), marked `byNetworkAlone`, and gets
+    /// `contradictedConfidence` otherwise; one the network reads the same at that place gets the
+    /// network's confidence if that is higher. The two recognizers misread differently (docs/recognition.md):
     /// a misreading Tesseract repeats is not confirmed by its repeats, and a reading both make is
     /// one to believe however unsure Tesseract was. A network that read nothing of that type there
     /// neither contradicts nor confirms.
@@ -451,7 +501,12 @@ final class TextStage: @unchecked Sendable {
         items.map { item in
             guard awaitsBelief(item, believed) else { return item }
             var checked = item
-            if opinion.contains(where: { $0.contradicts(item) }) {
+            if let other = opinion.first(where: { $0.contradicts(item) }) {
+                if standsIn(other) {
+                    var standIn = other
+                    standIn.byNetworkAlone = true
+                    return standIn
+                }
                 checked.item.confidence = contradictedConfidence
             } else if let same = opinion.first(where: { $0.confirms(item) }) {
                 checked.item.confidence = max(item.item.confidence, same.item.confidence)
@@ -478,6 +533,17 @@ func selectSingle(_ items: [RecognizedItem], _ configuration: SequenceConfigurat
     let roi = configuration.options.regionOfInterest
     let centre = Point(x: roi.x + roi.width / 2, y: roi.y + roi.height / 2)
     return [items.min { $0.bounds.center.distance(to: centre) < $1.bounds.center.distance(to: centre) }!]
+}
+
+/// Single-item mode on a pass's text: the new reads (Tesseract's and the network's alone) are one
+/// choice, the carried ones another.
+func selectSingle(_ reading: TextStage.Reading, _ configuration: SequenceConfiguration) -> TextStage.Reading {
+    var selected = reading
+    let read = selectSingle(reading.items + reading.byNetworkAlone, configuration)
+    selected.items = reading.items.filter(read.contains)
+    selected.byNetworkAlone = reading.byNetworkAlone.filter(read.contains)
+    selected.carried = selectSingle(reading.carried, configuration)
+    return selected
 }
 
 /// The per-frame work in order, every decision a function of the frame (its index and pixels):
@@ -551,9 +617,10 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
                 if let sample = text.guidanceSample { guidanceChange = pause.guidance(after: sample) }
             }
         }
+        let read = reading.map { selectSingle($0, configuration) }
         return tracker.update(FrameObservations(
-            frame: frame.index, time: time, barcodes: found, text: reading.map { selectSingle($0.items, configuration) },
-            textIsRepeat: reading?.isRepeat ?? false, textCarried: reading.map { selectSingle($0.carried, configuration) } ?? []))
+            frame: frame.index, time: time, barcodes: found, text: read?.items,
+            textIsRepeat: reading?.isRepeat ?? false, textCarried: read?.carried ?? [], textByNetworkAlone: read?.byNetworkAlone ?? []))
     }
 
     /// Ends everything that is still live (end of a file source, shutdown).

@@ -205,10 +205,14 @@ public final class ImageScanner {
     }
 
     /// Whether a line's first reading, typed as nothing, may still hold a misread phone number, URL or
-    /// e-mail address, so that it is read again (`agreed`): an `@`, six digits, or `.`, `/` or `:`
-    /// between two letters or digits (`Wei. 542.555 9173`, `anery wndayist@narthgate-optics.com`).
+    /// e-mail address, so that it is read again (`agreed`): an `@`, six digits, `.`, `/` or `:`
+    /// between two letters or digits (`Wei. 542.555 9173`, `anery wndayist@narthgate-optics.com`),
+    /// or a word `www`, `com` or `http(s)` (`WW. NOTTAQALe-OPtics com` for a card's
+    /// `www.northgate-optics.com`, read so on most passes at 640×480).
     static func mayBeTyped(_ text: String) -> Bool {
         if text.contains("@") || text.filter(\.isNumber).count >= 6 { return true }
+        let words = text.lowercased().split { !$0.isLetter }
+        if words.contains(where: { ["www", "com", "http", "https"].contains($0) }) { return true }
         let characters = Array(text)
         return characters.indices.dropFirst().dropLast().contains { i in
             ".:/".contains(characters[i]) && (characters[i - 1].isLetter || characters[i - 1].isNumber)
@@ -238,9 +242,10 @@ public final class ImageScanner {
     /// What the line at `quad` (pixel coordinates of `image`) says; nil when nothing was read.
     /// `confidence` is the line's mean word confidence (a line of clutter reads as low-confidence
     /// garbage, pass after pass).
-    public func readLine(_ quad: Quad, in image: GrayImage) -> (items: [LineItem], confidence: Double)? {
+    /// `mayBeTyped`: the text may hold a misread typed item (`mayBeTyped(_:)`).
+    public func readLine(_ quad: Quad, in image: GrayImage) -> (items: [LineItem], confidence: Double, mayBeTyped: Bool)? {
         guard let text, let reading = lineReader.read(quad, in: image, with: text) else { return nil }
-        return (items(in: reading), reading.line.confidence)
+        return (items(in: reading), reading.line.confidence, Self.mayBeTyped(reading.line.text))
     }
 
     /// What the line network reads at `quad` (pixel coordinates of `image`), at its own width
@@ -260,11 +265,11 @@ public final class ImageScanner {
         let line = reading.line
         let lineText = line.text
         var items: [LineItem] = []
-        func add(_ item: RecognizedItem, _ box: PixelRect, reachesCutEnd: Bool = false) {
+        func add(_ item: RecognizedItem, _ box: PixelRect, reachesCutEnd: Bool = false, withinWord: Bool = false) {
             let span = LineReader.span(of: box, in: reading)
             var item = item
             item.bounds = LineReader.quad(span, on: reading.quad)
-            items.append(LineItem(item: item, span: span, reachesCutEnd: reachesCutEnd))
+            items.append(LineItem(item: item, span: span, reachesCutEnd: reachesCutEnd, withinWord: withinWord))
         }
         // Plain text has no validation of its own: demand confidence and a few real characters
         // (noise and texture come out as one- or two-letter "words").
@@ -298,7 +303,8 @@ public final class ImageScanner {
             add(RecognizedItem(
                 kind: .text, contentType: match.contentType, payload: match.payload, transcript: match.transcript,
                 bounds: reading.quad, confidence: words.map(\.confidence).reduce(0, +) / Double(words.count)), box,
-                reachesCutEnd: reachesCutEnd)
+                reachesCutEnd: reachesCutEnd,
+                withinWord: match.contentType != .telephoneNumber && LineItem.isWithinWord(range, of: lineText))
         }
         return items
     }

@@ -157,7 +157,9 @@ public struct LineReader: Sendable {
         }
         // The ground as it is at each end, not the whole line's median: light falls unevenly across
         // a line (a phone screen's glare), and dense light-on-dark text pulls the median towards the
-        // ink (a dark-mode e-mail address: ground 18 at its start, 39 at its end, median 46).
+        // ink (a dark-mode e-mail address: ground 18 at its start, 39 at its end, median 46). Over
+        // one and a half line heights inside the end: a thumb the quad took in fills the first half
+        // height (a poster's `hello@…` found as `o@oldmill-studios.com`, the thumb judged its ground).
         let lightInk = line.level(atRank: line.total * 97 / 100) - ground > ground - line.level(atRank: line.total * 3 / 100)
         func groundLevel(_ levels: LevelHistogram) -> Int {
             levels.level(atRank: lightInk ? levels.total / 4 : levels.total * 3 / 4)
@@ -165,7 +167,7 @@ public struct LineReader: Sendable {
         func isCut(_ side: Double, _ top: Point, _ bottom: Point) -> Bool {
             guard let past = probe(side * 0.05, side * 0.6, top, bottom, rows: 0.2...0.8),
                 let near = probe(side * 0.05, side * 0.35, top, bottom, rows: 0.15...0.85),
-                let inside = probe(-side * 0.5, 0, top, bottom, rows: 0.2...0.8)
+                let inside = probe(-side * min(1.5, length / height), 0, top, bottom, rows: 0.2...0.8)
             else { return true }
             let ground = groundLevel(inside)
             if Double(abs(past.level(atRank: past.total / 2) - ground)) > contrast / 3 { return true }
@@ -225,11 +227,34 @@ public struct LineItem: Sendable, Equatable {
     /// The item reaches an end of its line that is cut (`LineReader.cutEnds`): it may be a part of
     /// what is printed ("lo@…" of "hello@…"). Not enough to add an item; enough to keep one.
     public var reachesCutEnd: Bool
+    /// An e-mail address or link that starts or ends inside a word of its line: the text next to
+    /// it is neither a space nor punctuation that ends a word (`kestrel=labs.co.uk/team`, read
+    /// `labs.co.uk/team`). It may be a part of what is printed, misread where it joins the rest.
+    public var withinWord: Bool
+    /// Read by the line network alone, where Tesseract read another payload of its type or nothing
+    /// typed (the pipeline's `TextStage.checked`, `TextStage.networkOnly`).
+    public var byNetworkAlone: Bool
 
-    public init(item: RecognizedItem, span: ClosedRange<Double>, reachesCutEnd: Bool = false) {
+    public init(
+        item: RecognizedItem, span: ClosedRange<Double>, reachesCutEnd: Bool = false, withinWord: Bool = false,
+        byNetworkAlone: Bool = false
+    ) {
         self.item = item
         self.span = span
         self.reachesCutEnd = reachesCutEnd
+        self.withinWord = withinWord
+        self.byNetworkAlone = byNetworkAlone
+    }
+
+    /// Whether the bytes `range` of `text` start or end inside a word (`withinWord`).
+    public static func isWithinWord(_ range: Range<Int>, of text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        let before = range.lowerBound > 0 && range.lowerBound <= bytes.count ? bytes[range.lowerBound - 1] : nil
+        let after = range.upperBound < bytes.count ? bytes[range.upperBound] : nil
+        let opens = Set("([{<\"'`:".utf8), closes = Set(")]}>\"'`.,;:!?".utf8)
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        return before.map { !isSpace($0) && !opens.contains($0) } ?? false
+            || after.map { !isSpace($0) && !closes.contains($0) } ?? false
     }
 
     /// Another reading of the same place says something else of the same type: another payload of

@@ -79,6 +79,8 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         public var garbageReads = 0
         /// The confidence of its latest read (`record(…, confidence:)`).
         public var confidence = 0.0
+        /// Its latest read that was not garbage (`standing(forQuad:)`).
+        public var lastClear: Reading?
 
         /// How many of its latest reads say what the newest says (counting back to the first that does not).
         /// A read of nothing that was garbage agrees only with garbage: a line read blurred as garbage,
@@ -221,6 +223,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         lines[l].confidence = confidence
         lines[l].garbageReads = unconfident ? lines[l].garbageReads + 1 : 0
         lines[l].reads.append((reading, key, unconfident))
+        if !unconfident { lines[l].lastClear = reading }
         if lines[l].reads.count > configuration.confirmingReads { lines[l].reads.removeFirst() }
         lines[l].lastRead = time
         lines[l].signatureRead = lines[l].signature
@@ -271,5 +274,16 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
 
     /// The line quad `index` of the last `plan` belongs to.
     public func line(forQuad index: Int) -> Line { lines[current[index]] }
+
+    /// What the line of quad `index` (of the last `plan`) is taken to say: its latest reading, or,
+    /// while fewer than `garbageToClutter` of its latest reads in a row were garbage, the last
+    /// reading before them. A card shaken for a second blurs its lines into garbage for a pass or
+    /// two; the line is still found there, and its item is still there (at 640×480, seed 6, a
+    /// card's link read as garbage on two passes in a row was removed and added again).
+    public func standing(forQuad index: Int) -> Reading? {
+        let line = lines[current[index]]
+        guard line.garbageReads > 0, line.garbageReads < configuration.garbageToClutter else { return line.latest }
+        return line.lastClear ?? line.latest
+    }
 
 }

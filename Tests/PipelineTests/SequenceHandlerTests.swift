@@ -158,6 +158,59 @@ import TestTraits
         #expect(!TextStage.wantsSecondOpinion(plain, [], smallPrint: true, voteConfidence: vote), "plain text is not checked")
     }
 
+    /// The network's reading stands in for Tesseract's where it contradicts it and is sure of it
+    /// (`networkReadingConfidence`), and is added where Tesseract read nothing typed; both are
+    /// marked as the network's alone (they count half in the tracker). Not where it may be part of
+    /// something: reaching a cut end, or starting inside a word.
+    @Test func theLineNetworksSureReadingStandsInForTesseracts() {
+        let quad = Quad(x: 0, y: 0, width: 100, height: 10)
+        func read(_ payload: String, confidence: Double = 0.8, cut: Bool = false, withinWord: Bool = false) -> LineItem {
+            LineItem(
+                item: RecognizedItem(kind: .text, contentType: .emailAddress, payload: payload, bounds: quad, confidence: confidence),
+                span: 0.1...1, reachesCutEnd: cut, withinWord: withinWord)
+        }
+        let tesseract = read("piiya@kestrel-labs.co.uk"), sure = read("priya@kestrel-labs.co.uk", confidence: 0.99)
+        let standIn = TextStage.checked([tesseract], against: [sure], believed: [])
+        #expect(standIn.map(\.item.payload) == ["priya@kestrel-labs.co.uk"] && standIn.allSatisfy(\.byNetworkAlone))
+        #expect(!TextStage.checked([tesseract], against: [read("priya@kestrel-labs.co.uk")], believed: [])[0].byNetworkAlone)
+        for unfit in [read("o@oldmill-studios.com", confidence: 0.99, cut: true), read("labs.co.uk", confidence: 0.99, withinWord: true)] {
+            let checked = TextStage.checked([tesseract], against: [unfit], believed: [])
+            #expect(checked.map(\.item.payload) == [tesseract.item.payload], "\(unfit.item.payload)")
+            #expect(checked.map(\.item.confidence) == [TextStage.contradictedConfidence])
+            #expect(TextStage.networkOnly([unfit], besides: []).isEmpty)
+        }
+        // Where Tesseract read nothing typed: the network's sure reading, marked as its alone.
+        let plain = LineItem(item: RecognizedItem(kind: .text, payload: "briya@kestrel-labs, co.uk", bounds: quad, confidence: 0.5), span: 0...1)
+        #expect(TextStage.networkOnly([sure], besides: [plain]).map(\.byNetworkAlone) == [true])
+        #expect(TextStage.networkOnly([sure], besides: [tesseract]).isEmpty, "Tesseract read one there")
+        #expect(TextStage.networkOnly([read("priya@kestrel-labs.co.uk", confidence: 0.85)], besides: []).isEmpty, "not sure enough")
+        // The network is asked about a line that may hold a misread typed item only when Tesseract
+        // read nothing typed on it.
+        let vote = TrackerConfiguration().textVoteConfidence
+        #expect(TextStage.asksNetwork([plain], mayBeTyped: true, [], smallPrint: false, voteConfidence: vote))
+        #expect(!TextStage.asksNetwork([plain], mayBeTyped: false, [], smallPrint: false, voteConfidence: vote))
+        var confident = tesseract
+        confident.item.confidence = 0.9
+        #expect(!TextStage.asksNetwork([confident], mayBeTyped: true, [], smallPrint: false, voteConfidence: vote))
+    }
+
+    /// An e-mail address or link that starts or ends inside a word of its line may be part of a
+    /// longer one misread where they join (`kestrel=labs.co.uk/team`).
+    @Test func aTypedItemInsideAWordIsMarked() {
+        /// `|` marks where the item starts.
+        func within(_ marked: String, _ item: String) -> Bool {
+            let parts = marked.split(separator: "|", omittingEmptySubsequences: false)
+            let lower = parts[0].utf8.count
+            return LineItem.isWithinWord(lower..<(lower + item.utf8.count), of: parts.joined())
+        }
+        #expect(within("kestrel=|labs.co.uk/team", "labs.co.uk/team"))
+        #expect(within("|priya@kestrel-labs.co.ukx", "priya@kestrel-labs.co.uk"))
+        #expect(!within("|www.example.com", "www.example.com"))
+        #expect(!within("Web: |www.example.com.", "www.example.com"))
+        #expect(!within("(|jo@example.com)", "jo@example.com"))
+        #expect(!within("mail |jo@example.com, web", "jo@example.com"))
+    }
+
     /// Small print is a line whose glyphs are under 12 px high at full resolution (the quad is
     /// padded by a fifth of that on each side).
     @Test func smallPrintIsALineUnderTwelvePixels() {
@@ -300,12 +353,16 @@ import TestTraits
 
     @Test func singleItemModeKeepsTheCodeNearestTheCentreOfTheRegion() throws {
         let codes = try image("multiple.jpg")
-        // Two frames: 1-D codes are added on their second agreeing decode.
+        // Four frames: a 1-D code is added on its second agreeing decode, or its fourth when only
+        // zbar reads it (the EAN-13, whose first digit sits in the quiet zone).
+        func frames(_ handler: SequenceHandler) -> [TrackerAction] {
+            (0..<4).flatMap { handler.process(frame($0, codes), time: Double($0) / 30) }
+        }
         let all = try handler(types: "barcodes")
-        let everything = all.process(frame(0, codes), time: 0) + all.process(frame(1, codes), time: 1.0 / 30)
+        let everything = frames(all)
         #expect(everything.count == 4, "\(everything)")
         let single = try handler(types: "barcodes", single: true)
-        let one = single.process(frame(0, codes), time: 0) + single.process(frame(1, codes), time: 1.0 / 30)
+        let one = frames(single)
         // Of the four codes, the EAN-13 (centre about 0.77, 0.7) is nearest the frame's centre.
         guard case .added(let item)? = one.first, one.count == 1 else {
             Issue.record("one item expected: \(one)")

@@ -37,6 +37,14 @@ import TestTraits
         #expect(reader.cutEnds(of: Self.quad, in: image(marks: [thumbAfter])) == LineReader.CutEnds(start: false, end: true))
     }
 
+    /// A thumb over the line's start that the line's quad takes in: the ground at that end is
+    /// judged over one and a half line heights, not the half height the thumb fills (a poster's
+    /// `hello@…` under a thumb was found as `o@oldmill-studios.com`, its start not cut, at 640×480).
+    @Test func aThumbInsideTheLinesStartCutsIt() {
+        let thumb = (PixelRect(x: 20, y: 0, width: 46, height: 60), UInt8(140))
+        #expect(reader.cutEnds(of: Self.quad, in: image(marks: [thumb])) == LineReader.CutEnds(start: true, end: false))
+    }
+
     @Test func theFramesEdgeCutsTheLine() {
         // The line's end is 4 px from the right edge: what follows is out of the frame.
         #expect(reader.cutEnds(of: Self.quad, in: image(width: 157)) == LineReader.CutEnds(start: false, end: true))

@@ -139,10 +139,11 @@ import TextRecognition
 
     /// Which first readings are read again: typed ones, and ones with the marks of a misread typed item.
     @Test func linesThatMayHoldAMisreadTypedItemAreReadAgain() {
-        for text in ["Wei. 542.555 9173", "anery wndayist@narthgate-optics.com", "www.oldmil-studios com/info", "Tel 5125550"] {
+        for text in ["Wei. 542.555 9173", "anery wndayist@narthgate-optics.com", "www.oldmil-studios com/info", "Tel 5125550",
+            "WW. NOTTAQALe-OPtics com", "WWW Nortagale-optics", "HTTP oldmill"] {
             #expect(ImageScanner.mayBeTyped(text), "\(text)")
         }
-        for text in ["Thank you for shopping.", "Austin TX 78704", "Sat 6 Dec, 10-16", ""] {
+        for text in ["Thank you for shopping.", "Austin TX 78704", "Sat 6 Dec, 10-16", "", "Comet coffee, common room"] {
             #expect(!ImageScanner.mayBeTyped(text), "\(text)")
         }
     }

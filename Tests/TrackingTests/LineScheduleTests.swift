@@ -219,6 +219,30 @@ import Testing
 
     /// Clutter behind a moving card makes new "lines" on every pass; a line found pass after pass
     /// outweighs one found once with more glyphs.
+    /// A line read as garbage is taken to say what it said before, for fewer than
+    /// `garbageToClutter` garbage reads in a row (a card shaken for a moment; its item is still
+    /// there); after that, and after a confident read of nothing, it says what it was read as.
+    @Test func aLineReadAsGarbageForAMomentStillSaysWhatItSaid() {
+        var schedule = LineSchedule<String>(configuration: configuration())
+        let quads = [line(10, 10)]
+        _ = schedule.plan(quads, time: 0)
+        schedule.record("www.example.com", key: ["www.example.com"], forQuad: 0, time: 0, confidence: 0.9)
+        for read in 1..<schedule.configuration.garbageToClutter {
+            _ = schedule.plan(quads, time: Double(read) / 10)
+            schedule.record("", key: [], forQuad: 0, time: Double(read) / 10, unconfident: true, confidence: 0.2)
+            #expect(schedule.line(forQuad: 0).latest == "")
+            #expect(schedule.standing(forQuad: 0) == "www.example.com", "garbage read \(read)")
+        }
+        _ = schedule.plan(quads, time: 1)
+        schedule.record("", key: [], forQuad: 0, time: 1, unconfident: true, confidence: 0.2)
+        #expect(schedule.standing(forQuad: 0) == "", "clutter now")
+        _ = schedule.plan(quads, time: 1.1)
+        schedule.record("Thank you", key: [], forQuad: 0, time: 1.1, confidence: 0.9)
+        _ = schedule.plan(quads, time: 1.2)
+        schedule.record("", key: [], forQuad: 0, time: 1.2, unconfident: true, confidence: 0.2)
+        #expect(schedule.standing(forQuad: 0) == "Thank you", "the last clear read, whatever it said")
+    }
+
     @Test func aLineFoundPassAfterPassOutranksNewClutter() {
         var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
         let url = line(10, 10)
