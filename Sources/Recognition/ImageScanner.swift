@@ -209,8 +209,9 @@ public final class ImageScanner {
     /// between two letters or digits (`Wei. 542.555 9173`, `anery wndayist@narthgate-optics.com`),
     /// or a word `www`, `com` or `http(s)` (`WW. NOTTAQALe-OPtics com` for a card's
     /// `www.northgate-optics.com`, read so on most passes at 640×480).
-    static func mayBeTyped(_ text: String) -> Bool {
-        if text.contains("@") || text.filter(\.isNumber).count >= 6 { return true }
+    /// `digits`: six digits count (a misread phone number).
+    static func mayBeTyped(_ text: String, digits: Bool = true) -> Bool {
+        if text.contains("@") || digits && text.filter(\.isNumber).count >= 6 { return true }
         let words = text.lowercased().split { !$0.isLetter }
         if words.contains(where: { ["www", "com", "http", "https"].contains($0) }) { return true }
         let characters = Array(text)
@@ -242,10 +243,11 @@ public final class ImageScanner {
     /// What the line at `quad` (pixel coordinates of `image`) says; nil when nothing was read.
     /// `confidence` is the line's mean word confidence (a line of clutter reads as low-confidence
     /// garbage, pass after pass).
-    /// `mayBeTyped`: the text may hold a misread typed item (`mayBeTyped(_:)`).
-    public func readLine(_ quad: Quad, in image: GrayImage) -> (items: [LineItem], confidence: Double, mayBeTyped: Bool)? {
+    /// `mayHoldAddress`: the text may hold a misread e-mail address or link (`mayBeTyped(_:digits:)`
+    /// without its digits rule: a receipt has many lines of six digits).
+    public func readLine(_ quad: Quad, in image: GrayImage) -> (items: [LineItem], confidence: Double, mayHoldAddress: Bool)? {
         guard let text, let reading = lineReader.read(quad, in: image, with: text) else { return nil }
-        return (items(in: reading), reading.line.confidence, Self.mayBeTyped(reading.line.text))
+        return (items(in: reading), reading.line.confidence, Self.mayBeTyped(reading.line.text, digits: false))
     }
 
     /// What the line network reads at `quad` (pixel coordinates of `image`), at its own width

@@ -184,14 +184,15 @@ import TestTraits
         #expect(TextStage.networkOnly([sure], besides: [plain]).map(\.byNetworkAlone) == [true])
         #expect(TextStage.networkOnly([sure], besides: [tesseract]).isEmpty, "Tesseract read one there")
         #expect(TextStage.networkOnly([read("priya@kestrel-labs.co.uk", confidence: 0.85)], besides: []).isEmpty, "not sure enough")
-        // The network is asked about a line that may hold a misread typed item only when Tesseract
-        // read nothing typed on it.
+        // The network is asked about a line of small print that may hold a misread e-mail address
+        // or link only when Tesseract read nothing typed on it.
         let vote = TrackerConfiguration().textVoteConfidence
-        #expect(TextStage.asksNetwork([plain], mayBeTyped: true, [], smallPrint: false, voteConfidence: vote))
-        #expect(!TextStage.asksNetwork([plain], mayBeTyped: false, [], smallPrint: false, voteConfidence: vote))
+        #expect(TextStage.asksNetwork([plain], mayHoldAddress: true, [], smallPrint: true, voteConfidence: vote))
+        #expect(!TextStage.asksNetwork([plain], mayHoldAddress: true, [], smallPrint: false, voteConfidence: vote), "larger print")
+        #expect(!TextStage.asksNetwork([plain], mayHoldAddress: false, [], smallPrint: true, voteConfidence: vote))
         var confident = tesseract
         confident.item.confidence = 0.9
-        #expect(!TextStage.asksNetwork([confident], mayBeTyped: true, [], smallPrint: false, voteConfidence: vote))
+        #expect(!TextStage.asksNetwork([confident], mayHoldAddress: true, [], smallPrint: false, voteConfidence: vote))
     }
 
     /// An e-mail address or link that starts or ends inside a word of its line may be part of a

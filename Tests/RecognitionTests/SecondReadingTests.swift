@@ -146,6 +146,9 @@ import TextRecognition
         for text in ["Thank you for shopping.", "Austin TX 78704", "Sat 6 Dec, 10-16", "", "Comet coffee, common room"] {
             #expect(!ImageScanner.mayBeTyped(text), "\(text)")
         }
+        // Without the digits rule (the live pipeline's network check): addresses and links only.
+        #expect(!ImageScanner.mayBeTyped("Tel 5125550", digits: false))
+        #expect(ImageScanner.mayBeTyped("WW. NOTTAQALe-OPtics com", digits: false))
     }
 
     /// `fast` reads a line once, with Tesseract only; the other levels use the network where there is one.
