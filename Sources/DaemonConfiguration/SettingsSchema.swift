@@ -151,7 +151,7 @@ public enum SettingsSchema {
                        s.languages = languages
                    },
                    show: { "[" + $0.languages.joined(separator: ", ") + "]" }),
-        SettingKey(name: "recognition.line-model", flag: "--line-model", summary: "the line network (make line-model) that checks Tesseract's typed readings of small print and its unsure ones: auto (the installed one, if any), none, or its directory",
+        SettingKey(name: "recognition.line-model", flag: "--line-model", summary: "the line network (make line-model) that checks Tesseract's typed readings of small print and its unsure ones, and reads where it is sure: auto (the installed one, if any), none, or its directory",
                    read: { v, s throws(ValueProblem) in
                        switch try v == .null ? "auto" : scalar(v) {
                        case "auto": s.lineModel = .installed

@@ -331,11 +331,10 @@ final class TextStage: @unchecked Sendable {
         let toImage = { (p: Point) in Point(x: p.x / Double(full.width), y: p.y / Double(full.height)) }
         var reading = Reading(items: [], carried: [], isRepeat: false)
         for index in quads.indices {
-            let line = schedule.line(forQuad: index)
             // A line read as garbage now carries what it said before (`LineSchedule.standing`): no
             // evidence, but its item is still there.
-            let isNewRead = chosen.contains(index) && line.garbageReads == 0
-            guard let said = isNewRead ? line.latest : schedule.standing(forQuad: index) else { continue }
+            let isNewRead = chosen.contains(index) && schedule.line(forQuad: index).garbageReads == 0
+            guard let said = schedule.standing(forQuad: index) else { continue }
             func placed(_ items: [LineItem]) -> [RecognizedItem] {
                 items.map { item in
                     var placed = item.placed(on: quads[index])
@@ -482,14 +481,14 @@ final class TextStage: @unchecked Sendable {
 
     /// The network's typed readings where Tesseract read nothing of their type (`items`).
     static func networkOnly(_ opinion: [LineItem], besides items: [LineItem]) -> [LineItem] {
-        opinion.filter { reading in
-            standsIn(reading)
-                && !items.contains { $0.item.contentType == reading.item.contentType && $0.span.overlaps(reading.span) }
-        }.map { reading in
-            var reading = reading
-            reading.byNetworkAlone = true
-            return reading
-        }
+        opinion.filter { reading in standsIn(reading) && !items.contains { $0.sharesPlace(with: reading) } }.map(networkAlone)
+    }
+
+    /// `reading`, marked as the network's alone (`LineItem.byNetworkAlone`).
+    static func networkAlone(_ reading: LineItem) -> LineItem {
+        var reading = reading
+        reading.byNetworkAlone = true
+        return reading
     }
 
     /// Tesseract's `items` of one line with the line network's reading of it (`opinion`) taken into
@@ -506,11 +505,7 @@ final class TextStage: @unchecked Sendable {
             guard awaitsBelief(item, believed) else { return item }
             var checked = item
             if let other = opinion.first(where: { $0.contradicts(item) }) {
-                if standsIn(other) {
-                    var standIn = other
-                    standIn.byNetworkAlone = true
-                    return standIn
-                }
+                if standsIn(other) { return networkAlone(other) }
                 checked.item.confidence = contradictedConfidence
             } else if let same = opinion.first(where: { $0.confirms(item) }) {
                 checked.item.confidence = max(item.item.confidence, same.item.confidence)

@@ -261,15 +261,19 @@ public struct LineItem: Sendable, Equatable {
     /// its content type whose span along the line overlaps its own (spans are fractions of the
     /// line's length, so readings at different widths or by different recognizers compare).
     public func contradicts(_ other: LineItem) -> Bool {
-        item.contentType != nil && item.contentType == other.item.contentType && item.payload != other.item.payload
-            && span.overlaps(other.span)
+        sharesPlace(with: other) && item.payload != other.item.payload
     }
 
     /// Another reading of the same place says the same: its payload, of its content type, over an
     /// overlapping span.
     public func confirms(_ other: LineItem) -> Bool {
-        item.contentType != nil && item.contentType == other.item.contentType && item.payload == other.item.payload
-            && span.overlaps(other.span)
+        sharesPlace(with: other) && item.payload == other.item.payload
+    }
+
+    /// Both are typed, of one content type, over overlapping spans of the line: readings of the
+    /// same item, whatever each says.
+    public func sharesPlace(with other: LineItem) -> Bool {
+        item.contentType != nil && item.contentType == other.item.contentType && span.overlaps(other.span)
     }
 
     /// The item placed on `line`, the quad its line has now.

@@ -178,8 +178,14 @@ public struct ItemTracker: Sendable {
     /// blurred to read, and at realtime those two were all the barcode thread scanned, so the wrong
     /// payload was added; zxing-cpp confirmed the right one two frames later.
     static func linearWeight(of observation: RecognizedItem) -> Int {
-        observation.confidence < 1 ? 1 : 2
+        observation.confidence < 1 ? halfVote : wholeVote
     }
+
+    /// Evidence is counted in half votes: a read or decode the recognizers agree on casts
+    /// `wholeVote`, one a single recognizer made where the other could have confirmed it
+    /// `halfVote` (`linearWeight`, `networkAloneWeight`).
+    static let wholeVote = 2
+    static let halfVote = 1
 
     /// Tracks of the same symbology and payload, not yet matched in this frame, within a plausible
     /// jump. Two identical codes side by side are two tracks: each track takes one sighting per frame.
@@ -210,8 +216,8 @@ public struct ItemTracker: Sendable {
     /// network's misreadings repeat like Tesseract's: on a dark-mode phone screen (640×480, seed 1)
     /// it read `prlya@kestrel-labs.co.uk` at 0.97 on two passes running, where Tesseract read
     /// `priya@kestrel-labs co.uk`; counted whole, that was an item.
-    static let textWeight = 2
-    static let networkAloneWeight = 1
+    static let textWeight = wholeVote
+    static let networkAloneWeight = halfVote
 
     private mutating func observeText(_ observation: RecognizedItem, weight: Int, _ frame: FrameObservations) -> (Int, [TrackerAction]) {
         // Text is matched by place, not by payload: a misread must land on the same track to be voted out.
@@ -279,8 +285,8 @@ public struct ItemTracker: Sendable {
             // Added when enough reads agree and no competing reading at the same place comes close;
             // a live item's payload changes only on the same terms (one symbol never flips between
             // two payloads on evidence that is split).
-            // Reads and decodes vote in halves (`textWeight`, `linearWeight`).
-            let agreement = 2 * (track.isText ? configuration.textAgreement : configuration.weakBarcodeConfirmations)
+            // Reads and decodes vote in halves (`wholeVote`).
+            let agreement = Self.wholeVote * (track.isText ? configuration.textAgreement : configuration.weakBarcodeConfirmations)
             let decisive = min(consensus.support, consensus.lead) >= agreement
             if !track.live && !decisive { return [] }
             // A live 1-D code changes its payload only to what its decodes have said more often

@@ -13,8 +13,8 @@ public struct TextEvidence: Sendable, Equatable {
         public var confidence: Double
         /// A barcode reading's details (`RecognizedItem.details`), which go with its payload.
         public var details: PayloadDetails?
-        /// How many votes the read casts (at least 1): a 1-D decode both barcode readers agree on
-        /// outweighs one only zbar made (`ItemTracker`'s linear evidence).
+        /// How many votes the read casts (at least 1): a read both recognizers agree on outweighs
+        /// one a single recognizer made (`ItemTracker.wholeVote`).
         public var weight: Int
 
         public init(payload: String, transcript: String?, confidence: Double, details: PayloadDetails? = nil, weight: Int = 1) {
@@ -73,12 +73,12 @@ public struct TextEvidence: Sendable, Equatable {
     public func consensus(preferring current: String? = nil) -> (read: Read, support: Int, lead: Int)? {
         let present = reads.compactMap { $0 }
         guard !present.isEmpty else { return nil }
-        let total = present.map(\.weight).reduce(0, +)
+        let total = Self.votes(present)
         // Vote among the largest group of equal-length reads (a dropped or doubled character changes
         // the length; such reads cannot vote position by position with the others).
         let groups = Dictionary(grouping: present, by: { $0.payload.count })
-        let largest = groups.values.map { $0.map(\.weight).reduce(0, +) }.max()!
-        let tied = groups.filter { $0.value.map(\.weight).reduce(0, +) == largest }
+        let largest = groups.values.map(Self.votes).max()!
+        let tied = groups.filter { Self.votes($0.value) == largest }
         let newestLength = present.last!.payload.count
         let length = if let current, tied.keys.contains(current.count) { current.count }
             else if tied.keys.contains(newestLength) { newestLength }
@@ -99,8 +99,7 @@ public struct TextEvidence: Sendable, Equatable {
             let choice = preferred.map { winners.contains($0[position]) ? $0[position] : nil } ?? nil
             let winner = choice ?? (winners.contains(newest) ? newest : winners.sorted().first!)
             voted.append(winner)
-            support = min(support, zip(group, members)
-                .filter { $0.0[position] == winner && $0.1.confidence >= voteConfidence }.map(\.1.weight).reduce(0, +))
+            support = min(support, Self.votes(zip(group, members).filter { $0.0[position] == winner && $0.1.confidence >= voteConfidence }.map(\.1)))
         }
         let votedString = String(voted)
         // The consensus must be something actually read: each read passed validation (a phone number
@@ -109,21 +108,25 @@ public struct TextEvidence: Sendable, Equatable {
         // ones the most recently read (not whichever a dictionary happens to yield first).
         guard var read = present.last(where: { $0.payload == votedString }) else {
             let copies = Dictionary(grouping: present, by: \.payload)
-            let weightOf = { (reads: [Read]) in reads.map(\.weight).reduce(0, +) }
-            let most = copies.values.map(weightOf).max()!
-            let newest = present.last { weightOf(copies[$0.payload]!) == most }!
+            let most = copies.values.map(Self.votes).max()!
+            let newest = present.last { Self.votes(copies[$0.payload]!) == most }!
             let mode = copies[newest.payload]!
             var read = newest
             read.confidence = mode.map(\.confidence).reduce(0, +) / Double(mode.count)
-            return (read, weightOf(mode.filter { $0.confidence >= voteConfidence }), most - (total - most))
+            return (read, Self.votes(mode.filter { $0.confidence >= voteConfidence }), most - (total - most))
         }
         let agreeing = present.filter { Self.distance($0.payload, votedString) <= 1 }
         read.confidence = agreeing.map(\.confidence).reduce(0, +) / Double(agreeing.count)
         // A shorter read found inside the consensus is the same text cut short (a line detected in
         // pieces: "lindqvist@…" of "avery.lindqvist@…"): it neither supports nor contests.
-        let partial = present.filter { $0.payload.count < length && votedString.contains($0.payload) }.map(\.weight).reduce(0, +)
+        let partial = Self.votes(present.filter { $0.payload.count < length && votedString.contains($0.payload) })
         let lead = tops.map { $0 - (total - $0 - partial) }.min() ?? 0
         return (read, support, lead)
+    }
+
+    /// The votes `reads` cast together (`Read.weight`).
+    static func votes(_ reads: [Read]) -> Int {
+        reads.reduce(0) { $0 + $1.weight }
     }
 
     /// Hamming distance for equal lengths; `Int.max` otherwise.
