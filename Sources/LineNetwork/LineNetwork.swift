@@ -142,25 +142,26 @@ public final class LineNetwork {
     }
 
     /// Reads `line`: dark text on a light ground (or the reverse), `lineHeight` pixels high, as wide as
-    /// it is. A line wider than the widest model is squeezed to fit it.
+    /// it is. A line is squeezed into a model narrower than it by up to `squeezeAllowed`, and a line
+    /// wider than the widest model is squeezed to fit it.
     public func read(_ line: GrayImage) throws(LineNetworkError) -> NetworkReading {
         try read(line, modelWidth: nil)
     }
 
     /// `read(_:)` with the model of `modelWidth` (one of `widths`, at least the line's width), or
-    /// the narrowest that fits: a test reads one line with every model.
+    /// the one `modelWidth(forLineWidth:)` picks: a test reads one line with every model.
     func read(_ line: GrayImage, modelWidth: Int?) throws(LineNetworkError) -> NetworkReading {
         guard line.height == Self.lineHeight else {
             throw .badLine(reason: "a line must be \(Self.lineHeight) px high, not \(line.height)")
         }
-        guard let widest = widths.last else { throw .badLine(reason: "no model width") }
-        let fitted = line.width > widest ? line.rectified(
+        guard !widths.isEmpty else { throw .badLine(reason: "no model width") }
+        let width = if let modelWidth, widths.contains(modelWidth), modelWidth >= line.width { modelWidth }
+            else { self.modelWidth(forLineWidth: line.width) }
+        let fitted = line.width > width ? line.rectified(
             Quad(
                 topLeft: Point(x: 0, y: 0), topRight: Point(x: Double(line.width), y: 0),
                 bottomRight: Point(x: Double(line.width), y: Double(line.height)), bottomLeft: Point(x: 0, y: Double(line.height))),
-            height: Self.lineHeight, stretch: Double(widest) / Double(line.width)) : line
-        let width = if let modelWidth, widths.contains(modelWidth), modelWidth >= fitted.width { modelWidth }
-            else { widths.first { $0 >= fitted.width } ?? widest }
+            height: Self.lineHeight, stretch: Double(width) / Double(line.width)) : line
         let net = try net(width: width)
         let input = Self.inputPlanes(fitted, width: width)
         var output = Output()
@@ -194,6 +195,19 @@ public final class LineNetwork {
         }
         reading.width = line.width
         return reading
+    }
+
+    /// A line may be squeezed to this fraction of its width to fit a narrower model. The network's
+    /// cost grows with the model's width (one thread, in the daemon, 2026-11-24: ~80 ms at 320 px,
+    /// ~160 ms at 640), and a line a little wider than a model was padded to the next: a card's
+    /// e-mail line, 655 px at 48 px high, took the 960 px model. The network reads lines squeezed
+    /// to 0.8 of their width as well as it reads them as they are (docs/recognition.md, PP-OCRv6 small).
+    static let squeezeAllowed = 0.8
+
+    /// The model a line `lineWidth` px wide is read with: the narrowest it fits once squeezed by
+    /// at most `squeezeAllowed`, else the widest (squeezed to fit).
+    func modelWidth(forLineWidth lineWidth: Int) -> Int {
+        widths.first { Double($0) >= Double(lineWidth) * Self.squeezeAllowed } ?? widths.last!
     }
 
     private struct Output {

@@ -51,6 +51,28 @@ import TestTraits
         }
     }
 
+    /// A line a little wider than a model is squeezed into it (`LineNetwork.squeezeAllowed`), not
+    /// padded to the next, wider and slower one; and still read right.
+    @Test func aLineALittleWiderThanAModelIsSqueezedIntoIt() throws {
+        let network = try Self.network()
+        #expect(network.modelWidth(forLineWidth: 100) == 320)
+        #expect(network.modelWidth(forLineWidth: 400) == 320)
+        #expect(network.modelWidth(forLineWidth: 401) == 640)
+        #expect(network.modelWidth(forLineWidth: 800) == 640)
+        #expect(network.modelWidth(forLineWidth: 801) == 960)
+        #expect(network.modelWidth(forLineWidth: 5000) == 1280)
+        let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
+        let reader = LineReader()
+        let quad = try #require(reader.lines(in: image).first { reader.read($0.quad, in: image, with: network)?.line.text.contains("@") == true }?.quad)
+        let plain = image.rectified(quad, height: LineNetwork.lineHeight).normalizedForReading()
+        let wide = image.rectified(quad, height: LineNetwork.lineHeight, stretch: 760 / Double(plain.width)).normalizedForReading()
+        try #require((641...800).contains(wide.width), "\(wide.width) px")
+        let reading = try network.read(wide)
+        #expect(reading.text.contains("jane.doe@example.com"), "\(reading.text)")
+        #expect(reading.width == wide.width)
+        #expect(reading.symbols.allSatisfy { $0.columns.upperBound <= wide.width })
+    }
+
     /// Each symbol gets the columns it was read at: the boxes of a reading run left to right, inside
     /// the line, and the text's bytes each have one.
     @Test func aReadingPlacesItsSymbolsAlongTheLine() throws {
