@@ -50,6 +50,7 @@ public enum DaemonStatistics {
             "ocrPasses": "\(s.ocrPasses)", "ocrLinesRead": "\(s.ocrLinesRead)", "ocrConfirmingPasses": "\(s.ocrConfirmingPasses)",
             "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)", "ocrSkippedUnchanged": "\(s.ocrSkippedUnchanged)",
             "ocrSecondOpinions": "\(s.ocrSecondOpinions)", "ocrContradicted": "\(s.ocrContradicted)",
+            "ocrPostponed": "\(s.ocrPostponed)",
         ]
     }
 }

@@ -36,7 +36,7 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
         self.configuration = configuration
         self.clock = clock
         barcodes = try BarcodeStage(options: configuration.options, sceneChange: configuration.sceneChange, detailEvery: configuration.barcodeDetailEvery)
-        text = configuration.options.types.wantsText ? try TextStage(configuration: configuration, metrics: metrics) : nil
+        text = configuration.options.types.wantsText ? try TextStage(configuration: configuration, metrics: metrics, networkChecksPerPass: TextStage.liveNetworkChecksPerPass) : nil
         tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
     }
 
@@ -90,7 +90,7 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
                     generation = newGeneration
                     // Types, region or quality changed: a new Tesseract instance on this thread
                     // (none when no text type is wanted any more).
-                    text = changed.options.types.wantsText ? ((try? TextStage(configuration: changed, metrics: metrics)) ?? text) : nil
+                    text = changed.options.types.wantsText ? ((try? TextStage(configuration: changed, metrics: metrics, networkChecksPerPass: TextStage.liveNetworkChecksPerPass)) ?? text) : nil
                 }
                 guard let text else { continue }
                 let current = withLock { configuration }

@@ -71,6 +71,7 @@ public struct SequenceStatistics: Sendable, Equatable {
         ocrLinesRead = text?.linesRead ?? 0
         ocrSecondOpinions = text?.secondOpinions ?? 0
         ocrContradicted = text?.contradicted ?? 0
+        ocrPostponed = text?.postponed ?? 0
         ocrConfirmingPasses = text?.confirmingPasses ?? 0
         ocrSkippedBlurred = text?.skippedBlurred ?? 0
         ocrSkippedUnchanged = text?.skippedUnchanged ?? 0
@@ -93,6 +94,9 @@ public struct SequenceStatistics: Sendable, Equatable {
     /// (`TextStage.checked`).
     public var ocrSecondOpinions = 0
     public var ocrContradicted = 0
+    /// Lines whose read was put off to the next pass, the pass having used its line network reading
+    /// (`TextStage.liveNetworkChecksPerPass`).
+    public var ocrPostponed = 0
     public var ocrSkippedBlurred = 0
     public var ocrSkippedUnchanged = 0
     public init() {}
@@ -214,6 +218,8 @@ final class TextStage: @unchecked Sendable {
     /// Lines whose typed readings the line network checked, and the readings it contradicted.
     var secondOpinions = 0
     var contradicted = 0
+    /// Lines whose read was put off because the pass had asked the network its `networkChecksPerPass`.
+    var postponed = 0
     var skippedBlurred = 0
     var skippedUnchanged = 0
     /// Passes that only gave lines their confirming read (`awaitsConfirmation`).
@@ -236,8 +242,14 @@ final class TextStage: @unchecked Sendable {
     /// Where detection and each line's reading are timed.
     private let metrics: PipelineMetrics?
 
-    init(configuration: SequenceConfiguration, metrics: PipelineMetrics? = nil) throws(ScannerError) {
+    /// At most this many lines are read by the line network on one pass (`liveNetworkChecksPerPass`).
+    let networkChecksPerPass: Int
+
+    /// - Parameter networkChecksPerPass: the live pipeline's `liveNetworkChecksPerPass`; unbounded
+    ///   where passes come at a fixed cadence whatever they cost (`SequenceHandler`).
+    init(configuration: SequenceConfiguration, metrics: PipelineMetrics? = nil, networkChecksPerPass: Int = .max) throws(ScannerError) {
         self.metrics = metrics
+        self.networkChecksPerPass = max(1, networkChecksPerPass)
         var textOptions = configuration.options
         textOptions.types.symbologies = []
         scanner = try ImageScanner(options: textOptions, lineModel: configuration.lineModel)
@@ -309,6 +321,7 @@ final class TextStage: @unchecked Sendable {
             guard !chosen.isEmpty else { return nil }
             confirmingPasses += 1
         }
+        var networkChecks = 0
         for index in chosen {
             let read = timed(.reading) { scanner.readLine(quads[index], in: full) }
             var items = Self.admitted(read?.items ?? [], believed: believed)
@@ -317,6 +330,12 @@ final class TextStage: @unchecked Sendable {
                 items, mayHoldAddress: read?.mayHoldAddress ?? false, believed, smallPrint: smallPrint,
                 voteConfidence: configuration.tracker.textVoteConfidence)
             {
+                guard networkChecks < networkChecksPerPass else {
+                    schedule.postpone(forQuad: index)
+                    postponed += 1
+                    continue
+                }
+                networkChecks += 1
                 let opinion = timed(.reading) { scanner.networkItems(quads[index], in: full) } ?? []
                 secondOpinions += 1
                 let checked = Self.checked(items, against: opinion, believed: believed)
@@ -333,7 +352,8 @@ final class TextStage: @unchecked Sendable {
         for index in quads.indices {
             // A line read as garbage now carries what it said before (`LineSchedule.standing`): no
             // evidence, but its item is still there.
-            let isNewRead = chosen.contains(index) && schedule.line(forQuad: index).garbageReads == 0
+            // Read on this pass (not merely chosen: a line put off keeps what it said, no new evidence).
+            let isNewRead = schedule.line(forQuad: index).lastRead == time && schedule.line(forQuad: index).garbageReads == 0
             guard let said = schedule.standing(forQuad: index) else { continue }
             func placed(_ items: [LineItem]) -> [RecognizedItem] {
                 items.map { item in
@@ -461,6 +481,18 @@ final class TextStage: @unchecked Sendable {
         items.contains { wantsSecondOpinion($0, believed, smallPrint: smallPrint, voteConfidence: voteConfidence) }
             || (smallPrint && mayHoldAddress && !items.contains { $0.item.contentType != nil })
     }
+
+    /// In the live pipeline, at most this many lines are read by the line network on one pass; a
+    /// line that needs it after that is not read on this pass but first on the next
+    /// (`LineSchedule.postpone(forQuad:)`). There a pass's length is every line's wait for its next
+    /// read, and a reading takes the network 80-250 ms (`LineNetwork.squeezeAllowed`) against
+    /// ~25 ms for Tesseract: at 1280×720 realtime a dim business card's three typed lines each
+    /// asked it, the pass took 700 ms, and its phone number was added 49-65 frames after it was
+    /// legible (2026-11-24, seeds 4-6; with one a pass, 21). Replayed frame by frame
+    /// (`SequenceHandler`) a pass comes every n-th frame whatever it costs, and putting lines off
+    /// only delays them: at 640×480 unpaced a phone screen's small print, every line asking the
+    /// network, had its e-mail address added 57 frames after legible instead of 9.
+    static let liveNetworkChecksPerPass = 1
 
     /// A confidence below any vote threshold: a reading the line network contradicts contests the
     /// reading at its place but never supports one (`TextEvidence.voteConfidence`).

@@ -244,10 +244,36 @@ import TestTraits
         }
         if width < 640 {
             #expect(statistics[0].ocrSecondOpinions > 0, "\(statistics[0])")
+            // Replayed frame by frame, a pass asks the network about every line that wants it.
+            #expect(statistics[0].ocrPostponed == 0, "\(statistics[0])")
         } else {
             #expect(statistics[0].ocrSecondOpinions == 0, "\(statistics[0])")
         }
         #expect(statistics[1].ocrSecondOpinions == 0, "\(statistics[1])")
+    }
+
+    /// In the live pipeline a pass asks the line network about `liveNetworkChecksPerPass` lines at
+    /// most; a line put off is not read on that pass: what it said before is carried, not counted
+    /// again as a new read. Each of the card's lines holds one typed item at most, so a pass has no
+    /// more new typed readings than lines it read.
+    @Test func aLinePutOffIsNoNewEvidence() throws {
+        let model = Fixtures.packageRoot.appendingPathComponent(".build/line-model").path
+        let full = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
+        let card = full.scaled(by: 320 / Double(full.width))
+        var options = ScanOptions(quality: .balanced)
+        options.types = try RecognitionTypes(parsing: "contentTypes")
+        let stage = try TextStage(
+            configuration: SequenceConfiguration(options: options, lineModel: model), networkChecksPerPass: TextStage.liveNetworkChecksPerPass)
+        var passesPuttingOff = 0
+        for index in 0..<12 {
+            let (linesBefore, postponedBefore) = (stage.linesRead, stage.postponed)
+            let reading = try #require(stage.read(card, believed: [], time: Double(index) / 10))
+            if stage.postponed > postponedBefore { passesPuttingOff += 1 }
+            let typed = (reading.items + reading.byNetworkAlone).filter { $0.contentType != nil }
+            #expect(typed.count <= stage.linesRead - linesBefore, "pass \(index): \(typed.map(\.payload))")
+        }
+        #expect(passesPuttingOff > 0)
+        #expect(stage.secondOpinions <= 12 * TextStage.liveNetworkChecksPerPass, "one network reading a pass")
     }
 
     /// An EAN-13 of ~1.6 px per module in a 1280×720 frame: 0.8 px in the 640 px processing image,
