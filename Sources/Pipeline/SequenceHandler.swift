@@ -350,10 +350,11 @@ final class TextStage: @unchecked Sendable {
         let toImage = { (p: Point) in Point(x: p.x / Double(full.width), y: p.y / Double(full.height)) }
         var reading = Reading(items: [], carried: [], isRepeat: false)
         for index in quads.indices {
-            // A line read as garbage now carries what it said before (`LineSchedule.standing`): no
-            // evidence, but its item is still there.
-            // Read on this pass (not merely chosen: a line put off keeps what it said, no new evidence).
-            let isNewRead = schedule.line(forQuad: index).lastRead == time && schedule.line(forQuad: index).garbageReads == 0
+            // New evidence only from a line read on this pass, not merely chosen (a line put off
+            // keeps what it said), and not read as garbage: that carries what it said before
+            // (`LineSchedule.standing`), no evidence, but its item is still there.
+            let line = schedule.line(forQuad: index)
+            let isNewRead = line.lastRead == time && line.garbageReads == 0
             guard let said = schedule.standing(forQuad: index) else { continue }
             func placed(_ items: [LineItem]) -> [RecognizedItem] {
                 items.map { item in

@@ -81,7 +81,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         public var confidence = 0.0
         /// Its latest read that was not garbage (`standing(forQuad:)`).
         public var lastClear: Reading?
-        /// Its read on the last pass that read it was put off (`postpone(forQuad:)`): it is read first.
+        /// A pass chose it but put its read off (`postpone(forQuad:)`): the next pass reads it first.
         public var postponed = false
 
         /// How many of its latest reads say what the newest says (counting back to the first that does not).

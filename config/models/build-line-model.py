@@ -9,7 +9,7 @@ Every rewrite keeps the arithmetic; `--check` compares the result with onnxrunti
     build-line-model.py OUTPUT_DIR --wheel rapidocr-3.10.0-py3-none-any.whl
 
 writes OUTPUT_DIR/rec-48xW.onnx for each width in WIDTHS (OpenCV 4.6 needs a fixed input size; a line
-is padded to the next width) and OUTPUT_DIR/alphabet.json (the CTC classes: index 0 is the blank,
+is squeezed or padded to one of them) and OUTPUT_DIR/alphabet.json (the CTC classes: index 0 is the blank,
 then the model's own characters that scannerd reads, then a space).
 
 The model reads 18,709 characters, most of them Chinese; scannerd wants the Latin ones (phone
