@@ -300,22 +300,36 @@ def pose_corners(doc_size, center, scale, tilt_x, tilt_y, roll):
 
 def motion_blur(rgb, alpha, dx, dy):
     """Averages the moving item (its colours and its coverage) along the motion vector, the distance
-    covered during the exposure; the desk behind it stands still and stays sharp. Integer sums:
-    a third of the float version's time."""
+    covered during the exposure; the desk behind it stands still and stays sharp. The exposure is
+    sampled finely along the vector and each sample shared between the four whole-pixel shifts round
+    it (bilinear), so a smear of 1.3 px is a smear of 1.3 px: whole-pixel samples alone made it two
+    sharp copies 2 px apart, a double image no lens gives. Integer sums: a third of the float
+    version's time."""
     length = math.hypot(dx, dy)
     if length < 1.0:
         return rgb, alpha
-    steps = min(int(length) + 1, 24)
+    samples = min(int(length * 4) + 2, 97)
+    kernel = {}  # whole-pixel shift (dy, dx) -> weight
+    for i in range(samples):
+        t = i / (samples - 1) - 0.5
+        x, y = dx * t, dy * t
+        x0, y0 = math.floor(x), math.floor(y)
+        fx, fy = x - x0, y - y0
+        for oy, ox, w in ((y0, x0, (1 - fx) * (1 - fy)), (y0, x0 + 1, fx * (1 - fy)), (y0 + 1, x0, (1 - fx) * fy), (y0 + 1, x0 + 1, fx * fy)):
+            if w > 0:
+                kernel[(oy, ox)] = kernel.get((oy, ox), 0) + w / samples
+    # Weights in 1/256ths (summing to 256), dropping shifts that would get none.
+    weights = {shift: round(w * 256) for shift, w in kernel.items() if round(w * 256) > 0}
+    total = sum(weights.values())
     # Premultiplied, so the item's edge blurs into the desk, not into black.
     planes = np.concatenate([rgb.astype(np.uint16) * alpha[..., None] // 255, alpha[..., None].astype(np.uint16)], axis=2)
     # Shifted within a transparent border, so that nothing wraps round from the far edge.
-    pad = int(math.ceil(max(abs(dx), abs(dy)) / 2)) + 1
+    pad = int(math.ceil(max(abs(dx), abs(dy)) / 2)) + 2
     planes = np.pad(planes, ((pad, pad), (pad, pad), (0, 0)))
     acc = np.zeros(planes.shape, np.uint32)
-    for i in range(steps):
-        t = i / (steps - 1) - 0.5 if steps > 1 else 0
-        acc += np.roll(planes, (int(round(dy * t)), int(round(dx * t))), axis=(0, 1))
-    acc = acc[pad:-pad, pad:-pad] // steps
+    for shift, w in weights.items():
+        acc += np.roll(planes, shift, axis=(0, 1)).astype(np.uint32) * np.uint32(w)
+    acc = acc[pad:-pad, pad:-pad] // np.uint32(total)
     alpha = acc[..., 3].astype(np.uint8)
     rgb = (acc[..., :3] * 255 // np.maximum(acc[..., 3:], 1)).clip(0, 255).astype(np.uint8)
     return rgb, alpha
