@@ -111,6 +111,27 @@ import TestTraits
         return canvas
     }
 
+    /// A glyph that reaches past its neighbour to a nearer-centred one, and loses it to that
+    /// neighbour, links to the neighbour instead (seen: "avery.lindqvist@…" at 1280×720 cut in two at
+    /// the dot: "ry" reached past the tall "l" to the short "i", whose centre is level with it, and
+    /// the "l" kept the "i").
+    @Test func aGlyphThatLosesItsNeighbourLinksToTheOneBetween() throws {
+        var canvas = GrayImage(width: 400, height: 200, filledWith: 230)
+        func block(_ x: Int, _ top: Int, _ width: Int, _ height: Int, ring: Bool = true) {
+            for y in top..<(top + height) { for dx in 0..<width where !ring || dx < 2 || dx >= width - 2 || y < top + 2 || y >= top + height - 2 {
+                canvas.pixels[y * canvas.width + x + dx] = 30
+            } }
+        }
+        // "ave", "ry" (x-height and a descender), a tall thin "l", a short "i", then "ndqvist".
+        for x in [89, 99, 110] { block(x, 117, 9, 12) }
+        block(121, 117, 17, 16)
+        block(142, 113, 3, 16, ring: false)
+        block(146, 118, 3, 11, ring: false)
+        for x in [151, 162, 173, 184, 195, 206] { block(x, 117, 9, 12) }
+        let lines = TextLineDetector().detect(canvas)
+        #expect(lines.count == 1, "\(lines.map { ($0.quad.topLeft, $0.quad.topRight, $0.glyphs) })")
+    }
+
     @Test func aBlankNoisyWallHasNoLines() throws {
         var generator = SeededGenerator(seed: 7)
         var wall = GrayImage(width: 640, height: 480, filledWith: 0)
