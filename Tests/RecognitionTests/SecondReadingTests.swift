@@ -75,7 +75,9 @@ import TextRecognition
     // MARK: The line network's readings beside Tesseract's
 
     static let phone = "+15125550173", misread = "+15425550173"
-    func phone(_ payload: String, _ span: ClosedRange<Double> = 0.2...0.9) -> LineItem { typed(payload, type: .telephoneNumber, span: span) }
+    func phone(_ payload: String, _ span: ClosedRange<Double> = 0.2...0.9, confidence: Double = 0.9) -> LineItem {
+        typed(payload, type: .telephoneNumber, span: span, confidence: confidence)
+    }
 
     /// Blurred small print Tesseract misreads every time differently (`Wei. 542.555 9173`): two network
     /// readings of three that agree are enough.
@@ -85,14 +87,38 @@ import TextRecognition
         #expect(ImageScanner.agreed(tesseract: tesseract, network: [[phone(Self.phone)], [], []]).isEmpty)
     }
 
-    /// Most readings of each recognizer give a different payload at the same place: neither is reported.
+    /// Most readings of each recognizer give a different payload at the same place: neither is
+    /// reported, unless every network reading gives its payload, each sure of it (then it overrules).
     @Test func theRecognizersDisagreeingReportNothing() {
         let tesseract = Array(repeating: [phone(Self.misread)], count: 3) + [[], []]
-        let network = [[phone(Self.phone)], [phone(Self.phone)], [phone(Self.phone)]]
-        #expect(ImageScanner.agreed(tesseract: tesseract, network: network).isEmpty)
+        let unsure = [[phone(Self.phone, confidence: 0.97)], [phone(Self.phone, confidence: 0.8)], [phone(Self.phone, confidence: 0.99)]]
+        #expect(ImageScanner.agreed(tesseract: tesseract, network: unsure).isEmpty)
+        let twoOfThree = [[phone(Self.phone, confidence: 0.99)], [phone(Self.phone, confidence: 0.99)], []]
+        #expect(ImageScanner.agreed(tesseract: tesseract, network: twoOfThree).isEmpty)
         // Tesseract's three of five alone, or with the network split: reported.
         #expect(ImageScanner.agreed(tesseract: tesseract).map(\.payload) == [Self.misread])
         #expect(ImageScanner.agreed(tesseract: tesseract, network: [[phone(Self.phone)], [], []]).map(\.payload) == [Self.misread])
+    }
+
+    /// Where the two recognizers' majorities contradicted each other on the footage's scan frames, the
+    /// network was right every time (12 of 12: `lindgvist@` for `lindqvist@`, `kestre-labs` for
+    /// `kestrel-labs`, `9173` for `0173`, each by Tesseract): all of its readings, each sure, overrule.
+    @Test func theNetworkSureInEveryReadingOverrulesTesseract() {
+        let tesseract = Array(repeating: [phone(Self.misread, confidence: 0.85)], count: 5)
+        let sure = Array(repeating: [phone(Self.phone, confidence: 0.97)], count: 3)
+        #expect(ImageScanner.agreed(tesseract: tesseract, network: sure).map(\.payload) == [Self.phone])
+    }
+
+    /// Not where the network's payload is a part of Tesseract's (it drops the start of a line split
+    /// at a thumb, `o@oldmill-studios.com`, confidently), nor where it may be a part of something.
+    @Test func theNetworkDoesNotOverruleWithAPart() {
+        let whole = typed("hello@oldmill-studios.com", type: .emailAddress)
+        let part = typed("o@oldmill-studios.com", type: .emailAddress, confidence: 0.99)
+        #expect(ImageScanner.agreed(tesseract: Array(repeating: [whole], count: 5), network: Array(repeating: [part], count: 3)).isEmpty)
+        var inWord = typed("http://labs.co.uk/team", span: 0.3...1, confidence: 0.99)
+        inWord.withinWord = true
+        let tesseract = Array(repeating: [typed("http://kestre-labs.co.uk/team")], count: 5)
+        #expect(ImageScanner.agreed(tesseract: tesseract, network: Array(repeating: [inWord], count: 3)).isEmpty)
     }
 
     /// Opposition is by the same type at the same place: a line with a phone number and an e-mail
