@@ -57,9 +57,10 @@ enum WebIdentifiers {
     /// Second-level names under which countries register ("example.co.uk", "example.com.au").
     static let secondLevelNames: Set<String> = ["co", "com", "org", "net", "ac", "gov", "edu", "ltd", "plc"]
 
-    /// What follows a domain that ends in a second-level name, when it is a dot or comma, one space
-    /// and a two-letter country code that ends the line or starts a path ("kestrel-labs.co, uk":
-    /// OCR read the dot of "co.uk" as a comma, or put a space after it).
+    /// What follows a domain that ends in a second-level name, when it is a dot or comma and one
+    /// space, or one space alone, then a two-letter country code that ends the line or starts a path
+    /// ("kestrel-labs.co, uk": OCR read the dot of "co.uk" as a comma, or put a space after it;
+    /// "kestrel-labs.co uk/team": the dot, faint in a small dark-mode link at 640×480, lost).
     enum CountryCodeAfter: Equatable {
         /// Nothing of the kind: the domain ends where it was read.
         case none
@@ -80,16 +81,19 @@ enum WebIdentifiers {
     ]
 
     static func countryCode(in bytes: [UInt8], at index: Int, after labels: [String]) -> CountryCodeAfter {
-        guard let last = labels.last, secondLevelNames.contains(last.lowercased()), index + 4 <= bytes.count,
-            bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: ","), bytes[index + 1] == UInt8(ascii: " ")
+        guard let last = labels.last, secondLevelNames.contains(last.lowercased()), index < bytes.count else { return .none }
+        // Where the code starts: after ". " or ", ", or after a space alone.
+        let start = bytes[index] == UInt8(ascii: " ") ? index + 1 : index + 2
+        guard start + 2 <= bytes.count, start == index + 1 || bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: ","),
+            bytes[start - 1] == UInt8(ascii: " ")
         else { return .none }
-        let code = bytes[(index + 2)..<(index + 4)]
+        let code = bytes[start..<(start + 2)]
         guard code.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) }),
-            index + 4 == bytes.count || bytes[index + 4] == UInt8(ascii: "/")
+            start + 2 == bytes.count || bytes[start + 2] == UInt8(ascii: "/")
         else { return .none }
         let text = String(decoding: code, as: UTF8.self)
         let lowercase = code.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }
-        return lowercase && !twoLetterWords.contains(text) ? .joined(code: text, end: index + 4) : .ambiguous
+        return lowercase && !twoLetterWords.contains(text) ? .joined(code: text, end: start + 2) : .ambiguous
     }
 
     static func emailAddresses(in bytes: [UInt8]) -> [ContentMatch] {

@@ -174,6 +174,19 @@ import Testing
         #expect(found("shop.com, au") == ["url http://shop.com.au"])
     }
 
+    /// The dot of "co.uk" lost altogether (a small dark-mode link at 640×480, read by the line network
+    /// `kestrel-labs.co uk/team`): reported as `http://kestrel-labs.co`, a part of the link.
+    @Test func aLowercaseCountryCodeAfterASpaceJoinsTheHost() {
+        #expect(found("kestrel-labs.co uk/team") == ["url http://kestrel-labs.co.uk/team"])
+        #expect(found("priya@kestrel-labs.co uk") == ["emailAddress priya@kestrel-labs.co.uk"])
+        // Uppercase, or a word: a guess either way, so nothing.
+        #expect(found("kestrel-labs.co UK/team") == [])
+        #expect(found("jo@example.co in") == [])
+        // A longer word after the space is the line going on.
+        #expect(found("jo@example.com uk office") == ["emailAddress jo@example.com"])
+        #expect(found("example.com is here") == ["url http://example.com"])
+    }
+
     /// An uppercase code is a country written after the address, and a code that is an English word
     /// may be a sentence going on: either payload would be a guess, so neither is reported.
     @Test func aHostThatMayGoOnAfterACommaIsNotReported() {
