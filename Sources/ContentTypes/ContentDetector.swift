@@ -108,6 +108,10 @@ enum PhoneContext {
         // Dates and times: "2024-12-25 10:30", "12/25/2024"; and one that starts with a year and a
         // month, whatever OCR made of the rest ("2026-11 21 14" for "2026-11-21 14:05").
         if looksLikeDate(raw) || startsWithYearAndMonth(raw) { return false }
+        // A time's minutes right after it: the number took the hour ("2026 11-21 14" of a label's
+        // "Shipped 2026-11-21 14:03", its first dash read as a space). libphonenumber drops a date
+        // and time only when written exactly so; no phone number is followed by ":03".
+        if after.count >= 2, after[0] == UInt8(ascii: ":"), isDigit(after[1]) { return false }
         // A bare run of digits is an identifier unless labelled; people write phone numbers grouped.
         if !hasPhoneLabel && !isGrouped(raw) { return false }
         return true

@@ -73,6 +73,7 @@ import Testing
         "Date: 12/25/2024",
         "Delivered 2024-12-25 10:30",
         "Shipped 2026-11 21 14",  // OCR lost a dash and the colon of "2026-11-21 14:05" (issue #13)
+        "Shipped 2026 11-21 14:03",  // OCR read the first dash as a space: the hour is taken, the minutes follow
         "ZIP 94103-1234",
         "94103",
         "4155550123",  // a bare run of digits with no label: an identifier
