@@ -60,6 +60,11 @@ public struct ItemTracker: Sendable {
         /// Where and when it was first seen (a pending code that is a live one moved on: `takenOver`).
         var firstCenter: Point
         var firstSeen: Double
+        /// A 1-D code's longest decode of late (`recentLinearLength`) and when it was made. zbar's
+        /// bounds are the scan lines that decoded, often only a part of the symbol: a decode at one
+        /// end and one at the other lie further apart than three quarters of either's length.
+        var longestLength: Double
+        var longestSeen: Double
 
         var isText: Bool { item.kind == .text }
     }
@@ -136,14 +141,11 @@ public struct ItemTracker: Sendable {
     /// only when it leads the others at its place. Several decodes of one symbol in one frame (zbar
     /// reads each scan line) all vote.
     private mutating func observeLinear(_ observation: RecognizedItem, _ frame: FrameObservations) -> [TrackerAction] {
-        // Same place: centres closer than three quarters of the symbol's length. zbar's bounds of a
-        // 1-D code are the ends of the scan lines that decoded, so one scan line gives a box of no
-        // height, and two decodes of one symbol on different rows need not overlap at all.
+        // Same place: within `reach` of the track's centre.
         var candidates = tracks.indices.filter { i in
             let t = tracks[i]
-            let reach = 0.75 * max(t.item.bounds.boxLength, observation.bounds.boxLength)
             return t.item.kind == .barcode && t.item.symbology == observation.symbology
-                && t.item.bounds.center.distance(to: observation.bounds.center) <= reach
+                && t.item.bounds.center.distance(to: observation.bounds.center) <= Self.reach(of: t, observation.bounds)
         }
         // Nothing at its place: the same reading within a plausible jump is the same symbol moved
         // fast (a label swept out of view moves further in a frame than its code is long; measured
@@ -160,12 +162,33 @@ public struct ItemTracker: Sendable {
             return promoteIfReady(tracks.count - 1, frame)
         }
         tracks[index].evidence?.record(read)
-        // The widest decode of the symbol gives its bounds (a scan line near an edge gives a sliver).
-        if !tracks[index].matchedThisFrame || observation.bounds.boxArea > tracks[index].item.bounds.boxArea {
+        // The widest decode of the symbol gives its bounds (a scan line near an edge gives a sliver),
+        // and a decode of less than 0.6 of the symbol's recent length none: it is a part of it (on the
+        // footage, decodes of one half of a label's EAN-13 came between whole ones).
+        let length = observation.bounds.boxLength
+        if length >= tracks[index].longestLength || frame.time - tracks[index].longestSeen > Self.recentLinearLength {
+            tracks[index].longestLength = length
+            tracks[index].longestSeen = frame.time
+        }
+        if (!tracks[index].matchedThisFrame || observation.bounds.boxArea > tracks[index].item.bounds.boxArea)
+            && length >= 0.6 * tracks[index].longestLength
+        {
             tracks[index].item.bounds = observation.bounds
         }
         touch(index, frame)
         return promoteIfReady(index, frame)
+    }
+
+    /// How long a 1-D code's longest decode stands for its length (seconds): longer than the gaps
+    /// between whole decodes of a code at rest, shorter than the time it takes to be carried away.
+    static let recentLinearLength = 1.0
+
+    /// How far from a 1-D track's centre a decode of its symbology is at its place: three quarters
+    /// of the symbol's length (its bounds', the decode's or its longest recent decode's). zbar's
+    /// bounds of a 1-D code are the ends of the scan lines that decoded, so one scan line gives a box
+    /// of no height, and two decodes of one symbol on different rows need not overlap at all.
+    static func reach(of track: Track, _ bounds: Quad) -> Double {
+        0.75 * max(track.item.bounds.boxLength, bounds.boxLength, track.longestLength)
     }
 
     /// A 1-D decode's votes, in half decodes: 2 for one both barcode readers agree on, 1 for one
@@ -266,7 +289,8 @@ public struct ItemTracker: Sendable {
             live: false, reportedBounds: observation.bounds, reportedPayload: observation.payload,
             reportedTranscript: observation.transcript,
             evidence: observation.kind == .text ? TextEvidence(window: configuration.textWindow, voteConfidence: configuration.textVoteConfidence) : nil,
-            matchedThisFrame: true, firstCenter: observation.bounds.center, firstSeen: frame.time)
+            matchedThisFrame: true, firstCenter: observation.bounds.center, firstSeen: frame.time,
+            longestLength: observation.bounds.boxLength, longestSeen: frame.time)
     }
 
     private mutating func touch(_ index: Int, _ frame: FrameObservations) {
@@ -298,6 +322,16 @@ public struct ItemTracker: Sendable {
                 track.item.confidence = consensus.read.confidence
                 track.item.details = consensus.read.details
             }
+        }
+        if !track.live, track.item.kind == .barcode, let live = sharingPlace(with: track) {
+            // The live item is here too, read as the same code: one symbol, one item. (Two tracks
+            // of one code at one place: a decode whose bounds fell far from the item's, a sliver at
+            // one end, started a track of its own, and both went on taking decodes.)
+            tracks[live].lastFrame = max(tracks[live].lastFrame, track.lastFrame)
+            tracks[live].lastSeen = max(tracks[live].lastSeen, track.lastSeen)
+            tracks[live].matchedThisFrame = true
+            tracks.remove(at: index)
+            return []
         }
         if !track.live, track.item.kind == .barcode, let live = takenOver(by: track) {
             // The live item, moved on: it takes the new track's place and evidence, and no second
@@ -342,6 +376,18 @@ public struct ItemTracker: Sendable {
                 && t.item.bounds.center.distance(to: pending.firstCenter) <= reach
         }
         return nearest(candidates, to: pending.firstCenter)
+    }
+
+    /// A live code of `pending`'s symbology and payload at `pending`'s place (`reach`, as a decode
+    /// joins a track in `observeLinear`).
+    private func sharingPlace(with pending: Track) -> Int? {
+        let candidates = tracks.indices.filter { i in
+            let t = tracks[i]
+            let reach = max(Self.reach(of: t, pending.item.bounds), Self.reach(of: pending, t.item.bounds))
+            return t.live && t.item.kind == .barcode && t.item.symbology == pending.item.symbology
+                && t.item.payload == pending.item.payload && t.item.bounds.center.distance(to: pending.item.bounds.center) <= reach
+        }
+        return nearest(candidates, to: pending.item.bounds.center)
     }
 
     private func markReported(_ track: inout Track) {

@@ -258,6 +258,40 @@ struct Replay {
         #expect(replay.tracker.liveItems.first?.item.bounds == ean13("1781958637676").bounds, "the widest decode gives the bounds")
     }
 
+    /// A decode whose bounds fell far from the item's starts a track of its own; when that track's
+    /// decodes settle at the item's place, reading the same code, it is the item, not a second one
+    /// (seen at 640×480 on the generated label, seed 5: one EAN-13 added three times).
+    @Test func aSecondTrackOfOneCodeAtItsPlaceIsNoSecondItem() {
+        var replay = Replay()
+        replay.steps(2, [ean13("1781958637676", y: 0.40)])
+        // 0.15 below the item's centre, more than three quarters of the code's length: a track of its own.
+        replay.step([ean13("1781958637676", y: 0.40), ean13("1781958637676", y: 0.60, height: 0)])
+        // Then decodes between the two, nearer the new track: it moves to the item's place.
+        replay.steps(3, [ean13("1781958637676", y: 0.40), ean13("1781958637676", y: 0.53, height: 0)])
+        #expect(replay.log == ["1 added 1781958637676 #01"], "\(replay.log)")
+        #expect(replay.tracker.liveItems.count == 1)
+    }
+
+    /// zbar's bounds are the scan lines that decoded: a decode of the left half and one of the right
+    /// half of one symbol lie further apart than three quarters of either's length. Measured against
+    /// the symbol's longest recent decode they are at its place, and a half gives no bounds.
+    @Test func decodesOfEachHalfOfOneSymbolAreOneItem() {
+        func half(_ x: Double) -> RecognizedItem {
+            RecognizedItem(kind: .barcode, symbology: .ean13, payload: "1781958637676", bounds: Quad(x: x, y: 0.4, width: 0.1, height: 0.01), confidence: 1)
+        }
+        let whole = RecognizedItem(
+            kind: .barcode, symbology: .ean13, payload: "1781958637676", bounds: Quad(x: 0.3, y: 0.4, width: 0.2, height: 0.02), confidence: 1)
+        var replay = Replay()
+        replay.steps(2, [whole])
+        // Left half on one frame, right half on the next: centres 0.1 apart, more than 0.75 × 0.1.
+        for _ in 0..<4 {
+            replay.step([half(0.3)])
+            replay.step([half(0.4)])
+        }
+        #expect(replay.log == ["1 added 1781958637676 #01"], "\(replay.log)")
+        #expect(replay.tracker.liveItems.first?.item.bounds == whole.bounds)
+    }
+
     @Test func twoIdenticalCodesSideBySideAreTwoItems() {
         var replay = Replay()
         replay.steps(10, [qr("SAME", x: 0.1), qr("SAME", x: 0.6)])
