@@ -82,11 +82,17 @@ enum WebIdentifiers {
 
     static func countryCode(in bytes: [UInt8], at index: Int, after labels: [String]) -> CountryCodeAfter {
         guard let last = labels.last, secondLevelNames.contains(last.lowercased()), index < bytes.count else { return .none }
-        // Where the code starts: after ". " or ", ", or after a space alone.
-        let start = bytes[index] == UInt8(ascii: " ") ? index + 1 : index + 2
-        guard start + 2 <= bytes.count, start == index + 1 || bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: ","),
-            bytes[start - 1] == UInt8(ascii: " ")
-        else { return .none }
+        // Where the code starts: after a space alone, or after ". " or ", ".
+        let space = UInt8(ascii: " ")
+        let start: Int
+        if bytes[index] == space {
+            start = index + 1
+        } else if bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: ","), index + 1 < bytes.count, bytes[index + 1] == space {
+            start = index + 2
+        } else {
+            return .none
+        }
+        guard start + 2 <= bytes.count else { return .none }
         let code = bytes[start..<(start + 2)]
         guard code.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) }),
             start + 2 == bytes.count || bytes[start + 2] == UInt8(ascii: "/")

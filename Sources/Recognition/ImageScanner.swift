@@ -142,7 +142,7 @@ public final class ImageScanner {
 
     /// Text items in `region`'s pixel coordinates: each detected line read on its own.
     private func readText(in region: GrayImage, with recognizer: TextRecognizer) -> [RecognizedItem] {
-        lineReader.lines(in: region).flatMap { line -> [RecognizedItem] in
+        lineReader.lines(in: region).flatMap { line in
             guard let reading = lineReader.read(line.quad, in: region, with: recognizer) else { return [RecognizedItem]() }
             let first = items(in: reading)
             // Only a line that may say something typed is read again: most lines are plain text.
@@ -209,9 +209,8 @@ public final class ImageScanner {
         }
         var agreed = (tesseract.first ?? []).filter { $0.item.contentType == nil }.map(\.item)
         var reported = Set<String>()
-        let overruling = networkSays.filter(overrules)
         let candidates = tesseractSays.filter { unopposed($0, by: networkSays) }
-            + networkSays.filter { unopposed($0, by: tesseractSays) || overruling.contains($0) }
+            + networkSays.filter { unopposed($0, by: tesseractSays) || overrules($0) }
         // Along the line (the votes' order is a dictionary's).
         for candidate in candidates.sorted(by: { ($0.span.lowerBound, $0.item.payload) < ($1.span.lowerBound, $1.item.payload) }) {
             if reported.insert(candidate.item.payload).inserted { agreed.append(candidate.item) }

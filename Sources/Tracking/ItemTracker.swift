@@ -368,12 +368,10 @@ public struct ItemTracker: Sendable {
     /// settled on the live item's payload, and a label read entering and again at rest a third of a
     /// second later was a second item (the generated label at realtime).
     private func takenOver(by pending: Track) -> Int? {
-        let candidates = tracks.indices.filter { i in
+        let candidates = liveItems(readAs: pending).filter { i in
             let t = tracks[i]
             let reach = configuration.maximumJump + configuration.maximumSpeed * max(0, pending.firstSeen - t.lastSeen)
-            return t.live && t.item.kind == .barcode && t.item.symbology == pending.item.symbology
-                && t.item.payload == pending.item.payload && t.lastFrame < pending.firstFrame
-                && t.item.bounds.center.distance(to: pending.firstCenter) <= reach
+            return t.lastFrame < pending.firstFrame && t.item.bounds.center.distance(to: pending.firstCenter) <= reach
         }
         return nearest(candidates, to: pending.firstCenter)
     }
@@ -381,13 +379,20 @@ public struct ItemTracker: Sendable {
     /// A live code of `pending`'s symbology and payload at `pending`'s place (`reach`, as a decode
     /// joins a track in `observeLinear`).
     private func sharingPlace(with pending: Track) -> Int? {
-        let candidates = tracks.indices.filter { i in
+        let candidates = liveItems(readAs: pending).filter { i in
             let t = tracks[i]
             let reach = max(Self.reach(of: t, pending.item.bounds), Self.reach(of: pending, t.item.bounds))
-            return t.live && t.item.kind == .barcode && t.item.symbology == pending.item.symbology
-                && t.item.payload == pending.item.payload && t.item.bounds.center.distance(to: pending.item.bounds.center) <= reach
+            return t.item.bounds.center.distance(to: pending.item.bounds.center) <= reach
         }
         return nearest(candidates, to: pending.item.bounds.center)
+    }
+
+    /// The live codes of `pending`'s symbology and payload.
+    private func liveItems(readAs pending: Track) -> [Int] {
+        tracks.indices.filter { i in
+            let t = tracks[i]
+            return t.live && t.item.kind == .barcode && t.item.symbology == pending.item.symbology && t.item.payload == pending.item.payload
+        }
     }
 
     private func markReported(_ track: inout Track) {
