@@ -188,6 +188,16 @@ import Testing
         #expect(found("example.com is here") == ["url http://example.com"])
     }
 
+    /// OCR text that ends anywhere in what may be a country code after a second-level name: nothing
+    /// is read past the line's end, and the host stands as read or nothing is reported.
+    @Test func aLineEndingInsideACountryCodeIsSafe() {
+        #expect(found("example.co ") == ["url http://example.co"])
+        #expect(found("example.co, ") == ["url http://example.co"])
+        #expect(found("example.co. u") == ["url http://example.co"])
+        #expect(found("example.co u") == ["url http://example.co"])
+        #expect(found("jo@example.co,") == ["emailAddress jo@example.co"])
+    }
+
     /// An uppercase code is a country written after the address, and a code that is an English word
     /// may be a sentence going on: either payload would be a guess, so neither is reported.
     @Test func aHostThatMayGoOnAfterACommaIsNotReported() {
