@@ -343,18 +343,21 @@ final class TextStage: @unchecked Sendable {
                 items = checked + Self.networkOnly(opinion, besides: items)
             }
             linesRead += 1
+            let part = Self.readsAPart(read?.items ?? [], admitted: items, of: schedule.standing(forQuad: index) ?? [])
             schedule.record(
                 items, key: items.map { Self.key($0.item) }, forQuad: index, time: time,
-                unconfident: items.isEmpty && (read?.confidence ?? 0) < Self.clutterConfidence, confidence: read?.confidence ?? 0)
+                unconfident: !part && items.isEmpty && (read?.confidence ?? 0) < Self.clutterConfidence, confidence: read?.confidence ?? 0,
+                part: part)
         }
         let toImage = { (p: Point) in Point(x: p.x / Double(full.width), y: p.y / Double(full.height)) }
         var reading = Reading(items: [], carried: [], isRepeat: false)
         for index in quads.indices {
             // New evidence only from a line read on this pass, not merely chosen (a line put off
-            // keeps what it said), and not read as garbage: that carries what it said before
-            // (`LineSchedule.standing`), no evidence, but its item is still there.
+            // keeps what it said), and not read as garbage or as a part of what it said: that
+            // carries what it said before (`LineSchedule.standing`), no evidence, but its item is
+            // still there.
             let line = schedule.line(forQuad: index)
-            let isNewRead = line.lastRead == time && line.garbageReads == 0
+            let isNewRead = line.lastRead == time && !schedule.carries(line)
             guard let said = schedule.standing(forQuad: index) else { continue }
             func placed(_ items: [LineItem]) -> [RecognizedItem] {
                 items.map { item in
@@ -433,6 +436,17 @@ final class TextStage: @unchecked Sendable {
     /// printed ("lo@…" of "hello@…"): it keeps an item clients were told about, and adds none.
     static func admitted(_ items: [LineItem], believed: Set<String>?) -> [LineItem] {
         items.filter { !$0.reachesCutEnd || believed?.contains(key($0.item)) == true }
+    }
+
+    /// Whether a line's read (`read`, of which `admitted` are left after `admitted(_:believed:)` and
+    /// the line network) says only a part of what the line said before (`earlier`): nothing typed
+    /// is left, and a typed item left out for reaching a cut end lies where an earlier typed item
+    /// of its type lay. The line is then still taken to say that (`LineSchedule.record(…, part:)`):
+    /// the detector may find a line short of its end for a while (a tilted link found as `…/i` and
+    /// `nfo`), and a card sliding out of the frame cuts its lines before they are gone.
+    static func readsAPart(_ read: [LineItem], admitted: [LineItem], of earlier: [LineItem]) -> Bool {
+        guard !admitted.contains(where: { $0.item.contentType != nil }) else { return false }
+        return read.contains { part in part.reachesCutEnd && earlier.contains { $0.sharesPlace(with: part) } }
     }
 
     /// A line that reads as nothing below this mean word confidence read as garbage (clutter, or

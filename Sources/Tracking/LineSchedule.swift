@@ -79,8 +79,10 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         public var garbageReads = 0
         /// The confidence of its latest read (`record(…, confidence:)`).
         public var confidence = 0.0
-        /// Its latest read that was not garbage (`standing(forQuad:)`).
+        /// Its latest read that was neither garbage nor a part (`standing(forQuad:)`).
         public var lastClear: Reading?
+        /// Its latest read said only a part of what it said before (`record(…, part:)`).
+        public var saidPart = false
         /// A pass chose it but put its read off (`postpone(forQuad:)`): the next pass reads it first.
         public var postponed = false
 
@@ -221,12 +223,20 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     /// - Parameter unconfident: it read as garbage (nothing, at low confidence): such reads confirm
     ///   nothing until `garbageToClutter` of them come in a row (`isConfirmed`).
     /// - Parameter confidence: the read's confidence, 0–1 (see `Configuration.confirmingPassConfidence`).
-    public mutating func record(_ reading: Reading, key: [String], forQuad index: Int, time: Double, unconfident: Bool = false, confidence: Double = 0) {
+    /// - Parameter part: it read only a part of what the line said before, up to a cut end (the
+    ///   caller's judgement, e.g. `…/i` of a link ending `…/info` when the detector split the line
+    ///   there): the line is still taken to say what it said (`standing`), for as long as its reads
+    ///   are such parts. `key` is what the read itself says, so such reads agree with each other.
+    public mutating func record(
+        _ reading: Reading, key: [String], forQuad index: Int, time: Double, unconfident: Bool = false, confidence: Double = 0,
+        part: Bool = false
+    ) {
         let l = current[index]
         lines[l].confidence = confidence
         lines[l].garbageReads = unconfident ? lines[l].garbageReads + 1 : 0
+        lines[l].saidPart = part
         lines[l].reads.append((reading, key, unconfident))
-        if !unconfident { lines[l].lastClear = reading }
+        if !unconfident, !part { lines[l].lastClear = reading }
         if lines[l].reads.count > configuration.confirmingReads { lines[l].reads.removeFirst() }
         lines[l].lastRead = time
         lines[l].signatureRead = lines[l].signature
@@ -286,15 +296,22 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     /// The line quad `index` of the last `plan` belongs to.
     public func line(forQuad index: Int) -> Line { lines[current[index]] }
 
-    /// What the line of quad `index` (of the last `plan`) is taken to say: its latest reading, or,
-    /// while fewer than `garbageToClutter` of its latest reads in a row were garbage, the last
-    /// reading before them. A card shaken for a second blurs its lines into garbage for a pass or
-    /// two; the line is still found there, and its item is still there (at 640×480, seed 6, a
-    /// card's link read as garbage on two passes in a row was removed and added again).
+    /// What the line of quad `index` (of the last `plan`) is taken to say: its latest reading, or
+    /// the last clear reading before it while its latest reads are parts of it (`record(…, part:)`)
+    /// or fewer than `garbageToClutter` garbage reads in a row. A card shaken for a second blurs its
+    /// lines into garbage for a pass or two; the line is still found there, and its item is still
+    /// there (at 640×480, seed 6, a card's link read as garbage on two passes in a row was removed
+    /// and added again). Likewise a line found short of its end: at 1280×720, poster seed 4, a tilted
+    /// link was found as `…/i` and `nfo` for a second, and was removed and added again.
     public func standing(forQuad index: Int) -> Reading? {
         let line = lines[current[index]]
-        guard line.garbageReads > 0, line.garbageReads < configuration.garbageToClutter else { return line.latest }
-        return line.lastClear ?? line.latest
+        return carries(line) ? line.lastClear ?? line.latest : line.latest
+    }
+
+    /// Whether the line is taken to say what it said before its latest reads (`standing`): those
+    /// are a part of it, or garbage not yet taken for clutter. Such reads are no evidence.
+    public func carries(_ line: Line) -> Bool {
+        line.saidPart || (1..<configuration.garbageToClutter).contains(line.garbageReads)
     }
 
 }

@@ -121,6 +121,29 @@ import TestTraits
         #expect(TextStage.admitted(reads, believed: nil).map(\.item.payload) == ["jo@example.com"])
     }
 
+    /// A read whose typed items were all left out for reaching a cut end, where the line said an
+    /// item of their type before (a tilted link found as `…/i` and `nfo`), reads a part of it; not
+    /// when something typed is left, nor where the line said nothing of that type or said it
+    /// elsewhere along the line.
+    @Test func aReadLeftWithOnlyACutPartOfWhatTheLineSaidReadsAPart() {
+        let quad = Quad(x: 0, y: 0, width: 100, height: 10)
+        func read(_ type: TextContentType?, _ payload: String, span: ClosedRange<Double> = 0.1...1, cut: Bool = false) -> LineItem {
+            LineItem(
+                item: RecognizedItem(kind: .text, contentType: type, payload: payload, bounds: quad, confidence: 0.9),
+                span: span, reachesCutEnd: cut)
+        }
+        let link = read(.url, "http://oldmill-studios.com/info", span: 0.1...0.95)
+        let part = read(.url, "http://oldmill-studios.com/i", cut: true)
+        let plain = read(nil, "oldmill-studios.com/i")
+        #expect(TextStage.readsAPart([plain, part], admitted: [plain], of: [link]))
+        #expect(!TextStage.readsAPart([part], admitted: [], of: []), "the line said nothing before")
+        #expect(!TextStage.readsAPart([part], admitted: [], of: [read(.emailAddress, "info@oldmill-studios.com")]), "another type")
+        #expect(!TextStage.readsAPart([part], admitted: [], of: [read(.url, "http://example.com", span: 0...0.05)]), "elsewhere on the line")
+        #expect(!TextStage.readsAPart([read(.url, "http://oldmill-studios.com/i")], admitted: [], of: [link]), "not cut: no part")
+        let phone = read(.telephoneNumber, "+15125550173", span: 0...0.3)
+        #expect(!TextStage.readsAPart([part, phone], admitted: [phone], of: [link]), "something typed is left")
+    }
+
     /// A typed reading not yet believed that the line network contradicts — another payload of its
     /// type overlapping it — contests its place but supports nothing (confidence 0); one the network
     /// agrees with takes the higher confidence of the two; one the network reads as nothing of that

@@ -270,6 +270,29 @@ import Testing
         #expect(schedule.standing(forQuad: 0) == "Thank you", "the last clear read, whatever it said")
     }
 
+    /// A line read as a part of what it said (`record(…, part:)`) is taken to say what it said,
+    /// however many such reads come in a row, and the reads are no evidence (`carries`); they agree
+    /// with each other, so the line is not read on every pass. A clear read says what it says.
+    @Test func aLineReadAsAPartOfWhatItSaidStillSaysIt() {
+        var schedule = LineSchedule<String>(configuration: configuration())
+        let quads = [line(10, 10)]
+        _ = schedule.plan(quads, time: 0)
+        schedule.record("oldmill-studios.com/info", key: ["url oldmill-studios.com/info"], forQuad: 0, time: 0, confidence: 0.9)
+        #expect(!schedule.carries(schedule.line(forQuad: 0)))
+        for read in 1...schedule.configuration.garbageToClutter + 2 {
+            let time = Double(read) / 10
+            _ = schedule.plan(quads, time: time)
+            schedule.record("oldmill-studios.com/i", key: [], forQuad: 0, time: time, confidence: 0.9, part: true)
+            #expect(schedule.standing(forQuad: 0) == "oldmill-studios.com/info", "part read \(read)")
+            #expect(schedule.carries(schedule.line(forQuad: 0)))
+        }
+        #expect(!schedule.needsReading(schedule.line(forQuad: 0)), "the parts agree")
+        _ = schedule.plan(quads, time: 1)
+        schedule.record("Visit us", key: [], forQuad: 0, time: 1, confidence: 0.9)
+        #expect(schedule.standing(forQuad: 0) == "Visit us")
+        #expect(!schedule.carries(schedule.line(forQuad: 0)))
+    }
+
     @Test func aLineFoundPassAfterPassOutranksNewClutter() {
         var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
         let url = line(10, 10)
