@@ -50,6 +50,9 @@ struct Benchmark: AsyncParsableCommand {
         return lineModel != nil || FileManager.default.fileExists(atPath: absolute + "/alphabet.json") ? absolute : nil
     }
 
+    @Option(help: ArgumentHelp("Runs of each clip at `--pace realtime` in the realtime section: its latency varies from run to run (two threads racing for two cores), and one run of a seed set does not settle a median.", valueName: "n"))
+    var realtimeRuns = 3
+
     @Option(help: ArgumentHelp("Run only these sections (recognition, capture, sequence, delivery, memory, lines, realtime, blackbox).", valueName: "list"))
     var only: String?
 
@@ -99,7 +102,7 @@ struct Benchmark: AsyncParsableCommand {
             sections.append(("lines", try LinesBenchmark.render(footage: footage, today: Self.today(), machine: Self.machine())))
         }
         if wants("realtime") {
-            sections.append(("realtime", try RealtimeBenchmark.render(footage: footage, lineModel: lineModelDirectory, today: Self.today(), machine: Self.machine())))
+            sections.append(("realtime", try RealtimeBenchmark.render(footage: footage, lineModel: lineModelDirectory, realtimeRuns: max(1, realtimeRuns), today: Self.today(), machine: Self.machine())))
         }
         if wants("blackbox"), let blackbox {
             sections.append(("blackbox", try BlackboxBenchmark.render(samples: blackbox, today: Self.today(), machine: Self.machine())))

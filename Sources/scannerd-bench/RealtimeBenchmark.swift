@@ -6,7 +6,10 @@ import TestSupport
 /// dropped, as with a camera) and `--pace none` (every frame, the upper bound the schedule allows),
 /// scored against the clip's truth by Tests/Fixtures/footage/score.py. Per scenario: recall,
 /// precision, duplicates, flicker, add latency (frames after first legible), removal latency (frames
-/// after last visible; negative = removed while still visible) and the daemon's CPU per frame.
+/// after last visible; negative = removed while still visible) and the daemon's CPU per frame. Phone
+/// numbers' add latency has a column of its own: it is what issue #13's latency goal measures.
+/// At realtime each clip runs `realtimeRuns` times and every run counts: which frames the pipeline
+/// takes depends on two threads racing for two cores, and latency moves by several frames.
 enum RealtimeBenchmark {
     struct Score: Decodable {
         var scenario: String
@@ -17,6 +20,7 @@ enum RealtimeBenchmark {
         var duplicates: Int
         var flicker: Int
         var addLatency: [Int]
+        var phoneAddLatency: [Int]
         var removalLatency: [Int]
         var wrong: [String]
         var missed: [String]
@@ -24,7 +28,7 @@ enum RealtimeBenchmark {
 
     struct Tally {
         var clips = 0, legible = 0, found = 0, added = 0, correct = 0, duplicates = 0, flicker = 0
-        var addLatency: [Int] = [], removalLatency: [Int] = []
+        var addLatency: [Int] = [], phoneAddLatency: [Int] = [], removalLatency: [Int] = []
         var cpuSeconds = 0.0, frames = 0
         var wrong: [String] = [], missed: [String] = []
 
@@ -32,12 +36,12 @@ enum RealtimeBenchmark {
             clips += 1
             legible += s.legible; found += s.found; added += s.added; correct += s.correct
             duplicates += s.duplicates; flicker += s.flicker
-            addLatency += s.addLatency; removalLatency += s.removalLatency
+            addLatency += s.addLatency; phoneAddLatency += s.phoneAddLatency; removalLatency += s.removalLatency
             wrong += s.wrong; missed += s.missed
         }
     }
 
-    static func render(footage: String, lineModel: String?, today: String, machine: String) throws -> String {
+    static func render(footage: String, lineModel: String?, realtimeRuns: Int, today: String, machine: String) throws -> String {
         let clips = ((try? FileManager.default.contentsOfDirectory(atPath: footage)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
         guard !clips.isEmpty else {
             print("(no clips in \(footage): run `make footage` first; the realtime section is skipped)")
@@ -55,13 +59,16 @@ enum RealtimeBenchmark {
         out += "Tests/Fixtures/footage/score.py. Precision: right payloads over all reports (an `added`, or an `updated` that "
         out += "changes its item's payload). Add latency: frames from an item's first legible frame to `added`; "
         out += "removal: frames from its last visible frame to `removed` (negative: removed while still in view). "
-        out += "CPU: the daemon's user + system time per frame of the clip (30 fps: 33 ms is one core).\n\n"
+        out += "CPU: the daemon's user + system time per frame of the clip (30 fps: 33 ms is one core). "
+        out += "`--pace realtime` runs each clip \(realtimeRuns) time\(realtimeRuns == 1 ? "" : "s") and counts every run "
+        out += "(clips and items are counted once a run).\n\n"
         for pace in ["realtime", "none"] {
             var byScenario: [String: Tally] = [:]
-            for name in clips {
+            let runs = 0..<(pace == "realtime" ? realtimeRuns : 1)
+            for (attempt, name) in runs.flatMap({ attempt in clips.map { (attempt, $0) } }) {
                 let truth = footage + "/" + name
                 let mjpeg = truth.replacingOccurrences(of: ".json", with: ".mjpeg")
-                let events = directory.appendingPathComponent(name + "." + pace + ".events").path
+                let events = directory.appendingPathComponent("\(name).\(pace).\(attempt).events").path
                 let before = childCPU()
                 let run = try Subprocess.run(
                     "/bin/sh", ["-c", "exec \"$0\" run --no-config --no-socket --source \"$1\" --pace \"$2\" --line-model \"$4\" --events-stdout > \"$3\"", scannerd, mjpeg, pace, events, lineModel ?? "none"],
@@ -80,13 +87,13 @@ enum RealtimeBenchmark {
                 byScenario[score.scenario] = tally
             }
             out += "`--pace \(pace)`:\n\n"
-            out += "| scenario | clips | recall | precision | duplicates | flicker | add latency median (p90) | removal p90 (early) | CPU ms/frame |\n"
-            out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+            out += "| scenario | clips | recall | precision | duplicates | flicker | add latency median (p90) | phone numbers median (p90) | removal p90 (early) | CPU ms/frame |\n"
+            out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
             var total = Tally()
             for (scenario, t) in byScenario.sorted(by: { $0.key < $1.key }) {
                 out += row(scenario, t)
                 total.add(Score(scenario: "", legible: t.legible, found: t.found, added: t.added, correct: t.correct, duplicates: t.duplicates,
-                                flicker: t.flicker, addLatency: t.addLatency, removalLatency: t.removalLatency, wrong: t.wrong, missed: t.missed))
+                                flicker: t.flicker, addLatency: t.addLatency, phoneAddLatency: t.phoneAddLatency, removalLatency: t.removalLatency, wrong: t.wrong, missed: t.missed))
                 total.clips += t.clips - 1
                 total.cpuSeconds += t.cpuSeconds
                 total.frames += t.frames
@@ -103,11 +110,11 @@ enum RealtimeBenchmark {
     static func row(_ name: String, _ t: Tally) -> String {
         let recall = t.legible == 0 ? "–" : String(format: "%d/%d = %.2f", t.found, t.legible, Double(t.found) / Double(t.legible))
         let precision = t.added == 0 ? "–" : String(format: "%d/%d = %.2f", t.correct, t.added, Double(t.correct) / Double(t.added))
-        let add = t.addLatency.isEmpty ? "–" : "\(percentile(t.addLatency, 0.5)) (\(percentile(t.addLatency, 0.9)))"
+        func latency(_ values: [Int]) -> String { values.isEmpty ? "–" : "\(percentile(values, 0.5)) (\(percentile(values, 0.9)))" }
         let early = t.removalLatency.filter { $0 < 0 }.count
         let removal = t.removalLatency.isEmpty ? "–" : "\(percentile(t.removalLatency, 0.9)) (\(early))"
         let cpu = t.frames == 0 ? "–" : String(format: "%.1f", t.cpuSeconds / Double(t.frames) * 1000)
-        return "| \(name) | \(t.clips) | \(recall) | \(precision) | \(t.duplicates) | \(t.flicker) | \(add) | \(removal) | \(cpu) |\n"
+        return "| \(name) | \(t.clips) | \(recall) | \(precision) | \(t.duplicates) | \(t.flicker) | \(latency(t.addLatency)) | \(latency(t.phoneAddLatency)) | \(removal) | \(cpu) |\n"
     }
 
     /// Nearest-rank percentile.
