@@ -6,6 +6,8 @@ number, URL and e-mail address a person can read, and nothing else?
 
 Standard library only. For each clip's truth, the frames where a typed item is legible: `mid` takes
 the middle one of each item's legible frames, `qhq` the ones a quarter, half and three quarters in.
+A clip with no typed item legible anywhere (the empty desk) gives its middle frame (`qhq`: the three),
+where anything typed scan reports is false.
 Those frames are cut out of the clip into WORKDIR and scanned in one `scannerd scan` run. Per frame:
 read = the truth items legible there whose payload scan reports; false = typed payloads scan reports
 that are no truth item of the clip (a distractor, a misread, a part of something). Prints the totals,
@@ -55,9 +57,11 @@ def main():
                 picks = [legible[n // 2]] if mode == "mid" else [legible[n // 4], legible[n // 2], legible[3 * n // 4]]
                 for frame in picks:
                     wanted.setdefault(frame, set()).add(item["payload"])
-            if not wanted:
-                continue
             frames = frames_of(truth_path[:-5] + ".mjpeg")
+            if not wanted:
+                n = len(frames)
+                for frame in ([n // 2] if mode == "mid" else [n // 4, n // 2, 3 * n // 4]):
+                    wanted[frame] = set()
             payloads = {item["payload"] for item in truth["items"] if item.get("payload")}
             for frame, legible in sorted(wanted.items()):
                 path = os.path.join(work, f"{name}-{frame}.jpg")
