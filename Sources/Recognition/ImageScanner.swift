@@ -174,11 +174,18 @@ public final class ImageScanner {
     /// items; this rule, 84, neither with a wrong payload.
     static func agreed(tesseract: [[LineItem]], network: [[LineItem]] = []) -> [RecognizedItem] {
         typealias Votes = [String: (count: Int, item: LineItem, leastConfidence: Double)]
-        func votes(_ readings: [[LineItem]]) -> Votes {
+        // A place Tesseract read up to a cut end is cut for the network too: the network reads
+        // nothing of the remains of glyphs there (Tesseract's `| Sludios.com`, the network's
+        // `sludios.com`, sure, its first glyph 0.67 line heights in: past its own cut rule).
+        let cut = tesseract.joined().filter { $0.item.contentType != nil && $0.reachesCutEnd }
+        /// `cutPlaces`: the places no candidate may vote at (the network's, where Tesseract reached
+        /// a cut end; Tesseract's own readings that stopped short of it still vote).
+        func votes(_ readings: [[LineItem]], cutPlaces: [LineItem] = []) -> Votes {
             var votes: Votes = [:]
             for reading in readings {
                 var seen = Set<String>()
-                for candidate in reading where candidate.item.contentType != nil && !candidate.reachesCutEnd {
+                for candidate in reading
+                where candidate.item.contentType != nil && !candidate.reachesCutEnd && !cutPlaces.contains(where: { $0.sharesPlace(with: candidate) }) {
                     guard seen.insert(candidate.item.payload).inserted else { continue }
                     let vote = votes[candidate.item.payload, default: (0, candidate, 1)]
                     votes[candidate.item.payload] = (vote.count + 1, vote.item, min(vote.leastConfidence, candidate.item.confidence))
@@ -186,7 +193,7 @@ public final class ImageScanner {
             }
             return votes
         }
-        let byTesseract = votes(tesseract), byNetwork = votes(network)
+        let byTesseract = votes(tesseract), byNetwork = votes(network, cutPlaces: cut)
         /// Payloads most of `readings` readings give.
         func most(_ votes: Votes, of readings: Int) -> [LineItem] {
             votes.values.filter { $0.count * 2 > readings }.map(\.item)
@@ -315,8 +322,25 @@ public final class ImageScanner {
                 box = exact
                 reachesCutEnd = reading.cut.start && exact.x < room || reading.cut.end && exact.x + exact.width > reading.width - room
             } else if let union = PixelRect.union(words.map(\.box)) {
+                // Where glyphs cut the line (its text goes on), words of no letter or digit between
+                // the item and that end, closer to it than a glyph's height (a word space is about a
+                // third of it), are what Tesseract made of their remains: the detector split
+                // `…oldmill-sludios.com` at the hyphen (640×480, poster seed 1) and the piece read
+                // `| Sludios.com`, the link http://sludios.com. Not where a thumb, a bezel or the
+                // frame's edge cuts it: a phone's edge right before an address reads `|` too.
+                let before = Array(line.words.prefix { $0 != words.first }), after = Array(line.words.reversed().prefix { $0 != words.last })
+                /// `others` (the nearest last) are such remains.
+                func remains(_ others: [RecognizedWord], gap: (RecognizedWord) -> Int) -> Bool {
+                    guard let nearest = others.last else { return false }
+                    return gap(nearest) < union.height && !others.contains { $0.text.contains { $0.isLetter || $0.isNumber } }
+                }
                 box = union
-                reachesCutEnd = reading.cut.start && words.first == line.words.first || reading.cut.end && words.last == line.words.last
+                reachesCutEnd = reading.cut.start
+                    && (words.first == line.words.first
+                        || reading.cut.startAtText && remains(before) { union.x - $0.box.x - $0.box.width })
+                    || reading.cut.end
+                        && (words.last == line.words.last
+                            || reading.cut.endAtText && remains(after) { $0.box.x - union.x - union.width })
             } else {
                 continue
             }

@@ -70,6 +70,11 @@ public struct LineReader: Sendable {
     public struct CutEnds: Sendable, Equatable {
         public var start: Bool
         public var end: Bool
+        /// What cuts that end is glyphs the line did not take in (its text goes on: a line the
+        /// detector split, letters half under a thumb's edge), not something over the ground or
+        /// the frame's edge.
+        public var startAtText = false
+        public var endAtText = false
         public static let none = CutEnds(start: false, end: false)
     }
 
@@ -164,17 +169,20 @@ public struct LineReader: Sendable {
         func groundLevel(_ levels: LevelHistogram) -> Int {
             levels.level(atRank: lightInk ? levels.total / 4 : levels.total * 3 / 4)
         }
-        func isCut(_ side: Double, _ top: Point, _ bottom: Point) -> Bool {
+        /// Whether that end is cut, and whether by glyphs on the line's ground.
+        func isCut(_ side: Double, _ top: Point, _ bottom: Point) -> (cut: Bool, atText: Bool) {
             guard let past = probe(side * 0.05, side * 0.6, top, bottom, rows: 0.2...0.8),
                 let near = probe(side * 0.05, side * 0.35, top, bottom, rows: 0.15...0.85),
                 let inside = probe(-side * min(1.5, length / height), 0, top, bottom, rows: 0.2...0.8)
-            else { return true }
+            else { return (true, false) }
             let ground = groundLevel(inside)
-            if Double(abs(past.level(atRank: past.total / 2) - ground)) > contrast / 3 { return true }
+            if Double(abs(past.level(atRank: past.total / 2) - ground)) > contrast / 3 { return (true, false) }
             let ink = near.count { Double(abs($0 - ground)) > contrast / 2 }
-            return Double(ink) > 0.08 * Double(near.total)
+            let atText = Double(ink) > 0.08 * Double(near.total)
+            return (atText, atText)
         }
-        return CutEnds(start: isCut(-1, quad.topLeft, quad.bottomLeft), end: isCut(1, quad.topRight, quad.bottomRight))
+        let start = isCut(-1, quad.topLeft, quad.bottomLeft), end = isCut(1, quad.topRight, quad.bottomRight)
+        return CutEnds(start: start.cut, end: end.cut, startAtText: start.atText, endAtText: end.atText)
     }
 
     /// A coarse picture of the line at `quad` for telling whether it changed since it was read:

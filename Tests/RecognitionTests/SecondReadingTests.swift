@@ -137,6 +137,21 @@ import TextRecognition
         #expect(ImageScanner.agreed(tesseract: [[], [], [], [], []], network: [[part], [part], [part]]).isEmpty)
     }
 
+    /// Where Tesseract read a typed item up to a cut end, the network reads the same place with
+    /// nothing of the remains of glyphs before it (Tesseract's `| Sludios.com`, the network's sure
+    /// `sludios.com`, its first glyph past its own cut rule): that place is cut for the network too.
+    /// Elsewhere on the line the network still reads.
+    @Test func aPlaceTesseractReadUpToACutEndIsCutForTheNetwork() {
+        let part = typed("http://sludios.com", span: 0...0.5, cut: true)
+        let sure = typed("http://sludios.com", span: 0.05...0.5, confidence: 0.97)
+        let phone = typed("+15125550173", type: .telephoneNumber, span: 0.6...1, confidence: 0.97)
+        let tesseract = Array(repeating: [part], count: 5)
+        #expect(ImageScanner.agreed(tesseract: tesseract, network: Array(repeating: [sure], count: 3)).isEmpty)
+        #expect(ImageScanner.agreed(tesseract: tesseract, network: Array(repeating: [sure, phone], count: 3)).map(\.payload) == ["+15125550173"])
+        // Without Tesseract's part, the network's sure reading stands.
+        #expect(ImageScanner.agreed(tesseract: Array(repeating: [], count: 5), network: Array(repeating: [sure], count: 3)).map(\.payload) == ["http://sludios.com"])
+    }
+
     /// A reading of `text` as one word whose bytes lie 10 px apart from `start`, on a line 400 px long
     /// whose start is cut; with per-byte boxes (the network's) or without (Tesseract's).
     func cutReading(_ text: String, from start: Int, byteBoxes: Bool) -> LineReader.Reading {
