@@ -318,9 +318,14 @@ public final class ImageScanner {
                 // there is no room for a glyph and the gap before it between them: less than half the
                 // line's height (the line's padding is a fifth of it; an icon and its gap are more
                 // than one height).
+                // Room counts from clear ground (`Reading.clear`): a thumb's edge the quad took in
+                // is no room (640×480 poster seed 4: `ill-studios.com/info` read past the edge of a
+                // thumb over `oldm`, its first glyph 0.5–1.2 line heights in).
                 let room = LineNetwork.lineHeight / 2
+                let clear = reading.clear ?? 0..<reading.width
                 box = exact
-                reachesCutEnd = reading.cut.start && exact.x < room || reading.cut.end && exact.x + exact.width > reading.width - room
+                reachesCutEnd = reading.cut.start && exact.x - clear.lowerBound < room
+                    || reading.cut.end && exact.x + exact.width > clear.upperBound - room
             } else if let union = PixelRect.union(words.map(\.box)) {
                 // Where glyphs cut the line (its text goes on), words of no letter or digit between
                 // the item and that end, closer to it than a glyph's height (a word space is about a

@@ -64,6 +64,12 @@ public struct LineReader: Sendable {
         /// and whether it reaches a cut end are then the item's own, not its words' (the network
         /// reads `Tel.512.555.0173` as one word). Nil: the words' boxes (Tesseract's readings).
         public var byteBoxes: [PixelRect]? = nil
+        /// With `byteBoxes`: the columns of the straightened line between its ends and what was read
+        /// that are clear ground, `clear.lowerBound` just past the last column before the first
+        /// symbol that is not (`LineReader.unreadEnds`). An item at a cut end has room for a glyph
+        /// before it only on clear ground: the network reads nothing of a thumb's edge the quad took
+        /// in, nor of the remains of letters under it.
+        public var clear: Range<Int>? = nil
     }
 
     /// Whether a line's text may go on past its start or its end, out of sight.
@@ -97,7 +103,37 @@ public struct LineReader: Sendable {
         // The network was loaded whole and the line is its height: an error here is OpenCV failing
         // on one line, which then has no network reading.
         guard let read = try? network.read(straight) else { return nil }
-        return Self.reading(read, quad: quad, cut: cutEnds(of: quad, in: image))
+        let cut = cutEnds(of: quad, in: image)
+        guard var reading = Self.reading(read, quad: quad, cut: cut) else { return nil }
+        if cut.start || cut.end, let first = read.symbols.first?.columns, let last = read.symbols.last?.columns {
+            reading.clear = Self.unreadEnds(of: straight, before: first.lowerBound, after: last.upperBound)
+        }
+        return reading
+    }
+
+    /// The columns of `straight` (a line normalized for reading: dark ink on light ground) from just
+    /// past the last column before `before` that is not clear ground to the first one past `after`
+    /// (the line's ends when there is none). A column is not clear ground when its middle is far from
+    /// the ground (a thumb: a third of the way to the ink, as `cutEnds` judges past an end) or holds
+    /// ink (the remains of a letter: 8 % of it, as `cutEnds`). Columns within a quarter of the
+    /// line's height of what was read are left out: the network places a symbol by the steps it
+    /// was read at, which need not begin where its ink does.
+    static func unreadEnds(of straight: GrayImage, before: Int, after: Int) -> Range<Int> {
+        let levels = LevelHistogram(straight)
+        let ground = levels.level(atRank: levels.total * 9 / 10), ink = levels.level(atRank: levels.total * 3 / 100)
+        let contrast = Double(ground - ink)
+        let margin = straight.height / 4
+        let rows = (straight.height * 15 / 100)..<(straight.height * 85 / 100)
+        func clear(_ x: Int) -> Bool {
+            var column = rows.map { Int(straight.pixels[$0 * straight.stride + x]) }
+            column.sort()
+            if Double(ground - column[column.count / 2]) > contrast / 3 { return false }
+            return Double(column.count { Double(ground - $0) > contrast / 2 }) <= 0.08 * Double(column.count)
+        }
+        guard contrast > 0, !rows.isEmpty else { return 0..<straight.width }
+        let start = stride(from: min(straight.width, before - margin) - 1, through: 0, by: -1).first { !clear($0) }.map { $0 + 1 } ?? 0
+        let end = (min(straight.width, max(0, after + margin))..<straight.width).first { !clear($0) } ?? straight.width
+        return start..<max(start, end)
     }
 
     /// A network reading as a line of words (split at its spaces), with a box for each byte of the text.

@@ -45,6 +45,28 @@ import TestTraits
         #expect(reader.cutEnds(of: Self.quad, in: image(marks: [thumb])) == LineReader.CutEnds(start: true, end: false))
     }
 
+    /// Where the clear ground before and after what the network read begins (`LineReader.unreadEnds`),
+    /// on a straightened line 48 px high: ground 230, glyphs 20 from x = 100 to 300, what was read
+    /// from 100 to 300.
+    @Test func clearGroundEndsAtAThumbOrTheRemainsOfALetter() {
+        func line(_ marks: [(Range<Int>, rows: Range<Int>, level: UInt8)]) -> GrayImage {
+            var pixels = [UInt8](repeating: 230, count: 400 * 48)
+            let glyphs = stride(from: 100, to: 300, by: 20).map { ($0..<($0 + 10), rows: 10..<38, level: UInt8(20)) }
+            for (columns, rows, level) in glyphs + marks {
+                for y in rows { for x in columns { pixels[y * 400 + x] = level } }
+            }
+            return GrayImage(width: 400, height: 48, pixels: pixels)
+        }
+        #expect(LineReader.unreadEnds(of: line([]), before: 100, after: 300) == 0..<400)
+        // A thumb (mid-gray) over the first 40 columns, and from 350 on.
+        let thumbs = line([(0..<40, rows: 0..<48, level: 130), (350..<400, rows: 0..<48, level: 130)])
+        #expect(LineReader.unreadEnds(of: thumbs, before: 100, after: 300) == 40..<350)
+        // The lower half of a letter at 60–63; its own glyph's ink a few columns before the read
+        // symbol's start counts as read.
+        #expect(LineReader.unreadEnds(of: line([(60..<64, rows: 24..<38, level: 20)]), before: 100, after: 300) == 64..<400)
+        #expect(LineReader.unreadEnds(of: line([(94..<100, rows: 10..<38, level: 20)]), before: 100, after: 300) == 0..<400)
+    }
+
     @Test func theFramesEdgeCutsTheLine() {
         // The line's end is 4 px from the right edge: what follows is out of the frame.
         #expect(reader.cutEnds(of: Self.quad, in: image(width: 157)) == LineReader.CutEnds(start: false, end: true))

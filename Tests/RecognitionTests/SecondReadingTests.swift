@@ -178,6 +178,24 @@ import TextRecognition
         #expect(reachesCut(from: 48, byteBoxes: false) == [true])
     }
 
+    /// Room for a glyph counts from clear ground (`Reading.clear`), not from the quad's end: the
+    /// network reads nothing of a thumb's edge the quad took in (640×480 poster seed 4:
+    /// `ill-studios.com/info` read past the thumb over `oldm`, its first glyph half a line height
+    /// and more in). A cut end only: an end that is not cut is where the text stops.
+    @Test func roomForAGlyphCountsFromClearGround() throws {
+        let scanner = try ImageScanner(options: TextTests.contentOnly)
+        let number = "+441134960639"
+        func reachesCut(clearFrom: Int, cut: Bool = true) -> [Bool] {
+            var reading = cutReading(number, from: 48, byteBoxes: true)
+            reading.clear = clearFrom..<400
+            if !cut { reading.cut = .none }
+            return scanner.items(in: reading).filter { $0.item.contentType == .telephoneNumber }.map(\.reachesCutEnd)
+        }
+        #expect(reachesCut(clearFrom: 0) == [false])
+        #expect(reachesCut(clearFrom: 40) == [true])
+        #expect(reachesCut(clearFrom: 40, cut: false) == [false])
+    }
+
     /// Which first readings are read again: typed ones, and ones with the marks of a misread typed item.
     @Test func linesThatMayHoldAMisreadTypedItemAreReadAgain() {
         for text in ["Wei. 542.555 9173", "anery wndayist@narthgate-optics.com", "www.oldmil-studios com/info", "Tel 5125550",
