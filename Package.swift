@@ -151,8 +151,12 @@ let package = Package(
             dependencies: [
                 "ClientRequests", "Events", "ScannerCore", "ScannerProtocol",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                // The connection guard sits right after NIO's HTTP/1 decoder (HTTPConnections.swift).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -106,7 +106,17 @@ public final class RequestHandler: Sendable {
             }
             switch configure(change) {
             case .success(let applied):
-                logger.notice("configuration changed", metadata: ["config": "\(JSONValue.object(applied).serialized())", "client": "\(client)"])
+                // What this request changed, not the whole configuration (the `config` event has it); a
+                // client may `set` in a loop, so the daemon rate-limits these lines too.
+                logger.notice("configuration changed", metadata: Logger.Metadata(uniqueKeysWithValues: applied.filter { (field: (String, JSONValue)) -> Bool in
+                    switch field.0 {
+                    case "roi": change.regionOfInterest != nil
+                    case "quality": change.quality != nil
+                    case "types": change.types != nil
+                    case "single": change.singleItem != nil
+                    default: false
+                    }
+                }.map { ($0.0, Logger.MetadataValue.string($0.1.serialized())) } + [("client", Logger.MetadataValue.string(client))]))
                 hub.publishNotice("config", applied)
                 return Reply.ok(echo, applied)
             case .failure(let refusal):

@@ -67,9 +67,14 @@ public enum DaemonAssembly {
 
     /// The requests of every transport, answered by this daemon (through the weak box: the daemon
     /// owns the servers that own the handler).
+    ///
+    /// Every line the handler logs is one a client can cause once per request (`set`, `pause`, a
+    /// photo written): at most `requestLogLines` of each kind a minute, the rest summed up
+    /// (`RateLimitedLogHandler`), so a client in a loop cannot fill the journal.
     static func requestHandler(hub: EventHub, logger: Logger, daemon: WeakDaemon) -> RequestHandler {
-        RequestHandler(
-            hub: hub, logger: logger,
+        let limited = RateLimitedLogHandler.logger(logger, lines: requestLogLines, per: requestLogInterval)
+        return RequestHandler(
+            hub: hub, logger: limited,
             stats: { daemon.daemon?.statistics() ?? [] },
             configure: { change in
                 guard let daemon = daemon.daemon else { return .failure(.init("shutting down")) }
@@ -86,14 +91,20 @@ public enum DaemonAssembly {
             })
     }
 
+    /// Lines of one kind the request handler logs per `requestLogInterval` seconds.
+    static let requestLogLines = 10
+    static let requestLogInterval = 60.0
+
     static func eventServer(_ s: DaemonSettings, hub: EventHub, logger: Logger, requests: RequestHandler) -> EventServer {
         EventServer(
             hub: hub,
             configuration: EventServerConfiguration(
                 path: s.socketPath, mode: mode_t(s.socketMode), maximumClients: s.maximumClients, maximumClientsPerUser: s.maximumClientsPerUser,
+                queueLimit: s.queueLimit,
                 group: s.socketGroup.flatMap(Accounts.groupID), allowedUsers: Set(s.allowUsers.compactMap(Accounts.userID)),
                 allowedGroups: Set(s.allowGroups.compactMap(Accounts.groupID)),
-                controlUsers: Set(s.controlUsers.compactMap(Accounts.userID)), controlGroups: Set(s.controlGroups.compactMap(Accounts.groupID))),
+                controlUsers: Set(s.controlUsers.compactMap(Accounts.userID)), controlGroups: Set(s.controlGroups.compactMap(Accounts.groupID)),
+                httpConnections: s.httpListen == nil ? 0 : s.httpMaxConnections),
             logger: logger, requests: requests)
     }
 
@@ -111,9 +122,10 @@ public enum DaemonAssembly {
             return try HTTPServer(
                 hub: hub, requests: requests,
                 configuration: HTTPServerConfiguration(
-                    host: listen.host, port: listen.port, token: token, allowedOrigins: Set(s.httpAllowedOrigins),
+                    host: listen.host, port: listen.port, token: token, allowedOrigins: Set(s.httpAllowedOrigins), queueLimit: s.queueLimit,
                     // The socket's rule: with control users or groups configured, only they may `set`.
-                    controlOpen: s.controlUsers.isEmpty && s.controlGroups.isEmpty, maximumStreams: s.maximumClients),
+                    controlOpen: s.controlUsers.isEmpty && s.controlGroups.isEmpty, maximumStreams: s.maximumClients,
+                    maximumConnections: s.httpMaxConnections, idleTimeout: .seconds(s.httpIdleTimeout), requestTimeout: .seconds(s.httpRequestTimeout)),
                 logger: logger, metrics: metrics)
         } catch {
             throw .cannotStart("\(error)")
@@ -122,40 +134,64 @@ public enum DaemonAssembly {
 
     /// `http.token-file`, `mqtt.password-file`: the secret in the file without surrounding
     /// whitespace; a regular file of at most 4 KiB holding one word.
+    /// Never waits: a FIFO (or a device) is refused at once, not opened for reading (which would
+    /// block until a writer came, and hang the start).
     static func readToken(_ path: String, key: String = "http.token-file") throws(DaemonError) -> String {
         let limit = 4096
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw .cannotStart("\(key) \(path): cannot be read") }
-        defer { try? handle.close() }
-        var info = stat()
-        guard fstat(handle.fileDescriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw .cannotStart("\(key) \(path): not a regular file")
+        let bytes: [UInt8]
+        do throws(RegularFile.Failure) {
+            bytes = try RegularFile.read(path, limit: limit)
+        } catch {
+            switch error {
+            case .system: throw .cannotStart("\(key) \(path): cannot be read: \(error)")
+            case .directory: throw .cannotStart("\(key) \(path): not a regular file (a directory)")
+            case .notRegular: throw .cannotStart("\(key) \(path): not a regular file")
+            case .tooLarge: throw .cannotStart("\(key) \(path): longer than \(limit) bytes")
+            }
         }
-        let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
-        guard data.count <= limit else { throw .cannotStart("\(key) \(path): longer than \(limit) bytes") }
-        guard let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty,
+        guard let text = String(validating: bytes, as: UTF8.self)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty,
             !text.contains(where: { $0.isWhitespace || $0.isNewline })
         else { throw .cannotStart("\(key) \(path): expected one token (no spaces) in UTF-8") }
         return text
     }
 
+    /// `mqtt.ca-file`'s limit: Debian's whole bundle (/etc/ssl/certs/ca-certificates.crt) is 0.2 MiB.
+    static let caFileLimit = 4 << 20
+
     /// `mqtt.broker` set: the MQTT publisher (nil otherwise), with the password read now.
     static func mqttPublisher(_ s: DaemonSettings, hub: EventHub, logger: Logger, version: String) throws(DaemonError) -> MQTTPublisher? {
+        guard let configuration = try mqttConfiguration(s) else { return nil }
+        do {
+            return try MQTTPublisher(configuration: configuration, hub: hub, logger: logger, daemonVersion: version)
+        } catch {
+            throw .cannotStart("mqtt: \(error)")
+        }
+    }
+
+    /// `mqtt.broker` set: where and how to publish, with the password read and the CA file checked
+    /// now (nil otherwise).
+    static func mqttConfiguration(_ s: DaemonSettings) throws(DaemonError) -> MQTTConfiguration? {
         guard let url = s.mqttBroker else { return nil }
-        guard let broker = MQTTBrokerAddress.parse(url) else { throw .cannotStart("mqtt.broker \(url): expected mqtt://HOST[:PORT]") }
+        // The loader refused anything else; the URL is quoted redacted all the same (never a password in a log).
+        guard let broker = MQTTBrokerAddress.parse(url) else {
+            throw .cannotStart("mqtt.broker \(MQTTBrokerAddress.redacted(url)): expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (credentials go in mqtt.username and mqtt.password-file)")
+        }
         let password = try s.mqttPasswordFile.map { path throws(DaemonError) in try readToken(path, key: "mqtt.password-file") }
+        // libmosquitto opens the CA file with fopen(3), which waits for ever on a FIFO: checked first.
+        if broker.tls, let caFile = s.mqttCAFile {
+            do throws(RegularFile.Failure) {
+                try RegularFile.check(caFile, limit: caFileLimit)
+            } catch {
+                throw .cannotStart("mqtt.ca-file \(caFile): \(error)")
+            }
+        }
         // The broker keeps a session per client id: one per kiosk and camera by default.
         let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "kiosk"
         let camera = (s.input.name as NSString).lastPathComponent
         let clientID = s.mqttClientID ?? "scannerd-\(host)-\(camera)".filter { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
-        do {
-            return try MQTTPublisher(
-                configuration: MQTTConfiguration(
-                    host: broker.host, port: broker.port, tls: broker.tls, topic: s.mqttTopic, clientID: String(clientID.prefix(128)),
-                    username: s.mqttUsername, password: password, caFile: s.mqttCAFile, keepalive: s.mqttKeepalive, qos: s.mqttQoS,
-                    queueLimit: s.mqttQueueLimit),
-                hub: hub, logger: logger, daemonVersion: version)
-        } catch {
-            throw .cannotStart("mqtt: \(error)")
-        }
+        return MQTTConfiguration(
+            host: broker.host, port: broker.port, tls: broker.tls, topic: s.mqttTopic, clientID: String(clientID.prefix(128)),
+            username: s.mqttUsername, password: password, caFile: s.mqttCAFile, keepalive: s.mqttKeepalive, qos: s.mqttQoS,
+            queueLimit: s.mqttQueueLimit)
     }
 }

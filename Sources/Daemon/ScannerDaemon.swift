@@ -86,6 +86,11 @@ public final class ScannerDaemon: Sendable {
         http = try DaemonAssembly.httpServer(s, hub: hub, requests: requests, logger: logger) { [hub, box] in
             metrics.render(source: box.daemon?.source.statistics ?? SourceStatistics(), hub: hub, mqtt: box.daemon?.mqtt?.statistics)
         }
+        // The socket's server checks the descriptor budget for both when it listens; without it the
+        // HTTP port's connections are checked here.
+        if server == nil, http != nil {
+            do { try DescriptorBudget.ensure(maximumClients: 0, httpConnections: s.httpMaxConnections) } catch { throw .cannotStart("\(error)") }
+        }
         mqtt = try DaemonAssembly.mqttPublisher(s, hub: hub, logger: logger, version: Release.version)
         printer?.print(hub.hello())
         box.daemon = self

@@ -14,10 +14,21 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
     case duplicateKey(key: String, origin: SettingOrigin)
     /// Two keys that exclude each other, both given in one layer.
     case conflict(keys: [String], origin: SettingOrigin)
+    /// A value that is fine alone but not with the others (`http.listen` off loopback without
+    /// `http.token-file`): what `run` would refuse at start, refused here so `check-config` does too.
+    case combination(key: String, origin: SettingOrigin, problem: String)
 
-    /// A value as an error line quotes it: whole when short, its start when not.
+    /// A value as an error line quotes it: whole when short, its start when not, and on one line —
+    /// control characters (a newline in an environment variable, an escape sequence) are written as
+    /// `\u{…}`, so a value can neither split the line nor drive a terminal.
     static func shortened(_ value: String) -> String {
-        value.count > 60 ? String(value.prefix(57)) + "…" : value
+        let short = value.count > 60 ? String(value.prefix(57)) + "…" : value
+        guard short.unicodeScalars.contains(where: isControl) else { return short }
+        return short.unicodeScalars.map { isControl($0) ? "\\u{" + String($0.value, radix: 16, uppercase: true) + "}" : String($0) }.joined()
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value <= 0x1F || (0x7F...0x9F).contains(scalar.value)
     }
 
     public var description: String {
@@ -33,13 +44,15 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
         case .notAMapping(let key, let origin):
             "\(origin): \(key.map { "'\($0)' must be" } ?? "the file must be") a mapping of keys to values"
         case .unknownKey(let key, let origin, let suggestion):
-            "\(origin): unknown key '\(key)'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "")
+            "\(origin): unknown key '\(Self.shortened(key))'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "")
         case .badValue(let key, let value, let origin, let reason):
             "\(origin): \(key): invalid value '\(Self.shortened(value))': \(reason)"
         case .duplicateKey(let key, let origin):
             "\(origin): '\(key)' is given twice"
         case .conflict(let keys, let origin):
             "\(origin): give only one of \(keys.map { "'\($0)'" }.joined(separator: " or "))"
+        case .combination(let key, let origin, let problem):
+            "\(origin): \(key): \(problem)"
         }
     }
 }

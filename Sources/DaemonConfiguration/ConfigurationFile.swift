@@ -32,29 +32,13 @@ public enum ConfigurationFile {
     /// FIFO would block the reader, a device or a huge file would exhaust it.
     static func read(_ path: String) throws(ConfigurationErrors) -> String {
         func unreadable(_ reason: String) -> ConfigurationErrors { ConfigurationErrors([.unreadable(path: path, reason: reason)]) }
-        // O_NONBLOCK: opening a FIFO must not wait for a writer.
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw unreadable(errno == ENOENT ? "no such file" : String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw unreadable(String(cString: strerror(errno))) }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw unreadable(info.st_mode & S_IFMT == S_IFDIR ? "is a directory" : "not a regular file")
+        let bytes: [UInt8]
+        do throws(RegularFile.Failure) {
+            bytes = try RegularFile.read(path, limit: YAMLLimits.maximumBytes)
+        } catch {
+            throw unreadable(error.description)
         }
-        let limit = YAMLLimits.maximumBytes
-        guard info.st_size <= limit else { throw unreadable("too large (\(info.st_size) bytes; at most \(limit >> 20) MiB)") }
-        var bytes = [UInt8](repeating: 0, count: limit + 1)
-        var count = 0
-        while count <= limit {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, limit + 1 - count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw unreadable(String(cString: strerror(errno))) }
-            if n == 0 { break }
-            count += n
-        }
-        // It grew while being read.
-        guard count <= limit else { throw unreadable("too large (more than \(limit >> 20) MiB)") }
-        guard let text = String(validating: bytes[..<count], as: UTF8.self) else { throw unreadable("not UTF-8 text") }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw unreadable("not UTF-8 text") }
         return text
     }
 

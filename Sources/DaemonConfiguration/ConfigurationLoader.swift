@@ -1,4 +1,5 @@
 import Foundation
+import ScannerCore
 
 /// The settings in force and where each came from.
 public struct LoadedConfiguration: Sendable, Equatable {
@@ -47,8 +48,24 @@ public struct ConfigurationLoader: Sendable {
         for layer in layers {
             Self.apply(layer, to: &loaded, errors: &errors)
         }
+        errors += Self.combinationProblems(loaded)
         if !errors.isEmpty { throw ConfigurationErrors(errors) }
         return loaded
+    }
+
+    /// What the keys' values refuse together, checked once every layer is in: the rules `run` would
+    /// otherwise apply only at start, so `check-config`, `run` and a reload refuse the same
+    /// settings with the same line. (The servers keep their own checks too.)
+    static func combinationProblems(_ loaded: LoadedConfiguration) -> [ConfigurationError] {
+        var problems: [ConfigurationError] = []
+        let s = loaded.settings
+        // Off loopback without a token, any host on the network could watch and `set` (docs/http.md).
+        if let listen = s.httpListen, s.httpTokenFile == nil, !LoopbackAddress.isLoopback(listen.host) {
+            problems.append(.combination(
+                key: "http.listen", origin: loaded.origins["http.listen"] ?? .defaultValue,
+                problem: "\(listen) is not loopback: set http.token-file so that only clients with the token are served"))
+        }
+        return problems
     }
 
     private func environmentEntries(_ errors: inout [ConfigurationError]) -> [SettingEntry] {
@@ -84,7 +101,7 @@ public struct ConfigurationLoader: Sendable {
                     for other in SettingsSchema.exclusive where other != key.name { loaded.origins[other] = entry.origin }
                 }
             } catch {
-                errors.append(.badValue(key: key.name, value: entry.value.description, origin: entry.origin, reason: error.reason))
+                errors.append(.badValue(key: key.name, value: key.quoted(entry.value), origin: entry.origin, reason: error.reason))
             }
         }
     }

@@ -57,6 +57,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var socketGroup: String?
     public var maximumClients = 64
     public var maximumClientsPerUser = 16
+    /// Events that may wait for one client (every transport) before it is cut off.
+    public var queueLimit = 1024
     public var allowUsers: [String] = []
     public var allowGroups: [String] = []
     public var controlUsers: [String] = []
@@ -67,6 +69,10 @@ public struct DaemonSettings: Sendable, Equatable {
     public var httpListen: HTTPListen?
     public var httpTokenFile: String?
     public var httpAllowedOrigins: [String] = []
+    public var httpMaxConnections = 128
+    /// Seconds.
+    public var httpIdleTimeout = 30.0
+    public var httpRequestTimeout = 10.0
 
     // mqtt (off unless `mqtt.broker` is set)
     public var mqttBroker: String?
@@ -150,8 +156,39 @@ public enum MQTTBrokerAddress {
 
     public static func isValid(_ url: String) -> Bool { parse(url) != nil }
 
-    public static func isValidTopic(_ topic: String) -> Bool {
-        !topic.isEmpty && topic.utf8.count <= 200 && !topic.contains("+") && !topic.contains("#") && !topic.contains("\0")
-            && !topic.hasPrefix("/") && !topic.hasSuffix("/") && !topic.contains("//")
+    /// The rule `mqtt.topic` follows (`MQTTNames.topicProblem`: the publisher checks the same).
+    public static func isValidTopic(_ topic: String) -> Bool { MQTTNames.topicProblem(topic) == nil }
+
+    /// `url` as an error or a listing may show it: the user information before an `@` (a password,
+    /// or a token used as the user name) replaced with `***`, keeping a user name that has a password
+    /// after it: `mqtt://kiosk:***@broker`. Conservative: everything from `://` to the last `@` before
+    /// the next `://` is user information (a password may hold `/`, `?` or spaces), and text with no
+    /// scheme is taken as starting with it (`kiosk:secret@broker:1883`).
+    public static func redacted(_ url: String) -> String {
+        var out = ""
+        var rest = Substring(url)
+        if let first = rest.firstRange(of: "://") {
+            out += rest[..<first.upperBound]
+            rest = rest[first.upperBound...]
+        }
+        while true {
+            let next = rest.firstRange(of: "://")
+            let segment = rest[..<(next?.lowerBound ?? rest.endIndex)]
+            if let at = segment.lastIndex(of: "@") {
+                let userinfo = segment[..<at]
+                if let colon = userinfo.firstIndex(of: ":") {
+                    out += userinfo[..<colon]
+                    out += ":***"
+                } else {
+                    out += "***"
+                }
+                out += segment[at...]
+            } else {
+                out += segment
+            }
+            guard let next else { return out }
+            out += rest[next]
+            rest = rest[next.upperBound...]
+        }
     }
 }

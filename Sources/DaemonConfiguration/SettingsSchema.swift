@@ -15,11 +15,15 @@ public struct SettingKey: Sendable {
     let copy: (@Sendable (inout DaemonSettings, DaemonSettings) -> Void)?
     let read: @Sendable (SettingValue, inout DaemonSettings) throws(ValueProblem) -> Void
     let show: @Sendable (DaemonSettings) -> String
+    /// For a key whose value may hold a secret (`mqtt.broker`: `mqtt://user:password@host`): the
+    /// value as an error message or a listing may quote it.
+    let redact: (@Sendable (String) -> String)?
 
     init(
         name: String, flag: String? = nil, summary: String, live copy: (@Sendable (inout DaemonSettings, DaemonSettings) -> Void)? = nil,
         read: @escaping @Sendable (SettingValue, inout DaemonSettings) throws(ValueProblem) -> Void,
-        show: @escaping @Sendable (DaemonSettings) -> String
+        show: @escaping @Sendable (DaemonSettings) -> String,
+        redact: (@Sendable (String) -> String)? = nil
     ) {
         self.name = name
         self.flag = flag
@@ -27,6 +31,12 @@ public struct SettingKey: Sendable {
         self.copy = copy
         self.read = read
         self.show = show
+        self.redact = redact
+    }
+
+    /// A value as written, as an error message may quote it (secrets redacted).
+    public func quoted(_ value: SettingValue) -> String {
+        redact.map { $0(value.description) } ?? value.description
     }
 
     /// Applied by a reload without a restart.
@@ -211,6 +221,8 @@ public enum SettingsSchema {
                    show: { $0.socketGroup ?? "null" }),
         SettingKey(name: "server.max-clients", flag: "--max-clients", summary: "clients served at once; more are refused with too-many-clients",
                    read: { v, s throws(ValueProblem) in s.maximumClients = try integer(v, 1...10_000) }, show: { "\($0.maximumClients)" }),
+        SettingKey(name: "server.queue-limit", summary: "events that may wait for one client (socket, event stream or WebSocket) before it is cut off with overflow; at most 4 MiB may wait, whatever the count",
+                   read: { v, s throws(ValueProblem) in s.queueLimit = try integer(v, 16...100_000) }, show: { "\($0.queueLimit)" }),
         SettingKey(name: "server.max-clients-per-user", flag: "--max-clients-per-user", summary: "connections one user may hold (root, the daemon's user and control users: no limit)",
                    read: { v, s throws(ValueProblem) in s.maximumClientsPerUser = try integer(v, 1...10_000) }, show: { "\($0.maximumClientsPerUser)" }),
         SettingKey(name: "server.allow-users", flag: "--allow-user", summary: "only these users may connect (empty, with allow-groups empty: anyone the socket's mode lets in)",
@@ -244,6 +256,12 @@ public enum SettingsSchema {
                        s.httpTokenFile = path
                    },
                    show: { $0.httpTokenFile ?? "null" }),
+        SettingKey(name: "http.max-connections", summary: "HTTP connections held at once, event streams included; when all are held, the one that has waited longest for a request is closed to make room",
+                   read: { v, s throws(ValueProblem) in s.httpMaxConnections = try integer(v, 1...10_000) }, show: { "\($0.httpMaxConnections)" }),
+        SettingKey(name: "http.idle-timeout", summary: "seconds an HTTP connection may wait for a request (keep-alive) before it is closed",
+                   read: { v, s throws(ValueProblem) in s.httpIdleTimeout = try number(v, above: 0, atMost: 3600) }, show: { format($0.httpIdleTimeout) }),
+        SettingKey(name: "http.request-timeout", summary: "seconds a client may take to send a request once it has begun (slow clients are closed)",
+                   read: { v, s throws(ValueProblem) in s.httpRequestTimeout = try number(v, above: 0, atMost: 600) }, show: { format($0.httpRequestTimeout) }),
         SettingKey(name: "http.allowed-origins", flag: "--http-allowed-origin", summary: "web origins besides the server's own whose pages may read the events (scheme://host[:port])",
                    read: { v, s throws(ValueProblem) in
                        s.httpAllowedOrigins = try list(v).map { origin throws(ValueProblem) in
@@ -261,14 +279,21 @@ public enum SettingsSchema {
                    read: { v, s throws(ValueProblem) in
                        if v == .null { s.mqttBroker = nil; return }
                        let url = try scalar(v)
-                       guard MQTTBrokerAddress.isValid(url) else { throw ValueProblem("expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT]") }
+                       guard MQTTBrokerAddress.isValid(url) else {
+                           // The error line quotes the value redacted (`redact`); it says where credentials go.
+                           throw ValueProblem(url.contains("@")
+                               ? "credentials do not go in the URL: set mqtt.username and mqtt.password-file (expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT])"
+                               : "expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
+                       }
                        s.mqttBroker = url
                    },
-                   show: { $0.mqttBroker ?? "null" }),
+                   // A valid URL holds no user information; redacted all the same, should that change.
+                   show: { $0.mqttBroker.map { MQTTBrokerAddress.redacted($0) } ?? "null" },
+                   redact: { MQTTBrokerAddress.redacted($0) }),
         SettingKey(name: "mqtt.topic", flag: "--mqtt-topic", summary: "topic prefix: PREFIX/events, PREFIX/status, PREFIX/items",
                    read: { v, s throws(ValueProblem) in
                        let topic = try scalar(v)
-                       guard MQTTBrokerAddress.isValidTopic(topic) else { throw ValueProblem("expected a topic without wildcards (+ #), empty levels or a leading or trailing /") }
+                       if let problem = MQTTNames.topicProblem(topic) { throw ValueProblem(problem) }
                        s.mqttTopic = topic
                    },
                    show: { $0.mqttTopic }),
@@ -277,11 +302,21 @@ public enum SettingsSchema {
                        if v == .null { s.mqttClientID = nil; return }
                        let id = try scalar(v)
                        guard !id.isEmpty, id.utf8.count <= 128 else { throw ValueProblem("expected 1 to 128 bytes") }
+                       // libmosquitto refuses such an id at start ("cannot create an MQTT client").
+                       if let problem = MQTTNames.textProblem(id) { throw ValueProblem(problem) }
                        s.mqttClientID = id
                    },
                    show: { $0.mqttClientID ?? "null" }),
         SettingKey(name: "mqtt.username", summary: "user name for the broker (null: none)",
-                   read: { v, s throws(ValueProblem) in s.mqttUsername = v == .null ? nil : try scalar(v) }, show: { $0.mqttUsername ?? "null" }),
+                   read: { v, s throws(ValueProblem) in
+                       if v == .null { s.mqttUsername = nil; return }
+                       let name = try scalar(v)
+                       // libmosquitto refuses such a name at start ("username: Malformed UTF-8").
+                       guard name.utf8.count <= 65535 else { throw ValueProblem("expected at most 65535 bytes") }
+                       if let problem = MQTTNames.textProblem(name) { throw ValueProblem(problem) }
+                       s.mqttUsername = name
+                   },
+                   show: { $0.mqttUsername ?? "null" }),
         SettingKey(name: "mqtt.password-file", summary: "a file holding the broker password (read at start; never logged)",
                    read: { v, s throws(ValueProblem) in s.mqttPasswordFile = v == .null ? nil : try absolutePath(v) }, show: { $0.mqttPasswordFile ?? "null" }),
         SettingKey(name: "mqtt.ca-file", summary: "CA certificates for mqtts:// (null: the system's)",

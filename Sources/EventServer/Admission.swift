@@ -66,20 +66,24 @@ public enum DescriptorBudget {
         case refuse(message: String)
     }
 
-    public static func decide(maximumClients: Int, softLimit: UInt64, hardLimit: UInt64) -> Action {
-        let needed = UInt64(maximumClients + headroom)
+    /// - Parameter httpConnections: the HTTP port's connections (`http.max-connections`), which
+    ///   hold descriptors beside the socket's clients.
+    public static func decide(maximumClients: Int, httpConnections: Int = 0, softLimit: UInt64, hardLimit: UInt64) -> Action {
+        let needed = UInt64(maximumClients + httpConnections + headroom)
         if softLimit >= needed { return .enough }
         if hardLimit >= needed { return .raiseSoftLimit(to: needed) }
+        let clients = httpConnections > 0
+            ? "max-clients \(maximumClients) and http.max-connections \(httpConnections) need" : "max-clients \(maximumClients) needs"
         return .refuse(
-            message: "max-clients \(maximumClients) needs \(needed) open files, but the limit is \(hardLimit) "
-                + "(raise LimitNOFILE= / ulimit -n, or lower server.max-clients to at most \(max(0, Int(hardLimit) - headroom)))")
+            message: "\(clients) \(needed) open files, but the limit is \(hardLimit) "
+                + "(raise LimitNOFILE= / ulimit -n, or lower server.max-clients to at most \(max(0, Int(hardLimit) - headroom - httpConnections)))")
     }
 
     /// Applies the decision to this process (getrlimit/setrlimit RLIMIT_NOFILE).
-    public static func ensure(maximumClients: Int) throws(EventServerError) {
+    public static func ensure(maximumClients: Int, httpConnections: Int = 0) throws(EventServerError) {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
-        switch decide(maximumClients: maximumClients, softLimit: UInt64(limit.rlim_cur), hardLimit: UInt64(limit.rlim_max)) {
+        switch decide(maximumClients: maximumClients, httpConnections: httpConnections, softLimit: UInt64(limit.rlim_cur), hardLimit: UInt64(limit.rlim_max)) {
         case .enough: return
         case .raiseSoftLimit(let soft):
             limit.rlim_cur = rlim_t(soft)

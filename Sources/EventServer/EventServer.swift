@@ -18,6 +18,10 @@ public struct EventServerConfiguration: Sendable {
     public var maximumClientsPerUser: Int
     /// Lines that may wait for one client before it is cut off as too slow.
     public var queueLimit: Int
+    /// Bytes that may wait for one client (replies with photos are large) before it is cut off.
+    public var byteLimit: Int
+    /// Connections the daemon's HTTP port may hold: they take descriptors from the same budget.
+    public var httpConnections: Int
     public var maximumLineLength: Int
     /// Group that owns the socket file (with `mode` 0660: who may connect at all).
     public var group: gid_t?
@@ -34,8 +38,11 @@ public struct EventServerConfiguration: Sendable {
     public init(
         path: String = "/run/scannerd/scannerd.sock", mode: mode_t = 0o660, maximumClients: Int = 64, maximumClientsPerUser: Int = 16, queueLimit: Int = 1024,
         maximumLineLength: Int = 64 * 1024, group: gid_t? = nil, allowedUsers: Set<uid_t> = [], allowedGroups: Set<gid_t> = [],
-        controlUsers: Set<uid_t> = [], controlGroups: Set<gid_t> = []
+        controlUsers: Set<uid_t> = [], controlGroups: Set<gid_t> = [], byteLimit: Int = EventHub.defaultByteLimit,
+        httpConnections: Int = 0
     ) {
+        self.httpConnections = httpConnections
+        self.byteLimit = byteLimit
         self.controlUsers = controlUsers
         self.controlGroups = controlGroups
         self.path = path
@@ -116,7 +123,7 @@ public final class EventServer: Sendable {
     /// Binds (or takes the socket systemd passed, `LISTEN_FDS`), then serves until the task is
     /// cancelled. `ready` is called once clients can connect.
     public func run(ready: @escaping @Sendable () -> Void = {}) async throws {
-        try DescriptorBudget.ensure(maximumClients: configuration.maximumClients)
+        try DescriptorBudget.ensure(maximumClients: configuration.maximumClients, httpConnections: configuration.httpConnections)
         let group = MultiThreadedEventLoopGroup.singleton
         let logger = self.logger
         let bootstrap = ServerBootstrap(group: group)
@@ -252,7 +259,7 @@ public final class EventServer: Sendable {
                     return
                 }
                 let channel = client.channel
-                let (id, hello, events) = hub.subscribe(queueLimit: configuration.queueLimit) {
+                let (id, hello, events) = hub.subscribe(queueLimit: configuration.queueLimit, byteLimit: configuration.byteLimit) {
                     // Cut off: its socket buffer is full, so the overflow notice may never get through;
                     // give it a second, then close regardless of what is still queued.
                     channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
@@ -268,8 +275,8 @@ public final class EventServer: Sendable {
                                 try await send(line)
                                 self.hub.acknowledge(id)
                             case .overflow:
-                                self.logger.warning("client cut off: it stopped reading", metadata: ["queueLimit": "\(self.configuration.queueLimit)"])
-                                try? await send(Reply.overflow(queueLimit: self.configuration.queueLimit))
+                                self.logger.warning("client cut off: it stopped reading", metadata: ["queueLimit": "\(self.configuration.queueLimit)", "byteLimit": "\(self.configuration.byteLimit)"])
+                                try? await send(Reply.overflow(queueLimit: self.configuration.queueLimit, byteLimit: self.configuration.byteLimit))
                                 return
                             }
                         }
@@ -277,9 +284,11 @@ public final class EventServer: Sendable {
                     // Requests in, replies out.
                     group.addTask {
                         do {
-                            // Replies go out in line with the events (`EventHub.reply`).
+                            // Replies go out in line with the events (`EventHub.reply`), and the next
+                            // request is read once the reply is written: a client that stops reading
+                            // holds one reply (one photo) here, not a queue of them.
                             for try await line in inbound {
-                                guard self.hub.reply(await self.answer(String(buffer: line), subscriber: id, peer: peer), to: id) else { return }
+                                guard await self.hub.replyAndWait(await self.answer(String(buffer: line), subscriber: id, peer: peer), to: id) else { return }
                             }
                         } catch let tooLong as LineDecoder.LineTooLong {
                             try? await send(Reply.error(Request.Echo(), code: .lineTooLong, message: "request lines are limited to \(tooLong.limit) bytes; disconnecting"))

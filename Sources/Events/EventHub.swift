@@ -20,15 +20,25 @@ public enum Outbound: Sendable, Equatable {
 /// reading is cut off instead of holding up the pipeline or anyone else. `publish` never blocks.
 public final class EventHub: Sendable {
     public static let protocolVersion = 1
+    /// Bytes that may wait for one subscriber before it is cut off, whatever the count: 1024 events
+    /// are ~0.5 MB; replies with photos are what this bounds (docs/security.md).
+    public static let defaultByteLimit = 4 << 20
 
     struct Subscriber {
         var filter: EventFilter
         /// Its `repeat` rule's state (`filter.repeatPolicy`).
         var gate: RepeatGate
         var continuation: AsyncStream<Outbound>.Continuation
-        /// Lines handed over but not yet acknowledged as written.
+        /// Lines handed over but not yet acknowledged as written, and their sizes (UTF-8 bytes),
+        /// oldest first: the writer acknowledges in order.
         var pending = 0
+        var pendingSizes = SizeQueue()
         var limit: Int
+        /// Bytes that may wait for this subscriber (a photo reply is ~1 MB; an event ~0.5 kB).
+        var byteLimit: Int
+        /// Lines ever handed over and ever acknowledged: a reply's ticket is its place in the first.
+        var enqueued = 0
+        var delivery = Delivery()
         var onCutOff: @Sendable () -> Void
     }
 
@@ -55,6 +65,9 @@ public final class EventHub: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Names this run of the daemon: `seq` starts again at 1 in every run, so an SSE client's
+    /// `Last-Event-ID` carries this too, and one from another run gets a fresh `hello`.
+    public let runID: String
     public let daemonVersion: String
     public let sourceName: String
     /// How many of the latest events are kept for subscribers that resume (`resume(after:…)`).
@@ -76,8 +89,10 @@ public final class EventHub: Sendable {
     public init(
         daemonVersion: String, sourceName: String, replayLimit: Int = 0, mirror: @escaping @Sendable (String) -> Void = { _ in },
         later: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { DispatchQueue.global().async(execute: $0) },
-        clock: @escaping @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+        clock: @escaping @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 },
+        runID: String = EventHub.newRunID()
     ) {
+        self.runID = runID
         self.clock = clock
         self.replayLimit = max(0, replayLimit)
         self.daemonVersion = daemonVersion
@@ -86,12 +101,20 @@ public final class EventHub: Sendable {
         self.later = later
     }
 
+    /// Eight lowercase letters and digits, random: no two runs of a kiosk's daemon share one.
+    public static func newRunID() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        return String((0..<8).map { _ in alphabet.randomElement()! })
+    }
+
     /// The current items, in reading order.
     public var items: [TrackedItem] {
         state.withLock { Array($0.items.values) }.sorted { RecognizedItem.readingOrder($0.item, $1.item) }
     }
 
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    /// Bytes queued for all subscribers together, not yet written (`stats`, the flood tests).
+    public var queuedBytes: Int { state.withLock { $0.subscribers.values.reduce(0) { $0 + $1.pendingSizes.bytes } } }
     public var overflows: Int { state.withLock { $0.overflows } }
     /// Events numbered so far (the last `seq`).
     public var published: Int { state.withLock { $0.seq } }
@@ -151,6 +174,7 @@ public final class EventHub: Sendable {
     private static func finish(_ cutOff: [Subscriber]) {
         for subscriber in cutOff {
             subscriber.continuation.finish()
+            subscriber.delivery.close()
             subscriber.onCutOff()
         }
     }
@@ -192,7 +216,15 @@ public final class EventHub: Sendable {
     /// Hands `outbound` to subscriber `id`, or cuts it off when its queue is full; returns it if cut off.
     private static func enqueue(_ outbound: Outbound, for id: Int, in state: inout State) -> [Subscriber] {
         guard let subscriber = state.subscribers[id] else { return [] }
-        if subscriber.pending >= subscriber.limit {
+        let size: Int
+        switch outbound {
+        case .line(let line, _), .reply(let line): size = line.utf8.count
+        case .overflow: size = 0
+        }
+        // By count and by bytes; one line larger than the byte budget alone still goes to a
+        // subscriber that has nothing waiting (a photo of a large frame), so no reply is undeliverable.
+        let overBytes = subscriber.pendingSizes.bytes > 0 && subscriber.pendingSizes.bytes + size > subscriber.byteLimit
+        if subscriber.pending >= subscriber.limit || overBytes {
             // Its queue is full: it stopped reading. Cut it off rather than wait for it or lose
             // events silently: it gets an overflow notice and is disconnected.
             subscriber.continuation.yield(.overflow)
@@ -202,8 +234,11 @@ public final class EventHub: Sendable {
         }
         if case .terminated = subscriber.continuation.yield(outbound) {
             state.subscribers[id] = nil
+            subscriber.delivery.close()
         } else {
             state.subscribers[id]?.pending += 1
+            state.subscribers[id]?.pendingSizes.append(size)
+            state.subscribers[id]?.enqueued += 1
             if case .line = outbound { state.delivered += 1 }
         }
         return []
@@ -215,9 +250,9 @@ public final class EventHub: Sendable {
     /// `onCutOff` runs (outside the hub's lock) when the subscriber is cut off for falling behind: the
     /// server closes the connection then, even if the client never reads again.
     public func subscribe(
-        filter: EventFilter = .all, queueLimit: Int = 1024, onCutOff: @escaping @Sendable () -> Void = {}
+        filter: EventFilter = .all, queueLimit: Int = 1024, byteLimit: Int = EventHub.defaultByteLimit, onCutOff: @escaping @Sendable () -> Void = {}
     ) -> (id: Int, hello: String, events: AsyncStream<Outbound>) {
-        let subscription = resume(after: nil, filter: filter, queueLimit: queueLimit, onCutOff: onCutOff)
+        let subscription = resume(after: nil, filter: filter, queueLimit: queueLimit, byteLimit: byteLimit, onCutOff: onCutOff)
         return (subscription.id, subscription.opening[0].line, subscription.events)
     }
 
@@ -238,7 +273,8 @@ public final class EventHub: Sendable {
     /// the opening and the stream. A `seq` the hub never reached (a daemon restarted since) gets a
     /// `hello` too.
     public func resume(
-        after seq: Int?, filter: EventFilter = .all, queueLimit: Int = 1024, onCutOff: @escaping @Sendable () -> Void = {}
+        after seq: Int?, filter: EventFilter = .all, queueLimit: Int = 1024, byteLimit: Int = EventHub.defaultByteLimit,
+        onCutOff: @escaping @Sendable () -> Void = {}
     ) -> Subscription {
         // Unbounded here because the limit is counted in `pending`: that way the overflow notice
         // itself always fits.
@@ -250,7 +286,7 @@ public final class EventHub: Sendable {
             let present = state.items.values.filter { filter.accepts($0.item) }
             state.subscribers[id] = Subscriber(
                 filter: filter, gate: RepeatGate(policy: filter.repeatPolicy, present: Array(present)), continuation: continuation,
-                limit: max(1, queueLimit), onCutOff: onCutOff)
+                limit: max(1, queueLimit), byteLimit: max(1, byteLimit), onCutOff: onCutOff)
             continuation.onTermination = { [weak self] _ in self?.later { [weak self] in self?.unsubscribe(id) } }
             if let seq, seq <= state.seq, seq == state.seq || (state.recent.first.map { $0.seq <= seq + 1 } ?? false) {
                 let missed = state.recent.filter { $0.seq > seq && ($0.item.map(filter.accepts) ?? true) }
@@ -262,11 +298,17 @@ public final class EventHub: Sendable {
         }
     }
 
-    /// The subscriber wrote one line out: one more may be queued for it.
+    /// The subscriber wrote one line out (the oldest it was handed): one more may be queued for it.
     public func acknowledge(_ id: Int) {
-        state.withLock { state in
-            if let pending = state.subscribers[id]?.pending, pending > 0 { state.subscribers[id]?.pending = pending - 1 }
+        let progress = state.withLock { state -> (Delivery, Int)? in
+            guard var subscriber = state.subscribers[id], subscriber.pending > 0 else { return nil }
+            subscriber.pending -= 1
+            subscriber.pendingSizes.removeFirst()
+            state.subscribers[id] = subscriber
+            return (subscriber.delivery, subscriber.enqueued - subscriber.pending)
         }
+        // Outside the hub's lock: resuming a waiter must not happen under it.
+        if let (delivery, written) = progress { delivery.advance(to: written) }
     }
 
     /// Queues the reply to a subscriber's request behind the events already queued for it, instead
@@ -278,9 +320,23 @@ public final class EventHub: Sendable {
     /// reads nothing is cut off, not buffered for. False when the subscriber is gone or cut off.
     @discardableResult
     public func reply(_ line: String, to id: Int) -> Bool {
-        let (queued, cutOff) = state.withLock { state -> (Bool, [Subscriber]) in
+        queue(reply: line, to: id) != nil
+    }
+
+    /// As `reply`, then waits until the connection has written it out (or the subscriber is gone,
+    /// or the caller is cancelled). A transport that reads its client's next request only after
+    /// this holds at most one reply for a client that stops reading: a photo (~1 MB at 720p) per
+    /// client, never a queue of them. False when the subscriber is gone or cut off.
+    public func replyAndWait(_ line: String, to id: Int) async -> Bool {
+        guard let (delivery, ticket) = queue(reply: line, to: id) else { return false }
+        await delivery.wait(for: ticket)
+        return state.withLock { $0.subscribers[id] != nil }
+    }
+
+    private func queue(reply line: String, to id: Int) -> (Delivery, Int)? {
+        let (queued, cutOff) = state.withLock { state -> ((Delivery, Int)?, [Subscriber]) in
             let cutOff = Self.enqueue(.reply(line), for: id, in: &state)
-            return (state.subscribers[id] != nil, cutOff)
+            return (state.subscribers[id].map { ($0.delivery, $0.enqueued) }, cutOff)
         }
         Self.finish(cutOff)
         return queued
@@ -306,12 +362,16 @@ public final class EventHub: Sendable {
             state.closed = true
             return Array(state.subscribers.values)
         }
-        for subscriber in subscribers { subscriber.continuation.finish() }
+        for subscriber in subscribers {
+            subscriber.continuation.finish()
+            subscriber.delivery.close()
+        }
     }
 
     public func unsubscribe(_ id: Int) {
         let subscriber = state.withLock { $0.subscribers.removeValue(forKey: id) }
         subscriber?.continuation.finish()
+        subscriber?.delivery.close()
     }
 
     /// The `hello` object for stdout (no subscriber).

@@ -3,9 +3,11 @@ import Events
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOHTTP1
 import ScannerCore
 import ScannerProtocol
 import Synchronization
@@ -29,12 +31,26 @@ public struct HTTPServerConfiguration: Sendable {
     /// Event streams and WebSockets open at once (each holds a subscriber and its queue); more get
     /// 503 / `too-many-clients`, as the socket's `server.max-clients`.
     public var maximumStreams: Int
+    /// Bytes that may wait for one stream or WebSocket before it is cut off (as on the socket).
+    public var byteLimit: Int
+    /// Connections held at once, streams included (`http.max-connections`); when all are held, the
+    /// one that has waited longest for a request makes room (`HTTPConnectionTable`).
+    public var maximumConnections: Int
+    /// A connection with no request is closed after this (`http.idle-timeout`); one that has
+    /// begun a request and not finished sending it, after `requestTimeout` (`http.request-timeout`).
+    public var idleTimeout: Duration
+    public var requestTimeout: Duration
 
     public init(
         host: String = "127.0.0.1", port: Int = 8390, token: String? = nil, allowedOrigins: Set<String> = [],
         queueLimit: Int = 1024, keepAlive: Duration = .seconds(15), controlOpen: Bool = true, maximumMessageSize: Int = 64 * 1024,
-        maximumStreams: Int = 64
+        maximumStreams: Int = 64, byteLimit: Int = EventHub.defaultByteLimit, maximumConnections: Int = 128,
+        idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(10)
     ) {
+        self.byteLimit = byteLimit
+        self.maximumConnections = maximumConnections
+        self.idleTimeout = idleTimeout
+        self.requestTimeout = requestTimeout
         self.maximumStreams = maximumStreams
         self.controlOpen = controlOpen
         self.maximumMessageSize = maximumMessageSize
@@ -71,6 +87,8 @@ public final class HTTPServer: Sendable {
     let boundPort = Mutex(0)
     /// Event streams and WebSockets open now.
     let streams = Mutex(0)
+    /// Every connection the port holds, and the limits on them.
+    let connections: HTTPConnections
 
     /// Takes a stream slot; false when `maximumStreams` are open.
     func openStream() -> Bool {
@@ -97,14 +115,37 @@ public final class HTTPServer: Sendable {
         self.requests = requests
         self.configuration = configuration
         self.logger = logger
+        connections = HTTPConnections(
+            limits: HTTPConnectionTable.Limits(
+                maximum: configuration.maximumConnections, idleTimeout: configuration.idleTimeout.inSeconds,
+                requestTimeout: configuration.requestTimeout.inSeconds),
+            logger: logger)
     }
+
+    /// Connections held now (tests, `stats`).
+    public var connectionCount: Int { connections.count }
 
     /// Serves until graceful shutdown (swift-service-lifecycle); `ready` gets the port it listens on.
     public func run(ready: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         let router = router()
+        let webSocketResponder = router.buildResponder()
+        let connections = self.connections
+        // Hummingbird's HTTP/1 + WebSocket channel, behind `HTTPConnections`. Headers are bounded
+        // before parsing (16 KiB, 100 fields: a browser sends ~1 KiB); text messages must be UTF-8.
+        var http1 = HTTP1Channel.Configuration(
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 16 * 1024, maxHeaderFieldCount: 100))
+        http1.idleTimeout = nil  // HTTPConnections times connections out, from their first byte on
+        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(http1: http1, ws: WebSocketServerConfiguration(validateUTF8: true))
+        let server = HTTPServerBuilder { responder in
+            GuardedChannel(
+                base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channelConfiguration),
+                connections: connections)
+        }
+        let sweeper = Task { await connections.sweepEverySecond() }
+        defer { sweeper.cancel() }
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router),
+            server: server,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "scannerd"),
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? 0
@@ -115,15 +156,20 @@ public final class HTTPServer: Sendable {
         try await app.run()
     }
 
-    func router() -> Router<BasicWebSocketRequestContext> {
-        let router = Router(context: BasicWebSocketRequestContext.self)
+    func router() -> Router<ScannerRequestContext> {
+        let router = Router(context: ScannerRequestContext.self)
         let access: @Sendable () -> HTTPAccess = { [self] in
             HTTPAccess(
                 token: configuration.token, allowedOrigins: configuration.allowedOrigins, listenHost: configuration.host,
                 port: boundPort.withLock { $0 })
         }
         router.add(middleware: AccessMiddleware(access: access, logger: logger))
-        router.get("/") { _, _ -> Response in
+        // Every GET route answers HEAD too (headers only); an event stream's HEAD opens no stream.
+        func readable(_ path: RouterPath, _ handler: @escaping @Sendable (Request, ScannerRequestContext) async throws -> Response) {
+            router.get(path, use: handler)
+            router.head(path) { request, context in Self.headersOnly(try await handler(request, context)) }
+        }
+        readable("/") { _, _ -> Response in
             Response(
                 status: .ok,
                 headers: [
@@ -132,16 +178,16 @@ public final class HTTPServer: Sendable {
                 ],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: PreviewPage.html)))
         }
-        router.get("preview.js") { _, _ -> Response in
+        readable("preview.js") { _, _ -> Response in
             Response(
                 status: .ok,
                 headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "no-store", .init("X-Content-Type-Options")!: "nosniff"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: PreviewPage.script)))
         }
-        router.get("items") { [hub] _, _ -> Response in
+        readable("items") { [hub] _, _ -> Response in
             Self.json(.object([("items", .array(hub.items.map(\.json)))]))
         }
-        router.get("snapshot.jpg") { [requests] request, _ -> Response in
+        readable("snapshot.jpg") { [requests] request, _ -> Response in
             let annotate = ["1", "true", "yes"].contains(request.uri.queryParameters.get("annotate") ?? "")
             switch await requests.photo(annotate: annotate) {
             case .success(let photo):
@@ -152,11 +198,14 @@ public final class HTTPServer: Sendable {
                 return Self.error(.serviceUnavailable, code: .unavailable, refusal.message)
             }
         }
-        router.get("events") { [self] request, _ -> Response in
-            events(lastEventID: ServerSentEvents.lastEventID(request.headers[.lastEventID] ?? request.uri.queryParameters.get("lastEventId")))
+        router.get("events") { [self] request, context -> Response in
+            events(
+                lastEventID: ServerSentEvents.lastEventID(request.headers[.lastEventID] ?? request.uri.queryParameters.get("lastEventId"), run: hub.runID),
+                channel: context.channel)
         }
+        router.head("events") { _, _ -> Response in Response(status: .ok, headers: Self.eventStreamHeaders) }
         if let metrics {
-            router.get("metrics") { _, _ -> Response in
+            readable("metrics") { _, _ -> Response in
                 Response(
                     status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                     body: ResponseBody(byteBuffer: ByteBuffer(string: metrics())))
@@ -181,9 +230,11 @@ public final class HTTPServer: Sendable {
             return
         }
         defer { closeStream() }
-        let (id, hello, events) = hub.subscribe(queueLimit: configuration.queueLimit)
+        let (id, hello, events) = hub.subscribe(queueLimit: configuration.queueLimit, byteLimit: configuration.byteLimit)
         defer { hub.unsubscribe(id) }
-        let (hub, requests, rights, queueLimit, maximum) = (hub, requests, webSocketRights, configuration.queueLimit, configuration.maximumMessageSize)
+        let (hub, requests, rights, queueLimit, byteLimit, maximum) = (
+            hub, requests, webSocketRights, configuration.queueLimit, configuration.byteLimit, configuration.maximumMessageSize
+        )
         try await outbound.write(.text(hello))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -193,7 +244,7 @@ public final class HTTPServer: Sendable {
                         try await outbound.write(.text(line))
                         hub.acknowledge(id)
                     case .overflow:
-                        try await outbound.write(.text(Reply.overflow(queueLimit: queueLimit)))
+                        try await outbound.write(.text(Reply.overflow(queueLimit: queueLimit, byteLimit: byteLimit)))
                         try await outbound.close(.policyViolation, reason: "too far behind")
                         return
                     }
@@ -202,11 +253,12 @@ public final class HTTPServer: Sendable {
             group.addTask {
                 for try await message in inbound.messages(maxSize: maximum) {
                     guard case .text(let line) = message else {
-                        guard hub.reply(Reply.error(ScannerProtocol.Request.Echo(), code: .malformed, message: "requests are JSON text messages"), to: id) else { return }
+                        guard await hub.replyAndWait(Reply.error(ScannerProtocol.Request.Echo(), code: .malformed, message: "requests are JSON text messages"), to: id) else { return }
                         continue
                     }
-                    // Replies go out in line with the events (`EventHub.reply`).
-                    guard hub.reply(await requests.answer(line, subscriber: id, rights: rights, client: "websocket"), to: id) else { return }
+                    // Replies go out in line with the events (`EventHub.reply`); the next message is
+                    // read once this reply is written (one photo per client at most, as on the socket).
+                    guard await hub.replyAndWait(await requests.answer(line, subscriber: id, rights: rights, client: "websocket"), to: id) else { return }
                 }
             }
             // Whichever ends first (the client closed, or was cut off) ends the connection.
@@ -218,20 +270,27 @@ public final class HTTPServer: Sendable {
 
     /// `GET /events`: the opening (a `hello`, or what a reconnecting client missed), then every event
     /// as it is published, with keep-alive comments while nothing happens. A client that falls
-    /// `queueLimit` events behind gets the `overflow` event and the stream ends, as on the socket.
-    func events(lastEventID: Int?) -> Response {
+    /// `queueLimit` events (or `byteLimit` bytes) behind gets the `overflow` event and the stream
+    /// ends, as on the socket; its connection is closed a second later whether or not it read that,
+    /// so the stream's slot is given back.
+    func events(lastEventID: Int?, channel: any Channel) -> Response {
         // The slot is taken here and given back when the stream ends; the subscription is made when
         // the stream starts, so a client gone before that leaves nothing behind.
         guard openStream() else { return Self.error(.serviceUnavailable, code: .tooManyClients, Self.tooManyStreams) }
-        let (hub, keepAlive, queueLimit) = (hub, configuration.keepAlive, configuration.queueLimit)
+        let (hub, keepAlive, queueLimit, byteLimit) = (hub, configuration.keepAlive, configuration.queueLimit, configuration.byteLimit)
+        let run = hub.runID
         enum Piece: Sendable { case outbound(Outbound), tick }
         let body = ResponseBody { [self] writer in
             defer { closeStream() }
-            let subscription = hub.resume(after: lastEventID, queueLimit: queueLimit)
+            let subscription = hub.resume(after: lastEventID, queueLimit: queueLimit, byteLimit: byteLimit) {
+                // Cut off while its writes wait on a full socket buffer: it may never read the
+                // overflow notice, so close the connection regardless after a second.
+                channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+            }
             let id = subscription.id
             defer { hub.unsubscribe(id) }
             for (seq, line) in subscription.opening {
-                try await writer.write(ByteBuffer(string: ServerSentEvents.frame(line, id: seq)))
+                try await writer.write(ByteBuffer(string: ServerSentEvents.frame(line, id: ServerSentEvents.eventID(seq, run: run))))
             }
             let (pieces, continuation) = AsyncStream<Piece>.makeStream()
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -251,22 +310,29 @@ public final class HTTPServer: Sendable {
                     case .tick:
                         try await writer.write(ByteBuffer(string: ServerSentEvents.keepAlive))
                     case .outbound(.line(let line, let seq)):
-                        try await writer.write(ByteBuffer(string: ServerSentEvents.frame(line, id: seq)))
+                        try await writer.write(ByteBuffer(string: ServerSentEvents.frame(line, id: ServerSentEvents.eventID(seq, run: run))))
                         hub.acknowledge(id)
                     case .outbound(.reply):
-                        continue  // a stream of server-sent events takes no requests
+                        hub.acknowledge(id)  // a stream of server-sent events takes no requests
                     case .outbound(.overflow):
-                        try await writer.write(ByteBuffer(string: ServerSentEvents.frame(Reply.overflow(queueLimit: queueLimit), id: nil)))
+                        try await writer.write(ByteBuffer(string: ServerSentEvents.frame(Reply.overflow(queueLimit: queueLimit, byteLimit: byteLimit), id: nil)))
                         return
                     }
                 }
             }
             try await writer.finish(nil)
         }
-        return Response(
-            status: .ok,
-            headers: [.contentType: "text/event-stream", .cacheControl: "no-store", .init("X-Accel-Buffering")!: "no"],
-            body: body)
+        return Response(status: .ok, headers: Self.eventStreamHeaders, body: body)
+    }
+
+    static let eventStreamHeaders: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store", .init("X-Accel-Buffering")!: "no"]
+
+    /// A GET's response as HEAD answers it: the same status and headers (its length included), no body.
+    static func headersOnly(_ response: Response) -> Response {
+        var response = response
+        // The GET's length, and nothing written: Hummingbird sets Content-Length from the body's.
+        response.body = ResponseBody(contentLength: response.body.contentLength ?? 0) { writer in try await writer.finish(nil) }
+        return response
     }
 
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {

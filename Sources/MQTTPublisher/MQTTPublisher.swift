@@ -38,6 +38,8 @@ public final class MQTTPublisher: @unchecked Sendable {
         var stopping = false
         /// Connected at least once (from then on libmosquitto reconnects by itself).
         var everConnected = false
+        /// Whether a connection the broker took owes its CONNACK for too long.
+        var connack: ConnackWatch
     }
 
     public let configuration: MQTTConfiguration
@@ -55,7 +57,11 @@ public final class MQTTPublisher: @unchecked Sendable {
         self.configuration = configuration
         self.hub = hub
         self.logger = logger
-        state = Mutex(State(queue: PublishQueue(limit: configuration.queueLimit)))
+        // The configuration refuses such a prefix already; a publisher made otherwise refuses it too
+        // (libmosquitto would take a `$SYS/…` prefix, and the broker drop every event).
+        if let problem = MQTTNames.topicProblem(configuration.topic) { throw MQTTError("topic '\(configuration.topic)': \(problem)") }
+        state = Mutex(State(
+            queue: PublishQueue(limit: configuration.queueLimit), connack: ConnackWatch(limit: ConnackWatch.limit(keepalive: configuration.keepalive))))
         statusFields = [("daemon", .string(daemonVersion)), ("source", .string(hub.sourceName)), ("client", .string(configuration.clientID))]
         client = try MosquittoClient(clientID: configuration.clientID, cleanSession: false)
         try client.setWill(topic: topic("status"), payload: status("offline"), qos: 1, retain: true)
@@ -133,6 +139,9 @@ public final class MQTTPublisher: @unchecked Sendable {
     }
 
     private func connected(result: Int32, reason: String) {
+        // On libmosquitto's thread: the socket is the one this CONNACK came on.
+        let connection = client.establishedConnection
+        state.withLock { $0.connack.answered(on: connection) }
         guard result == 0 else {
             // Refused (bad credentials, not authorized): once per outage in the log, however often retried.
             let first = state.withLock { state -> Bool in
@@ -156,13 +165,44 @@ public final class MQTTPublisher: @unchecked Sendable {
     }
 
     private func disconnected(result: Int32) {
-        let first = state.withLock { state -> Bool in
+        let (lost, neverAnswered) = state.withLock { state -> (Bool, Bool) in
             let wasConnected = state.connected
             state.connected = false
             if result != 0, wasConnected { state.lastError = "connection lost" }
-            return wasConnected && result != 0 && !state.stopping
+            // libmosquitto gave up on a connection itself, a keepalive after it was made, with no
+            // CONNACK yet (a keepalive shorter than `ConnackWatch`'s limit): the same finding.
+            let silent = !wasConnected && result == MosquittoClient.keepaliveExpired && !state.stopping
+            return (wasConnected && result != 0 && !state.stopping, silent)
         }
-        if first { logger.warning("mqtt connection lost; reconnecting", metadata: ["broker": "\(configuration.host):\(configuration.port)"]) }
+        if lost { logger.warning("mqtt connection lost; reconnecting", metadata: ["broker": "\(configuration.host):\(configuration.port)"]) }
+        if neverAnswered { unanswered() }
+    }
+
+    /// The broker took the connection and did not answer in time: in `stats` until a connection is
+    /// accepted, in the log once per outage, however often it happens again.
+    private func unanswered() {
+        let limit = state.withLock { $0.connack.limit }
+        let seconds = limit == limit.rounded() ? String(Int(limit)) : String(limit)
+        let reason = "the broker accepted the connection but did not answer (no CONNACK within \(seconds) s)"
+        let first = state.withLock { state -> Bool in
+            state.lastError = reason
+            defer { state.errorLogged = true }
+            return !state.errorLogged
+        }
+        if first {
+            logger.warning("mqtt broker did not answer; retrying", metadata: ["broker": "\(configuration.host):\(configuration.port)", "reason": "\(reason)"])
+        }
+    }
+
+    /// Gives up a connection the broker took but has not answered within `ConnackWatch.limit`, says
+    /// so, and connects again. Called about once a second while not connected.
+    private func watchConnack() {
+        guard !state.withLock({ $0.connected || $0.stopping }) else { return }
+        let connection = client.establishedConnection
+        let now = Double(Heartbeat.monotonicNanoseconds()) / 1e9
+        guard state.withLock({ $0.connack.observe(connection, now: now) }) else { return }
+        unanswered()
+        client.retry()
     }
 
     /// The publisher's thread: status first after each connect, then events in order, then the items
@@ -176,11 +216,18 @@ public final class MQTTPublisher: @unchecked Sendable {
             while !state.withLock({ s in s.stopping || (s.connected && (s.statusDue || s.itemsDue || (!s.queue.isEmpty && s.unacknowledged < Self.maximumUnacknowledged))) }) {
                 let retrying = !state.withLock { $0.everConnected || $0.stopping }
                 _ = wake.wait(until: retrying ? min(nextRetry, Date().addingTimeInterval(1)) : Date().addingTimeInterval(1))
-                if retrying, Date() >= nextRetry {
+                // Not holding the lock while libmosquitto reconnects (it resolves the broker's name):
+                // the callbacks' `signal()` must not wait for it. The condition is checked again below.
+                wake.unlock()
+                watchConnack()
+                // A connection the broker took is left to `ConnackWatch`: connecting again would only
+                // cut its answer short (a slow TLS handshake), and reset libmosquitto's keepalive.
+                if retrying, Date() >= nextRetry, client.establishedConnection == nil {
                     client.retry()
                     retryDelay = min(30, retryDelay * 2)
                     nextRetry = Date().addingTimeInterval(retryDelay)
                 }
+                wake.lock()
             }
             wake.unlock()
             if state.withLock({ $0.stopping }) { return }

@@ -78,10 +78,50 @@ final class MosquittoClient: @unchecked Sendable {
         return connecting
     }
 
-    /// Tries the connection again (before the first one succeeded).
+    /// Tries the connection again: before the first one succeeded, and in place of one the broker
+    /// took but never answered (`ConnackWatch`).
     @discardableResult
     func retry() -> Bool {
         mosquitto_reconnect_async(handle) == MOSQ_ERR_SUCCESS.rawValue
+    }
+
+    /// What the disconnect callback says when libmosquitto closed the connection itself because
+    /// nothing came from the broker for a keepalive (before a CONNACK: the broker never answered).
+    static let keepaliveExpired: Int32 = MOSQ_ERR_KEEPALIVE.rawValue
+
+    /// The TCP connection to the broker as it is now, as a number that differs between connections
+    /// (the socket and its local port); nil when there is none or it is still being made.
+    /// libmosquitto's thread may close the socket at any moment: the answer is then nil, or at worst
+    /// stale for one look (`ConnackWatch` is told again a second later).
+    var establishedConnection: Int? {
+        let fd = mosquitto_socket(handle)
+        guard fd >= 0 else { return nil }
+        var peer = sockaddr_storage()
+        var local = sockaddr_storage()
+        var peerLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        var localLength = peerLength
+        let known = withUnsafeMutablePointer(to: &peer) { peerPointer in
+            withUnsafeMutablePointer(to: &local) { localPointer in
+                peerPointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { p in
+                    localPointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { l in
+                        // getpeername fails (ENOTCONN) while the TCP handshake is still under way.
+                        getpeername(fd, p, &peerLength) == 0 && getsockname(fd, l, &localLength) == 0
+                    }
+                }
+            }
+        }
+        guard known else { return nil }
+        let port: UInt16
+        switch Int32(local.ss_family) {
+        case AF_INET:
+            port = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) } }
+        case AF_INET6:
+            port = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) } }
+        default:
+            // Not a TCP socket: the descriptor was just closed and reused by something else.
+            return nil
+        }
+        return Int(fd) << 16 | Int(port)
     }
 
     /// Hands a message to libmosquitto (which keeps it until the broker acknowledges it, across

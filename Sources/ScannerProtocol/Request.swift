@@ -254,12 +254,12 @@ public enum Reply {
             ]).serialized()
     }
 
-    /// The last line a client that fell `queueLimit` events behind gets before it is disconnected
-    /// (socket, event stream and WebSocket alike).
-    public static func overflow(queueLimit: Int) -> String {
+    /// The last line a client that fell too far behind gets before it is disconnected: more than
+    /// `queueLimit` lines, or more than `byteLimit` bytes, were waiting for it.
+    public static func overflow(queueLimit: Int, byteLimit: Int) -> String {
         JSONValue.object([
             ("event", .string("overflow")),
-            ("message", .string("more than \(queueLimit) events were waiting for this client; disconnecting")),
+            ("message", .string("more than \(queueLimit) events or \(byteLimit >> 10) KiB were waiting for this client; disconnecting")),
         ]).serialized()
     }
 

@@ -105,6 +105,13 @@ import Testing
             return
         }
         #expect(message.contains("max-clients 2000 needs 2064 open files, but the limit is 1024") && message.contains("at most 960"))
+        // The HTTP port's connections hold descriptors from the same budget.
+        #expect(DescriptorBudget.decide(maximumClients: 100, httpConnections: 128, softLimit: needed, hardLimit: 4096) == .raiseSoftLimit(to: needed + 128))
+        guard case .refuse(let both) = DescriptorBudget.decide(maximumClients: 900, httpConnections: 128, softLimit: 1024, hardLimit: 1024) else {
+            Issue.record("900 clients and 128 HTTP connections within 1024 descriptors")
+            return
+        }
+        #expect(both.contains("max-clients 900 and http.max-connections 128 need 1092 open files") && both.contains("at most 832"), "\(both)")
     }
 }
 

@@ -156,4 +156,58 @@ import Tracking
         #expect(received == [.reply("{}"), .reply("{}"), .reply("{}"), .overflow])
         #expect(hub.overflows == 1 && hub.subscriberCount == 0)
     }
+
+    /// The budget is in bytes too: a handful of photo replies, not 1024 of them, may wait.
+    @Test func aClientIsCutOffByBytesWaitingAsByCount() async {
+        let hub = EventHub(daemonVersion: "t", sourceName: "test")
+        let photo = String(repeating: "A", count: 400)
+        let (id, _, events) = hub.subscribe(queueLimit: 1024, byteLimit: 1000)
+        #expect(hub.reply(photo, to: id) && hub.reply(photo, to: id))
+        #expect(hub.queuedBytes == 800)
+        hub.acknowledge(id)
+        #expect(hub.queuedBytes == 400, "written out: its bytes are given back")
+        #expect(hub.reply(photo, to: id))
+        #expect(!hub.reply(photo, to: id), "1200 bytes would wait: cut off")
+        var received = 0
+        for await outbound in events { if case .reply = outbound { received += 1 } }
+        #expect(received == 3 && hub.overflows == 1 && hub.queuedBytes == 0)
+        // One line larger than the whole budget still goes to a client with nothing waiting.
+        let (big, _, bigEvents) = hub.subscribe(queueLimit: 1024, byteLimit: 100)
+        withExtendedLifetime(bigEvents) {
+            #expect(hub.reply(photo, to: big))
+            #expect(!hub.reply("{}", to: big))
+        }
+    }
+
+    /// `replyAndWait` returns once the reply is written, and at once for a subscriber that is gone.
+    @Test func aReplyCanBeWaitedForUntilItIsWritten() async {
+        let hub = EventHub(daemonVersion: "t", sourceName: "test")
+        let (id, _, events) = hub.subscribe()
+        hub.publish(.sourceAvailable)
+        let returned = Mutex(false)
+        let waiter = Task {
+            let queued = await hub.replyAndWait(#"{"ok":true}"#, to: id)
+            returned.withLock { $0 = true }
+            return queued
+        }
+        var iterator = events.makeAsyncIterator()
+        _ = await iterator.next()  // the event
+        hub.acknowledge(id)
+        _ = await iterator.next()  // the reply, not yet acknowledged
+        try? await Task.sleep(for: .milliseconds(100))
+        #expect(!returned.withLock { $0 }, "not written yet")
+        hub.acknowledge(id)
+        #expect(await waiter.value)
+        // Gone: the wait ends with the subscription.
+        let (other, _, _) = hub.subscribe()
+        let pending = Task { await hub.replyAndWait("{}", to: other) }
+        try? await Task.sleep(for: .milliseconds(50))
+        hub.unsubscribe(other)
+        #expect(await pending.value == false)
+    }
+
+    @Test func eachRunHasItsOwnID() {
+        let a = EventHub(daemonVersion: "t", sourceName: "test"), b = EventHub(daemonVersion: "t", sourceName: "test")
+        #expect(a.runID != b.runID && a.runID.count == 8 && a.runID.allSatisfy { $0.isLowercase || $0.isNumber })
+    }
 }

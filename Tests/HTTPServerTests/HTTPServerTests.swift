@@ -16,7 +16,10 @@ final class RunningHTTPServer: @unchecked Sendable {
     let port: Int
     private let task: Task<Void, Error>
 
-    init(token: String? = nil, origins: Set<String> = [], queueLimit: Int = 1024, controlOpen: Bool = true, maximumStreams: Int = 64) async throws {
+    init(
+        token: String? = nil, origins: Set<String> = [], queueLimit: Int = 1024, controlOpen: Bool = true, maximumStreams: Int = 64,
+        maximumConnections: Int = 128, idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(10)
+    ) async throws {
         let hub = hub
         let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9])
         let requests = RequestHandler(
@@ -27,7 +30,7 @@ final class RunningHTTPServer: @unchecked Sendable {
             hub: hub, requests: requests,
             configuration: HTTPServerConfiguration(
                 host: "127.0.0.1", port: 0, token: token, allowedOrigins: origins, queueLimit: queueLimit, controlOpen: controlOpen,
-                maximumStreams: maximumStreams),
+                maximumStreams: maximumStreams, maximumConnections: maximumConnections, idleTimeout: idleTimeout, requestTimeout: requestTimeout),
             logger: Logger(label: "test"))
         self.server = server
         let ready = AsyncStream<Int>.makeStream()
@@ -71,7 +74,8 @@ func sseEvents(_ lines: [String]) -> [(id: Int?, name: String, seq: Int?)] {
     var events: [(Int?, String, Int?)] = []
     var id: Int?
     for line in lines {
-        if line.hasPrefix("id: ") { id = Int(line.dropFirst(4)) }
+        // `id: RUN-SEQ`
+        if line.hasPrefix("id: ") { id = line.split(separator: "-").last.flatMap { Int($0) } }
         if line.hasPrefix("data: ") {
             let object = JSONLines.object(String(line.dropFirst(6)))
             events.append((id, object["event"] as? String ?? "?", object["seq"] as? Int))
@@ -107,22 +111,26 @@ func sseEvents(_ lines: [String]) -> [(id: Int?, name: String, seq: Int?)] {
         try await blocking {
             for n in 1...6 { running.hub.publish(.item(.added(tracked("P\(n)", id: n)), frame: n)) }
             // The hub holds the last 4 (3…6): a client that had 3 gets 4, 5, 6, then what comes next.
-            let client = try running.stream("/events", headers: ["Last-Event-ID: 3"])
+            let run = running.hub.runID
+            let client = try running.stream("/events", headers: ["Last-Event-ID: \(run)-3"])
             #expect(client.waitFor(timeout: 10) { sseEvents($0).count >= 3 }, "\(client.output)")
             running.hub.publish(.end(frames: 7))
             #expect(client.waitFor(timeout: 10) { sseEvents($0).count >= 4 }, "\(client.output)")
             #expect(sseEvents(client.output).map(\.seq) == [4, 5, 6, 7])
             _ = client.stop(signal: SIGKILL)
             // One that had only 1 missed more than the hub holds: a fresh hello with the current items.
-            let late = try running.stream("/events", headers: ["Last-Event-ID: 1"])
+            let late = try running.stream("/events", headers: ["Last-Event-ID: \(run)-1"])
             #expect(late.waitFor(timeout: 10) { sseEvents($0).count >= 1 })
             #expect(sseEvents(late.output).first?.name == "hello" && sseEvents(late.output).first?.id == 7)
             _ = late.stop(signal: SIGKILL)
-            // A malformed id is no id.
-            let odd = try running.stream("/events", headers: ["Last-Event-ID: 3; DROP"])
-            #expect(odd.waitFor(timeout: 10) { sseEvents($0).count >= 1 })
-            #expect(sseEvents(odd.output).first?.name == "hello")
-            _ = odd.stop(signal: SIGKILL)
+            // A malformed id is no id; one from another run of the daemon (its seq counted from 1
+            // again) or from before runs were named gets a fresh hello, not this run's later events.
+            for id in ["\(run)-3; DROP", "zzzzzzzz-3", "3", "\(run)-", "\(run)3"] {
+                let odd = try running.stream("/events", headers: ["Last-Event-ID: \(id)"])
+                #expect(odd.waitFor(timeout: 10) { sseEvents($0).count >= 1 })
+                #expect(sseEvents(odd.output).first?.name == "hello", "Last-Event-ID: \(id)")
+                _ = odd.stop(signal: SIGKILL)
+            }
         }
     }
 

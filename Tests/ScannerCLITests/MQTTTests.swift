@@ -193,3 +193,90 @@ extension Broker {
         return process.waitFor(timeout: timeout) { $0.filter { $0.contains(text) }.count >= count }
     }
 }
+
+/// A "broker" that takes TCP connections and never says a word (issue #39): it accepts each one,
+/// counts it and keeps it open, unread.
+final class SilentBroker: @unchecked Sendable {
+    let port: Int
+    private let fd: Int32
+    private let lock = NSLock()
+    private var connections: [Int32] = []
+    private var closed = false
+
+    init() throws {
+        let (listening, port) = try loopbackSocket(listening: true)
+        fd = listening
+        self.port = port
+        let thread = Thread { [self] in
+            while true {
+                let connection = accept(listening, nil, nil)
+                guard connection >= 0 else { return }  // closed
+                lock.lock()
+                if closed { Glibc.close(connection) } else { connections.append(connection) }
+                lock.unlock()
+            }
+        }
+        thread.name = "silent-broker"
+        thread.start()
+    }
+
+    /// Connections taken so far.
+    var accepted: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return connections.count
+    }
+
+    func close() {
+        lock.lock()
+        closed = true
+        let open = connections
+        connections = []
+        lock.unlock()
+        // shutdown wakes the thread blocked in accept.
+        shutdown(fd, Int32(SHUT_RDWR))
+        Glibc.close(fd)
+        open.forEach { Glibc.close($0) }
+    }
+
+    deinit { if !closed { close() } }
+}
+
+/// Issue #39: a broker that never answers is said, once, in the log and in `stats`, and tried again.
+@Suite(.offThePool(minutes: 2)) struct SilentBrokerTests {
+    let scannerd = Subprocess.executable("scannerd")
+
+    @Test func aBrokerThatTakesTheConnectionButNeverAnswersIsSaidOnceAndTriedAgain() async throws {
+        try await blocking {
+            let silent = try SilentBroker()
+            defer { silent.close() }
+            let scratch = try TemporaryDirectory("scannerd-mqtt-silent")
+            let socket = scratch.file("s.sock")
+            // The default keepalive (30 s): the daemon gives up after 10 s, not after libmosquitto's 30.
+            let daemon = try Subprocess.Running(
+                scannerd, ["run", "--socket", socket, "--source", "demo", "--loop", "--mqtt", "mqtt://127.0.0.1:\(silent.port)"])
+            defer { _ = daemon.stop(signal: SIGKILL) }
+            try #require(waitForSocket(socket), "\(daemon.stderr)")
+            let probe = try ScannerClientProbe(path: socket)
+            func mqtt() throws -> [String: Any] { JSONLines.object(try probe.ask(#"{"request":"stats"}"#))["mqtt"] as? [String: Any] ?? [:] }
+            var stats = try mqtt()
+            let deadline = Date().addingTimeInterval(45)
+            while Date() < deadline, !((stats["lastError"] as? String) != nil && silent.accepted >= 2) {
+                Thread.sleep(forTimeInterval: 0.5)
+                stats = try mqtt()
+            }
+            #expect(stats["connected"] as? Bool == false)
+            #expect(
+                stats["lastError"] as? String == "the broker accepted the connection but did not answer (no CONNACK within 10 s)", "\(stats)")
+            #expect(silent.accepted >= 2, "tried again after giving up")
+            // Another give-up or two, still one line.
+            let more = silent.accepted + 1
+            let later = Date().addingTimeInterval(20)
+            while Date() < later, silent.accepted < more { Thread.sleep(forTimeInterval: 0.5) }
+            #expect(daemon.stop() == 0)
+            let said = daemon.stderr.split(separator: "\n").filter { $0.contains("mqtt broker did not answer") }
+            #expect(said.count == 1, "once per outage, however often retried: \(daemon.stderr)")
+            #expect(said.first?.contains("no CONNACK within 10 s") == true, "\(said)")
+        }
+    }
+}

@@ -1,0 +1,322 @@
+import Foundation
+@testable import HTTPServer
+import TestSupport
+import Testing
+
+/// A plain TCP client for what curl will not send: malformed requests, two Hosts, half a request,
+/// connections that never say anything, WebSocket frames without a mask.
+final class RawConnection {
+    let fd: Int32
+
+    init(port: Int, receiveBuffer: Int32? = nil) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ bytes: [UInt8]) { _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    /// What arrives within `seconds`, and whether the server closed the connection by then.
+    func read(for seconds: Double) -> (bytes: [UInt8], closed: Bool) {
+        var out: [UInt8] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while Date() < deadline {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let wait = Int32(max(1, deadline.timeIntervalSinceNow * 1000))
+            guard poll(&poller, 1, wait) > 0 else { continue }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { return (out, true) }
+            out += buffer[0..<n]
+        }
+        return (out, false)
+    }
+
+    /// Whether the server has closed it (without waiting).
+    var isClosedByServer: Bool {
+        // POLLRDHUP (0x2000, Linux): the peer shut down its side, whatever is still unread.
+        let peerClosed: Int16 = 0x2000
+        var poller = pollfd(fd: fd, events: Int16(POLLIN) | peerClosed, revents: 0)
+        guard poll(&poller, 1, 0) > 0 else { return false }
+        return poller.revents & (peerClosed | Int16(POLLHUP)) != 0
+    }
+
+    /// Upgrades to a WebSocket on `/ws`; the response head's first line.
+    func upgradeToWebSocket(port: Int) -> String {
+        send(
+            "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        var head: [UInt8] = []
+        let deadline = Date().addingTimeInterval(10)
+        var byte: UInt8 = 0
+        while Date() < deadline, !head.ends(with: Array("\r\n\r\n".utf8)) {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            guard recv(fd, &byte, 1, 0) == 1 else { break }
+            head.append(byte)
+        }
+        return String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n").first ?? ""
+    }
+
+    /// A client frame: FIN, the opcode, the payload, masked unless told not to.
+    static func frame(_ payload: [UInt8], opcode: UInt8 = 1, masked: Bool = true) -> [UInt8] {
+        precondition(payload.count < 126)
+        var frame: [UInt8] = [0x80 | opcode, (masked ? 0x80 : 0) | UInt8(payload.count)]
+        guard masked else { return frame + payload }
+        let key: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
+        frame += key
+        frame += payload.enumerated().map { $0.element ^ key[$0.offset % 4] }
+        return frame
+    }
+
+    /// The status code of the first close frame in what the server sent, if any.
+    static func closeCode(in bytes: [UInt8]) -> Int? {
+        var index = 0
+        while index + 2 <= bytes.count {
+            let opcode = bytes[index] & 0x0F
+            var length = Int(bytes[index + 1] & 0x7F)
+            var start = index + 2
+            if length == 126 {
+                guard start + 2 <= bytes.count else { return nil }
+                length = Int(bytes[start]) << 8 | Int(bytes[start + 1])
+                start += 2
+            } else if length == 127 {
+                return nil
+            }
+            if opcode == 8 { return start + 2 <= bytes.count ? Int(bytes[start]) << 8 | Int(bytes[start + 1]) : 0 }
+            index = start + length
+        }
+        return nil
+    }
+}
+
+extension Array where Element == UInt8 {
+    func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
+    var text: String { String(decoding: self, as: UTF8.self) }
+}
+
+@Suite struct HTTPConnectionTableTests {
+    let limits = HTTPConnectionTable.Limits(maximum: 3, idleTimeout: 30, requestTimeout: 10)
+
+    @Test func whenFullTheConnectionWaitingLongestMakesRoom() {
+        var table = HTTPConnectionTable(limits: limits)
+        #expect(table.open(1, at: 0) == .admit && table.open(2, at: 1) == .admit && table.open(3, at: 2) == .admit)
+        table.enter(.responding, 1, at: 3)
+        table.enter(.reading, 3, at: 4)
+        // 1 is being answered; of 2 (idle since 1) and 3 (reading since 4), 2 has waited longest.
+        #expect(table.open(4, at: 5) == .admitClosing(2))
+        #expect(table.open(5, at: 6) == .admitClosing(3), "a request begun and not finished is waiting too")
+        table.enter(.stream, 4, at: 7)
+        table.enter(.responding, 5, at: 7)
+        #expect(table.open(6, at: 8) == .refuse, "streams and requests being answered are never taken over")
+        table.close(1)
+        #expect(table.open(6, at: 9) == .admit && table.count == 3)
+    }
+
+    @Test func idleAndUnfinishedRequestsExpireButStreamsAndAnswersDoNot() {
+        var table = HTTPConnectionTable(limits: HTTPConnectionTable.Limits(maximum: 10, idleTimeout: 30, requestTimeout: 10))
+        for id in 1...4 { _ = table.open(id, at: 0) }
+        table.enter(.reading, 2, at: 5)
+        table.enter(.reading, 2, at: 14)  // more bytes of the same request: its clock keeps running
+        table.enter(.responding, 3, at: 5)
+        table.enter(.stream, 4, at: 5)
+        table.enter(.idle, 4, at: 6)  // a stream stays one
+        #expect(table.expired(at: 14.9) == [])
+        #expect(table.expired(at: 15) == [2], "the slow request")
+        #expect(table.expired(at: 30) == [1, 2], "the idle one")
+        #expect(table.expired(at: 10_000) == [1, 2])
+        table.enter(.idle, 3, at: 100)  // answered: idle from then on
+        #expect(table.expired(at: 129) == [1, 2] && table.expired(at: 130) == [1, 2, 3])
+    }
+}
+
+@Suite struct ClientFrameCheckTests {
+    @Test func everyFrameMustBeMaskedWhereverTheBytesAreCut() {
+        let ping = RawConnection.frame(Array(#"{"request":"ping"}"#.utf8))
+        let long = [0x81, 0x80 | 126, 0x01, 0x00, 1, 2, 3, 4] + [UInt8](repeating: 7, count: 256)
+        let stream = ping + long + ping
+        for cut in [1, 2, 5, 9, 30, stream.count - 1] {
+            var check = ClientFrameCheck()
+            let head = check.feed(stream[..<cut]), tail = check.feed(stream[cut...])
+            #expect(head && tail, "cut at \(cut)")
+        }
+        var check = ClientFrameCheck()
+        let first = check.feed(ping)
+        let unmasked = check.feed(RawConnection.frame(Array("hi".utf8), masked: false))
+        #expect(first && !unmasked)
+        var late = ClientFrameCheck()
+        let afterLong = late.feed(long + RawConnection.frame([1], masked: false))
+        #expect(!afterLong, "found after a long payload is skipped")
+    }
+
+    @Test func anEventIDFromAnotherRunIsNoEventID() {
+        #expect(ServerSentEvents.lastEventID("abc-42", run: "abc") == 42)
+        for other in ["xyz-42", "42", "abc-", "abc42", "abc-4x", "abc--4", "abc-" + String(repeating: "9", count: 19), nil] {
+            #expect(ServerSentEvents.lastEventID(other, run: "abc") == nil, "\(other ?? "nil")")
+        }
+        #expect(ServerSentEvents.eventID(7, run: "abc") == "abc-7")
+    }
+}
+
+@Suite(.timeLimit(.minutes(2)), .serialized) struct HTTPLimitsTests {
+    @Test func malformedRequestsAndTwoHostsGet400AndTheConnectionEnds() async throws {
+        let running = try await RunningHTTPServer()
+        defer { Task { await running.stop() } }
+        let port = running.port
+        try await blocking {
+            for request in [
+                "GARBAGE \u{1}\u{2} what\r\n\r\n", "GET /items HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nHost: evil.example\r\n\r\n",
+                "GET /items HTTP/1.1\r\n\r\n", "GET /items HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nBad Header\r\n\r\n",
+            ] {
+                let client = try RawConnection(port: port)
+                client.send(request)
+                let (bytes, closed) = client.read(for: 5)
+                #expect(bytes.text.hasPrefix("HTTP/1.1 400 ") && bytes.text.contains(#""code":"malformed""#), "\(request.debugDescription): \(bytes.text)")
+                #expect(closed, "\(request.debugDescription)")
+            }
+            // A good request, then garbage: the answer to the first, then the end.
+            let client = try RawConnection(port: port)
+            client.send("GET /items HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\nXXX / HTTP/1.1 zz\r\n\r\n")
+            let (bytes, closed) = client.read(for: 5)
+            #expect(bytes.text.hasPrefix("HTTP/1.1 200 ") && !bytes.text.contains("400") && closed, "\(bytes.text)")
+        }
+    }
+
+    @Test func headAnswersWhereGetDoesWithNoBody() async throws {
+        let running = try await RunningHTTPServer(maximumStreams: 1)
+        defer { Task { await running.stop() } }
+        running.hub.publish(.item(.added(tracked("https://example.com/a")), frame: 1))
+        let port = running.port
+        try await blocking {
+            func exchange(_ method: String, _ path: String) throws -> String {
+                let client = try RawConnection(port: port)
+                client.send("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+                return client.read(for: 5).bytes.text
+            }
+            func length(_ response: String) -> String? {
+                response.lowercased().components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
+            }
+            for path in ["/items", "/", "/preview.js", "/snapshot.jpg", "/events", "/events"] {
+                let text = try exchange("HEAD", path)
+                #expect(text.hasPrefix("HTTP/1.1 200 "), "HEAD \(path): \(text)")
+                #expect(text.hasSuffix("\r\n\r\n"), "HEAD \(path) has no body: \(text)")
+                if path != "/events" {
+                    let get = try exchange("GET", path)
+                    #expect(length(text) != nil && length(text) == length(get), "HEAD \(path): \(text)")
+                }
+            }
+            // Two HEADs of /events took no stream: the one stream slot is free.
+            let stream = try running.stream("/events")
+            #expect(stream.waitFor(timeout: 10) { sseEvents($0).count >= 1 }, "\(stream.output)")
+            _ = stream.stop(signal: SIGKILL)
+        }
+    }
+
+    /// 60 connections that never send a request against a limit of 8: a new request is still
+    /// answered, and the ones left are closed after the idle timeout.
+    @Test func idleConnectionsMakeRoomAndAreClosedAfterTheTimeout() async throws {
+        let running = try await RunningHTTPServer(maximumConnections: 8, idleTimeout: .seconds(1.5))
+        defer { Task { await running.stop() } }
+        let port = running.port
+        try await blocking {
+            let idle = try (0..<60).map { _ in try RawConnection(port: port) }
+            Thread.sleep(forTimeInterval: 0.5)
+            #expect(running.server.connectionCount <= 8)
+            #expect(idle.filter { !$0.isClosedByServer }.count <= 8, "the oldest gave their place")
+            #expect(try running.get("/items").status == 200, "a new request is served")
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline, idle.contains(where: { !$0.isClosedByServer }) { Thread.sleep(forTimeInterval: 0.2) }
+            #expect(idle.allSatisfy { $0.isClosedByServer }, "closed after the idle timeout")
+        }
+    }
+
+    /// Half a request, sent slowly (slowloris): closed after the request timeout, while a
+    /// connection that sent nothing waits for the longer idle timeout.
+    @Test func aRequestSentTooSlowlyIsCutOff() async throws {
+        let running = try await RunningHTTPServer(idleTimeout: .seconds(30), requestTimeout: .seconds(1))
+        defer { Task { await running.stop() } }
+        let port = running.port
+        try await blocking {
+            let quiet = try RawConnection(port: port)
+            let slow = try RawConnection(port: port)
+            slow.send("GET /items HTTP/1.1\r\nHo")
+            let (_, closed) = slow.read(for: 1.5)
+            slow.send("st: 127.0.0.1:\(port)\r\n")
+            let (bytes, closedLater) = slow.read(for: 3)
+            #expect(closed || closedLater, "\(bytes.text)")
+            #expect(!bytes.text.contains("200 OK"))
+            #expect(!quiet.isClosedByServer, "idle, not slow: the idle timeout is longer")
+        }
+    }
+
+    /// Never-reading event streams overflow, are closed, and their slots are given back.
+    @Test func eventStreamsThatStopReadingAreClosedAndTheirSlotsComeBack() async throws {
+        let running = try await RunningHTTPServer(queueLimit: 16, maximumStreams: 10)
+        defer { Task { await running.stop() } }
+        let port = running.port
+        try await blocking {
+            let stalled = try (0..<10).map { _ in try RawConnection(port: port, receiveBuffer: 4096) }
+            for client in stalled { client.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n") }
+            Thread.sleep(forTimeInterval: 0.5)
+            #expect(try running.get("/events").status == 503, "all ten slots taken")
+            // Big events, so that the small buffers fill and the queues overflow.
+            let big = String(repeating: "x", count: 4000)
+            let deadline = Date().addingTimeInterval(20)
+            var n = 0
+            while Date() < deadline, running.hub.overflows < 10 {
+                for _ in 0..<50 {
+                    n += 1
+                    running.hub.publish(.item(.added(tracked(big + "\(n)", id: n)), frame: n))
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            #expect(running.hub.overflows == 10)
+            // Closed a second after the cut-off, whether or not they read: what was sent before the
+            // end is still in their buffers, then the end.
+            Thread.sleep(forTimeInterval: 1.5)
+            #expect(stalled.allSatisfy { $0.read(for: 5).closed }, "every stalled stream was closed")
+            let fresh = try running.stream("/events")
+            #expect(fresh.waitFor(timeout: 10) { sseEvents($0).count >= 1 }, "a new stream is served: \(fresh.output.prefix(2))")
+            _ = fresh.stop(signal: SIGKILL)
+        }
+    }
+
+    @Test func aWebSocketClosesOnUnmaskedFramesAndTextThatIsNotUTF8() async throws {
+        let running = try await RunningHTTPServer()
+        defer { Task { await running.stop() } }
+        let port = running.port
+        try await blocking {
+            let cases: [(String, [UInt8], Int?)] = [
+                ("masked ping", RawConnection.frame(Array(#"{"request":"ping","id":1}"#.utf8)), nil),
+                ("unmasked", RawConnection.frame(Array(#"{"request":"ping","id":2}"#.utf8), masked: false), 1002),
+                ("not UTF-8", RawConnection.frame(Array(#"{"request":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)), 1007),
+            ]
+            for (name, frame, code) in cases {
+                let client = try RawConnection(port: port)
+                #expect(client.upgradeToWebSocket(port: port).hasPrefix("HTTP/1.1 101"), "\(name)")
+                client.send(frame)
+                let (bytes, _) = client.read(for: 2)
+                if let code {
+                    #expect(RawConnection.closeCode(in: bytes) == code, "\(name): \(bytes.prefix(64))")
+                    #expect(!bytes.text.contains(#""reply":"ping""#), "\(name) was not answered")
+                } else {
+                    #expect(bytes.text.contains(#""reply":"ping""#), "\(name) is answered")
+                }
+            }
+        }
+    }
+}
