@@ -105,7 +105,9 @@ public enum DaemonAssembly {
                 allowedGroups: Set(s.allowGroups.compactMap(Accounts.groupID)),
                 controlUsers: Set(s.controlUsers.compactMap(Accounts.userID)), controlGroups: Set(s.controlGroups.compactMap(Accounts.groupID)),
                 httpConnections: s.httpListen == nil ? 0 : s.httpMaxConnections),
-            logger: logger, requests: requests)
+            // Refusals and cut-offs are per connection: a client that reconnects in a loop gets the same
+            // limit as one that `set`s in a loop.
+            logger: RateLimitedLogHandler.logger(logger, lines: requestLogLines, per: requestLogInterval), requests: requests)
     }
 
     /// Events an HTTP client reconnecting with `Last-Event-ID` can catch up on (a few minutes of a
@@ -126,7 +128,7 @@ public enum DaemonAssembly {
                     // The socket's rule: with control users or groups configured, only they may `set`.
                     controlOpen: s.controlUsers.isEmpty && s.controlGroups.isEmpty, maximumStreams: s.maximumClients,
                     maximumConnections: s.httpMaxConnections, idleTimeout: .seconds(s.httpIdleTimeout), requestTimeout: .seconds(s.httpRequestTimeout)),
-                logger: logger, metrics: metrics)
+                logger: RateLimitedLogHandler.logger(logger, lines: requestLogLines, per: requestLogInterval), metrics: metrics)
         } catch {
             throw .cannotStart("\(error)")
         }

@@ -1,3 +1,5 @@
+import ScannerCore
+
 /// Who may use the HTTP endpoints (docs/http.md): a pure rule set, decided per request from its
 /// headers, so every rule is a unit test.
 ///
@@ -83,13 +85,7 @@ public struct HTTPAccess: Sendable, Equatable {
         return difference == 0
     }
 
-    /// Whether `host` (a listen address) is loopback only: 127.0.0.0/8, ::1 or localhost.
-    public static func isLoopback(_ host: String) -> Bool {
-        let h = host.lowercased()
-        if h == "localhost" || h == "::1" || h == "[::1]" { return true }
-        let octets = h.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
-    }
+    /// Whether `host` (a listen address) is loopback only: 127.0.0.0/8, ::1 or localhost. The rule
+    /// lives in ScannerCore, where the configuration refuses the same addresses before start.
+    public static func isLoopback(_ host: String) -> Bool { LoopbackAddress.isLoopback(host) }
 }
-
-import Foundation  // trimmingCharacters(in:)
