@@ -8,6 +8,7 @@
 #                realistic footage when `make footage` has made clips → docs/benchmarks.md; BLACKBOX=DIR
 #                (zxing-cpp's test/samples, from a checkout of it) adds the decode rate on its samples
 #   make soak    10 minutes on the emulated camera with unplugs: RSS / descriptors flat? → docs/benchmarks.md
+#   make flood   the floods of issue #39 (photos never read, idle HTTP connections, stalled streams)
 #   make footage realistic webcam clips with exact truth (Tests/Fixtures/footage) → .build/footage;
 #                make score-footage runs the daemon on each and scores it against the truth
 #                make score-scan scores `scannerd scan` on their middle legible frames
@@ -39,7 +40,7 @@ APT_PACKAGES += mosquitto mosquitto-clients
 # make deb (dpkg-shlibdeps computes Depends) and its test, Tests/system/check-deb.sh (lintian, readelf).
 APT_PACKAGES += dpkg-dev lintian binutils
 
-.PHONY: deps build run test test-package bench soak clean fixtures install uninstall footage footage-venv score-footage screenshot deb line-model score-scan
+.PHONY: deps build run test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb line-model score-scan
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -98,6 +99,15 @@ soak: deps
 	$(SWIFT) build -c release --product scannerd
 	$(SWIFT) build -c release --product FakeCamera
 	SOAK_OUTPUT=docs/benchmarks.md bash Tests/soak/soak.sh
+
+# The floods of issue #39 (Tests/soak/flood.sh): clients that ask for photos and never read, 2000 idle
+# HTTP connections under 1024 open files, 63 event streams that never read; FLOOD_BINARIES=… to
+# compare binaries in one run (e.g. a build of the previous main). Prints a table for docs/benchmarks.md.
+FLOOD_BINARIES ?= .build/release/scannerd
+flood: deps footage-venv
+	$(SWIFT) build -c release --product scannerd
+	$(SWIFT) build -c release --product FakeCamera
+	bash Tests/soak/flood.sh $(FLOOD_BINARIES)
 
 # Regenerates the committed fixtures (needs: pip install pillow segno treepoem numpy; apt ghostscript).
 fixtures:

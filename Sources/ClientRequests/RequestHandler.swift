@@ -95,6 +95,8 @@ public final class RequestHandler: Sendable {
                 ("events", .object([
                     ("items", .integer(hub.items.count)), ("clients", .integer(hub.subscriberCount)),
                     ("overflows", .integer(hub.overflows)), ("published", .integer(hub.published)),
+                    // Bytes waiting for all clients together: what the per-client budgets bound.
+                    ("queuedBytes", .integer(hub.queuedBytes)),
                 ])),
             ])
         case .success(.subscribe(let filter)):

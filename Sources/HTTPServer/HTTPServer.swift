@@ -211,8 +211,8 @@ public final class HTTPServer: Sendable {
                     body: ResponseBody(byteBuffer: ByteBuffer(string: metrics())))
             }
         }
-        router.ws("ws") { [self] inbound, outbound, _ in
-            try await webSocket(inbound, outbound)
+        router.ws("ws") { [self] inbound, outbound, context in
+            try await webSocket(inbound, outbound, channel: context.requestContext.channel)
         }
         return router
     }
@@ -223,14 +223,17 @@ public final class HTTPServer: Sendable {
 
     /// `GET /ws`: the socket's conversation over WebSocket text messages — `hello`, then every event;
     /// each request message answered with its reply (docs/protocol.md), in order.
-    func webSocket(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter) async throws {
+    func webSocket(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
         guard openStream() else {
             try await outbound.write(.text(Reply.error(ScannerProtocol.Request.Echo(), code: .tooManyClients, message: Self.tooManyStreams)))
             try await outbound.close(.unknown(1013), reason: "too many clients")  // 1013: try again later (RFC 6455 registry)
             return
         }
         defer { closeStream() }
-        let (id, hello, events) = hub.subscribe(queueLimit: configuration.queueLimit, byteLimit: configuration.byteLimit)
+        let (id, hello, events) = hub.subscribe(queueLimit: configuration.queueLimit, byteLimit: configuration.byteLimit) {
+            // As for an event stream: its writes may wait on a full buffer for ever; close regardless.
+            channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        }
         defer { hub.unsubscribe(id) }
         let (hub, requests, rights, queueLimit, byteLimit, maximum) = (
             hub, requests, webSocketRights, configuration.queueLimit, configuration.byteLimit, configuration.maximumMessageSize

@@ -63,21 +63,37 @@ public enum JSONValue: Sendable, Equatable {
         return text
     }
 
+    /// Runs that need no escape are appended whole: a photo's base64 (~800 kB at 720p) went one
+    /// scalar at a time, and a dozen clients asking at once held up other clients' pings
+    /// (docs/benchmarks.md, "Floods"). Runs are cut at ASCII bytes, so
+    /// they are whole scalars; they are sliced as scalars, not characters (a `"` may begin a
+    /// grapheme with the combining mark after it).
     static func writeString(_ s: String, to out: inout String) {
         out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+        let utf8 = s.utf8
+        var runStart = utf8.startIndex
+        var index = runStart
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                index = utf8.index(after: index)
+                continue
             }
+            out += Substring(s.unicodeScalars[runStart..<index])
+            switch byte {
+            case UInt8(ascii: "\""): out += "\\\""
+            case UInt8(ascii: "\\"): out += "\\\\"
+            case UInt8(ascii: "\n"): out += "\\n"
+            case UInt8(ascii: "\r"): out += "\\r"
+            case UInt8(ascii: "\t"): out += "\\t"
+            default:
+                let hex = String(byte, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
+            index = utf8.index(after: index)
+            runStart = index
         }
+        out += Substring(s.unicodeScalars[runStart..<utf8.endIndex])
         out += "\""
     }
 }

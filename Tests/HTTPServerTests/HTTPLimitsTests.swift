@@ -189,6 +189,33 @@ import Testing
         }
     }
 
+    /// The same for WebSockets that stop reading: cut off, closed a second later, slot given back.
+    @Test func webSocketsThatStopReadingAreClosed() async throws {
+        let running = try await RunningHTTPServer(queueLimit: 16, maximumStreams: 5)
+        defer { Task { await running.stop() } }
+        let port = running.port
+        try await blocking {
+            let stalled = try (0..<5).map { _ in try RawConnection(port: port, receiveBuffer: 4096) }
+            for client in stalled { #expect(client.upgradeToWebSocket(port: port).hasPrefix("HTTP/1.1 101")) }
+            let big = String(repeating: "x", count: 4000)
+            let deadline = Date().addingTimeInterval(20)
+            var n = 0
+            while Date() < deadline, running.hub.overflows < 5 {
+                for _ in 0..<50 {
+                    n += 1
+                    running.hub.publish(.item(.added(tracked(big + "\(n)", id: n)), frame: n))
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            #expect(running.hub.overflows == 5)
+            Thread.sleep(forTimeInterval: 1.5)
+            #expect(stalled.allSatisfy { $0.read(for: 5).closed }, "every stalled WebSocket was closed")
+            let fresh = try RawConnection(port: port)
+            #expect(fresh.upgradeToWebSocket(port: port).hasPrefix("HTTP/1.1 101"), "its slot came back")
+            #expect(fresh.read(for: 2).bytes.text.contains(#""event":"hello""#))
+        }
+    }
+
     @Test func aWebSocketClosesOnUnmaskedFramesAndTextThatIsNotUTF8() async throws {
         let running = try await RunningHTTPServer()
         defer { Task { await running.stop() } }

@@ -1,3 +1,4 @@
+import Foundation
 import ScannerCore
 import Testing
 
@@ -36,6 +37,17 @@ import Testing
             ("z", .string("a\"b\\c\nd\u{01}é")), ("a", .integer(-3)), ("m", .array([.bool(true), .null])),
         ])
         #expect(value.serialized() == #"{"z":"a\"b\\c\nd\u0001é","a":-3,"m":[true,null]}"#)
+    }
+
+    /// Escapes inside grapheme clusters (a quote with a combining accent, CR LF) and long runs
+    /// without any: what is written decodes back to the very string.
+    @Test func everyStringRoundTrips() throws {
+        let long = String(repeating: "QUJD+/9=", count: 100_000)
+        for text in ["\"\u{301}x", "a\r\nb", "\u{301}\"", "👩‍👩‍👧\"\\", "", "\u{7F}\u{1F}", long, "end\""] {
+            let line = JSONValue.string(text).serialized()
+            let decoded = try JSONDecoder().decode(String.self, from: Data(line.utf8))
+            #expect(decoded == text, "\(line.prefix(40))")
+        }
     }
 
     @Test func numbersAreRoundedAndTrimmed() {
