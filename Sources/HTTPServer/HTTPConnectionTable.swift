@@ -10,14 +10,17 @@
 ///   sending one) is closed to make room: a new `/items` is served even while thousands of idle
 ///   connections arrive; only streams and requests being answered are never taken over;
 /// - an idle connection is closed after `idleTimeout`; one that started a request and has not
-///   finished sending it after `requestTimeout` is closed too (a slowloris client).
+///   finished sending it after `requestTimeout` is closed too (a slowloris client); one whose
+///   answer has not been taken after `responseTimeout` is closed (a client that asks and never
+///   reads would otherwise hold its slot, and the answer, for ever). Streams have no timeout: they
+///   are cut off by their queues.
 public struct HTTPConnectionTable: Sendable {
     public enum Phase: Sendable, Equatable {
         /// Waiting for a request (just opened, or between keep-alive requests).
         case idle
         /// A request has begun arriving and is not complete.
         case reading
-        /// A request is being answered.
+        /// A request is being answered (the answer may wait on a client that does not read it).
         case responding
         /// An event stream or a WebSocket: counted as a stream (`maximumStreams`), never timed out.
         case stream
@@ -28,11 +31,13 @@ public struct HTTPConnectionTable: Sendable {
         /// Seconds.
         public var idleTimeout: Double
         public var requestTimeout: Double
+        public var responseTimeout: Double
 
-        public init(maximum: Int, idleTimeout: Double, requestTimeout: Double) {
+        public init(maximum: Int, idleTimeout: Double, requestTimeout: Double, responseTimeout: Double = 60) {
             self.maximum = maximum
             self.idleTimeout = idleTimeout
             self.requestTimeout = requestTimeout
+            self.responseTimeout = responseTimeout
         }
     }
 
@@ -82,14 +87,15 @@ public struct HTTPConnectionTable: Sendable {
         entries[id] = nil
     }
 
-    /// The connections to close now: idle past `idleTimeout`, or still sending a request past
-    /// `requestTimeout`.
+    /// The connections to close now: idle past `idleTimeout`, still sending a request past
+    /// `requestTimeout`, or still being answered past `responseTimeout`.
     public func expired(at now: Double) -> [Int] {
         entries.compactMap { id, entry in
             switch entry.phase {
             case .idle: now - entry.since >= limits.idleTimeout ? id : nil
             case .reading: now - entry.since >= limits.requestTimeout ? id : nil
-            case .responding, .stream: nil
+            case .responding: now - entry.since >= limits.responseTimeout ? id : nil
+            case .stream: nil
             }
         }.sorted()
     }

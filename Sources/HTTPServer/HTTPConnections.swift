@@ -15,6 +15,8 @@ final class HTTPConnections: Sendable {
         var channels: [Int: any Channel] = [:]
         /// Each open connection's mark, by channel (`GuardedChannel.handle` looks it up).
         var marks: [ObjectIdentifier: ClosedForLimits] = [:]
+        /// Each admitted connection's id, by channel (`enterStream`).
+        var ids: [ObjectIdentifier: Int] = [:]
         var next = 0
         /// Since the last report in the log.
         var tookOver = 0
@@ -52,9 +54,11 @@ final class HTTPConnections: Sendable {
             switch s.table.open(id, at: now) {
             case .admit:
                 s.channels[id] = channel
+                s.ids[key] = id
                 return (id, nil)
             case .admitClosing(let old):
                 s.channels[id] = channel
+                s.ids[key] = id
                 s.tookOver += 1
                 let closing = s.channels.removeValue(forKey: old)
                 closing.flatMap { s.marks[ObjectIdentifier($0)] }?.set()
@@ -69,6 +73,7 @@ final class HTTPConnections: Sendable {
         channel.closeFuture.whenComplete { [self] _ in
             state.withLock { s in
                 guard let id else { return }
+                s.ids[key] = nil
                 s.table.close(id)
                 s.channels[id] = nil
             }
@@ -86,6 +91,15 @@ final class HTTPConnections: Sendable {
     }
 
     func phase(of id: Int) -> HTTPConnectionTable.Phase? { state.withLock { $0.table.phase(of: id) } }
+
+    /// The connection's answer is an event stream: no response timeout (its queue cuts it off).
+    func enterStream(_ channel: any Channel) {
+        let now = clock()
+        state.withLock { s in
+            guard let id = s.ids[ObjectIdentifier(channel)] else { return }
+            s.table.enter(.stream, id, at: now)
+        }
+    }
 
     /// The mark of a connection's channel, from `open` until `forget` (its handling ended): the
     /// limits may close it before Hummingbird handles it, and what it logs then is to be dropped.
@@ -259,18 +273,25 @@ final class ConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let part = unwrapOutboundIn(data)
-        switch part {
-        case .end:
+        guard case .end = part else {
+            context.write(data, promise: promise)
+            return
+        }
+        if closeWhenAnswered {
+            context.writeAndFlush(data, promise: promise)
+            context.close(promise: nil)
+            return
+        }
+        // Answered when the end has reached the kernel, not when it was handed to NIO: an answer
+        // the client does not read waits in NIO's buffer, and must still count as being answered
+        // (its `responseTimeout`), not as an idle connection.
+        let written = context.eventLoop.makePromise(of: Void.self)
+        if let promise { written.futureResult.cascade(to: promise) }
+        written.futureResult.whenSuccess { [slot] in
             slot.requests = max(0, slot.requests - 1)
             slot.connections.enter(slot.phase, slot.id)
-            if closeWhenAnswered {
-                context.writeAndFlush(data, promise: promise)
-                context.close(promise: nil)
-                return
-            }
-        default: break
         }
-        context.write(data, promise: promise)
+        context.write(data, promise: written)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

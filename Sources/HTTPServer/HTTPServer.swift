@@ -40,13 +40,16 @@ public struct HTTPServerConfiguration: Sendable {
     /// begun a request and not finished sending it, after `requestTimeout` (`http.request-timeout`).
     public var idleTimeout: Duration
     public var requestTimeout: Duration
+    /// An answer (not a stream) the client has not taken after this is dropped with its connection.
+    public var responseTimeout: Duration
 
     public init(
         host: String = "127.0.0.1", port: Int = 8390, token: String? = nil, allowedOrigins: Set<String> = [],
         queueLimit: Int = 1024, keepAlive: Duration = .seconds(15), controlOpen: Bool = true, maximumMessageSize: Int = 64 * 1024,
         maximumStreams: Int = 64, byteLimit: Int = EventHub.defaultByteLimit, maximumConnections: Int = 128,
-        idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(10)
+        idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(10), responseTimeout: Duration = .seconds(60)
     ) {
+        self.responseTimeout = responseTimeout
         self.byteLimit = byteLimit
         self.maximumConnections = maximumConnections
         self.idleTimeout = idleTimeout
@@ -118,7 +121,7 @@ public final class HTTPServer: Sendable {
         connections = HTTPConnections(
             limits: HTTPConnectionTable.Limits(
                 maximum: configuration.maximumConnections, idleTimeout: configuration.idleTimeout.inSeconds,
-                requestTimeout: configuration.requestTimeout.inSeconds),
+                requestTimeout: configuration.requestTimeout.inSeconds, responseTimeout: configuration.responseTimeout.inSeconds),
             logger: logger)
     }
 
@@ -283,6 +286,7 @@ public final class HTTPServer: Sendable {
         let (hub, keepAlive, queueLimit, byteLimit) = (hub, configuration.keepAlive, configuration.queueLimit, configuration.byteLimit)
         let run = hub.runID
         enum Piece: Sendable { case outbound(Outbound), tick }
+        connections.enterStream(channel)
         let body = ResponseBody { [self] writer in
             defer { closeStream() }
             let subscription = hub.resume(after: lastEventID, queueLimit: queueLimit, byteLimit: byteLimit) {

@@ -18,7 +18,8 @@ final class RunningHTTPServer: @unchecked Sendable {
 
     init(
         token: String? = nil, origins: Set<String> = [], queueLimit: Int = 1024, controlOpen: Bool = true, maximumStreams: Int = 64,
-        maximumConnections: Int = 128, idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(10)
+        maximumConnections: Int = 128, idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(10),
+        responseTimeout: Duration = .seconds(60)
     ) async throws {
         let hub = hub
         let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9])
@@ -30,7 +31,8 @@ final class RunningHTTPServer: @unchecked Sendable {
             hub: hub, requests: requests,
             configuration: HTTPServerConfiguration(
                 host: "127.0.0.1", port: 0, token: token, allowedOrigins: origins, queueLimit: queueLimit, controlOpen: controlOpen,
-                maximumStreams: maximumStreams, maximumConnections: maximumConnections, idleTimeout: idleTimeout, requestTimeout: requestTimeout),
+                maximumStreams: maximumStreams, maximumConnections: maximumConnections, idleTimeout: idleTimeout, requestTimeout: requestTimeout,
+                responseTimeout: responseTimeout),
             logger: Logger(label: "test"))
         self.server = server
         let ready = AsyncStream<Int>.makeStream()
