@@ -1,3 +1,4 @@
+import Events
 import Foundation
 @testable import HTTPServer
 import TestSupport
@@ -192,17 +193,7 @@ import Testing
             for client in stalled { client.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n") }
             Thread.sleep(forTimeInterval: 0.5)
             #expect(try running.get("/events").status == 503, "all ten slots taken")
-            // Big events, so that the small buffers fill and the queues overflow.
-            let big = String(repeating: "x", count: 4000)
-            let deadline = Date().addingTimeInterval(20)
-            var n = 0
-            while Date() < deadline, running.hub.overflows < 10 {
-                for _ in 0..<50 {
-                    n += 1
-                    running.hub.publish(.item(.added(tracked(big + "\(n)", id: n)), frame: n))
-                }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
+            publishBigEvents(until: 10, overflowIn: running.hub)
             #expect(running.hub.overflows == 10)
             // Closed a second after the cut-off, whether or not they read: what was sent before the
             // end is still in their buffers, then the end.
@@ -222,16 +213,7 @@ import Testing
         try await blocking {
             let stalled = try (0..<5).map { _ in try RawConnection(port: port, receiveBuffer: 4096) }
             for client in stalled { #expect(client.upgradeToWebSocket(port: port).hasPrefix("HTTP/1.1 101")) }
-            let big = String(repeating: "x", count: 4000)
-            let deadline = Date().addingTimeInterval(20)
-            var n = 0
-            while Date() < deadline, running.hub.overflows < 5 {
-                for _ in 0..<50 {
-                    n += 1
-                    running.hub.publish(.item(.added(tracked(big + "\(n)", id: n)), frame: n))
-                }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
+            publishBigEvents(until: 5, overflowIn: running.hub)
             #expect(running.hub.overflows == 5)
             Thread.sleep(forTimeInterval: 1.5)
             #expect(stalled.allSatisfy { $0.read(for: 5).closed }, "every stalled WebSocket was closed")
@@ -264,5 +246,20 @@ import Testing
                 }
             }
         }
+    }
+}
+
+/// Big events (4 kB each), 50 every 50 ms, until `count` subscribers have overflowed or 20 s passed:
+/// small receive buffers fill and the queues of clients that do not read overflow.
+func publishBigEvents(until count: Int, overflowIn hub: EventHub) {
+    let big = String(repeating: "x", count: 4000)
+    let deadline = Date().addingTimeInterval(20)
+    var n = 0
+    while Date() < deadline, hub.overflows < count {
+        for _ in 0..<50 {
+            n += 1
+            hub.publish(.item(.added(tracked(big + "\(n)", id: n)), frame: n))
+        }
+        Thread.sleep(forTimeInterval: 0.05)
     }
 }

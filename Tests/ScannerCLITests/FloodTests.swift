@@ -8,22 +8,14 @@ import TestTraits
 /// Each asserts what must hold (memory bounded, control users served, slots given back); the
 /// latencies measured under the same floods are in docs/benchmarks.md, not asserted here.
 @Suite(.offThePool(minutes: 5), .serialized) struct FloodTests {
-    let scannerd = Subprocess.executable("scannerd")
     static let library = Subprocess.productsDirectory.appendingPathComponent("libFakeCamera.so").path
 
-    /// The daemon with its socket at `socket` and HTTP on a port the kernel chooses (from its
-    /// `http listening` line), under `prlimit` when `openFiles` is given.
+    /// The daemon with its socket at `socket` and HTTP on a port the kernel chooses, under `prlimit`
+    /// when `openFiles` is given.
     func daemon(_ arguments: [String], socket: String, environment: [String: String] = [:], openFiles: Int? = nil) throws -> (Subprocess.Running, Int) {
-        let run = [scannerd, "run", "--no-config", "--socket", socket, "--http", "127.0.0.1:0"] + arguments
-        let daemon = try openFiles.map { try Subprocess.Running("/usr/bin/prlimit", ["--nofile=\($0)"] + run, environment: environment) }
-            ?? Subprocess.Running(scannerd, Array(run.dropFirst()), environment: environment)
-        let pattern = /http listening url=http:\/\/127\.0\.0\.1:([0-9]+)\//
-        daemon.waitForStderr(timeout: 30) { $0.contains(pattern) }
-        guard let match = daemon.stderr.firstMatch(of: pattern), let port = Int(match.1) else {
-            _ = daemon.stop()
-            throw HTTPDaemonFailure(stderr: daemon.stderr)
-        }
-        return (daemon, port)
+        try httpDaemon(
+            ["run", "--no-config", "--socket", socket] + arguments, environment: environment,
+            wrapper: openFiles.map { ["/usr/bin/prlimit", "--nofile=\($0)"] } ?? [])
     }
 
     /// Resident memory in MB, from /proc.

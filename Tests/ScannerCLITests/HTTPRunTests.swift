@@ -33,8 +33,12 @@ func freeLoopbackPort() throws -> Int {
 /// beforehand can be bound by a daemon of a test running alongside first: both tests then talk to
 /// that one daemon until its test stops it (seen: the preview-page test's browser found nothing
 /// listening, attempt after attempt, while its own daemon had exited on "address in use").
-func httpDaemon(_ arguments: [String]) throws -> (daemon: Subprocess.Running, port: Int) {
-    let daemon = try Subprocess.Running(Subprocess.executable("scannerd"), arguments + ["--http", "127.0.0.1:0"])
+/// `wrapper` runs the daemon under another command (`prlimit --nofile=1024`); then `arguments` must
+/// name `--no-config` themselves (`Subprocess` adds it only when it starts scannerd itself).
+func httpDaemon(_ arguments: [String], environment: [String: String] = [:], wrapper: [String] = []) throws -> (daemon: Subprocess.Running, port: Int) {
+    let scannerd = Subprocess.executable("scannerd")
+    let command = wrapper + [scannerd] + arguments + ["--http", "127.0.0.1:0"]
+    let daemon = try Subprocess.Running(command[0], Array(command.dropFirst()), environment: environment)
     let pattern = /http listening url=http:\/\/127\.0\.0\.1:([0-9]+)\//
     daemon.waitForStderr(timeout: 30) { $0.contains(pattern) }
     guard let match = daemon.stderr.firstMatch(of: pattern), let port = Int(match.1) else {

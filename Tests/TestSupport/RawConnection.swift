@@ -6,9 +6,7 @@ public final class RawConnection {
     public let fd: Int32
 
     public init(port: Int, receiveBuffer: Int32? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+        fd = try Self.stream(AF_INET, receiveBuffer: receiveBuffer)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -33,9 +31,7 @@ public final class RawConnection {
 
     /// A Unix-socket client (the daemon's socket).
     public init(unixPath: String, receiveBuffer: Int32? = nil) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+        fd = try Self.stream(AF_UNIX, receiveBuffer: receiveBuffer)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let path = Array(unixPath.utf8)
@@ -53,6 +49,15 @@ public final class RawConnection {
     }
 
     deinit { close(fd) }
+
+    /// A stream socket of `domain`, with a small receive buffer when asked (a client that reads
+    /// little fills up soon).
+    private static func stream(_ domain: Int32, receiveBuffer: Int32?) throws -> Int32 {
+        let fd = socket(domain, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+        return fd
+    }
 
     /// Sends what fits now, without waiting; false when nothing did (the peer stopped reading).
     @discardableResult

@@ -1,0 +1,190 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import ScannerProtocol
+
+/// What the two handlers of one connection share; touched only on the channel's event loop.
+final class ConnectionSlot: @unchecked Sendable {
+    let id: Int
+    let connections: HTTPConnections
+    /// Requests whose head has arrived and whose response has not ended.
+    var requests = 0
+    /// A request's head has arrived and its end not yet.
+    var readingRequest = false
+    var isWebSocket = false
+    var frames = ClientFrameCheck()
+    /// Set when the server closes the connection by its own rules (`refuse`).
+    let mark: ClosedForLimits?
+
+    init(id: Int, connections: HTTPConnections, mark: ClosedForLimits?) {
+        self.id = id
+        self.connections = connections
+        self.mark = mark
+    }
+
+    var phase: HTTPConnectionTable.Phase { requests == 0 ? .idle : readingRequest ? .reading : .responding }
+}
+
+/// First in the pipeline, on raw bytes: a connection that receives bytes while idle is reading a
+/// request; once it is a WebSocket, every client frame must be masked.
+final class ConnectionBytesHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    let slot: ConnectionSlot
+
+    init(slot: ConnectionSlot) { self.slot = slot }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if slot.isWebSocket {
+            let buffer = unwrapInboundIn(data)
+            guard slot.frames.feed(buffer.readableBytesView) else {
+                // Close frame, status 1002 (protocol error), then the connection.
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: [0x88, 0x02, 0x03, 0xEA])), promise: nil)
+                context.close(promise: nil)
+                return
+            }
+        } else if slot.requests == 0 {
+            slot.connections.enter(.reading, slot.id)
+        }
+        context.fireChannelRead(data)
+    }
+}
+
+/// Right after the HTTP decoder: follows each request to its response's end (the connection's
+/// phase), answers what Hummingbird would not — `400` to a request the decoder cannot parse or one
+/// without exactly one `Host` (RFC 9112 §3.2) — and leaves the pipeline when the client asks to
+/// become a WebSocket.
+final class ConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+    let slot: ConnectionSlot
+    /// Refused: whatever else arrives is dropped until the connection is closed.
+    private var refused = false
+    /// A malformed request came in behind one being answered: close once it is.
+    private var closeWhenAnswered = false
+
+    init(slot: ConnectionSlot) { self.slot = slot }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
+        let part = unwrapInboundIn(data)
+        switch part {
+        case .head(let head):
+            let hosts = head.headers["Host"].count
+            if hosts > 1 || (hosts == 0 && head.version.major == 1 && head.version.minor >= 1) {
+                refuse(context, hosts == 0 ? "a request must name its Host" : "a request must name one Host, not \(hosts)")
+                return
+            }
+            if head.headers.contains(name: "Upgrade") {
+                // A WebSocket from here on (or, refused, a response and the connection's end). Leave
+                // the pipeline now, before the upgrade takes the HTTP decoder away and raw frames
+                // would reach a handler typed for HTTP parts.
+                slot.isWebSocket = true
+                slot.connections.enter(.stream, slot.id)
+                context.fireChannelRead(data)
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+                return
+            }
+            slot.requests += 1
+            slot.readingRequest = true
+        case .body: break
+        case .end: slot.readingRequest = false
+        }
+        slot.connections.enter(slot.phase, slot.id)
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let part = unwrapOutboundIn(data)
+        guard case .end = part else {
+            context.write(data, promise: promise)
+            return
+        }
+        if closeWhenAnswered {
+            context.writeAndFlush(data, promise: promise)
+            context.close(promise: nil)
+            return
+        }
+        // Answered when the end has reached the kernel, not when it was handed to NIO: an answer
+        // the client does not read waits in NIO's buffer, and must still count as being answered
+        // (its `responseTimeout`), not as an idle connection.
+        let written = context.eventLoop.makePromise(of: Void.self)
+        if let promise { written.futureResult.cascade(to: promise) }
+        written.futureResult.whenSuccess { [slot] in
+            slot.requests = max(0, slot.requests - 1)
+            slot.connections.enter(slot.phase, slot.id)
+        }
+        context.write(data, promise: written)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        guard !refused else { return }
+        // A response under way is finished first; the connection ends after it, with no 400 (the
+        // client reads responses in order, and the broken request has none).
+        guard slot.requests == 0 || slot.readingRequest else {
+            refused = true
+            closeWhenAnswered = true
+            return
+        }
+        refuse(context, "malformed HTTP request (\(error))")
+    }
+
+    /// `400` with the protocol's error JSON, then close.
+    private func refuse(_ context: ChannelHandlerContext, _ message: String) {
+        refused = true
+        slot.mark?.set()
+        let body = Reply.error(Request.Echo(), code: .malformed, message: message) + "\n"
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Content-Length", value: "\(body.utf8.count)")
+        headers.add(name: "Connection", value: "close")
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+    }
+}
+
+/// Hummingbird's HTTP/1 + WebSocket channel with `HTTPConnections` in front: every accepted
+/// connection is admitted (or closed) before Hummingbird sees it, and its two handlers are put in
+/// place around the HTTP decoder.
+struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+    /// Bytes (the kernel doubles it): a 720p snapshot still goes out at LAN speed.
+    static var sendBuffer: Int { 64 * 1024 }
+    let base: Base
+    let connections: HTTPConnections
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        let id = connections.open(channel)
+        // The kernel's send buffer grows to megabytes on its own: a client that stopped reading
+        // would absorb thousands of events there before its queue (`server.queue-limit`) noticed.
+        let bounded = channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: GuardedChannel.sendBuffer)
+        return bounded.flatMap { base.setup(channel: channel, logger: logger) }.flatMapThrowing { value in
+            guard let id else { return value }  // refused: already closing
+            let slot = ConnectionSlot(id: id, connections: connections, mark: connections.mark(of: channel))
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.addHandler(ConnectionBytesHandler(slot: slot), position: .first)
+            let decoder = try pipeline.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try pipeline.addHandler(ConnectionPartsHandler(slot: slot), position: .after(decoder.handler))
+            return value
+        }.flatMapErrorThrowing { error in
+            connections.forget(channel)  // never handled
+            throw error
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        defer { connections.forget(value.channel) }
+        var logger = logger
+        if let mark = connections.mark(of: value.channel) { logger.handler = QuietWhenClosedForLimits(base: logger.handler, mark: mark) }
+        await base.handle(value: value, logger: logger)
+    }
+}
