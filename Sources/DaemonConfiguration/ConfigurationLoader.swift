@@ -65,6 +65,13 @@ public struct ConfigurationLoader: Sendable {
                 key: "http.listen", origin: loaded.origins["http.listen"] ?? .defaultValue,
                 problem: "\(listen) is not loopback: set http.token-file so that only clients with the token are served"))
         }
+        // Event streams and WebSockets may hold `server.max-clients` connections and are never made
+        // to give their place: with no more connections than that, they could shut `/items` out.
+        if s.httpListen != nil, s.httpMaxConnections <= s.maximumClients {
+            problems.append(.combination(
+                key: "http.max-connections", origin: loaded.origins["http.max-connections"] ?? loaded.origins["server.max-clients"] ?? .defaultValue,
+                problem: "\(s.httpMaxConnections) leaves no room for requests beside \(s.maximumClients) event streams (server.max-clients): set it above that"))
+        }
         return problems
     }
 

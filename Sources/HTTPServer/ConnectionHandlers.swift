@@ -40,15 +40,42 @@ final class ConnectionBytesHandler: ChannelInboundHandler, RemovableChannelHandl
         if slot.isWebSocket {
             let buffer = unwrapInboundIn(data)
             guard slot.frames.feed(buffer.readableBytesView) else {
-                // Close frame, status 1002 (protocol error), then the connection.
-                context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: [0x88, 0x02, 0x03, 0xEA])), promise: nil)
-                context.close(promise: nil)
+                protocolError(context)
                 return
             }
-        } else if slot.requests == 0 {
-            slot.connections.enter(.reading, slot.id)
+            context.fireChannelRead(data)
+            return
         }
-        context.fireChannelRead(data)
+        if slot.requests == 0 { slot.connections.enter(.reading, slot.id) }
+        let buffer = unwrapInboundIn(data)
+        context.fireChannelRead(data)  // the HTTP decoder runs now, and the parts handler with it
+        // This read held the WebSocket request: RFC 6455 §4.1 has the client wait for the 101
+        // before it sends anything more, and frames sent with the request would reach the
+        // WebSocket unchecked (the upgrade keeps them aside and replays them after this handler).
+        if slot.isWebSocket, Self.bytesAfterHead(tail: tail, buffer.readableBytesView) > 0 {
+            protocolError(context)
+            return
+        }
+        tail = Array((tail + buffer.readableBytesView.suffix(3)).suffix(3))
+    }
+
+    /// The last bytes of the previous read: a head's `\r\n\r\n` may be cut between reads.
+    private var tail: [UInt8] = []
+
+    /// Bytes after the first `\r\n\r\n` in `tail` + `bytes`, or 0 when there is none.
+    static func bytesAfterHead(tail: [UInt8], _ bytes: some Collection<UInt8>) -> Int {
+        let all = tail + bytes
+        guard all.count >= 4 else { return 0 }
+        for end in 3..<all.count where all[end - 3] == 13 && all[end - 2] == 10 && all[end - 1] == 13 && all[end] == 10 {
+            return all.count - end - 1
+        }
+        return 0
+    }
+
+    /// Close frame with status 1002 (protocol error), then the connection.
+    private func protocolError(_ context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: [0x88, 0x02, 0x03, 0xEA])), promise: nil)
+        context.close(promise: nil)
     }
 }
 
@@ -79,12 +106,14 @@ final class ConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHandle
                 refuse(context, hosts == 0 ? "a request must name its Host" : "a request must name one Host, not \(hosts)")
                 return
             }
-            if head.headers.contains(name: "Upgrade") {
-                // A WebSocket from here on (or, refused, a response and the connection's end). Leave
-                // the pipeline now, before the upgrade takes the HTTP decoder away and raw frames
-                // would reach a handler typed for HTTP parts.
+            if Self.asksForWebSocket(head) {
+                // A WebSocket from here on, or a refusal and the connection's end. Leave the pipeline
+                // now, before the upgrade takes the HTTP decoder away and raw frames would reach a
+                // handler typed for HTTP parts. Being answered until the WebSocket's handler says it
+                // is a stream (`HTTPConnections.enterStream`): if no WebSocket comes of it, the
+                // response timeout ends it, no slot is held for ever.
                 slot.isWebSocket = true
-                slot.connections.enter(.stream, slot.id)
+                slot.connections.enter(.responding, slot.id)
                 context.fireChannelRead(data)
                 context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
                 return
@@ -105,8 +134,10 @@ final class ConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHandle
             return
         }
         if closeWhenAnswered {
-            context.writeAndFlush(data, promise: promise)
-            context.close(promise: nil)
+            context.writeAndFlush(data).whenComplete { result in
+                promise?.completeWith(result)
+                context.close(promise: nil)
+            }
             return
         }
         // Answered when the end has reached the kernel, not when it was handed to NIO: an answer
@@ -121,26 +152,34 @@ final class ConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHandle
         context.write(data, promise: written)
     }
 
+    /// What NIO's WebSocket upgrader takes (RFC 6455 §4.2.1): GET, `Connection: upgrade`,
+    /// `Upgrade: websocket`, a key and version 13. Other `Upgrade` requests (`h2c`, …) stay HTTP.
+    static func asksForWebSocket(_ head: HTTPRequestHead) -> Bool {
+        func tokens(_ name: String) -> [String] {
+            head.headers[name].flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        }
+        return head.method == .GET && tokens("Connection").contains("upgrade") && tokens("Upgrade").contains("websocket")
+            && !head.headers["Sec-WebSocket-Key"].isEmpty && head.headers["Sec-WebSocket-Version"].first == "13"
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard error is HTTPParserError else {
             context.fireErrorCaught(error)
             return
         }
         guard !refused else { return }
-        // A response under way is finished first; the connection ends after it, with no 400 (the
-        // client reads responses in order, and the broken request has none).
-        guard slot.requests == 0 || slot.readingRequest else {
-            refused = true
-            closeWhenAnswered = true
-            return
-        }
         refuse(context, "malformed HTTP request (\(error))")
     }
 
-    /// `400` with the protocol's error JSON, then close.
+    /// `400` with the protocol's error JSON, then close. Behind a response still being written, no
+    /// 400 (it would land inside that response): the connection ends once that one is written.
     private func refuse(_ context: ChannelHandlerContext, _ message: String) {
         refused = true
         slot.mark?.set()
+        guard slot.requests == 0 || slot.readingRequest else {
+            closeWhenAnswered = true
+            return
+        }
         let body = Reply.error(Request.Echo(), code: .malformed, message: message) + "\n"
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json")

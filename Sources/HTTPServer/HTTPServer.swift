@@ -233,6 +233,7 @@ public final class HTTPServer: Sendable {
             return
         }
         defer { closeStream() }
+        connections.enterStream(channel)
         let (id, hello, events) = hub.subscribe(queueLimit: configuration.queueLimit, byteLimit: configuration.byteLimit) {
             // As for an event stream: its writes may wait on a full buffer for ever; close regardless.
             channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
@@ -280,14 +281,19 @@ public final class HTTPServer: Sendable {
     /// ends, as on the socket; its connection is closed a second later whether or not it read that,
     /// so the stream's slot is given back.
     func events(lastEventID: Int?, channel: any Channel) -> Response {
-        // The slot is taken here and given back when the stream ends; the subscription is made when
-        // the stream starts, so a client gone before that leaves nothing behind.
+        // The slot is taken here; the subscription is made when the stream starts, so a client gone
+        // before that leaves nothing behind.
         guard openStream() else { return Self.error(.serviceUnavailable, code: .tooManyClients, Self.tooManyStreams) }
+        // The slot is given back by the body when it runs, or by the connection's close when the
+        // body never runs (the client gone before the response's head could be written).
+        let bodyStarted = StreamStart()
+        channel.closeFuture.whenComplete { [self] _ in if bodyStarted.claim() { closeStream() } }
         let (hub, keepAlive, queueLimit, byteLimit) = (hub, configuration.keepAlive, configuration.queueLimit, configuration.byteLimit)
         let run = hub.runID
         enum Piece: Sendable { case outbound(Outbound), tick }
         connections.enterStream(channel)
         let body = ResponseBody { [self] writer in
+            guard bodyStarted.claim() else { return }  // the connection closed first: its slot is back
             defer { closeStream() }
             let subscription = hub.resume(after: lastEventID, queueLimit: queueLimit, byteLimit: byteLimit) {
                 // Cut off while its writes wait on a full socket buffer: it may never read the
@@ -300,6 +306,9 @@ public final class HTTPServer: Sendable {
                 try await writer.write(ByteBuffer(string: ServerSentEvents.frame(line, id: ServerSentEvents.eventID(seq, run: run))))
             }
             let (pieces, continuation) = AsyncStream<Piece>.makeStream()
+            // A client gone ends the stream now, not at its next write (up to `keepAlive` later):
+            // its slot and subscription come back at once.
+            channel.closeFuture.whenComplete { _ in continuation.finish() }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await outbound in subscription.events { continuation.yield(.outbound(outbound)) }
@@ -378,4 +387,12 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
 
 extension HTTPField.Name {
     static let lastEventID = Self("Last-Event-ID")!
+}
+
+/// Whichever comes first — an event stream's body starting, or its connection closing — gives its
+/// slot back; the other does nothing.
+final class StreamStart: Sendable {
+    private let taken = Atomic(false)
+    /// True for the first caller only.
+    func claim() -> Bool { !taken.exchange(true, ordering: .relaxed) }
 }

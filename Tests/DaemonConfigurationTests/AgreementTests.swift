@@ -24,6 +24,10 @@ import Testing
         // run: mosquitto_new and mosquitto_username_pw_set refuse control characters
         (["SCANNERD_MQTT_CLIENT_ID": "kiosk\u{1B}[2J"], "mqtt.client-id: invalid value 'kiosk\\u{1B}[2J': control characters (U+001B) are not allowed"),
         (["SCANNERD_MQTT_USERNAME": "kiosk\u{85}"], "mqtt.username: invalid value 'kiosk\\u{85}': control characters (U+0085) are not allowed"),
+        // streams never give their place: as many connections as streams would leave none for requests
+        (["SCANNERD_HTTP_LISTEN": "127.0.0.1:8390", "SCANNERD_HTTP_MAX_CONNECTIONS": "64"],
+         "http.max-connections: 64 leaves no room for requests beside 64 event streams (server.max-clients)"),
+        (["SCANNERD_HTTP_LISTEN": "127.0.0.1:8390", "SCANNERD_SERVER_MAX_CLIENTS": "200"], "leaves no room for requests beside 200 event streams"),
     ])
     func settingsRunRefusesAreRefusedByTheLoader(environment: [String: String], expected: String) {
         let found = errors(nil, environment: environment)

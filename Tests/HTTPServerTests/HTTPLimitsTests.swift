@@ -126,16 +126,18 @@ import Testing
     /// 60 connections that never send a request against a limit of 8: a new request is still
     /// answered, and the ones left are closed after the idle timeout.
     @Test func idleConnectionsMakeRoomAndAreClosedAfterTheTimeout() async throws {
-        let running = try await RunningHTTPServer(maximumConnections: 8, idleTimeout: .seconds(1.5))
+        let running = try await RunningHTTPServer(maximumConnections: 8, idleTimeout: .seconds(4))
         defer { Task { await running.stop() } }
         let port = running.port
         try await blocking {
             let idle = try (0..<60).map { _ in try RawConnection(port: port) }
-            Thread.sleep(forTimeInterval: 0.5)
             #expect(running.server.connectionCount <= 8)
+            // The closings reach the clients a moment later (seconds, on a loaded machine).
+            let gave = Date().addingTimeInterval(3)
+            while Date() < gave, idle.filter({ !$0.isClosedByServer }).count > 8 { Thread.sleep(forTimeInterval: 0.1) }
             #expect(idle.filter { !$0.isClosedByServer }.count <= 8, "the oldest gave their place")
             #expect(try running.get("/items").status == 200, "a new request is served")
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(15)
             while Date() < deadline, idle.contains(where: { !$0.isClosedByServer }) { Thread.sleep(forTimeInterval: 0.2) }
             #expect(idle.allSatisfy { $0.isClosedByServer }, "closed after the idle timeout")
         }
@@ -220,6 +222,56 @@ import Testing
             let fresh = try RawConnection(port: port)
             #expect(fresh.upgradeToWebSocket(port: port).hasPrefix("HTTP/1.1 101"), "its slot came back")
             #expect(fresh.read(for: 2).bytes.text.contains(#""event":"hello""#))
+        }
+    }
+
+    /// An `Upgrade` that is not a WebSocket's (h2c, a made-up one, one without its headers) is
+    /// never held as a stream: whatever answers it, the connection is gone once idle. A WebSocket
+    /// request with frames sent before the 101 is a protocol error (RFC 6455 §4.1).
+    @Test func otherUpgradesPinNoSlotAndAWebSocketMustWaitForThe101() async throws {
+        let running = try await RunningHTTPServer(maximumConnections: 4, idleTimeout: .seconds(1))
+        defer { Task { await running.stop() } }
+        let port = running.port
+        try await blocking {
+            var asked: [RawConnection] = []
+            for upgrade in ["h2c\r\nConnection: Upgrade, HTTP2-Settings\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA", "foo", "websocket"] {
+                let client = try RawConnection(port: port)
+                client.send("GET /items HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: \(upgrade)\r\n\r\n")
+                asked.append(client)
+            }
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline, running.server.connectionCount > 0 { Thread.sleep(forTimeInterval: 0.2) }
+            #expect(running.server.connectionCount == 0, "no slot is held by a request that became no WebSocket")
+            withExtendedLifetime(asked) {}
+            #expect(try running.get("/items").status == 200)
+            let eager = try RawConnection(port: port)
+            eager.send(
+                Array(
+                    ("GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8)
+                    + RawConnection.frame(Array(#"{"request":"ping"}"#.utf8)))
+            let (bytes, closed) = eager.read(for: 3)
+            #expect(closed && !bytes.text.contains(#""reply":"ping""#), "\(bytes.text.prefix(80))")
+        }
+    }
+
+    /// The client of an event stream gone before its response could start: the stream's slot comes
+    /// back all the same.
+    @Test func anEventStreamWhoseClientLeftAtOnceGivesItsSlotBack() async throws {
+        let running = try await RunningHTTPServer(maximumStreams: 2)
+        defer { Task { await running.stop() } }
+        let port = running.port
+        try await blocking {
+            for _ in 0..<40 {
+                let client = try RawConnection(port: port)
+                client.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+                var linger = linger(l_onoff: 1, l_linger: 0)  // close with a reset, at once
+                setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+            }
+            Thread.sleep(forTimeInterval: 1)
+            let fresh = try running.stream("/events")
+            #expect(fresh.waitFor(timeout: 10) { sseEvents($0).count >= 1 }, "a stream slot is free: \(fresh.output.prefix(3)) \(running.server.connectionCount) \(running.hub.subscriberCount)")
+            _ = fresh.stop(signal: SIGKILL)
         }
     }
 
