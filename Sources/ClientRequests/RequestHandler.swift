@@ -110,15 +110,10 @@ public final class RequestHandler: Sendable {
             case .success(let applied):
                 // What this request changed, not the whole configuration (the `config` event has it); a
                 // client may `set` in a loop, so the daemon rate-limits these lines too.
-                logger.notice("configuration changed", metadata: Logger.Metadata(uniqueKeysWithValues: applied.filter { (field: (String, JSONValue)) -> Bool in
-                    switch field.0 {
-                    case "roi": change.regionOfInterest != nil
-                    case "quality": change.quality != nil
-                    case "types": change.types != nil
-                    case "single": change.singleItem != nil
-                    default: false
-                    }
-                }.map { ($0.0, Logger.MetadataValue.string($0.1.serialized())) } + [("client", Logger.MetadataValue.string(client))]))
+                let changed = change.wireKeys
+                var metadata: Logger.Metadata = ["client": .string(client)]
+                for (key, value) in applied where changed.contains(key) { metadata[key] = .string(value.serialized()) }
+                logger.notice("configuration changed", metadata: metadata)
                 hub.publishNotice("config", applied)
                 return Reply.ok(echo, applied)
             case .failure(let refusal):

@@ -72,7 +72,7 @@ public enum DaemonAssembly {
     /// photo written): at most `requestLogLines` of each kind a minute, the rest summed up
     /// (`RateLimitedLogHandler`), so a client in a loop cannot fill the journal.
     static func requestHandler(hub: EventHub, logger: Logger, daemon: WeakDaemon) -> RequestHandler {
-        let limited = RateLimitedLogHandler.logger(logger, lines: requestLogLines, per: requestLogInterval)
+        let limited = clientCaused(logger)
         return RequestHandler(
             hub: hub, logger: limited,
             stats: { daemon.daemon?.statistics() ?? [] },
@@ -91,6 +91,12 @@ public enum DaemonAssembly {
             })
     }
 
+    /// `logger` for lines a client can cause once per request or connection (`set`, refusals,
+    /// cut-offs): at most `requestLogLines` of each kind a minute, the rest summed up.
+    static func clientCaused(_ logger: Logger) -> Logger {
+        RateLimitedLogHandler.logger(logger, lines: requestLogLines, per: requestLogInterval)
+    }
+
     /// Lines of one kind the request handler logs per `requestLogInterval` seconds.
     static let requestLogLines = 10
     static let requestLogInterval = 60.0
@@ -107,7 +113,7 @@ public enum DaemonAssembly {
                 httpConnections: s.httpListen == nil ? 0 : s.httpMaxConnections),
             // Refusals and cut-offs are per connection: a client that reconnects in a loop gets the same
             // limit as one that `set`s in a loop.
-            logger: RateLimitedLogHandler.logger(logger, lines: requestLogLines, per: requestLogInterval), requests: requests)
+            logger: clientCaused(logger), requests: requests)
     }
 
     /// Events an HTTP client reconnecting with `Last-Event-ID` can catch up on (a few minutes of a
@@ -128,7 +134,7 @@ public enum DaemonAssembly {
                     // The socket's rule: with control users or groups configured, only they may `set`.
                     controlOpen: s.controlUsers.isEmpty && s.controlGroups.isEmpty, maximumStreams: s.maximumClients,
                     maximumConnections: s.httpMaxConnections, idleTimeout: .seconds(s.httpIdleTimeout), requestTimeout: .seconds(s.httpRequestTimeout)),
-                logger: RateLimitedLogHandler.logger(logger, lines: requestLogLines, per: requestLogInterval), metrics: metrics)
+                logger: clientCaused(logger), metrics: metrics)
         } catch {
             throw .cannotStart("\(error)")
         }

@@ -55,6 +55,7 @@ struct SizeQueue: Sendable {
     private var sizes: [Int] = []
     private var head = 0
     private(set) var bytes = 0
+    var count: Int { sizes.count - head }
 
     mutating func append(_ size: Int) {
         sizes.append(size)

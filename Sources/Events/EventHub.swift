@@ -29,10 +29,9 @@ public final class EventHub: Sendable {
         /// Its `repeat` rule's state (`filter.repeatPolicy`).
         var gate: RepeatGate
         var continuation: AsyncStream<Outbound>.Continuation
-        /// Lines handed over but not yet acknowledged as written, and their sizes (UTF-8 bytes),
+        /// The sizes (UTF-8 bytes) of the lines handed over but not yet acknowledged as written,
         /// oldest first: the writer acknowledges in order.
-        var pending = 0
-        var pendingSizes = SizeQueue()
+        var pending = SizeQueue()
         var limit: Int
         /// Bytes that may wait for this subscriber (a photo reply is ~1 MB; an event ~0.5 kB).
         var byteLimit: Int
@@ -114,7 +113,7 @@ public final class EventHub: Sendable {
 
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
     /// Bytes queued for all subscribers together, not yet written (`stats`, the flood tests).
-    public var queuedBytes: Int { state.withLock { $0.subscribers.values.reduce(0) { $0 + $1.pendingSizes.bytes } } }
+    public var queuedBytes: Int { state.withLock { $0.subscribers.values.reduce(0) { $0 + $1.pending.bytes } } }
     public var overflows: Int { state.withLock { $0.overflows } }
     /// Events numbered so far (the last `seq`).
     public var published: Int { state.withLock { $0.seq } }
@@ -223,8 +222,8 @@ public final class EventHub: Sendable {
         }
         // By count and by bytes; one line larger than the byte budget alone still goes to a
         // subscriber that has nothing waiting (a photo of a large frame), so no reply is undeliverable.
-        let overBytes = subscriber.pendingSizes.bytes > 0 && subscriber.pendingSizes.bytes + size > subscriber.byteLimit
-        if subscriber.pending >= subscriber.limit || overBytes {
+        let overBytes = subscriber.pending.bytes > 0 && subscriber.pending.bytes + size > subscriber.byteLimit
+        if subscriber.pending.count >= subscriber.limit || overBytes {
             // Its queue is full: it stopped reading. Cut it off rather than wait for it or lose
             // events silently: it gets an overflow notice and is disconnected.
             subscriber.continuation.yield(.overflow)
@@ -236,8 +235,7 @@ public final class EventHub: Sendable {
             state.subscribers[id] = nil
             subscriber.delivery.close()
         } else {
-            state.subscribers[id]?.pending += 1
-            state.subscribers[id]?.pendingSizes.append(size)
+            state.subscribers[id]?.pending.append(size)
             state.subscribers[id]?.enqueued += 1
             if case .line = outbound { state.delivered += 1 }
         }
@@ -301,11 +299,10 @@ public final class EventHub: Sendable {
     /// The subscriber wrote one line out (the oldest it was handed): one more may be queued for it.
     public func acknowledge(_ id: Int) {
         let progress = state.withLock { state -> (Delivery, Int)? in
-            guard var subscriber = state.subscribers[id], subscriber.pending > 0 else { return nil }
-            subscriber.pending -= 1
-            subscriber.pendingSizes.removeFirst()
+            guard var subscriber = state.subscribers[id], subscriber.pending.count > 0 else { return nil }
+            subscriber.pending.removeFirst()
             state.subscribers[id] = subscriber
-            return (subscriber.delivery, subscriber.enqueued - subscriber.pending)
+            return (subscriber.delivery, subscriber.enqueued - subscriber.pending.count)
         }
         // Outside the hub's lock: resuming a waiter must not happen under it.
         if let (delivery, written) = progress { delivery.advance(to: written) }

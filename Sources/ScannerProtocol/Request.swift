@@ -240,6 +240,19 @@ public struct ConfigChange: Sendable, Equatable {
     }
 }
 
+extension ConfigChange {
+    /// The request's names of what this change sets (`roi`, `quality`, `types`, `single`), as
+    /// `Request.line()` writes them and the `config` event and reply name them.
+    public var wireKeys: Set<String> {
+        var keys: Set<String> = []
+        if regionOfInterest != nil { keys.insert(Request.Key.roi.stringValue) }
+        if quality != nil { keys.insert(Request.Key.quality.stringValue) }
+        if types != nil { keys.insert(Request.Key.types.stringValue) }
+        if singleItem != nil { keys.insert(Request.Key.single.stringValue) }
+        return keys
+    }
+}
+
 /// Reply lines.
 public enum Reply {
     public static func ok(_ echo: Request.Echo, _ fields: [(String, JSONValue)] = []) -> String {

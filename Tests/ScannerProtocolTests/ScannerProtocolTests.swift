@@ -6,6 +6,14 @@ import Testing
 
 @Suite struct ScannerProtocolTests {
     /// docs/protocol.md's table names every code the daemon can say.
+    /// A change's keys are the ones its request line carries (the `set` log names exactly those).
+    @Test func aChangeNamesTheKeysItsRequestCarries() {
+        for change in [ConfigChange(quality: .fast, singleItem: true), ConfigChange(regionOfInterest: .full), ConfigChange()] {
+            let line = JSONLines.object(Request.set(change).line())
+            #expect(change.wireKeys == Set(line.keys).subtracting(["request"]), "\(Request.set(change).line())")
+        }
+    }
+
     @Test func everyErrorCodeIsDocumented() throws {
         let doc = try String(contentsOfFile: Fixtures.packageRoot.appendingPathComponent("docs/protocol.md").path, encoding: .utf8)
         for code in ErrorCode.allCases {
