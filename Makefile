@@ -12,8 +12,8 @@
 #   make footage realistic webcam clips with exact truth (Tests/Fixtures/footage) → .build/footage;
 #                make score-footage runs the daemon on each and scores it against the truth
 #                make score-scan scores `scannerd scan` on their middle legible frames
-#   make line-model  the line network `scannerd scan` reads typed lines with (PP-OCRv6 small, from PyPI)
-#                    → .build/line-model; make test builds it
+#   make deps    the Debian packages that are missing, OpenVINO's C runtime and the text networks from PyPI
+#                (pinned; .build/openvino, .build/models); every target that builds runs it
 #   make install    release build, then binaries, systemd units, udev rule, sysusers file, docs, config
 #                   (PREFIX=/usr/local, DESTDIR=); make uninstall removes them again
 #   make deb        scannerd_VERSION_ARCH.deb: static Swift runtime, man pages, computed Depends (docs/kiosk.md)
@@ -28,8 +28,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Build + runtime: the C libraries behind Sources/C*, their pkg-config files, and Tesseract's English model.
 APT_PACKAGES := pkg-config libzbar-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng \
 	libturbojpeg0-dev libv4l-dev libphonenumber-dev libzxing-dev libtiff-dev libmosquitto-dev
-# The line network's runtime (Sources/COpenCVDNN): OpenCV's DNN module.
-APT_PACKAGES += libopencv-dnn-dev
+# pip and unzip for what comes from PyPI (OpenVINO's runtime, the text networks: `runtime`, `models`).
+APT_PACKAGES += python3-venv unzip
 # Tests/system/check-units.sh: systemd-analyze (verify, security) and udevadm (test).
 APT_PACKAGES += systemd udev
 # The HTTP tests' clients (Tests/HTTPServerTests, Tests/ScannerCLITests/HTTPRunTests.swift): curl, and a
@@ -40,9 +40,11 @@ APT_PACKAGES += mosquitto mosquitto-clients
 # make deb (dpkg-shlibdeps computes Depends) and its test, Tests/system/check-deb.sh (lintian, readelf).
 APT_PACKAGES += dpkg-dev lintian binutils
 
-.PHONY: deps build run test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb line-model score-scan
+.PHONY: deps build run test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan apt-deps runtime models
 
-deps:
+deps: apt-deps runtime models
+
+apt-deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
@@ -52,14 +54,39 @@ deps:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
+# What comes from PyPI (issue #40), each pinned by version and SHA-256 and never committed: OpenVINO's C
+# runtime (config/runtime/fetch-openvino.sh → .build/openvino) and PaddleOCR's PP-OCRv6 small text
+# detector and recognizer from the rapidocr wheel (config/models/build-models.py → .build/models).
+# A product finds both beside its own directory (../lib/scannerd, ../share/scannerd/models), as an
+# installed one does under PREFIX: `link-beside` makes those two links in a build directory.
+PYPI_VENV := .build/pypi-venv
+OPENVINO_DIR := .build/openvino
+MODELS_DIR ?= .build/models
+TRIPLE := $(shell uname -m)-unknown-linux-gnu
+link-beside = mkdir -p $(1)/$(TRIPLE)/lib $(1)/$(TRIPLE)/share/scannerd && \
+	ln -sfn $(CURDIR)/$(OPENVINO_DIR)/lib $(1)/$(TRIPLE)/lib/scannerd && \
+	ln -sfn $(CURDIR)/$(MODELS_DIR) $(1)/$(TRIPLE)/share/scannerd/models
+
+$(PYPI_VENV)/bin/pip: | apt-deps
+	python3 -m venv $(PYPI_VENV)
+
+runtime: apt-deps $(PYPI_VENV)/bin/pip
+	@bash config/runtime/fetch-openvino.sh $(OPENVINO_DIR) $(PYPI_VENV)/bin/pip
+	@$(call link-beside,.build)
+
+models: $(MODELS_DIR)/alphabet.json
+$(MODELS_DIR)/alphabet.json: config/models/build-models.py | $(PYPI_VENV)/bin/pip
+	@$(PYPI_VENV)/bin/python -c "import onnx" 2>/dev/null || $(PYPI_VENV)/bin/pip install -q onnx==1.23.2
+	@[ -f $(PYPI_VENV)/rapidocr-3.10.0-py3-none-any.whl ] || $(PYPI_VENV)/bin/pip download -q --no-deps rapidocr==3.10.0 -d $(PYPI_VENV)
+	$(PYPI_VENV)/bin/python config/models/build-models.py $(MODELS_DIR) --wheel $(PYPI_VENV)/rapidocr-3.10.0-py3-none-any.whl
+
 build: deps
 	$(SWIFT) build -c $(CONFIG)
 
 # The repository's configuration (every key at its default), not an installed /etc/scannerd/scannerd.conf.
 # HTTP on loopback: events at /events, items at /items, the newest frame at /snapshot.jpg (docs/http.md).
 HTTP ?= 127.0.0.1:8390
-RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock --http $(HTTP) \
-	$(if $(wildcard $(LINE_MODEL_DIR)/alphabet.json),--line-model $(abspath $(LINE_MODEL_DIR)))
+RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock --http $(HTTP)
 run: build
 ifdef DEVICE
 	$(SWIFT) run -c $(CONFIG) scannerd run --device $(DEVICE) $(RUN_FLAGS)
@@ -74,12 +101,12 @@ endif
 # test build's modules (a static build compiles against the toolchain's swift_static, which has no Swift
 # Testing). On the 2-core machines of 2026-11-23 the two builds and the tests took 22 minutes, past the
 # 15 minutes make test has (docs/benchmarks.md).
-test: deps footage-venv line-model
+test: deps footage-venv
 	$(SWIFT) build --build-tests
 	bash Tests/system/swift-test.sh $(SWIFT)
 	bash Tests/system/check-units.sh "$$($(SWIFT) build --show-bin-path)/scannerd"
 
-test-package: deps line-model
+test-package: deps
 	$(MAKE) --no-print-directory deb DEB_OUTPUT=$(DEB_BUILD)
 	bash Tests/system/check-deb.sh "$(DEB_BUILD)/scannerd_$$($(DEB_BUILD)/release/scannerd --version)_$$(dpkg --print-architecture).deb"
 
@@ -133,19 +160,6 @@ footage-venv:
 footage: footage-venv
 	$(FOOTAGE_VENV)/bin/python Tests/Fixtures/footage/generate.py $(FOOTAGE_DIR) --seeds $(SEEDS) --size $(SIZE) --scenarios $(SCENARIOS)
 
-# The line recognizer `scannerd scan` reads typed lines with (docs/recognition.md): PaddleOCR's PP-OCRv6
-# small (Apache-2.0), taken from the rapidocr 3.10.0 wheel on PyPI (SHA-256 checked) and rewritten for
-# Debian's OpenCV 4.6 by config/models/build-line-model.py, with onnx and onnx-simplifier from PyPI in a
-# venv of its own. Never committed. `make test` builds it (the recognition tests read lines with it).
-LINE_MODEL_DIR ?= .build/line-model
-MODEL_VENV := .build/model-venv
-line-model: $(LINE_MODEL_DIR)/alphabet.json
-$(LINE_MODEL_DIR)/alphabet.json: config/models/build-line-model.py | footage-venv
-	@[ -x $(MODEL_VENV)/bin/python ] || python3 -m venv $(MODEL_VENV)
-	@$(MODEL_VENV)/bin/python -c "import onnx, onnxsim" 2>/dev/null || $(MODEL_VENV)/bin/pip install -q onnx==1.23.2 onnxsim==0.8.1
-	@[ -f $(MODEL_VENV)/rapidocr-3.10.0-py3-none-any.whl ] || $(MODEL_VENV)/bin/pip download -q --no-deps rapidocr==3.10.0 -d $(MODEL_VENV)
-	$(MODEL_VENV)/bin/python config/models/build-line-model.py $(LINE_MODEL_DIR) --wheel $(MODEL_VENV)/rapidocr-3.10.0-py3-none-any.whl
-
 # Each clip through `scannerd run --pace none` (deterministic), scored against its truth.
 score-footage: build
 	@bin="$$($(SWIFT) build -c $(CONFIG) --show-bin-path)"; for truth in $(FOOTAGE_DIR)/*.json; do \
@@ -156,12 +170,12 @@ score-footage: build
 
 # `scannerd scan` on the middle legible frame of each typed item of each clip (Tests/Fixtures/footage/
 # score_scan.py; SCAN_FRAMES=qhq for the frames a quarter, half and three quarters in). Uses the line
-# model when `make line-model` built it.
+# models (.build/models).
 SCAN_FRAMES ?= mid
 score-scan: build
 	@bin="$$($(SWIFT) build -c $(CONFIG) --show-bin-path)"; \
 	python3 Tests/Fixtures/footage/score_scan.py "$$bin/scannerd" $(FOOTAGE_DIR)/frames $(SCAN_FRAMES) $(FOOTAGE_DIR) -- \
-		$(if $(wildcard $(LINE_MODEL_DIR)/alphabet.json),--line-model $(LINE_MODEL_DIR),--no-line-model)
+
 
 # The Debian package (issue #18): release binaries with the Swift runtime linked in (no toolchain on
 # the kiosk), built in a directory of their own so the dynamic build stays as it is.
@@ -169,6 +183,7 @@ score-scan: build
 DEB_BUILD ?= .build-deb
 DEB_OUTPUT ?= .
 deb: deps
+	@$(call link-beside,$(DEB_BUILD))
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DEB_BUILD) --product scannerd
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DEB_BUILD) --product scanctl
 	$(SWIFT) build -c release --scratch-path $(DEB_BUILD) --product generate-manual
@@ -188,7 +203,10 @@ DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 DOCDIR ?= $(PREFIX)/share/doc/scannerd
-LINE_MODEL_INSTALL_DIR ?= $(PREFIX)/share/scannerd/line-model
+# The runtime's libraries and the models go where the binary looks for them: ../lib/scannerd and
+# ../share/scannerd/models from BINDIR (Sources/COpenVINO's rpath, ScannerCore's LineModelChoice).
+RUNTIME_INSTALL_DIR ?= $(PREFIX)/lib/scannerd
+MODELS_INSTALL_DIR ?= $(PREFIX)/share/scannerd/models
 UNITDIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),$(PREFIX)/lib/systemd/system,/etc/systemd/system)
 SYSUSERSDIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),$(PREFIX)/lib/sysusers.d,/etc/sysusers.d)
 UDEVRULESDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/udev/rules.d,/etc/udev/rules.d)
@@ -216,12 +234,11 @@ endif
 	install -m 0644 systemd/70-scannerd.rules $(DESTDIR)$(UDEVRULESDIR)/70-scannerd.rules
 	install -m 0644 systemd/scannerd.sysusers $(DESTDIR)$(SYSUSERSDIR)/scannerd.conf
 	@set -e; for f in $(DOCS); do install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$f; done
-# The line model, when `make line-model` built it: `scannerd scan` looks for it in PREFIX/share for /usr
-# and /usr/local (docs/cli.md). Not built here: that fetches from PyPI.
-	@if [ -f $(LINE_MODEL_DIR)/alphabet.json ]; then \
-		install -d $(DESTDIR)$(LINE_MODEL_INSTALL_DIR) && \
-		install -m 0644 $(LINE_MODEL_DIR)/alphabet.json $(LINE_MODEL_DIR)/rec-48x*.onnx $(DESTDIR)$(LINE_MODEL_INSTALL_DIR)/; \
-	fi
+# OpenVINO's libraries (the files the binary loads, not the linker's link) and the models: from .build,
+# which `make deps` filled.
+	install -d $(DESTDIR)$(RUNTIME_INSTALL_DIR) $(DESTDIR)$(MODELS_INSTALL_DIR)
+	install -m 0644 $$(find $(OPENVINO_DIR)/lib -maxdepth 1 -type f -name '*.so*') $(DESTDIR)$(RUNTIME_INSTALL_DIR)/
+	install -m 0644 $(MODELS_DIR)/alphabet.json $(MODELS_DIR)/text-detector.onnx $(MODELS_DIR)/text-recognizer.onnx $(DESTDIR)$(MODELS_INSTALL_DIR)/
 # Never overwrites an operator's configuration: a changed one stays and the shipped defaults go beside it.
 # 0644, because the daemon runs as a dynamic user (and the file holds no secrets).
 	@if [ -e $(CONF) ] && ! cmp -s config/scannerd.conf $(CONF); then \
@@ -254,8 +271,10 @@ endif
 		$(CONF).default
 	@set -e; for f in $(DOCS); do rm -f $(DESTDIR)$(DOCDIR)/$$f; done; \
 	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/systemd $(DESTDIR)$(DOCDIR) 2>/dev/null || true
-	rm -f $(DESTDIR)$(LINE_MODEL_INSTALL_DIR)/alphabet.json $(DESTDIR)$(LINE_MODEL_INSTALL_DIR)/rec-48x*.onnx
-	rmdir $(DESTDIR)$(LINE_MODEL_INSTALL_DIR) $(DESTDIR)$(PREFIX)/share/scannerd 2>/dev/null || true
+	rm -f $(DESTDIR)$(MODELS_INSTALL_DIR)/alphabet.json $(DESTDIR)$(MODELS_INSTALL_DIR)/text-detector.onnx \
+		$(DESTDIR)$(MODELS_INSTALL_DIR)/text-recognizer.onnx
+	rm -f $(DESTDIR)$(RUNTIME_INSTALL_DIR)/libopenvino*.so* $(DESTDIR)$(RUNTIME_INSTALL_DIR)/libtbb.so*
+	rmdir $(DESTDIR)$(MODELS_INSTALL_DIR) $(DESTDIR)$(PREFIX)/share/scannerd $(DESTDIR)$(RUNTIME_INSTALL_DIR) 2>/dev/null || true
 	@if [ -e $(CONF) ] && ! cmp -s config/scannerd.conf $(CONF); then \
 		echo "make uninstall: kept $(CONF) (changed from the shipped default)"; \
 	else \

@@ -10,6 +10,9 @@
 // the `Daemon` library wires them together for `scannerd run`.
 import PackageDescription
 
+/// Where `make deps` unpacks OpenVINO's C runtime (config/runtime/fetch-openvino.sh).
+let openVINO = Context.packageDirectory + "/.build/openvino"
+
 let package = Package(
     name: "scannerd",
     platforms: [.macOS(.v14)],
@@ -63,13 +66,17 @@ let package = Package(
             linkerSettings: [.linkedLibrary("ZXing"), .linkedLibrary("stdc++")]
         ),
 
-        // The line recognizer network (issue #13) runs on OpenCV's DNN module (C++): Debian 12 has no
-        // onnxruntime for C. Debian's headers live in a directory of their own, which pkg-config names
-        // for C++ targets only through flags.
+        // The text networks (issue #40) run on OpenVINO's C API, from the PyPI wheel that `make deps` unpacks
+        // into .build/openvino (config/runtime/fetch-openvino.sh; Debian 12 has no inference runtime with C
+        // headers). Products find its libraries in ../lib/scannerd beside their own directory: the installed
+        // tree's PREFIX/lib/scannerd, and in .build a link to .build/openvino/lib that `make deps` makes.
         .target(
-            name: "COpenCVDNN",
-            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
-            linkerSettings: [.linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_core"), .linkedLibrary("stdc++")]
+            name: "COpenVINO",
+            cSettings: [.unsafeFlags(["-I", openVINO + "/include"])],
+            linkerSettings: [
+                .unsafeFlags(["-L", openVINO + "/lib", "-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/scannerd"]),
+                .linkedLibrary("openvino_c"),
+            ]
         ),
 
         // Test double: answers V4L2 for a fake /dev/videoN when LD_PRELOADed. Nothing in the daemon knows it.
@@ -101,10 +108,12 @@ let package = Package(
         // MARK: Recognizers: GrayImage → observations
         .target(name: "BarcodeRecognition", dependencies: ["ScannerCore", "CZBar", "CZXing"]),
         // Where the lines of text are (pure Swift): the recognizer reads line by line (issue #13).
-        .target(name: "TextDetection", dependencies: ["ScannerCore"]),
+        .target(name: "TextDetection", dependencies: ["ScannerCore", "InferenceRuntime"]),
         .target(name: "TextRecognition", dependencies: ["ScannerCore", "CTesseract"]),
-        // A second line recognizer, a network (PP-OCRv6 small) on OpenCV: `scan` reads typed lines with both.
-        .target(name: "LineNetwork", dependencies: ["ScannerCore", "COpenCVDNN"]),
+        // The networks' runtime: a model read, compiled for the CPU, run on a tensor.
+        .target(name: "InferenceRuntime", dependencies: ["COpenVINO"]),
+        // A second line recognizer, a network (PP-OCRv6 small): `scan` reads typed lines with both.
+        .target(name: "LineNetwork", dependencies: ["ScannerCore", "InferenceRuntime"]),
         .target(name: "ContentTypes", dependencies: ["ScannerCore", "CPhoneNumber"]),
         // What a code's payload means: Wi-Fi, contact cards, links, GS1 element strings, AAMVA licences.
         .target(name: "PayloadParsing", dependencies: ["ScannerCore"]),

@@ -80,7 +80,7 @@ public final class ImageScanner {
             do {
                 self.network = try LineNetwork(directory: lineModel)
             } catch {
-                throw .libraryFailure(library: "OpenCV", reason: error.description)
+                throw .libraryFailure(library: "OpenVINO", reason: error.description)
             }
         } else {
             self.network = nil

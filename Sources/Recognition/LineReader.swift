@@ -100,7 +100,7 @@ public struct LineReader: Sendable {
     /// so readings at other widths are more independent than the same reading twice).
     public func read(_ quad: Quad, in image: GrayImage, with network: LineNetwork, stretch: Double = 1) -> Reading? {
         let straight = image.rectified(quad, height: LineNetwork.lineHeight, stretch: stretch).normalizedForReading()
-        // The network was loaded whole and the line is its height: an error here is OpenCV failing
+        // The network was loaded whole and the line is its height: an error here is the runtime failing
         // on one line, which then has no network reading.
         guard let read = try? network.read(straight) else { return nil }
         let cut = cutEnds(of: quad, in: image)

@@ -39,13 +39,13 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: ArgumentHelp("zxing-cpp's test/samples directory, for the blackbox section (skipped without it).", valueName: "dir"))
     var blackbox: String?
 
-    @Option(help: ArgumentHelp("The line model the realtime section's daemon checks small print with (default .build/line-model when `make line-model` built it; none: Tesseract alone).", valueName: "dir"))
+    @Option(help: ArgumentHelp("The line model the realtime section's daemon checks small print with (default .build/models, which `make deps` fetches; none: Tesseract alone).", valueName: "dir"))
     var lineModel: String?
 
-    /// `--line-model`, else the one `make line-model` built, as an absolute path; nil: none.
+    /// `--line-model`, else the one `make deps` fetched, as an absolute path; nil: none.
     var lineModelDirectory: String? {
         if lineModel == "none" { return nil }
-        let path = lineModel ?? ".build/line-model"
+        let path = lineModel ?? ".build/models"
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         return lineModel != nil || FileManager.default.fileExists(atPath: absolute + "/alphabet.json") ? absolute : nil
     }

@@ -54,7 +54,7 @@ enum RealtimeBenchmark {
         var out = "<!-- realtime:begin (written by `make bench`) -->\n## Realtime quality on realistic footage\n\n"
         out += "Measured \(today) on \(machine); release build; \(clips.count) clips from `make footage` in \(footage) "
         out += "(\(sizes(footage, clips))). Each clip through `scannerd run --no-config --pace P --line-model \(lineModel == nil ? "none" : "DIR")` "
-        out += lineModel == nil ? "(no line model built: Tesseract alone), " : "(the model `make line-model` built), "
+        out += lineModel == nil ? "(no line model built: Tesseract alone), " : "(the models `make deps` fetched), "
         out += "scored by "
         out += "Tests/Fixtures/footage/score.py. Precision: right payloads over all reports (an `added`, or an `updated` that "
         out += "changes its item's payload). Add latency: frames from an item's first legible frame to `added`; "

@@ -28,7 +28,7 @@ struct ScanCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The line network's model directory (make line-model). Default: \(LineModelChoice.installedDirectories.joined(separator: " or ")), the first that exists. Typed lines are then read by it as well as by Tesseract.",
+            "The text networks' directory (make deps fetches them). Default: share/scannerd/models beside the binary's bin directory, where make install puts them. Typed lines are then read by the network as well as by Tesseract.",
             valueName: "dir"))
     var lineModel: String?
 

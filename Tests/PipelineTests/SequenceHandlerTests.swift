@@ -250,7 +250,7 @@ import TestTraits
     /// the network before they are added, and the card's numbers are still added; without one, or
     /// where the print is large, nothing is checked.
     @Test(arguments: [320, 1280]) func smallPrintIsCheckedByTheLineNetwork(width: Int) throws {
-        let model = Fixtures.packageRoot.appendingPathComponent(".build/line-model").path
+        let model = Fixtures.packageRoot.appendingPathComponent(".build/models").path
         let full = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
         let card = full.scaled(by: Double(width) / Double(full.width))
         var statistics: [SequenceStatistics] = []
@@ -280,7 +280,7 @@ import TestTraits
     /// again as a new read. Each of the card's lines holds one typed item at most, so a pass has no
     /// more new typed readings than lines it read.
     @Test func aLinePutOffIsNoNewEvidence() throws {
-        let model = Fixtures.packageRoot.appendingPathComponent(".build/line-model").path
+        let model = Fixtures.packageRoot.appendingPathComponent(".build/models").path
         let full = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
         let card = full.scaled(by: 320 / Double(full.width))
         var options = ScanOptions(quality: .balanced)

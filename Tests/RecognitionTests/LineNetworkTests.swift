@@ -7,17 +7,17 @@ import Testing
 import TestSupport
 import TestTraits
 
-/// The line network (PP-OCRv6 small on OpenCV, `make line-model`): it reads lines, a broken model
+/// The line network (PP-OCRv6 small on OpenVINO, fetched by `make deps`): it reads lines, a broken model
 /// directory is a clear error at load, and the pure parts (input planes, CTC decoding) do what PaddleOCR does.
 @Suite(.offThePool(minutes: 3)) struct LineNetworkTests {
-    /// Built by `make line-model`, which `make test` runs first.
-    static let modelDirectory = Fixtures.packageRoot.appendingPathComponent(".build/line-model").path
+    /// Fetched by `make deps`, which `make test` runs first.
+    static let modelDirectory = Fixtures.packageRoot.appendingPathComponent(".build/models").path
 
     static func network() throws -> LineNetwork {
         do {
             return try LineNetwork(directory: modelDirectory)
         } catch {
-            Issue.record("\(error) — run `make line-model` first")
+            Issue.record("\(error) — run `make deps` first")
             throw error
         }
     }
@@ -33,44 +33,21 @@ import TestTraits
         }
     }
 
-    /// The same line read by each model, padded to its width, says the same: the 960 px model once
-    /// read every line garbled (its transformer's sequence is as long as its width, 120, and the
-    /// model rewrite for OpenCV skipped that case), which wrecked every network reading of a line
-    /// 641-960 px long, most e-mail addresses and links.
-    @Test func everyModelWidthReadsTheSameLine() throws {
+    /// The model takes any width: a line is read at its own, and the same line stretched to 760 px
+    /// (past the 640 px that fixed-width models once padded it to) says the same.
+    @Test func aLineIsReadAtItsOwnWidth() throws {
         let network = try Self.network()
-        #expect(network.widths == [320, 640, 960, 1280])
-        let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
-        let reader = LineReader()
-        let quad = try #require(reader.lines(in: image).first { reader.read($0.quad, in: image, with: network)?.line.text.contains("@") == true }?.quad)
-        let line = image.rectified(quad, height: LineNetwork.lineHeight).normalizedForReading()
-        try #require(line.width <= 640, "the e-mail line fits every model from 640 px")
-        for width in network.widths where width >= line.width {
-            let text = try network.read(line, modelWidth: width).symbols.map(\.text).joined()
-            #expect(text.contains("jane.doe@example.com"), "\(width) px model: \(text)")
-        }
-    }
-
-    /// A line a little wider than a model is squeezed into it (`LineNetwork.squeezeAllowed`), not
-    /// padded to the next, wider and slower one; and still read right.
-    @Test func aLineALittleWiderThanAModelIsSqueezedIntoIt() throws {
-        let network = try Self.network()
-        #expect(network.modelWidth(forLineWidth: 100) == 320)
-        #expect(network.modelWidth(forLineWidth: 400) == 320)
-        #expect(network.modelWidth(forLineWidth: 401) == 640)
-        #expect(network.modelWidth(forLineWidth: 800) == 640)
-        #expect(network.modelWidth(forLineWidth: 801) == 960)
-        #expect(network.modelWidth(forLineWidth: 5000) == 1280)
         let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
         let reader = LineReader()
         let quad = try #require(reader.lines(in: image).first { reader.read($0.quad, in: image, with: network)?.line.text.contains("@") == true }?.quad)
         let plain = image.rectified(quad, height: LineNetwork.lineHeight).normalizedForReading()
         let wide = image.rectified(quad, height: LineNetwork.lineHeight, stretch: 760 / Double(plain.width)).normalizedForReading()
-        try #require((641...800).contains(wide.width), "\(wide.width) px")
-        let reading = try network.read(wide)
-        #expect(reading.text.contains("jane.doe@example.com"), "\(reading.text)")
-        #expect(reading.width == wide.width)
-        #expect(reading.symbols.allSatisfy { $0.columns.upperBound <= wide.width })
+        for line in [plain, wide] {
+            let reading = try network.read(line)
+            #expect(reading.text.contains("jane.doe@example.com"), "\(line.width) px: \(reading.text)")
+            #expect(reading.width == line.width)
+            #expect(reading.symbols.allSatisfy { $0.columns.upperBound <= line.width })
+        }
     }
 
     /// Each symbol gets the columns it was read at: the boxes of a reading run left to right, inside
@@ -105,7 +82,7 @@ import TestTraits
         #expect(throws: LineNetworkError.badLine(reason: "a line must be 48 px high, not 36")) {
             try network.read(GrayImage(width: 200, height: 36, filledWith: 255))
         }
-        // A line wider than the widest model is squeezed to fit, not refused.
+        // A line wider than `maximumWidth` is squeezed to it, not refused; its columns are the line's.
         let reading = try network.read(GrayImage(width: 3000, height: 48, filledWith: 255))
         #expect(reading.width == 3000)
     }
@@ -117,7 +94,7 @@ import TestTraits
         #expect(throws: LineNetworkError.missing(path: directory.path + "/none")) { try LineNetwork(directory: directory.path + "/none") }
         #expect(throws: LineNetworkError.missing(path: directory.path + "/alphabet.json")) { try LineNetwork(directory: directory.path) }
         try Data("[\"<blank>\", \"a\"]".utf8).write(to: URL(fileURLWithPath: directory.file("alphabet.json")))
-        #expect(throws: LineNetworkError.missing(path: directory.path + "/rec-48xW.onnx")) { try LineNetwork(directory: directory.path) }
+        #expect(throws: LineNetworkError.missing(path: directory.path + "/text-recognizer.onnx")) { try LineNetwork(directory: directory.path) }
     }
 
     @Test func aBrokenAlphabetIsRefusedBeforeTheModel() throws {
@@ -139,10 +116,10 @@ import TestTraits
         #expect(throws: LineNetworkError.unusable(path: alphabet.path, reason: "not a regular file")) { try LineNetwork(directory: directory.path) }
     }
 
-    @Test func aModelOpenCVCannotLoadIsAnErrorNotACrash() throws {
+    @Test func aModelTheRuntimeCannotLoadIsAnErrorNotACrash() throws {
         let directory = try TemporaryDirectory()
         try Data("[\"<blank>\", \"a\"]".utf8).write(to: URL(fileURLWithPath: directory.file("alphabet.json")))
-        let model = URL(fileURLWithPath: directory.file("rec-48x320.onnx"))
+        let model = URL(fileURLWithPath: directory.file("text-recognizer.onnx"))
         for bytes in [Data(), Data("not a model".utf8), Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) })] {
             try bytes.write(to: model)
             do {
@@ -161,20 +138,12 @@ import TestTraits
         let directory = try TemporaryDirectory()
         try Data("[\"<blank>\", \"a\", \"b\"]".utf8).write(to: URL(fileURLWithPath: directory.file("alphabet.json")))
         try FileManager.default.createSymbolicLink(
-            atPath: directory.path + "/rec-48x320.onnx", withDestinationPath: Self.modelDirectory + "/rec-48x320.onnx")
+            atPath: directory.path + "/text-recognizer.onnx", withDestinationPath: Self.modelDirectory + "/text-recognizer.onnx")
         let network = try LineNetwork(directory: directory.path)
         #expect(throws: LineNetworkError.self) { try network.read(GrayImage(width: 100, height: 48, filledWith: 255)) }
     }
 
     // MARK: The pure parts
-
-    @Test func modelNamesGiveTheirWidths() {
-        #expect(LineNetwork.width(ofModelNamed: "rec-48x320.onnx") == 320)
-        #expect(LineNetwork.width(ofModelNamed: "rec-48x.onnx") == nil)
-        #expect(LineNetwork.width(ofModelNamed: "rec-36x320.onnx") == nil)
-        #expect(LineNetwork.width(ofModelNamed: "rec-48x99999999999999999999.onnx") == nil)
-        #expect(LineNetwork.width(ofModelNamed: "rec-48x320.onnx.tmp") == nil)
-    }
 
     /// Three planes of v / 127.5 − 1, the line at the left, zeros after it.
     @Test func theInputIsTheLineScaledToPlusMinusOneAndPaddedWithZeros() {
@@ -183,7 +152,8 @@ import TestTraits
         #expect(planes == [-1, 1, 0, 0, -1, 1, 0, 0, -1, 1, 0, 0])
     }
 
-    /// Greedy CTC: repeats merge, a blank between two equal symbols keeps both, each symbol spans its steps.
+    /// Greedy CTC: repeats merge, a blank between two equal symbols keeps both, each symbol spans its
+    /// steps, and its confidence is its probability among the readable classes.
     @Test func ctcDecodingMergesRepeatsAndSplitsAtBlanks() {
         let classes = ["<blank>", "a", "b", " "]
         // Steps: a a _ a b _ (6 steps over 12 columns: 2 columns each).
@@ -192,9 +162,27 @@ import TestTraits
         for (step, index) in best.enumerated() {
             probabilities += (0..<classes.count).map { $0 == index ? (step == 1 ? 0.6 : 0.8) : 0.05 }
         }
-        let reading = LineNetwork.decode(probabilities, steps: best.count, classes: classes, inputWidth: 12)
+        let reading = probabilities.withUnsafeBufferPointer {
+            LineNetwork.decode($0, steps: best.count, classes: classes, readable: [0, 1, 2, 3], inputWidth: 12)
+        }
         #expect(reading.text == "aab")
         #expect(reading.symbols.map(\.columns) == [0..<4, 6..<8, 8..<10])
-        #expect(abs(reading.symbols[0].confidence - 0.7) < 1e-6)
+        #expect(abs(reading.symbols[0].confidence - (0.8 / 0.95 + 0.6 / 0.75) / 2) < 1e-6)
+    }
+
+    /// A class scannerd does not read (most of the model's are Chinese) is never a symbol: a step takes
+    /// the most probable readable class, and its confidence is its share of the readable ones.
+    @Test func ctcDecodingReadsOnlyTheReadableClasses() {
+        let classes = ["<blank>", "a", "中", "b"]
+        let readable = [0] + classes.indices.dropFirst().filter { LineNetwork.reads(classes[$0]) }
+        #expect(readable == [0, 1, 3])
+        // Step 0: 中 most probable, then a; step 1: blank.
+        let probabilities: [Float] = [0.1, 0.3, 0.5, 0.1, 0.9, 0.02, 0.06, 0.02]
+        let reading = probabilities.withUnsafeBufferPointer {
+            LineNetwork.decode($0, steps: 2, classes: classes, readable: readable, inputWidth: 16)
+        }
+        #expect(reading.text == "a")
+        #expect(abs(reading.symbols[0].confidence - 0.3 / 0.5) < 1e-6)
+        #expect(LineNetwork.reads("é") && LineNetwork.reads("€") && LineNetwork.reads("–") && !LineNetwork.reads("ab"))
     }
 }

@@ -265,12 +265,13 @@ expected=(
     "0644 usr/local/share/doc/scannerd/systemd/README.md" "0644 usr/local/share/doc/scannerd/systemd/http.conf" "0644 usr/local/share/doc/scannerd/systemd/mqtt.conf"
 )
 for doc in "$repo"/docs/*.md "$repo"/docs/*.png; do expected+=("0644 usr/local/share/doc/scannerd/docs/$(basename "$doc")"); done
-# The line model goes with them when it was built (make test builds it first).
-if [ -f "$repo/.build/line-model/alphabet.json" ]; then
-    for model in "$repo"/.build/line-model/alphabet.json "$repo"/.build/line-model/rec-48x*.onnx; do
-        expected+=("0644 usr/local/share/scannerd/line-model/$(basename "$model")")
-    done
-fi
+# The text networks and OpenVINO's libraries, which `make deps` put in .build (make test runs it first).
+for model in alphabet.json text-detector.onnx text-recognizer.onnx; do
+    expected+=("0644 usr/local/share/scannerd/models/$model")
+done
+for library in "$repo"/.build/openvino/lib/*.so*; do
+    [ -L "$library" ] || expected+=("0644 usr/local/lib/scannerd/$(basename "$library")")
+done
 for entry in "${expected[@]}"; do
     mode=${entry%% *} path=${entry#* }
     [ -f "$dest/$path" ] || fail "make install did not install /$path"
@@ -282,6 +283,10 @@ diff "$tmp/expected" "$tmp/installed" >"$tmp/diff" || fail "make install install
 pass "make install: ${#expected[@]} files with the right modes, nothing else"
 
 cmp -s "$bin/scannerd" "$dest/usr/local/bin/scannerd" || fail "the installed scannerd is not the given binary"
+# The installed binary loads the runtime installed beside it (../lib/scannerd), not the build's.
+ldd "$dest/usr/local/bin/scannerd" | grep -qF "libopenvino_c.so.$(ls "$repo"/.build/openvino/lib/libopenvino_c.so.* | sed 's/.*\.so\.//') => $dest/usr/local/bin/../lib/scannerd/" ||
+    fail "the installed scannerd does not load OpenVINO from /usr/local/lib/scannerd" <(ldd "$dest/usr/local/bin/scannerd")
+pass "the installed scannerd loads OpenVINO from beside it"
 cmp -s "$repo/config/scannerd.conf" "$dest/etc/scannerd/scannerd.conf" || fail "the installed scannerd.conf is not config/scannerd.conf"
 service=$dest/usr/local/lib/systemd/system/scannerd.service
 grep -qxF 'ExecStart=/usr/local/bin/scannerd run --config /etc/scannerd/scannerd.conf' "$service" ||
