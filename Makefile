@@ -9,6 +9,7 @@
 #                (zxing-cpp's test/samples, from a checkout of it) adds the decode rate on its samples
 #   make soak    10 minutes on the emulated camera with unplugs: RSS / descriptors flat? → docs/benchmarks.md
 #   make flood   the floods of issue #39 (photos never read, idle HTTP connections, stalled streams)
+#   make score-real  `scannerd scan` on real receipt photos beside PP-OCRv6 alone (issue #40; REAL_DEV_MIRROR=)
 #   make footage realistic webcam clips with exact truth (Tests/Fixtures/footage) → .build/footage;
 #                make score-footage runs the daemon on each and scores it against the truth
 #                make score-scan scores `scannerd scan` on their middle legible frames
@@ -40,7 +41,7 @@ APT_PACKAGES += mosquitto mosquitto-clients
 # make deb (dpkg-shlibdeps computes Depends) and its test, Tests/system/check-deb.sh (lintian, readelf).
 APT_PACKAGES += dpkg-dev lintian binutils
 
-.PHONY: deps build run test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan apt-deps runtime models
+.PHONY: deps build run test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps runtime models
 
 deps: apt-deps runtime models
 
@@ -177,6 +178,23 @@ score-scan: build
 	python3 Tests/Fixtures/footage/score_scan.py "$$bin/scannerd" $(FOOTAGE_DIR)/frames $(SCAN_FRAMES) $(FOOTAGE_DIR) -- \
 
 
+# Real photos (issue #40): `scannerd scan` on the development receipts (../shared/real-dev, WildReceipt)
+# beside PP-OCRv6 alone (RapidOCR from PyPI, onnxruntime, one thread), in the same run: recall of phone
+# numbers, URLs and e-mail addresses, false items per image, time per image (Tests/real/score_real.py).
+# REAL_DEV_MIRROR: the git directory of a mirror of tmnestor/lmm-comparison-notebook, where the images
+# are (../shared/real-dev/README.md); they are cached in .build/real-dev, never committed.
+# REAL_LIMIT=N scores the first N images; REAL_SHOW=1 lists every miss and false item.
+REAL_DEV_MIRROR ?= /work/.mirror/tmnestor+lmm-comparison-notebook/repo
+REAL_LIMIT ?= 0
+SCORE_VENV := .build/score-venv
+score-real: deps
+	$(SWIFT) build -c release --product scannerd
+	@[ -x $(SCORE_VENV)/bin/python ] || python3 -m venv $(SCORE_VENV)
+	@$(SCORE_VENV)/bin/python -c "import rapidocr, onnxruntime, phonenumbers" 2>/dev/null || \
+		$(SCORE_VENV)/bin/pip install -q rapidocr==3.10.0 onnxruntime==1.32.0 phonenumbers==9.0.43
+	$(SCORE_VENV)/bin/python Tests/real/score_real.py .build/release/scannerd $(REAL_DEV_MIRROR) .build/real-dev \
+		--limit $(REAL_LIMIT) $(if $(REAL_SHOW),--show)
+
 # The Debian package (issue #18): release binaries with the Swift runtime linked in (no toolchain on
 # the kiosk), built in a directory of their own so the dynamic build stays as it is.
 # `make test-package` builds it into .build-deb and installs it in a throwaway root (Tests/system/check-deb.sh).
@@ -239,6 +257,8 @@ endif
 	install -d $(DESTDIR)$(RUNTIME_INSTALL_DIR) $(DESTDIR)$(MODELS_INSTALL_DIR)
 	install -m 0644 $$(find $(OPENVINO_DIR)/lib -maxdepth 1 -type f -name '*.so*') $(DESTDIR)$(RUNTIME_INSTALL_DIR)/
 	install -m 0644 $(MODELS_DIR)/alphabet.json $(MODELS_DIR)/text-detector.onnx $(MODELS_DIR)/text-recognizer.onnx $(DESTDIR)$(MODELS_INSTALL_DIR)/
+	install -d $(DESTDIR)$(DOCDIR)/openvino
+	install -m 0644 $(OPENVINO_DIR)/licenses/LICENSE $(OPENVINO_DIR)/licenses/licensing/*.txt $(DESTDIR)$(DOCDIR)/openvino/
 # Never overwrites an operator's configuration: a changed one stays and the shipped defaults go beside it.
 # 0644, because the daemon runs as a dynamic user (and the file holds no secrets).
 	@if [ -e $(CONF) ] && ! cmp -s config/scannerd.conf $(CONF); then \
@@ -270,7 +290,8 @@ endif
 		$(DESTDIR)$(UDEVRULESDIR)/70-scannerd.rules $(DESTDIR)$(SYSUSERSDIR)/scannerd.conf \
 		$(CONF).default
 	@set -e; for f in $(DOCS); do rm -f $(DESTDIR)$(DOCDIR)/$$f; done; \
-	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/systemd $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	rm -f $(DESTDIR)$(DOCDIR)/openvino/LICENSE $(DESTDIR)$(DOCDIR)/openvino/*-third-party-programs.txt
+	rmdir $(DESTDIR)$(DOCDIR)/openvino $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/systemd $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 	rm -f $(DESTDIR)$(MODELS_INSTALL_DIR)/alphabet.json $(DESTDIR)$(MODELS_INSTALL_DIR)/text-detector.onnx \
 		$(DESTDIR)$(MODELS_INSTALL_DIR)/text-recognizer.onnx
 	rm -f $(DESTDIR)$(RUNTIME_INSTALL_DIR)/libopenvino*.so* $(DESTDIR)$(RUNTIME_INSTALL_DIR)/libtbb.so*

@@ -254,7 +254,10 @@ let package = Package(
             dependencies: ["Daemon", "DaemonConfiguration", "Pipeline", "Capture", "ScannerCore", "TestSupport", "TestTraits", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore"]),
-        .testTarget(name: "TextDetectionTests", dependencies: ["TextDetection", "ImageDecoding", "Recognition", "ScannerCore", "TestSupport", "TestTraits"]),
+        .testTarget(
+            name: "TextDetectionTests",
+            dependencies: ["TextDetection", "InferenceRuntime", "LineNetwork", "ImageDecoding", "Recognition", "ScannerCore", "TestSupport", "TestTraits"]
+        ),
         .testTarget(name: "EventsTests", dependencies: ["Events", "Tracking", "ScannerCore", "ScannerProtocol", "TestSupport"]),
         .testTarget(
             name: "EventServerTests",

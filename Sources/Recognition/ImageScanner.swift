@@ -3,6 +3,7 @@ import ContentTypes
 import LineNetwork
 import PayloadParsing
 import ScannerCore
+import TextDetection
 import TextRecognition
 
 /// A line of text found in an image: its corners (pixel coordinates, top-left first, clockwise) and
@@ -42,12 +43,23 @@ public struct ScanOptions: Sendable, Equatable {
 /// Owns a zbar scanner and a Tesseract instance (initialised once, reused): not thread-safe, use one
 /// per thread.
 public final class ImageScanner {
+    /// Which `LineDetector` finds the lines.
+    public enum LineDetection: Sendable {
+        /// `ClassicalLineDetector`.
+        case classical
+        /// `NetworkLineDetector` (PP-OCRv6's detector), from the line model's directory.
+        case network
+    }
+
     public let options: ScanOptions
     public let settings: QualitySettings
     private let barcodes: BarcodeRecognizer
     private let text: TextRecognizer?
     private let content: ContentDetector
     private let lineReader = LineReader()
+    /// Where the lines are (`LineDetector`): the detector network for still images when the model
+    /// directory holds it, else the classical detector.
+    private let lineDetector: any LineDetector
     private let secondReaders: [LineReader]
     /// The second recognizer for typed lines (`QualitySettings.networkStretches`); nil: Tesseract alone.
     private let network: LineNetwork?
@@ -56,10 +68,13 @@ public final class ImageScanner {
     ///   spread over frames is (`QualitySettings.liveDataMatrixTiles`).
     /// - Parameter lineModel: the line network's model directory (`make line-model`); typed lines are
     ///   then read by it as well as by Tesseract (`ImageScanner.agreed`). Nil: Tesseract alone.
+    /// - Parameter lineDetection: which detector finds the lines; `.network` needs `lineModel`
+    ///   (without it, the classical detector).
     /// - Parameter zxingFirst: barcodes zxing-cpp reads are read by it alone
     ///   (`BarcodeRecognizer.zxingFirst`: a camera frame at full resolution).
     public init(
-        options: ScanOptions, tessdataPath: String? = nil, lineModel: String? = nil, live: Bool = false, zxingFirst: Bool = false
+        options: ScanOptions, tessdataPath: String? = nil, lineModel: String? = nil, lineDetection: LineDetection = .classical,
+        live: Bool = false, zxingFirst: Bool = false
     ) throws(ScannerError) {
         if let problem = options.regionOfInterest.validationProblem {
             throw .invalidArgument(name: "roi", value: options.regionOfInterest.description, reason: problem)
@@ -84,6 +99,15 @@ public final class ImageScanner {
             }
         } else {
             self.network = nil
+        }
+        if let lineModel, options.types.wantsText, lineDetection == .network {
+            do {
+                self.lineDetector = try NetworkLineDetector(directory: lineModel)
+            } catch {
+                throw .libraryFailure(library: "OpenVINO", reason: error.description)
+            }
+        } else {
+            self.lineDetector = ClassicalLineDetector()
         }
     }
 
@@ -142,7 +166,7 @@ public final class ImageScanner {
 
     /// Text items in `region`'s pixel coordinates: each detected line read on its own.
     private func readText(in region: GrayImage, with recognizer: TextRecognizer) -> [RecognizedItem] {
-        lineReader.lines(in: region).flatMap { line in
+        lineDetector.lines(in: region).flatMap { line in
             guard let reading = lineReader.read(line.quad, in: region, with: recognizer) else { return [RecognizedItem]() }
             let first = items(in: reading)
             // Only a line that may say something typed is read again: most lines are plain text.
@@ -255,7 +279,7 @@ public final class ImageScanner {
         let roi = options.regionOfInterest.pixelRect(width: image.width, height: image.height)
         let region = image.cropped(to: roi)
         guard evenFaint || region.contrastSpread() >= settings.minimumContrastForText else { return [] }
-        return lineReader.lines(in: region).map { line in
+        return lineDetector.lines(in: region).map { line in
             TextLine(quad: line.quad.map { Point(x: $0.x + Double(roi.x), y: $0.y + Double(roi.y)) }, glyphs: line.glyphs)
         }
     }

@@ -21,35 +21,17 @@ public struct LineReader: Sendable {
     /// ~12% faster than 48 (11.4 against 12.9 ms at 1280×720).
     public static let standardHeight = 36
     public let readingHeight: Int
-    /// Detection works on at most this width (it needs glyphs a few pixels high, not every pixel;
-    /// measured against detection at 1280 px with 6–7 px glyphs: the same lines found, 67–71 of 84
-    /// read right either way).
-    static let detectionWidth = 960
-
-    /// At 960 px a cap height of 8 px in a 1280 px frame is 6 px: glyphs from 5 px up are kept, or
-    /// the capitals and ascenders of small print would be all that is left of it.
-    let detector = TextLineDetector(configuration: {
-        var configuration = TextLineDetector.Configuration()
-        configuration.minimumGlyphHeight = 5
-        return configuration
-    }())
+    /// The classical detector, for `lines(in:)`.
+    private static let classical = ClassicalLineDetector()
 
     public init(readingHeight: Int = LineReader.standardHeight) {
         self.readingHeight = readingHeight
     }
 
-    /// The lines of `image` in its pixel coordinates, inside the image (a line's padding can reach
-    /// past an edge, and an item's bounds must not leave the region that was scanned).
+    /// The lines the classical detector finds in `image` (`ClassicalLineDetector`), in its pixel
+    /// coordinates, inside the image.
     public func lines(in image: GrayImage) -> [TextLineDetector.Line] {
-        let factor = image.width > Self.detectionWidth ? Double(Self.detectionWidth) / Double(image.width) : 1
-        let found = detector.detect(factor == 1 ? image : image.scaled(by: factor))
-        let w = Double(image.width), h = Double(image.height)
-        return found.map { line in
-            var line = line
-            line.quad = line.quad.map { Point(x: min(w, max(0, $0.x / factor)), y: min(h, max(0, $0.y / factor))) }
-            line.height /= factor
-            return line
-        }
+        Self.classical.lines(in: image)
     }
 
     /// One line read: its text as words, and where each word lies along the line (0…1 from its left end).

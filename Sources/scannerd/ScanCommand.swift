@@ -67,7 +67,7 @@ struct ScanCommand: ParsableCommand {
         let scanner: ImageScanner
         let decoder: ImageDecoder
         do {
-            scanner = try ImageScanner(options: options, lineModel: lineModelDirectory)
+            scanner = try ImageScanner(options: options, lineModel: lineModelDirectory, lineDetection: .network)
             decoder = try ImageDecoder(limits: limits)
         } catch {
             Self.report("scannerd: \(error)")

@@ -269,6 +269,9 @@ for doc in "$repo"/docs/*.md "$repo"/docs/*.png; do expected+=("0644 usr/local/s
 for model in alphabet.json text-detector.onnx text-recognizer.onnx; do
     expected+=("0644 usr/local/share/scannerd/models/$model")
 done
+for notice in "$repo"/.build/openvino/licenses/LICENSE "$repo"/.build/openvino/licenses/licensing/*.txt; do
+    expected+=("0644 usr/local/share/doc/scannerd/openvino/$(basename "$notice")")
+done
 for library in "$repo"/.build/openvino/lib/*.so*; do
     [ -L "$library" ] || expected+=("0644 usr/local/lib/scannerd/$(basename "$library")")
 done

@@ -1,0 +1,103 @@
+import Foundation
+import InferenceRuntime
+import ScannerCore
+
+/// PaddleOCR's PP-OCRv6 small text detector (a DB network: a map of where text is, drawn shrunk)
+/// on OpenVINO, and its post-processing (`ProbabilityMapLines`): an image in, line quads out.
+///
+/// The image is resized as RapidOCR resizes it for this network (its shorter side enlarged to at
+/// least `shorterSideAtLeast`, its longer side at most `longerSideAtMost`, both rounded to a multiple
+/// of 32: the network halves its input five times) and normalized as RapidOCR does (v / 127.5 − 1).
+/// A compiled network serves one input size; the last few sizes are kept (a camera's frames are all
+/// one size, and compiling takes ~0.2 s).
+///
+/// Not thread-safe: use one per thread.
+public final class NetworkLineDetector {
+    public static let modelName = "text-detector.onnx"
+    static let maximumModelBytes = 64 << 20
+    /// Compiled networks kept, one per input size.
+    static let keptSizes = 4
+
+    public let path: String
+    /// RapidOCR's `limit_side_len` (type `min`) and `max_side_len` for PP-OCRv6 detection.
+    public var shorterSideAtLeast: Int
+    public var longerSideAtMost: Int
+    public var postProcessing = ProbabilityMapLines()
+    /// The last time the runtime failed on an image (`lines(in:)` found no lines there).
+    public internal(set) var lastFailure: InferenceError?
+    private var compiled: [(width: Int, height: Int, model: NetworkModel)] = []
+
+    /// Compiles the network once for a first size, so a missing or broken model is an error here.
+    public init(directory: String, shorterSideAtLeast: Int = 736, longerSideAtMost: Int = 2000) throws(InferenceError) {
+        path = (directory as NSString).appendingPathComponent(Self.modelName)
+        self.shorterSideAtLeast = shorterSideAtLeast
+        self.longerSideAtMost = longerSideAtMost
+        _ = try model(width: 320, height: 320)
+    }
+
+    private func model(width: Int, height: Int) throws(InferenceError) -> NetworkModel {
+        if let index = compiled.firstIndex(where: { $0.width == width && $0.height == height }) {
+            let entry = compiled.remove(at: index)
+            compiled.append(entry)
+            return entry.model
+        }
+        let model = try NetworkModel(path: path, inputShape: [1, 3, height, width], maximumBytes: Self.maximumModelBytes)
+        compiled.append((width, height, model))
+        if compiled.count > Self.keptSizes { compiled.removeFirst() }
+        return model
+    }
+
+    /// The network's input size for an image: the shorter side enlarged to `shorterSideAtLeast` when
+    /// below it, the longer side then at most `longerSideAtMost`, each side a multiple of 32, at least 32.
+    public static func inputSize(width: Int, height: Int, shorterSideAtLeast: Int, longerSideAtMost: Int) -> (width: Int, height: Int) {
+        var scale = Double(shorterSideAtLeast) / Double(min(width, height))
+        scale = max(1, scale)
+        scale = min(scale, Double(longerSideAtMost) / Double(max(width, height)))
+        func rounded(_ side: Int) -> Int { max(32, Int((Double(side) * scale / 32).rounded()) * 32) }
+        return (rounded(width), rounded(height))
+    }
+
+    /// The lines of `image`, in its pixel coordinates.
+    public func detect(_ image: GrayImage) throws(InferenceError) -> [TextLineDetector.Line] {
+        let size = Self.inputSize(
+            width: image.width, height: image.height, shorterSideAtLeast: shorterSideAtLeast, longerSideAtMost: longerSideAtMost)
+        let input = Self.inputPlanes(image, width: size.width, height: size.height)
+        let model = try model(width: size.width, height: size.height)
+        let post = postProcessing
+        let candidates = try model.run(input, shape: [1, 3, size.height, size.width]) { map, shape in
+            guard shape.count == 4, shape[2] == size.height, shape[3] == size.width else { return [ProbabilityMapLines.Candidate]?.none }
+            return post.candidates(map, width: size.width, height: size.height)
+        }
+        guard let candidates else { throw .failed(reason: "the detector's output is not a map of its input's size") }
+        let sx = Double(image.width) / Double(size.width), sy = Double(image.height) / Double(size.height)
+        let w = Double(image.width), h = Double(image.height)
+        return candidates.map { candidate in
+            let quad = candidate.quad.map { Point(x: min(w, max(0, $0.x * sx)), y: min(h, max(0, $0.y * sy))) }
+            let height = candidate.height * (sx + sy) / 2
+            return TextLineDetector.Line(quad: quad, height: height, angle: candidate.angle, glyphs: 0)
+        }
+    }
+
+    /// The image resized (bilinear, pixel centres aligned, as OpenCV's resize) to `width` × `height`,
+    /// as three planes of v / 127.5 − 1; a gray image gives each channel the same values.
+    static func inputPlanes(_ image: GrayImage, width: Int, height: Int) -> [Float] {
+        var planes = [Float](repeating: 0, count: 3 * width * height)
+        let sx = Double(image.width) / Double(width), sy = Double(image.height) / Double(height)
+        image.pixels.withUnsafeBufferPointer { pixels in
+            for y in 0..<height {
+                let fy = max(0, min(Double(image.height - 1), (Double(y) + 0.5) * sy - 0.5))
+                let y0 = Int(fy), y1 = min(image.height - 1, y0 + 1), wy = Float(fy - Double(y0))
+                for x in 0..<width {
+                    let fx = max(0, min(Double(image.width - 1), (Double(x) + 0.5) * sx - 0.5))
+                    let x0 = Int(fx), x1 = min(image.width - 1, x0 + 1), wx = Float(fx - Double(x0))
+                    let top = Float(pixels[y0 * image.stride + x0]) * (1 - wx) + Float(pixels[y0 * image.stride + x1]) * wx
+                    let bottom = Float(pixels[y1 * image.stride + x0]) * (1 - wx) + Float(pixels[y1 * image.stride + x1]) * wx
+                    let value = top * (1 - wy) + bottom * wy
+                    let normalized = value / 127.5 - 1
+                    for c in 0..<3 { planes[(c * height + y) * width + x] = normalized }
+                }
+            }
+        }
+        return planes
+    }
+}
