@@ -290,7 +290,7 @@ endif
 		$(DESTDIR)$(UDEVRULESDIR)/70-scannerd.rules $(DESTDIR)$(SYSUSERSDIR)/scannerd.conf \
 		$(CONF).default
 	@set -e; for f in $(DOCS); do rm -f $(DESTDIR)$(DOCDIR)/$$f; done; \
-	rm -f $(DESTDIR)$(DOCDIR)/openvino/LICENSE $(DESTDIR)$(DOCDIR)/openvino/*-third-party-programs.txt
+	rm -f $(DESTDIR)$(DOCDIR)/openvino/LICENSE $(DESTDIR)$(DOCDIR)/openvino/*third-party-programs.txt
 	rmdir $(DESTDIR)$(DOCDIR)/openvino $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/systemd $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 	rm -f $(DESTDIR)$(MODELS_INSTALL_DIR)/alphabet.json $(DESTDIR)$(MODELS_INSTALL_DIR)/text-detector.onnx \
 		$(DESTDIR)$(MODELS_INSTALL_DIR)/text-recognizer.onnx

@@ -1,3 +1,4 @@
+import Foundation
 import ScannerCore
 
 /// URLs and e-mail addresses in a line of text.
@@ -6,7 +7,7 @@ import ScannerCore
 /// (`https://`), `www.`, or a bare domain whose top-level domain is real. OCR noise such as `Dr.No`
 /// is not a domain, so bare domains need a known TLD and a first label of at least three characters.
 enum WebIdentifiers {
-    /// Generic top-level domains seen on print, plus every two-letter country code (checked by length).
+    /// Generic top-level domains seen on print, plus every two-letter country code (`countryTLDs`).
     static let genericTLDs: Set<String> = [
         "com", "org", "net", "edu", "gov", "mil", "int", "info", "biz", "io", "dev", "app", "ai", "co", "me", "tv",
         "shop", "store", "online", "site", "xyz", "tech", "cloud", "page", "blog", "news", "agency", "design",
@@ -14,9 +15,17 @@ enum WebIdentifiers {
         "aero", "coop", "jobs", "mobi", "name", "tel", "law", "art", "bank", "insurance", "restaurant", "cafe",
     ]
 
+    /// Two-letter top-level domains: the ISO 3166 country codes (Foundation's list), and the ccTLDs that
+    /// are none (`uk`, `eu`, `ac`). On real receipts (issue #40, WildReceipt development photos) two
+    /// letters after a dot that are no country were abbreviations read as domains: `INCL.OF`,
+    /// `INFO@RESTO.TE`.
+    static let countryTLDs: Set<String> = Set(Locale.Region.isoRegions.map { $0.identifier.lowercased() }.filter {
+        $0.count == 2 && $0.allSatisfy { $0.isASCII && $0.isLetter }
+    }).union(["uk", "eu", "ac"])
+
     static func isKnownTLD(_ tld: String) -> Bool {
         let lower = tld.lowercased()
-        return genericTLDs.contains(lower) || (lower.count == 2 && lower.allSatisfy { $0.isASCII && $0.isLetter })
+        return genericTLDs.contains(lower) || countryTLDs.contains(lower)
     }
 
     static func isLabelByte(_ b: UInt8) -> Bool {

@@ -81,10 +81,13 @@ public struct LineReader: Sendable {
     /// times as wide as its aspect (its misreads depend on where glyphs fall on the network's steps,
     /// so readings at other widths are more independent than the same reading twice).
     public func read(_ quad: Quad, in image: GrayImage, with network: LineNetwork, stretch: Double = 1) -> Reading? {
-        let straight = image.rectified(quad, height: LineNetwork.lineHeight, stretch: stretch).normalizedForReading()
+        // The network reads the line as it is, as it was trained (PaddleOCR crops and scales, no more);
+        // the ends are judged on the line stretched to full contrast, dark on light.
+        let plain = image.rectified(quad, height: LineNetwork.lineHeight, stretch: stretch)
+        let straight = plain.normalizedForReading()
         // The network was loaded whole and the line is its height: an error here is the runtime failing
         // on one line, which then has no network reading.
-        guard let read = try? network.read(straight) else { return nil }
+        guard let read = try? network.read(plain) else { return nil }
         let cut = cutEnds(of: quad, in: image)
         guard var reading = Self.reading(read, quad: quad, cut: cut) else { return nil }
         if cut.start || cut.end, let first = read.symbols.first?.columns, let last = read.symbols.last?.columns {

@@ -55,10 +55,9 @@ public struct QualitySettings: Sendable, Equatable {
     ///
     /// A typed line is read four more times (~12 ms each); lines without a typed item are read once.
     public var secondReadingHeights: [Int] = [32, 40, 34, 38]
-    /// With a line model (`ImageScanner(lineModel:)`), the same lines are also read by the line
-    /// network, the straightened line stretched to these multiples of its width (docs/recognition.md).
-    /// Empty: no network reading.
-    public var networkStretches: [Double] = [1, 1.25, 0.8]
+    /// With a line model (`ImageScanner(lineModel:)`), a still image's lines are read by the line
+    /// network (docs/recognition.md). False: Tesseract alone.
+    public var readsWithNetwork = true
 
     public init(_ level: QualityLevel) {
         switch level {
@@ -67,7 +66,7 @@ public struct QualitySettings: Sendable, Equatable {
                 processingWidth: 640,
                 testInvertedBarcodes: false, barcodeScanDensity: 2, minimumLineConfidence: 0.7)
             secondReadingHeights = []
-            networkStretches = []
+            readsWithNetwork = false
         case .balanced:
             self.init(
                 processingWidth: 1280,

@@ -64,6 +64,11 @@ struct ScanCommand: ParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
+        // The models are part of an installation (make install, the package): their absence is said,
+        // once, and the text is read with Tesseract and the classical detector.
+        if !noLineModel, lineModel == nil, lineModelDirectory == nil, options.types.wantsText {
+            Self.report("scannerd: no text models in \(LineModelChoice.installedDirectory) (make deps fetches them): reading text with Tesseract alone")
+        }
         let scanner: ImageScanner
         let decoder: ImageDecoder
         do {

@@ -123,6 +123,15 @@ import Testing
         #expect(found(line) == [expected])
     }
 
+    /// Two letters after a dot are a country's domain only where they are a country code: a receipt's
+    /// `INCL.OF` and `Info@resto.te` are abbreviations (issue #40), `restaurant-leopold.at` is Austria's.
+    @Test func aTwoLetterTopLevelDomainIsACountrysCode() {
+        #expect(found("Prices INCL.OF VAT").isEmpty)
+        #expect(found("Info@resto.te").isEmpty)
+        #expect(found("www.restaurant-leopold.at") == ["url http://www.restaurant-leopold.at"])
+        #expect(found("shop.example.uk") == ["url http://shop.example.uk"])
+    }
+
     /// Tesseract reads "avery.lindqvist@" as "avery. lindqvist@" at camera sizes: the address after
     /// the space alone would be a wrong payload.
     @Test func aSpaceOCRPutAfterADotInsideAnAddressIsDropped() {

@@ -72,84 +72,25 @@ import TextRecognition
         #expect(ImageScanner.agreed(tesseract: [[typed(url)]]).map(\.payload) == [url])
     }
 
-    // MARK: The line network's readings beside Tesseract's
+    // MARK: A still image read by the line network (issue #40)
 
-    static let phone = "+15125550173", misread = "+15425550173"
-    func phone(_ payload: String, _ span: ClosedRange<Double> = 0.2...0.9, confidence: Double = 0.9) -> LineItem {
-        typed(payload, type: .telephoneNumber, span: span, confidence: confidence)
+    static let phone = "+15125550173"
+    func phone(_ payload: String, _ span: ClosedRange<Double> = 0.2...0.9, cut: Bool = false) -> LineItem {
+        typed(payload, type: .telephoneNumber, span: span, cut: cut)
     }
 
-    /// Blurred small print Tesseract misreads every time differently (`Wei. 542.555 9173`): two network
-    /// readings of three that agree are enough.
-    @Test func twoNetworkReadingsOfThreeAreEnoughWhereTesseractSaysNothing() {
-        let tesseract: [[LineItem]] = [[phone(Self.misread)], [], [], [], []]
-        #expect(ImageScanner.agreed(tesseract: tesseract, network: [[phone(Self.phone)], [phone(Self.phone)], []]).map(\.payload) == [Self.phone])
-        #expect(ImageScanner.agreed(tesseract: tesseract, network: [[phone(Self.phone)], [], []]).isEmpty)
+    /// The network's one reading stands: its plain text and each typed payload, once.
+    @Test func theNetworksReadingStandsAndEachPayloadOnce() {
+        let items = ImageScanner.networkItems([plain("Tel. 512 555 0173"), phone(Self.phone), phone(Self.phone, 0.5...0.9)])
+        #expect(items.map(\.payload) == ["Tel. 512 555 0173", Self.phone])
     }
 
-    /// Most readings of each recognizer give a different payload at the same place: neither is
-    /// reported, unless every network reading gives its payload, each sure of it (then it overrules).
-    @Test func theRecognizersDisagreeingReportNothing() {
-        let tesseract = Array(repeating: [phone(Self.misread)], count: 3) + [[], []]
-        let unsure = [[phone(Self.phone, confidence: 0.97)], [phone(Self.phone, confidence: 0.8)], [phone(Self.phone, confidence: 0.99)]]
-        #expect(ImageScanner.agreed(tesseract: tesseract, network: unsure).isEmpty)
-        let twoOfThree = [[phone(Self.phone, confidence: 0.99)], [phone(Self.phone, confidence: 0.99)], []]
-        #expect(ImageScanner.agreed(tesseract: tesseract, network: twoOfThree).isEmpty)
-        // Tesseract's three of five alone, or with the network split: reported.
-        #expect(ImageScanner.agreed(tesseract: tesseract).map(\.payload) == [Self.misread])
-        #expect(ImageScanner.agreed(tesseract: tesseract, network: [[phone(Self.phone)], [], []]).map(\.payload) == [Self.misread])
-    }
-
-    /// Where the two recognizers' majorities contradicted each other on the footage's scan frames, the
-    /// network was right every time (12 of 12: `lindgvist@` for `lindqvist@`, `kestre-labs` for
-    /// `kestrel-labs`, `9173` for `0173`, each by Tesseract): all of its readings, each sure, overrule.
-    @Test func theNetworkSureInEveryReadingOverrulesTesseract() {
-        let tesseract = Array(repeating: [phone(Self.misread, confidence: 0.85)], count: 5)
-        let sure = Array(repeating: [phone(Self.phone, confidence: 0.97)], count: 3)
-        #expect(ImageScanner.agreed(tesseract: tesseract, network: sure).map(\.payload) == [Self.phone])
-    }
-
-    /// Not where the network's payload is a part of Tesseract's (it drops the start of a line split
-    /// at a thumb, `o@oldmill-studios.com`, confidently), nor where it may be a part of something.
-    @Test func theNetworkDoesNotOverruleWithAPart() {
-        let whole = typed("hello@oldmill-studios.com", type: .emailAddress)
-        let part = typed("o@oldmill-studios.com", type: .emailAddress, confidence: 0.99)
-        #expect(ImageScanner.agreed(tesseract: Array(repeating: [whole], count: 5), network: Array(repeating: [part], count: 3)).isEmpty)
-        var inWord = typed("http://labs.co.uk/team", span: 0.3...1, confidence: 0.99)
-        inWord.withinWord = true
-        let tesseract = Array(repeating: [typed("http://kestre-labs.co.uk/team")], count: 5)
-        #expect(ImageScanner.agreed(tesseract: tesseract, network: Array(repeating: [inWord], count: 3)).isEmpty)
-    }
-
-    /// Opposition is by the same type at the same place: a line with a phone number and an e-mail
-    /// address, or with two phone numbers, keeps each recognizer's items elsewhere on it.
-    @Test func onlyTheSameTypeAtTheSamePlaceOpposes() {
-        let mail = typed("info@example.com", type: .emailAddress, span: 0.5...0.7)
-        let left = phone(Self.misread, 0...0.45)
-        let tesseract = Array(repeating: [left], count: 3) + [[], []]
-        let network = Array(repeating: [mail, phone(Self.phone, 0.75...1)], count: 2) + [[]]
-        #expect(ImageScanner.agreed(tesseract: tesseract, network: network).map(\.payload) == [Self.misread, "info@example.com", Self.phone])
-    }
-
-    /// The network's readings follow its cut-end rule too: a part of something gives no vote.
-    @Test func aNetworkReadUpToACutEndGivesNoVote() {
+    /// A typed item up to a cut end of its line may be a part of something: not reported (the line's
+    /// plain text still is).
+    @Test func aNetworkReadUpToACutEndIsNotReported() {
         let part = typed("lo@oldmill-studios.com", type: .emailAddress, cut: true)
-        #expect(ImageScanner.agreed(tesseract: [[], [], [], [], []], network: [[part], [part], [part]]).isEmpty)
-    }
-
-    /// Where Tesseract read a typed item up to a cut end, the network reads the same place with
-    /// nothing of the remains of glyphs before it (Tesseract's `| Sludios.com`, the network's sure
-    /// `sludios.com`, its first glyph past its own cut rule): that place is cut for the network too.
-    /// Elsewhere on the line the network still reads.
-    @Test func aPlaceTesseractReadUpToACutEndIsCutForTheNetwork() {
-        let part = typed("http://sludios.com", span: 0...0.5, cut: true)
-        let sure = typed("http://sludios.com", span: 0.05...0.5, confidence: 0.97)
-        let phone = typed("+15125550173", type: .telephoneNumber, span: 0.6...1, confidence: 0.97)
-        let tesseract = Array(repeating: [part], count: 5)
-        #expect(ImageScanner.agreed(tesseract: tesseract, network: Array(repeating: [sure], count: 3)).isEmpty)
-        #expect(ImageScanner.agreed(tesseract: tesseract, network: Array(repeating: [sure, phone], count: 3)).map(\.payload) == ["+15125550173"])
-        // Without Tesseract's part, the network's sure reading stands.
-        #expect(ImageScanner.agreed(tesseract: Array(repeating: [], count: 5), network: Array(repeating: [sure], count: 3)).map(\.payload) == ["http://sludios.com"])
+        #expect(ImageScanner.networkItems([plain("lo@oldmill-studios.com"), part]).map(\.payload) == ["lo@oldmill-studios.com"])
+        #expect(ImageScanner.networkItems([part]).isEmpty)
     }
 
     /// A reading of `text` as one word whose bytes lie 10 px apart from `start`, on a line 400 px long
@@ -210,9 +151,9 @@ import TextRecognition
         #expect(ImageScanner.mayBeTyped("WW. NOTTAQALe-OPtics com", digits: false))
     }
 
-    /// `fast` reads a line once, with Tesseract only; the other levels use the network where there is one.
+    /// `fast` reads a line once, with Tesseract only; the other levels read with the network where there is one.
     @Test func onlyTheSlowerLevelsReadWithTheNetwork() {
-        #expect(QualitySettings(.balanced).networkStretches == [1, 1.25, 0.8])
-        #expect(QualitySettings(.fast).networkStretches.isEmpty)
+        #expect(QualitySettings(.balanced).readsWithNetwork && QualitySettings(.accurate).readsWithNetwork)
+        #expect(!QualitySettings(.fast).readsWithNetwork)
     }
 }

@@ -40,9 +40,11 @@ pass "scannerd $version: the package, its file name, scannerd --version and scan
 # those only the English model and what the maintainer scripts call.
 depends=$(field Depends)
 dependency_names=$(tr ',' '\n' <<<"$depends" | sed -e 's/^ *//' -e 's/[ (].*//' | sort -u)
-linked_packages=$(for binary in "$x/usr/bin/scannerd" "$x/usr/bin/scanctl"; do
+# The package's own libraries (OpenVINO's, in /usr/lib/scannerd) are counted as what they link.
+private=$(cd "$x/usr/lib/scannerd" && ls)
+linked_packages=$(for binary in "$x/usr/bin/scannerd" "$x/usr/bin/scanctl" "$x"/usr/lib/scannerd/*.so*; do
     readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
-done | sort -u | while read -r soname; do
+done | sort -u | grep -vxF -f <(echo "$private") | while read -r soname; do
     path=$(ldconfig -p | awk -v s="$soname" '$1 == s && /x86-64|AArch64|64bit/ { print $NF; exit }')
     [ -n "$path" ] || { echo "UNRESOLVED:$soname"; continue; }
     # dpkg knows a library by the path its package ships (/lib or /usr/lib, the soname's link or the file).
@@ -66,14 +68,15 @@ done
 pass "Depends: the $(wc -w <<<"$linked_packages") packages of the linked libraries, tesseract-ocr-eng, init-system-helpers, systemd"
 
 # SwiftPM links every executable with RUNPATH $ORIGIN (for its own shared products beside it): harmless
-# in /usr/bin, which only root writes. Any other run path (the toolchain's) is not.
+# in /usr/bin, which only root writes; scannerd adds $ORIGIN/../lib/scannerd (OpenVINO's libraries,
+# /usr/lib/scannerd). Any other run path (the toolchain's) is not.
 for binary in scannerd scanctl; do
     if readelf -d "$x/usr/bin/$binary" | grep -E 'RPATH|RUNPATH|libswift|libFoundation|libdispatch' |
-        grep -vF 'Library runpath: [$ORIGIN]' >"$tmp/dynamic"; then
+        grep -vF 'Library runpath: [$ORIGIN:$ORIGIN/../lib/scannerd]' | grep -vF 'Library runpath: [$ORIGIN]' >"$tmp/dynamic"; then
         fail "/usr/bin/$binary links the Swift runtime or carries a run path" "$tmp/dynamic"
     fi
 done
-pass "the binaries carry the Swift runtime (no libswift*/Foundation/dispatch linked, no run path but \$ORIGIN)"
+pass "the binaries carry the Swift runtime (no libswift*/Foundation/dispatch linked, no run path but \$ORIGIN and \$ORIGIN/../lib/scannerd)"
 
 expected_files=(
     usr/bin/scannerd usr/bin/scanctl
@@ -82,6 +85,8 @@ expected_files=(
     usr/lib/udev/rules.d/70-scannerd.rules usr/lib/sysusers.d/scannerd.conf etc/scannerd/scannerd.conf
     usr/share/man/man8/scannerd.8.gz usr/share/man/man1/scanctl.1.gz usr/share/man/man5/scannerd.conf.5.gz
     usr/share/doc/scannerd/copyright usr/share/doc/scannerd/changelog.gz usr/share/doc/scannerd/README.md
+    usr/share/scannerd/models/text-detector.onnx usr/share/scannerd/models/text-recognizer.onnx usr/share/scannerd/models/alphabet.json
+    usr/lib/scannerd/libopenvino_c.so.2641 usr/share/doc/scannerd/openvino/LICENSE
 )
 for path in "${expected_files[@]}"; do [ -f "$x/$path" ] || fail "the package has no /$path"; done
 [ "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles)" = /etc/scannerd/scannerd.conf ] || fail "conffiles is not /etc/scannerd/scannerd.conf"
@@ -94,7 +99,7 @@ done
 zcat "$x/usr/share/man/man8/scannerd.8.gz" | grep -q -- 'check-config' || fail "scannerd.8 does not document check-config"
 zcat "$x/usr/share/man/man1/scanctl.1.gz" | grep -q -- 'watch' || fail "scanctl.1 does not document watch"
 zcat "$x/usr/share/man/man5/scannerd.conf.5.gz" | grep -q -- 'SCANNERD_' || fail "scannerd.conf.5 names no environment variable"
-pass "${#expected_files[@]} files: binaries, units (as in systemd/), udev rule, sysusers, conffile, man pages 8/1/5, docs"
+pass "${#expected_files[@]} files: binaries, units (as in systemd/), udev rule, sysusers, conffile, man pages 8/1/5, docs, models, OpenVINO"
 
 # lintian: no errors. Warnings and informational tags are shown, not counted.
 # Its exit status is 1 for error tags (its default --fail-on error) and more when lintian itself fails.
@@ -144,7 +149,8 @@ ok "/opt/swift and the source tree hidden; ldd: every library found, none under 
 scannerd scan "$w/qr.png" "$w/card-us.jpg" >"$w/scan" 2>"$w/scan.err" || bad "scannerd scan (exit $?)" "$w/scan.err"
 grep -q '"payload":"https://example.com/scannerd"' "$w/scan" || bad "scannerd scan did not read the QR fixture" "$w/scan"
 grep -q '"contentType":"telephoneNumber"' "$w/scan" || bad "scannerd scan read no phone number on the card (Tesseract's model?)" "$w/scan"
-ok "the installed scannerd scan reads the QR fixture and the card's phone number"
+[ ! -s "$w/scan.err" ] || bad "scannerd scan said something (its models, /usr/share/scannerd/models?)" "$w/scan.err"
+ok "the installed scannerd scan reads the QR fixture and the card's phone number, with the models beside it"
 
 timeout 120 scannerd run --config $conf --no-socket --source demo --pace none --events-stdout >"$w/run" 2>"$w/run.err" ||
     bad "scannerd run --config $conf --source demo (exit $?)" "$w/run.err"

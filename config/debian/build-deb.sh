@@ -44,7 +44,11 @@ shlibs="$(mktemp -d)"
 trap 'rm -rf "$shlibs"' EXIT
 mkdir -p "$shlibs/debian"
 printf 'Source: scannerd\n\nPackage: scannerd\nArchitecture: any\n' > "$shlibs/debian/control"
-depends="$(cd "$shlibs" && dpkg-shlibdeps -O "$stage/usr/bin/scannerd" "$stage/usr/bin/scanctl" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')"
+# OpenVINO's libraries are the package's own (/usr/lib/scannerd, found through the binary's run path
+# $ORIGIN/../lib/scannerd): no package provides them, so their shlibs information is missing by design;
+# what they link in turn (libstdc++, libgcc) is computed from them.
+depends="$(cd "$shlibs" && dpkg-shlibdeps -O --ignore-missing-info "$stage/usr/bin/scannerd" "$stage/usr/bin/scanctl" \
+    "$stage"/usr/lib/scannerd/*.so* 2>/dev/null | sed -n 's/^shlibs:Depends=//p')"
 [ -n "$depends" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 
 mkdir -p "$stage/DEBIAN"
