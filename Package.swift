@@ -107,7 +107,8 @@ let package = Package(
 
         // MARK: Recognizers: GrayImage → observations
         .target(name: "BarcodeRecognition", dependencies: ["ScannerCore", "CZBar", "CZXing"]),
-        // Where the lines of text are (pure Swift): the recognizer reads line by line (issue #13).
+        // Where the lines of text are, behind one seam (LineDetector): PP-OCRv6's detector network, or the
+        // classical detector (pure Swift); the recognizers read line by line (issues #13, #40).
         .target(name: "TextDetection", dependencies: ["ScannerCore", "InferenceRuntime"]),
         .target(name: "TextRecognition", dependencies: ["ScannerCore", "CTesseract"]),
         // The networks' runtime: a model read, compiled for the CPU, run on a tensor.

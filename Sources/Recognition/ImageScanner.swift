@@ -190,10 +190,9 @@ public final class ImageScanner {
     /// typed, is a wrong payload).
     ///
     /// Measured on the development receipts (`make score-real`, 381 real photos, 2026-11-25): this read
-    /// 229 of 279 phone numbers, URLs and e-mail addresses with 37 false items; the network's three
+    /// 229 of 279 phone numbers, URLs and e-mail addresses with 37 false items in 0.98 s an image; the network's three
     /// readings (1, 1.25, 0.8 of the line's width) with Tesseract's five and the rule between them
-    /// that the generated footage had chosen (docs/recognition.md), 221 with 35, at 1.96 s an image
-    /// against 1.51. The network misreads alike at every stretch, and Tesseract misreads real print
+    /// that the generated footage had chosen (docs/recognition.md), 221 with 35 in 1.96 s. The network misreads alike at every stretch, and Tesseract misreads real print
     /// more often than the network: where the two disagreed, Tesseract's majority kept the network's
     /// right reading out (`647-318-1144` for a receipt's `617-318-1141`).
     static func networkItems(_ reading: [LineItem]) -> [RecognizedItem] {

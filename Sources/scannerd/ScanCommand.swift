@@ -28,11 +28,11 @@ struct ScanCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The text networks' directory (make deps fetches them). Default: share/scannerd/models beside the binary's bin directory, where make install puts them. Typed lines are then read by the network as well as by Tesseract.",
+            "The text networks' directory (make deps fetches them). Default: share/scannerd/models beside the binary's bin directory, where make install puts them. Lines are then found and read by the networks (PP-OCRv6); without them, by the classical detector and Tesseract.",
             valueName: "dir"))
     var lineModel: String?
 
-    @Flag(name: .long, help: "Read with Tesseract alone, even where a line model is installed.")
+    @Flag(name: .long, help: "Find and read text with the classical detector and Tesseract alone, even where the models are installed.")
     var noLineModel = false
 
     /// The line model to load: the one named, else an installed one, else none.
