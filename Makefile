@@ -181,9 +181,10 @@ score-scan: build
 # Real photos (issue #40): `scannerd scan` on the development receipts (../shared/real-dev, WildReceipt)
 # beside PP-OCRv6 alone (RapidOCR from PyPI, onnxruntime, one thread), in the same run: recall of phone
 # numbers, URLs and e-mail addresses, false items per image, time per image (Tests/real/score_real.py).
-# REAL_DEV_MIRROR: the git directory of a mirror of tmnestor/lmm-comparison-notebook, where the images
+# REAL_DEV: the set's JSON; REAL_DEV_MIRROR: the git directory of a mirror of tmnestor/lmm-comparison-notebook, where the images
 # are (../shared/real-dev/README.md); they are cached in .build/real-dev, never committed.
 # REAL_LIMIT=N scores the first N images; REAL_SHOW=1 lists every miss and false item.
+REAL_DEV ?= $(abspath $(CURDIR)/../shared/real-dev/wildreceipt-dev.json)
 REAL_DEV_MIRROR ?= /work/.mirror/tmnestor+lmm-comparison-notebook/repo
 REAL_LIMIT ?= 0
 SCORE_VENV := .build/score-venv
@@ -193,7 +194,7 @@ score-real: deps
 	@$(SCORE_VENV)/bin/python -c "import rapidocr, onnxruntime, phonenumbers" 2>/dev/null || \
 		$(SCORE_VENV)/bin/pip install -q rapidocr==3.10.0 onnxruntime==1.32.0 phonenumbers==9.0.43
 	$(SCORE_VENV)/bin/python Tests/real/score_real.py .build/release/scannerd $(REAL_DEV_MIRROR) .build/real-dev \
-		--limit $(REAL_LIMIT) $(if $(REAL_SHOW),--show)
+		--dev $(REAL_DEV) --limit $(REAL_LIMIT) $(if $(REAL_SHOW),--show)
 
 # The Debian package (issue #18): release binaries with the Swift runtime linked in (no toolchain on
 # the kiosk), built in a directory of their own so the dynamic build stays as it is.

@@ -280,12 +280,17 @@ def main():
     parser.add_argument("scannerd")
     parser.add_argument("mirror")
     parser.add_argument("out")
+    parser.add_argument("--dev", default=DEV, help="the development set's JSON (default: ../shared/real-dev beside the repository)")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--readers", default="scan,rapidocr")
     parser.add_argument("--show", action="store_true", help="list every miss and false item")
     parser.add_argument("--scan-args", default="", help="more arguments for scannerd scan, space-separated")
     args = parser.parse_args()
-    with open(DEV) as f:
+    if not os.path.isfile(args.dev):
+        sys.exit(f"score-real: {args.dev}: no development set (REAL_DEV=)")
+    if not os.path.isdir(args.mirror):
+        sys.exit(f"score-real: {args.mirror}: no mirror of the images' repository (REAL_DEV_MIRROR=; ../shared/real-dev/README.md)")
+    with open(args.dev) as f:
         dev = json.load(f)
     chosen, paths = images(dev, args.mirror, args.out, args.limit)
     regions = [region_of(image) for image in chosen]
