@@ -46,8 +46,10 @@ mkdir -p "$shlibs/debian"
 printf 'Source: scannerd\n\nPackage: scannerd\nArchitecture: any\n' > "$shlibs/debian/control"
 # OpenVINO's libraries are the package's own (/usr/lib/scannerd, found through the binary's run path
 # $ORIGIN/../lib/scannerd): no package provides them, so their shlibs information is missing by design;
-# what they link in turn (libstdc++, libgcc) is computed from them.
-depends="$(cd "$shlibs" && dpkg-shlibdeps -O --ignore-missing-info "$stage/usr/bin/scannerd" "$stage/usr/bin/scanctl" \
+# what they link in turn (libstdc++, libgcc) is computed from them. dpkg-shlibdeps does not follow
+# $ORIGIN, hence -l; and Debian's libtbb12, where installed, is not the oneTBB that runs (ours, beside
+# OpenVINO), hence -x.
+depends="$(cd "$shlibs" && dpkg-shlibdeps -O --ignore-missing-info -xlibtbb12 -l"$stage/usr/lib/scannerd" "$stage/usr/bin/scannerd" "$stage/usr/bin/scanctl" \
     "$stage"/usr/lib/scannerd/*.so* 2>/dev/null | sed -n 's/^shlibs:Depends=//p')"
 [ -n "$depends" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 
