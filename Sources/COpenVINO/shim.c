@@ -1,6 +1,10 @@
 #include "copenvino.h"
 
+#if __has_include(<openvino/c/openvino.h>)
 #include <openvino/c/openvino.h>
+#else
+#error "OpenVINO's C API is missing from .build/openvino: run make deps (it unpacks the runtime from PyPI)"
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +124,22 @@ cov_model *cov_load(const char *path, const int64_t *dims, int32_t rank, int32_t
         return NULL;
     }
     return result;
+}
+
+int32_t cov_check(const char *path, char *error, int32_t error_size) {
+    pthread_once(&shared_core_once, create_shared_core);
+    if (shared_core_status != OK) {
+        fail(error, error_size, "the OpenVINO runtime could not start", shared_core_status);
+        return -1;
+    }
+    ov_model_t *model = NULL;
+    ov_status_e status = ov_core_read_model(shared_core, path, NULL, &model);
+    if (status != OK) {
+        fail(error, error_size, "not a model OpenVINO reads", status);
+        return -1;
+    }
+    ov_model_free(model);
+    return 0;
 }
 
 void cov_free(cov_model *model) {

@@ -49,6 +49,16 @@ public final class NetworkModel {
 
     deinit { cov_free(model) }
 
+    /// Checks that the runtime reads the model at `path` (a regular file of at most `maximumBytes`),
+    /// without compiling it: for a caller that compiles it later, once per input size.
+    public static func check(path: String, maximumBytes: Int) throws(InferenceError) {
+        try ModelFile.check(path, limit: maximumBytes)
+        var error = [CChar](repeating: 0, count: 512)
+        guard cov_check(path, &error, Int32(error.count)) == 0 else {
+            throw .unusable(path: path, reason: message(error, otherwise: "OpenVINO could not read it"))
+        }
+    }
+
     /// Runs the network on `input` (row-major, of `shape`) and hands its first output to `decode`,
     /// which must not keep the buffer: it is the runtime's, valid during the call only.
     public func run<Result>(

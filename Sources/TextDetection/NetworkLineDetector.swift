@@ -27,12 +27,14 @@ public final class NetworkLineDetector {
     public internal(set) var lastFailure: InferenceError?
     private var compiled: [(width: Int, height: Int, model: NetworkModel)] = []
 
-    /// Compiles the network once for a first size, so a missing or broken model is an error here.
+    /// Reads the network once, so a missing or broken model is an error here; it is compiled for each
+    /// input size when an image of that size first comes (a still image's own: a first compile for a
+    /// size no image has would cost ~0.2 s for nothing).
     public init(directory: String, shorterSideAtLeast: Int = 736, longerSideAtMost: Int = 2000) throws(InferenceError) {
         path = (directory as NSString).appendingPathComponent(Self.modelName)
         self.shorterSideAtLeast = shorterSideAtLeast
         self.longerSideAtMost = longerSideAtMost
-        _ = try model(width: 320, height: 320)
+        try NetworkModel.check(path: path, maximumBytes: Self.maximumModelBytes)
     }
 
     private func model(width: Int, height: Int) throws(InferenceError) -> NetworkModel {

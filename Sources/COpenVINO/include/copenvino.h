@@ -18,6 +18,10 @@ const char *cov_version(void);
 cov_model *cov_load(const char *path, const int64_t *dims, int32_t rank, int32_t threads, char *error,
                     int32_t error_size);
 
+/* Reads the ONNX model at `path` and lets it go: 0 when the runtime reads it, -1 with a reason in `error`.
+   Cheaper than compiling it (a caller that compiles per input size checks the file at start with it). */
+int32_t cov_check(const char *path, char *error, int32_t error_size);
+
 void cov_free(cov_model *model);
 
 /* The output, valid only during the callback: `count` floats of shape `shape[0..<rank]`. */
