@@ -1,4 +1,3 @@
-import Foundation
 import BarcodeRecognition
 import ContentTypes
 import LineNetwork

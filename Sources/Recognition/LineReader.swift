@@ -84,14 +84,13 @@ public struct LineReader: Sendable {
         // The network reads the line as it is, as it was trained (PaddleOCR crops and scales, no more);
         // the ends are judged on the line stretched to full contrast, dark on light.
         let plain = image.rectified(quad, height: LineNetwork.lineHeight, stretch: stretch)
-        let straight = plain.normalizedForReading()
         // The network was loaded whole and the line is its height: an error here is the runtime failing
         // on one line, which then has no network reading.
         guard let read = try? network.read(plain) else { return nil }
         let cut = cutEnds(of: quad, in: image)
         guard var reading = Self.reading(read, quad: quad, cut: cut) else { return nil }
         if cut.start || cut.end, let first = read.symbols.first?.columns, let last = read.symbols.last?.columns {
-            reading.clear = Self.unreadEnds(of: straight, before: first.lowerBound, after: last.upperBound)
+            reading.clear = Self.unreadEnds(of: plain.normalizedForReading(), before: first.lowerBound, after: last.upperBound)
         }
         return reading
     }
