@@ -277,7 +277,10 @@ let package = Package(
         .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher"]),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Pipeline", "Tracking", "Capture", "Recognition", "ImageDecoding", "ScannerCore", "TestSupport", "TestTraits"]
+            dependencies: [
+                "Pipeline", "Tracking", "Capture", "Recognition", "TextDetection", "TextRecognition", "ImageDecoding", "ScannerCore", "TestSupport",
+                "TestTraits",
+            ]
         ),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "ScannerCore", "ImageDecoding", "TestSupport", "TestTraits"]),
         .testTarget(name: "ScannerCLITests", dependencies: ["ScannerCore", "ScannerClient", "ScannerProtocol", "ImageDecoding", "TestSupport", "TestTraits"]),

@@ -49,8 +49,6 @@ public enum DaemonStatistics {
             "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)", "barcodeDetailScans": "\(s.barcodeDetailScans)",
             "ocrPasses": "\(s.ocrPasses)", "ocrLinesRead": "\(s.ocrLinesRead)", "ocrConfirmingPasses": "\(s.ocrConfirmingPasses)",
             "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)", "ocrSkippedUnchanged": "\(s.ocrSkippedUnchanged)",
-            "ocrSecondOpinions": "\(s.ocrSecondOpinions)", "ocrContradicted": "\(s.ocrContradicted)",
-            "ocrPostponed": "\(s.ocrPostponed)",
         ]
     }
 }

@@ -36,14 +36,8 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
         self.configuration = configuration
         self.clock = clock
         barcodes = try BarcodeStage(options: configuration.options, sceneChange: configuration.sceneChange, detailEvery: configuration.barcodeDetailEvery)
-        text = configuration.options.types.wantsText ? try Self.textStage(configuration, metrics: metrics) : nil
+        text = configuration.options.types.wantsText ? try TextStage(configuration: configuration, metrics: metrics) : nil
         tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
-    }
-
-    /// The text thread's stage: a pass here delays every line's next read by as long as it takes,
-    /// so it asks the line network about `TextStage.liveNetworkChecksPerPass` lines at most.
-    private static func textStage(_ configuration: SequenceConfiguration, metrics: PipelineMetrics) throws(ScannerError) -> TextStage {
-        try TextStage(configuration: configuration, metrics: metrics, networkChecksPerPass: TextStage.liveNetworkChecksPerPass)
     }
 
     public var liveItems: [TrackedItem] {
@@ -96,7 +90,7 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
                     generation = newGeneration
                     // Types, region or quality changed: a new Tesseract instance on this thread
                     // (none when no text type is wanted any more).
-                    text = changed.options.types.wantsText ? ((try? Self.textStage(changed, metrics: metrics)) ?? text) : nil
+                    text = changed.options.types.wantsText ? ((try? TextStage(configuration: changed, metrics: metrics)) ?? text) : nil
                 }
                 guard let text else { continue }
                 let current = withLock { configuration }
@@ -134,7 +128,7 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
                 let selected = selectSingle(reading, current)
                 update(FrameObservations(
                     frame: frame.index, time: clock(), barcodes: nil, text: selected.items,
-                    textIsRepeat: reading.isRepeat, textCarried: selected.carried, textByNetworkAlone: selected.byNetworkAlone), emit)
+                    textIsRepeat: reading.isRepeat, textCarried: selected.carried), emit)
             }
         }
         runSource(

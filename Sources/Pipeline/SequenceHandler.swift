@@ -20,9 +20,12 @@ public struct SequenceConfiguration: Sendable {
     /// Every n-th barcode scan reads the frame at full resolution when the processing image is
     /// reduced (0: never). Small codes are found there; zbar costs ~3× as much at 1280 px as at 640.
     public var barcodeDetailEvery: Int
-    /// The line network's model directory: typed readings of small print, and unsure ones, are
-    /// checked against it (`TextStage.checked`). Nil: Tesseract alone.
+    /// The text networks' model directory: lines are read by PP-OCRv6's recognizer
+    /// (`ImageScanner.init(options:lineModel:)`). Nil: by Tesseract.
     public var lineModel: String?
+    /// Makes the text stage's line detector and recognizers in place of `lineModel`'s: any
+    /// conformance (a test's fakes drive the pipeline in-process). Called for each stage built.
+    public var textReaders: (@Sendable () -> TextReaders)?
 
     public init(
         options: ScanOptions, tracker: TrackerConfiguration? = nil, ocrEveryFrames: Int? = nil,
@@ -69,9 +72,6 @@ public struct SequenceStatistics: Sendable, Equatable {
         barcodeSpotScans = barcodes.spotScans
         ocrPasses = text?.passes ?? 0
         ocrLinesRead = text?.linesRead ?? 0
-        ocrSecondOpinions = text?.secondOpinions ?? 0
-        ocrContradicted = text?.contradicted ?? 0
-        ocrPostponed = text?.postponed ?? 0
         ocrConfirmingPasses = text?.confirmingPasses ?? 0
         ocrSkippedBlurred = text?.skippedBlurred ?? 0
         ocrSkippedUnchanged = text?.skippedUnchanged ?? 0
@@ -90,13 +90,6 @@ public struct SequenceStatistics: Sendable, Equatable {
     public var ocrLinesRead = 0
     /// Passes that only gave lines their confirming read (`TextStage.awaitsConfirmation`).
     public var ocrConfirmingPasses = 0
-    /// Lines whose typed readings the line network checked, and the readings it contradicted
-    /// (`TextStage.checked`).
-    public var ocrSecondOpinions = 0
-    public var ocrContradicted = 0
-    /// Lines whose read was put off to the next pass, the pass having used its line network reading
-    /// (`TextStage.liveNetworkChecksPerPass`).
-    public var ocrPostponed = 0
     public var ocrSkippedBlurred = 0
     public var ocrSkippedUnchanged = 0
     public init() {}
@@ -215,11 +208,6 @@ final class TextStage: @unchecked Sendable {
     var passes = 0
     /// Lines read by the recognizer (a pass reads a few of the lines it finds).
     var linesRead = 0
-    /// Lines whose typed readings the line network checked, and the readings it contradicted.
-    var secondOpinions = 0
-    var contradicted = 0
-    /// Lines whose read was put off because the pass had asked the network its `networkChecksPerPass`.
-    var postponed = 0
     var skippedBlurred = 0
     var skippedUnchanged = 0
     /// Passes that only gave lines their confirming read (`awaitsConfirmation`).
@@ -242,17 +230,16 @@ final class TextStage: @unchecked Sendable {
     /// Where detection and each line's reading are timed.
     private let metrics: PipelineMetrics?
 
-    /// At most this many lines are read by the line network on one pass (`liveNetworkChecksPerPass`).
-    let networkChecksPerPass: Int
-
-    /// - Parameter networkChecksPerPass: the live pipeline's `liveNetworkChecksPerPass`; unbounded
-    ///   where passes come at a fixed cadence whatever they cost (`SequenceHandler`).
-    init(configuration: SequenceConfiguration, metrics: PipelineMetrics? = nil, networkChecksPerPass: Int = .max) throws(ScannerError) {
+    init(configuration: SequenceConfiguration, metrics: PipelineMetrics? = nil) throws(ScannerError) {
         self.metrics = metrics
-        self.networkChecksPerPass = max(1, networkChecksPerPass)
         var textOptions = configuration.options
         textOptions.types.symbologies = []
-        scanner = try ImageScanner(options: textOptions, lineModel: configuration.lineModel)
+        if let make = configuration.textReaders {
+            let readers = make()
+            scanner = try ImageScanner(options: textOptions, lineDetector: readers.detector, recognizers: readers.recognizers)
+        } else {
+            scanner = try ImageScanner(options: textOptions, lineModel: configuration.lineModel)
+        }
         self.configuration = configuration
         gate = SceneChangeGate(configuration: configuration.sceneChange)
     }
@@ -263,8 +250,6 @@ final class TextStage: @unchecked Sendable {
         var items: [RecognizedItem]
         var carried: [RecognizedItem]
         var isRepeat: Bool
-        /// Read on this pass by the line network alone (`FrameObservations.textByNetworkAlone`).
-        var byNetworkAlone: [RecognizedItem] = []
     }
 
     /// - Parameters:
@@ -321,27 +306,9 @@ final class TextStage: @unchecked Sendable {
             guard !chosen.isEmpty else { return nil }
             confirmingPasses += 1
         }
-        var networkChecks = 0
         for index in chosen {
             let read = timed(.reading) { scanner.readLine(quads[index], in: full) }
-            var items = Self.admitted(read?.items ?? [], believed: believed)
-            let smallPrint = Self.isSmallPrint(quads[index])
-            if scanner.hasLineNetwork, Self.asksNetwork(
-                items, mayHoldAddress: read?.mayHoldAddress ?? false, believed, smallPrint: smallPrint,
-                voteConfidence: configuration.tracker.textVoteConfidence)
-            {
-                guard networkChecks < networkChecksPerPass else {
-                    schedule.postpone(forQuad: index)
-                    postponed += 1
-                    continue
-                }
-                networkChecks += 1
-                let opinion = timed(.reading) { scanner.networkItems(quads[index], in: full) } ?? []
-                secondOpinions += 1
-                let checked = Self.checked(items, against: opinion, believed: believed)
-                contradicted += zip(items, checked).filter { $1.item.payload != $0.item.payload || $1.item.confidence < $0.item.confidence }.count
-                items = checked + Self.networkOnly(opinion, besides: items)
-            }
+            let items = Self.admitted(read?.items ?? [], believed: believed)
             linesRead += 1
             let part = Self.readsAPart(read?.items ?? [], admitted: items, of: schedule.standing(forQuad: index) ?? [])
             schedule.record(
@@ -367,8 +334,7 @@ final class TextStage: @unchecked Sendable {
                 }
             }
             if isNewRead {
-                reading.items += placed(said.filter { !$0.byNetworkAlone })
-                reading.byNetworkAlone += placed(said.filter(\.byNetworkAlone))
+                reading.items += placed(said)
             } else {
                 reading.carried += placed(said)
             }
@@ -454,112 +420,9 @@ final class TextStage: @unchecked Sendable {
     /// 0.6–0.97, and at 0.28–0.30 while still blurred.
     static let clutterConfidence = 0.5
 
-    /// Small print: lines whose glyphs are under this many pixels high in the frame at full
-    /// resolution. Tesseract reads them from a line enlarged 2-3× to its 36-px reading height, and
-    /// misreads them confidently and repeatedly (`(415)` as `(445)` on seven passes running, `studios`
-    /// as `stucios` on three), so agreement between its reads proves nothing there. Measured on the
-    /// footage (2026-11-24, seeds 1-3, 1280×720 and 640×480 unpaced, typed reads at word confidence
-    /// ≥ 0.6): wrong 19 of 70 under 12 px, 2 of 75 at 12-16 px, 0 of 62 at 16-20 px.
-    static let smallPrintHeight = 12.0
-
-    /// Whether the line at `quad` is small print (`smallPrintHeight`).
-    static func isSmallPrint(_ quad: Quad) -> Bool {
-        quad.meanHeight / linePadding < smallPrintHeight
-    }
-
     /// A detected line's quad is this many times its glyphs' height (padded by a fifth of it on
     /// each side, `TextLineDetector`).
     static let linePadding = 1.4
-
-    /// A typed reading no client has been told about: the read that could add it, or change an
-    /// item to it.
-    static func awaitsBelief(_ item: LineItem, _ believed: Set<String>?) -> Bool {
-        item.item.contentType != nil && believed?.contains(key(item.item)) != true
-    }
-
-    /// Whether the line network is asked about a line read with `item` on it: a typed reading not
-    /// yet believed, of small print (where Tesseract's confident reads are often wrong), or read
-    /// with less than the confidence a vote needs (where its right reads are often unsure: a card's
-    /// `Tel. 512.555.0173` read right on 9 passes of 12 at confidence 0.0–0.59, never added).
-    static func wantsSecondOpinion(_ item: LineItem, _ believed: Set<String>?, smallPrint: Bool, voteConfidence: Double) -> Bool {
-        awaitsBelief(item, believed) && (smallPrint || item.item.confidence < voteConfidence)
-    }
-
-    /// Whether the line network reads the line too: a typed reading wants a second opinion
-    /// (`wantsSecondOpinion`), or Tesseract read nothing typed on a line of small print that may
-    /// hold a misread e-mail address or link (`ImageScanner.readLine`'s `mayHoldAddress`:
-    /// `briya@kestrel-labs, co.uk`). Not on larger print, nor for six digits (a receipt's lines):
-    /// asked about every line that may hold a typed item, the network held the text thread at
-    /// 1280×720 realtime long enough that phone numbers were added a median 21 frames after
-    /// legible, not 7; with small print only, receipts' phone numbers still took 22–53 frames.
-    static func asksNetwork(_ items: [LineItem], mayHoldAddress: Bool, _ believed: Set<String>?, smallPrint: Bool, voteConfidence: Double) -> Bool {
-        items.contains { wantsSecondOpinion($0, believed, smallPrint: smallPrint, voteConfidence: voteConfidence) }
-            || (smallPrint && mayHoldAddress && !items.contains { $0.item.contentType != nil })
-    }
-
-    /// In the live pipeline, at most this many lines are read by the line network on one pass; a
-    /// line that needs it after that is not read on this pass but first on the next
-    /// (`LineSchedule.postpone(forQuad:)`). There a pass's length is every line's wait for its next
-    /// read, and a reading takes the network 80-250 ms (`LineNetwork.squeezeAllowed`) against
-    /// ~25 ms for Tesseract: at 1280×720 realtime a dim business card's three typed lines each
-    /// asked it, the pass took 700 ms, and its phone number was added 49-65 frames after it was
-    /// legible (2026-11-24, seeds 4-6; with one a pass, 21). Replayed frame by frame
-    /// (`SequenceHandler`) a pass comes every n-th frame whatever it costs, and putting lines off
-    /// only delays them: at 640×480 unpaced a phone screen's small print, every line asking the
-    /// network, had its e-mail address added 57 frames after legible instead of 9.
-    static let liveNetworkChecksPerPass = 1
-
-    /// A confidence below any vote threshold: a reading the line network contradicts contests the
-    /// reading at its place but never supports one (`TextEvidence.voteConfidence`).
-    static let contradictedConfidence = 0.0
-
-    /// The line network's typed reading stands in for Tesseract's when the network is at least this
-    /// sure of it: where Tesseract contradicts it, or read nothing typed there. Its right readings
-    /// of the footage's e-mail addresses and links came at 0.97-1.0, and its misreadings at 0.35-0.98
-    /// (`prlya@` for `priya@` at 0.98), so this keeps its unsure reads out and the vote settles the rest.
-    static let networkReadingConfidence = 0.9
-
-    /// Whether the network's `item` may stand for its place: a typed reading it is sure of that is
-    /// not perhaps a part of something: it neither reaches a cut end of its line (`o@oldmill-…`)
-    /// nor starts or ends inside a word (`labs.co.uk/team` of `kestrel=labs.co.uk/team`).
-    static func standsIn(_ item: LineItem) -> Bool {
-        item.item.contentType != nil && !item.reachesCutEnd && !item.withinWord && item.item.confidence >= networkReadingConfidence
-    }
-
-    /// The network's typed readings where Tesseract read nothing of their type (`items`).
-    static func networkOnly(_ opinion: [LineItem], besides items: [LineItem]) -> [LineItem] {
-        opinion.filter { reading in standsIn(reading) && !items.contains { $0.sharesPlace(with: reading) } }.map(networkAlone)
-    }
-
-    /// `reading`, marked as the network's alone (`LineItem.byNetworkAlone`).
-    static func networkAlone(_ reading: LineItem) -> LineItem {
-        var reading = reading
-        reading.byNetworkAlone = true
-        return reading
-    }
-
-    /// Tesseract's `items` of one line with the line network's reading of it (`opinion`) taken into
-    /// account, for the typed readings not yet believed: one the network contradicts — another
-    /// payload of its type at an overlapping place (`LineItem.contradicts`) — is replaced by the
-    /// network's reading where that may stand in (`standsIn`), marked `byNetworkAlone`, and gets
-    /// `contradictedConfidence` otherwise; one the network reads the same at that place gets the
-    /// network's confidence if that is higher. The two recognizers misread differently (docs/recognition.md):
-    /// a misreading Tesseract repeats is not confirmed by its repeats, and a reading both make is
-    /// one to believe however unsure Tesseract was. A network that read nothing of that type there
-    /// neither contradicts nor confirms.
-    static func checked(_ items: [LineItem], against opinion: [LineItem], believed: Set<String>?) -> [LineItem] {
-        items.map { item in
-            guard awaitsBelief(item, believed) else { return item }
-            var checked = item
-            if let other = opinion.first(where: { $0.contradicts(item) }) {
-                if standsIn(other) { return networkAlone(other) }
-                checked.item.confidence = contradictedConfidence
-            } else if let same = opinion.first(where: { $0.confirms(item) }) {
-                checked.item.confidence = max(item.item.confidence, same.item.confidence)
-            }
-            return checked
-        }
-    }
 
     /// Lines with fewer glyphs are not followed or read.
     static let minimumGlyphs = 3
@@ -581,13 +444,11 @@ func selectSingle(_ items: [RecognizedItem], _ configuration: SequenceConfigurat
     return [items.min { $0.bounds.center.distance(to: centre) < $1.bounds.center.distance(to: centre) }!]
 }
 
-/// Single-item mode on a pass's text: the new reads (Tesseract's and the network's alone) are one
+/// Single-item mode on a pass's text: the new reads are one
 /// choice, the carried ones another.
 func selectSingle(_ reading: TextStage.Reading, _ configuration: SequenceConfiguration) -> TextStage.Reading {
     var selected = reading
-    let read = selectSingle(reading.items + reading.byNetworkAlone, configuration)
-    selected.items = reading.items.filter(read.contains)
-    selected.byNetworkAlone = reading.byNetworkAlone.filter(read.contains)
+    selected.items = selectSingle(reading.items, configuration)
     selected.carried = selectSingle(reading.carried, configuration)
     return selected
 }
@@ -666,7 +527,7 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
         let read = reading.map { selectSingle($0, configuration) }
         return tracker.update(FrameObservations(
             frame: frame.index, time: time, barcodes: found, text: read?.items,
-            textIsRepeat: reading?.isRepeat ?? false, textCarried: read?.carried ?? [], textByNetworkAlone: read?.byNetworkAlone ?? []))
+            textIsRepeat: reading?.isRepeat ?? false, textCarried: read?.carried ?? []))
     }
 
     /// Ends everything that is still live (end of a file source, shutdown).

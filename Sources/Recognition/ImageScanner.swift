@@ -54,35 +54,58 @@ public final class ImageScanner {
     public let options: ScanOptions
     public let settings: QualitySettings
     private let barcodes: BarcodeRecognizer
-    private let text: TextRecognizer?
     private let content: ContentDetector
     private let lineReader = LineReader()
     /// Where the lines are (`LineDetector`): the detector network for still images when the model
     /// directory holds it, else the classical detector.
     private let lineDetector: any LineDetector
-    private let secondReaders: [LineReader]
-    /// The recognizer that reads every line of a still image (`QualitySettings.readsWithNetwork`);
-    /// nil: Tesseract alone.
-    private let network: LineNetwork?
+    /// Who reads each line and what a line says from their readings; nil when no text is wanted.
+    private let fusion: ReadingFusion?
 
     /// - Parameter live: the scanner sees a camera's frames one after another, so work that can be
     ///   spread over frames is (`QualitySettings.liveDataMatrixTiles`).
-    /// - Parameter lineModel: the line network's model directory (`make line-model`); typed lines are
-    ///   then read by it as well as by Tesseract (`ImageScanner.agreed`). Nil: Tesseract alone.
+    /// - Parameter lineModel: the text networks' model directory (`make deps`); lines are then read by
+    ///   PP-OCRv6's recognizer (`QualitySettings.readsWithNetwork`). Nil: by Tesseract.
     /// - Parameter lineDetection: which detector finds the lines; `.network` needs `lineModel`
     ///   (without it, the classical detector).
     /// - Parameter zxingFirst: barcodes zxing-cpp reads are read by it alone
     ///   (`BarcodeRecognizer.zxingFirst`: a camera frame at full resolution).
-    public init(
+    public convenience init(
         options: ScanOptions, tessdataPath: String? = nil, lineModel: String? = nil, lineDetection: LineDetection = .classical,
         live: Bool = false, zxingFirst: Bool = false
+    ) throws(ScannerError) {
+        let settings = QualitySettings(options.quality)
+        var detector: any LineDetector = ClassicalLineDetector()
+        var recognizers: [any LineRecognizer] = []
+        if options.types.wantsText {
+            do {
+                if let lineModel, settings.readsWithNetwork {
+                    recognizers = [NetworkLineRecognizer(try LineNetwork(directory: lineModel))]
+                }
+                if let lineModel, lineDetection == .network {
+                    detector = try NetworkLineDetector(directory: lineModel)
+                }
+            } catch {
+                throw .libraryFailure(library: "OpenVINO", reason: "\(error)")
+            }
+            if recognizers.isEmpty {
+                let text = try TextRecognizer(languages: options.languages, dataPath: tessdataPath)
+                recognizers = ([LineReader.standardHeight] + settings.secondReadingHeights).map { TesseractLineRecognizer(text, readingHeight: $0) }
+            }
+        }
+        try self.init(options: options, lineDetector: detector, recognizers: recognizers, live: live, zxingFirst: zxingFirst)
+    }
+
+    /// A scanner that finds lines with `lineDetector` and reads them with `recognizers` (through
+    /// `ReadingFusion`; none: no text is read): any conformance, a test's fake included.
+    public init(
+        options: ScanOptions, lineDetector: any LineDetector, recognizers: [any LineRecognizer], live: Bool = false, zxingFirst: Bool = false
     ) throws(ScannerError) {
         if let problem = options.regionOfInterest.validationProblem {
             throw .invalidArgument(name: "roi", value: options.regionOfInterest.description, reason: problem)
         }
         self.options = options
         self.settings = QualitySettings(options.quality)
-        self.secondReaders = settings.secondReadingHeights.map { LineReader(readingHeight: $0) }
         self.barcodes = try BarcodeRecognizer(
             symbologies: options.types.symbologies, testInverted: settings.testInvertedBarcodes,
             scanDensity: settings.barcodeScanDensity, zxingFirst: zxingFirst)
@@ -91,25 +114,8 @@ public final class ImageScanner {
             barcodes.zxingFallbackEvery = settings.liveZXingFallbackEvery
         }
         self.content = try ContentDetector(contentTypes: options.types.contentTypes, defaultRegion: options.phoneRegion)
-        self.text = options.types.wantsText ? try TextRecognizer(languages: options.languages, dataPath: tessdataPath) : nil
-        if let lineModel, options.types.wantsText, settings.readsWithNetwork {
-            do {
-                self.network = try LineNetwork(directory: lineModel)
-            } catch {
-                throw .libraryFailure(library: "OpenVINO", reason: error.description)
-            }
-        } else {
-            self.network = nil
-        }
-        if let lineModel, options.types.wantsText, lineDetection == .network {
-            do {
-                self.lineDetector = try NetworkLineDetector(directory: lineModel)
-            } catch {
-                throw .libraryFailure(library: "OpenVINO", reason: error.description)
-            }
-        } else {
-            self.lineDetector = ClassicalLineDetector()
-        }
+        self.lineDetector = lineDetector
+        self.fusion = options.types.wantsText && !recognizers.isEmpty ? ReadingFusion(recognizers) : nil
     }
 
     /// Every recognized item in `image`, in reading order (top to bottom, then left to right).
@@ -132,8 +138,8 @@ public final class ImageScanner {
                 kind: .barcode, symbology: observation.symbology, payload: observation.payload,
                 bounds: observation.corners.map(toImage), confidence: Self.confidence(of: observation), details: Self.details(of: observation))
         }
-        if let text, region.contrastSpread() >= settings.minimumContrastForText {
-            let read = readText(in: region, with: text).map { item in
+        if let fusion, region.contrastSpread() >= settings.minimumContrastForText {
+            let read = lineDetector.lines(in: region).flatMap { fusion.still($0.quad, in: region, items: items(in:)) }.map { item in
                 var item = item
                 item.bounds = item.bounds.map(toImage)
                 return item
@@ -165,92 +171,12 @@ public final class ImageScanner {
         items.filter { item in !barcodes.contains { $0.contains(item.bounds.center) } }
     }
 
-    /// Text items in `region`'s pixel coordinates: each detected line read on its own, by the line
-    /// network when there is one (`networkItems`), else by Tesseract (`agreed`: a line whose first
-    /// reading may say something typed is read four more times).
-    private func readText(in region: GrayImage, with recognizer: TextRecognizer) -> [RecognizedItem] {
-        lineDetector.lines(in: region).flatMap { line in
-            if let network {
-                return lineReader.read(line.quad, in: region, with: network).map { Self.networkItems(items(in: $0)) } ?? []
-            }
-            guard let reading = lineReader.read(line.quad, in: region, with: recognizer) else { return [RecognizedItem]() }
-            let first = items(in: reading)
-            // Only a line that may say something typed is read again: most lines are plain text.
-            guard first.contains(where: { $0.item.contentType != nil }) || Self.mayBeTyped(reading.line.text) else {
-                return first.map(\.item)
-            }
-            let others = secondReaders.map { reader in reader.read(line.quad, in: region, with: recognizer).map(items(in:)) ?? [] }
-            return Self.agreed(tesseract: [first] + others)
-        }
-    }
-
-    /// What one line says in a still image read once by the line network (issue #40): its plain text,
-    /// and each typed payload once, unless it reaches a cut end of its line (a part of something,
-    /// typed, is a wrong payload).
-    ///
-    /// Measured on the development receipts (`make score-real`, 381 real photos, 2026-11-25): this read
-    /// 229 of 279 phone numbers, URLs and e-mail addresses with 37 false items in 0.98 s an image; the network's three
-    /// readings (1, 1.25, 0.8 of the line's width) with Tesseract's five and the rule between them
-    /// that the generated footage had chosen (docs/recognition.md), 221 with 35 in 1.96 s. The network misreads alike at every stretch, and Tesseract misreads real print
-    /// more often than the network: where the two disagreed, Tesseract's majority kept the network's
-    /// right reading out (`647-318-1144` for a receipt's `617-318-1141`).
-    static func networkItems(_ reading: [LineItem]) -> [RecognizedItem] {
-        var reported = Set<String>()
-        return reading.compactMap { candidate in
-            guard candidate.item.contentType != nil else { return candidate.item }
-            guard !candidate.reachesCutEnd, reported.insert(candidate.item.payload).inserted else { return nil }
-            return candidate.item
-        }
-    }
-
-    /// What one line says in a single image, from several readings of it by Tesseract (the first at
-    /// the standard height, the others at `QualitySettings.secondReadingHeights`): the first reading's
-    /// plain text, and each typed payload that most readings give. One image is all the evidence there
-    /// is, so a typed item that reaches a cut end of its line (a part of something, typed, is a wrong
-    /// payload) gives no vote. Measured on the footage (docs/recognition.md): three of five read 78 of
-    /// the 90 middle-frame items, none wrong.
-    static func agreed(tesseract: [[LineItem]]) -> [RecognizedItem] {
-        var votes: [String: (count: Int, item: LineItem)] = [:]
-        for reading in tesseract {
-            var seen = Set<String>()
-            for candidate in reading where candidate.item.contentType != nil && !candidate.reachesCutEnd {
-                guard seen.insert(candidate.item.payload).inserted else { continue }
-                let vote = votes[candidate.item.payload, default: (0, candidate)]
-                votes[candidate.item.payload] = (vote.count + 1, vote.item)
-            }
-        }
-        var agreed = (tesseract.first ?? []).filter { $0.item.contentType == nil }.map(\.item)
-        // Along the line (the votes' order is a dictionary's).
-        let most = votes.values.filter { $0.count * 2 > tesseract.count }.map(\.item)
-        for candidate in most.sorted(by: { ($0.span.lowerBound, $0.item.payload) < ($1.span.lowerBound, $1.item.payload) }) {
-            agreed.append(candidate.item)
-        }
-        return agreed
-    }
-
-    /// Whether a line's first reading, typed as nothing, may still hold a misread phone number, URL or
-    /// e-mail address, so that it is read again (`agreed`): an `@`, six digits, `.`, `/` or `:`
-    /// between two letters or digits (`Wei. 542.555 9173`, `anery wndayist@narthgate-optics.com`),
-    /// or a word `www`, `com` or `http(s)` (`WW. NOTTAQALe-OPtics com` for a card's
-    /// `www.northgate-optics.com`, read so on most passes at 640×480).
-    /// `digits`: six digits count (a misread phone number).
-    static func mayBeTyped(_ text: String, digits: Bool = true) -> Bool {
-        if text.contains("@") || digits && text.filter(\.isNumber).count >= 6 { return true }
-        let words = text.lowercased().split { !$0.isLetter }
-        if words.contains(where: { ["www", "com", "http", "https"].contains($0) }) { return true }
-        let characters = Array(text)
-        return characters.indices.dropFirst().dropLast().contains { i in
-            ".:/".contains(characters[i]) && (characters[i - 1].isLetter || characters[i - 1].isNumber)
-                && (characters[i + 1].isLetter || characters[i + 1].isNumber)
-        }
-    }
-
     /// The text lines in `image` within the region of interest, in `image`'s pixel coordinates
     /// (none when no text type is wanted or the region has no contrast to read).
     /// - Parameter evenFaint: look even where the contrast is below what is read at all
     ///   (`QualitySettings.minimumContrastForText`): a card in a dark room, for guidance.
     public func textLines(in image: GrayImage, evenFaint: Bool = false) -> [TextLine] {
-        guard text != nil else { return [] }
+        guard fusion != nil else { return [] }
         let roi = options.regionOfInterest.pixelRect(width: image.width, height: image.height)
         let region = image.cropped(to: roi)
         guard evenFaint || region.contrastSpread() >= settings.minimumContrastForText else { return [] }
@@ -264,26 +190,13 @@ public final class ImageScanner {
         lineReader.signature(of: quad, in: image)
     }
 
-    /// What the line at `quad` (pixel coordinates of `image`) says; nil when nothing was read.
-    /// `confidence` is the line's mean word confidence (a line of clutter reads as low-confidence
-    /// garbage, pass after pass).
-    /// `mayHoldAddress`: the text may hold a misread e-mail address or link (`mayBeTyped(_:digits:)`
-    /// without its digits rule: a receipt has many lines of six digits).
-    public func readLine(_ quad: Quad, in image: GrayImage) -> (items: [LineItem], confidence: Double, mayHoldAddress: Bool)? {
-        guard let text, let reading = lineReader.read(quad, in: image, with: text) else { return nil }
-        return (items(in: reading), reading.line.confidence, Self.mayBeTyped(reading.line.text, digits: false))
+    /// What the line at `quad` (pixel coordinates of `image`) says in a camera frame
+    /// (`ReadingFusion.frame`); nil when nothing was read. `confidence` is the line's mean word
+    /// confidence (a line of clutter reads as low-confidence garbage, pass after pass).
+    public func readLine(_ quad: Quad, in image: GrayImage) -> (items: [LineItem], confidence: Double)? {
+        guard let reading = fusion?.frame(quad, in: image) else { return nil }
+        return (items(in: reading), reading.line.confidence)
     }
-
-    /// What the line network reads at `quad` (pixel coordinates of `image`), at its own width
-    /// (stretch 1); nil without a network, or when it read nothing. About 250 ms a line on this
-    /// machine (docs/recognition.md): a check for the lines that need one, not a reader for every line.
-    public func networkItems(_ quad: Quad, in image: GrayImage) -> [LineItem]? {
-        guard let network else { return nil }
-        return lineReader.read(quad, in: image, with: network).map(items(in:))
-    }
-
-    /// Whether a line model was loaded (`init(lineModel:)`; not at quality `fast`).
-    public var hasLineNetwork: Bool { network != nil }
 
     /// What one line says: the line as plain text (when wanted and confident), and every phone
     /// number, URL and e-mail address in it with the part of the line it covers.
@@ -291,11 +204,11 @@ public final class ImageScanner {
         let line = reading.line
         let lineText = line.text
         var items: [LineItem] = []
-        func add(_ item: RecognizedItem, _ box: PixelRect, reachesCutEnd: Bool = false, withinWord: Bool = false) {
+        func add(_ item: RecognizedItem, _ box: PixelRect, reachesCutEnd: Bool = false) {
             let span = LineReader.span(of: box, in: reading)
             var item = item
             item.bounds = LineReader.quad(span, on: reading.quad)
-            items.append(LineItem(item: item, span: span, reachesCutEnd: reachesCutEnd, withinWord: withinWord))
+            items.append(LineItem(item: item, span: span, reachesCutEnd: reachesCutEnd))
         }
         // Plain text has no validation of its own: demand confidence and a few real characters
         // (noise and texture come out as one- or two-letter "words").
@@ -351,8 +264,7 @@ public final class ImageScanner {
             add(RecognizedItem(
                 kind: .text, contentType: match.contentType, payload: match.payload, transcript: match.transcript,
                 bounds: reading.quad, confidence: words.map(\.confidence).reduce(0, +) / Double(words.count)), box,
-                reachesCutEnd: reachesCutEnd,
-                withinWord: match.contentType != .telephoneNumber && LineItem.isWithinWord(range, of: lineText))
+                reachesCutEnd: reachesCutEnd)
         }
         return items
     }

@@ -52,6 +52,18 @@ public struct LineReader: Sendable {
         /// before it only on clear ground: the network reads nothing of a thumb's edge the quad took
         /// in, nor of the remains of letters under it.
         public var clear: Range<Int>? = nil
+
+        /// A reading of the line at `quad`: `line`'s boxes lie in the straightened line, `width` wide.
+        public init(
+            line: RecognizedLine, quad: Quad, width: Int, cut: CutEnds = .none, byteBoxes: [PixelRect]? = nil, clear: Range<Int>? = nil
+        ) {
+            self.line = line
+            self.quad = quad
+            self.width = width
+            self.cut = cut
+            self.byteBoxes = byteBoxes
+            self.clear = clear
+        }
     }
 
     /// Whether a line's text may go on past its start or its end, out of sight.
@@ -64,35 +76,6 @@ public struct LineReader: Sendable {
         public var startAtText = false
         public var endAtText = false
         public static let none = CutEnds(start: false, end: false)
-    }
-
-    /// Reads `quad` of `image` as one line; nil when nothing was read.
-    public func read(_ quad: Quad, in image: GrayImage, with recognizer: TextRecognizer) -> Reading? {
-        // Sharpening (unsharp mask, amount 0.5-2) was measured on the footage: no change beyond
-        // noise; nor bicubic or Lanczos sampling (docs/recognition.md).
-        let straight = image.rectified(quad, height: readingHeight).normalizedForReading()
-        let words = recognizer.recognize(straight, segmentation: .singleLine).flatMap(\.words)
-        guard let box = PixelRect.union(words.map(\.box)) else { return nil }
-        return Reading(
-            line: RecognizedLine(words: words, box: box), quad: quad, width: straight.width, cut: cutEnds(of: quad, in: image))
-    }
-
-    /// Reads `quad` of `image` as one line with the line network, the straightened line `stretch`
-    /// times as wide as its aspect (its misreads depend on where glyphs fall on the network's steps,
-    /// so readings at other widths are more independent than the same reading twice).
-    public func read(_ quad: Quad, in image: GrayImage, with network: LineNetwork, stretch: Double = 1) -> Reading? {
-        // The network reads the line as it is, as it was trained (PaddleOCR crops and scales, no more);
-        // the ends are judged on the line stretched to full contrast, dark on light.
-        let plain = image.rectified(quad, height: LineNetwork.lineHeight, stretch: stretch)
-        // The network was loaded whole and the line is its height: an error here is the runtime failing
-        // on one line, which then has no network reading.
-        guard let read = try? network.read(plain) else { return nil }
-        let cut = cutEnds(of: quad, in: image)
-        guard var reading = Self.reading(read, quad: quad, cut: cut) else { return nil }
-        if cut.start || cut.end, let first = read.symbols.first?.columns, let last = read.symbols.last?.columns {
-            reading.clear = Self.unreadEnds(of: plain.normalizedForReading(), before: first.lowerBound, after: last.upperBound)
-        }
-        return reading
     }
 
     /// The columns of `straight` (a line normalized for reading: dark ink on light ground) from just
@@ -256,47 +239,11 @@ public struct LineItem: Sendable, Equatable {
     /// The item reaches an end of its line that is cut (`LineReader.cutEnds`): it may be a part of
     /// what is printed ("lo@…" of "hello@…"). Not enough to add an item; enough to keep one.
     public var reachesCutEnd: Bool
-    /// An e-mail address or link that starts or ends inside a word of its line: the text next to
-    /// it is neither a space nor punctuation that ends a word (`kestrel=labs.co.uk/team`, read
-    /// `labs.co.uk/team`). It may be a part of what is printed, misread where it joins the rest.
-    public var withinWord: Bool
-    /// Read by the line network alone, where Tesseract read another payload of its type or nothing
-    /// typed (the pipeline's `TextStage.checked`, `TextStage.networkOnly`).
-    public var byNetworkAlone: Bool
 
-    public init(
-        item: RecognizedItem, span: ClosedRange<Double>, reachesCutEnd: Bool = false, withinWord: Bool = false,
-        byNetworkAlone: Bool = false
-    ) {
+    public init(item: RecognizedItem, span: ClosedRange<Double>, reachesCutEnd: Bool = false) {
         self.item = item
         self.span = span
         self.reachesCutEnd = reachesCutEnd
-        self.withinWord = withinWord
-        self.byNetworkAlone = byNetworkAlone
-    }
-
-    /// Whether the bytes `range` of `text` start or end inside a word (`withinWord`).
-    public static func isWithinWord(_ range: Range<Int>, of text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        let before = range.lowerBound > 0 && range.lowerBound <= bytes.count ? bytes[range.lowerBound - 1] : nil
-        let after = range.upperBound < bytes.count ? bytes[range.upperBound] : nil
-        let opens = Set("([{<\"'`:".utf8), closes = Set(")]}>\"'`.,;:!?".utf8)
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
-        return before.map { !isSpace($0) && !opens.contains($0) } ?? false
-            || after.map { !isSpace($0) && !closes.contains($0) } ?? false
-    }
-
-    /// Another reading of the same place says something else of the same type: another payload of
-    /// its content type whose span along the line overlaps its own (spans are fractions of the
-    /// line's length, so readings at different widths or by different recognizers compare).
-    public func contradicts(_ other: LineItem) -> Bool {
-        sharesPlace(with: other) && item.payload != other.item.payload
-    }
-
-    /// Another reading of the same place says the same: its payload, of its content type, over an
-    /// overlapping span.
-    public func confirms(_ other: LineItem) -> Bool {
-        sharesPlace(with: other) && item.payload == other.item.payload
     }
 
     /// Both are typed, of one content type, over overlapping spans of the line: readings of the

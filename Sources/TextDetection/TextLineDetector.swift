@@ -50,6 +50,14 @@ public struct TextLineDetector: Sendable {
         public var polarity = 0
         /// Mean gray level of the glyph pixels.
         var inkLevel = 0.0
+
+        public init(quad: Quad, height: Double, angle: Double = 0, glyphs: Int, polarity: Int = 0) {
+            self.quad = quad
+            self.height = height
+            self.angle = angle
+            self.glyphs = glyphs
+            self.polarity = polarity
+        }
     }
 
     public var configuration: Configuration

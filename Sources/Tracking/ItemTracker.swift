@@ -17,17 +17,14 @@ public struct FrameObservations: Sendable {
     public var textCarried: [RecognizedItem]
     /// When the text pass in progress began (nil: none is): text is judged as of the frame that pass
     /// reads, so no text item is removed past this time until the pass reports. A pass can take most
-    /// of a second (three lines, each checked by the line network at ~250 ms), and the barcode
+    /// of a second (a slow machine, many lines), and the barcode
     /// thread's updates would otherwise remove text items in view for not being seen by a pass that
     /// had not finished looking.
     public var textPassStarted: Double?
-    /// Text read on this pass by the line network alone, where Tesseract read another payload of
-    /// its type or nothing typed: new evidence, but each read counts half (`ItemTracker.textWeight`).
-    public var textByNetworkAlone: [RecognizedItem]
 
     public init(
         frame: Int, time: Double, barcodes: [RecognizedItem]?, text: [RecognizedItem]?, textIsRepeat: Bool = false,
-        textCarried: [RecognizedItem] = [], textPassStarted: Double? = nil, textByNetworkAlone: [RecognizedItem] = []
+        textCarried: [RecognizedItem] = [], textPassStarted: Double? = nil
     ) {
         self.frame = frame
         self.time = time
@@ -36,7 +33,6 @@ public struct FrameObservations: Sendable {
         self.textIsRepeat = textIsRepeat
         self.textCarried = textCarried
         self.textPassStarted = textPassStarted
-        self.textByNetworkAlone = textByNetworkAlone
     }
 }
 
@@ -92,14 +88,14 @@ public struct ItemTracker: Sendable {
             for observation in barcodes { actions += observeBarcode(observation, observations) }
         }
         if let text = observations.text, observations.textIsRepeat {
-            for observation in text + observations.textByNetworkAlone + observations.textCarried {
+            for observation in text + observations.textCarried {
                 actions += refreshText(observation, observations).actions
             }
         } else if let text = observations.text {
             let before = Set(tracks.indices.filter { tracks[$0].isText })
             var matched = Set<Int>()
-            for (observation, weight) in text.map({ ($0, Self.textWeight) }) + observations.textByNetworkAlone.map({ ($0, Self.networkAloneWeight) }) {
-                let (index, result) = observeText(observation, weight: weight, observations)
+            for observation in text {
+                let (index, result) = observeText(observation, weight: Self.textWeight, observations)
                 matched.insert(index)
                 actions += result
             }
@@ -206,7 +202,7 @@ public struct ItemTracker: Sendable {
 
     /// Evidence is counted in half votes: a read or decode the recognizers agree on casts
     /// `wholeVote`, one a single recognizer made where the other could have confirmed it
-    /// `halfVote` (`linearWeight`, `networkAloneWeight`).
+    /// `halfVote` (`linearWeight`).
     static let wholeVote = 2
     static let halfVote = 1
 
@@ -234,13 +230,9 @@ public struct ItemTracker: Sendable {
 
     // MARK: Text
 
-    /// A text read's votes, in half reads: 2 for Tesseract's reading (checked by the line network or
-    /// not), 1 for one the line network alone made (`FrameObservations.textByNetworkAlone`). The
-    /// network's misreadings repeat like Tesseract's: on a dark-mode phone screen (640×480, seed 1)
-    /// it read `prlya@kestrel-labs.co.uk` at 0.97 on two passes running, where Tesseract read
-    /// `priya@kestrel-labs co.uk`; counted whole, that was an item.
+    /// A text read's votes, in half reads: one recognizer reads a line in a frame
+    /// (`ReadingFusion.frame`), and its reading is a whole vote.
     static let textWeight = wholeVote
-    static let networkAloneWeight = halfVote
 
     private mutating func observeText(_ observation: RecognizedItem, weight: Int, _ frame: FrameObservations) -> (Int, [TrackerAction]) {
         // Text is matched by place, not by payload: a misread must land on the same track to be voted out.

@@ -83,8 +83,6 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         public var lastClear: Reading?
         /// Its latest read said only a part of what it said before (`record(…, part:)`).
         public var saidPart = false
-        /// A pass chose it but put its read off (`postpone(forQuad:)`): the next pass reads it first.
-        public var postponed = false
 
         /// How many of its latest reads say what the newest says (counting back to the first that does not).
         /// A read of nothing that was garbage agrees only with garbage: a line read blurred as garbage,
@@ -185,7 +183,6 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             // card makes new "lines" on every pass, and by glyph count alone a wide strip of desk
             // texture outranked a poster's e-mail address, read once while blurred, for 2.7 s.
             let priority = priorities.isEmpty ? 0 : -priorities[q] * Double(line.passesSeen)
-            if line.postponed { return (-1, line.lastRead ?? -.infinity, priority) }
             guard let lastRead = line.lastRead else { return (1, priority, 0) }
             guard needsReading(line) else {
                 // Plain text (not clutter) unread for long competes with the rest by priority: on a
@@ -211,7 +208,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         let due = quads.indices.filter { q in
             let line = lines[current[q]]
             if confirmingOnly { return confirmsOnConfirmingPass(line) }
-            guard !line.postponed, !needsReading(line), let lastRead = line.lastRead else { return true }
+            guard !needsReading(line), let lastRead = line.lastRead else { return true }
             let after = line.saysNothing ? configuration.rereadNothingAfter : configuration.rereadConfirmedAfter
             return time - lastRead >= after
         }
@@ -240,20 +237,12 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         if lines[l].reads.count > configuration.confirmingReads { lines[l].reads.removeFirst() }
         lines[l].lastRead = time
         lines[l].signatureRead = lines[l].signature
-        lines[l].postponed = false
-    }
-
-    /// The line of quad `index` (of the last `plan`) was chosen but its read is put off (a pass
-    /// spends its time on other lines): nothing is recorded, and the next pass reads it before any
-    /// other line, so that a line put off is never put off behind the same lines again.
-    public mutating func postpone(forQuad index: Int) {
-        lines[current[index]].postponed = true
     }
 
     /// Whether any line of the last `plan` still needs reading.
     public var hasPendingLines: Bool {
         // Not a line whose reads are garbage: the same pixels would read as the same garbage.
-        current.contains { (lines[$0].postponed || needsReading(lines[$0])) && lines[$0].garbageReads == 0 }
+        current.contains { needsReading(lines[$0]) && lines[$0].garbageReads == 0 }
     }
 
     /// Whether a line of the last `plan` said something that one more read could confirm.

@@ -58,6 +58,7 @@ enum LinesBenchmark {
         let verbose = ProcessInfo.processInfo.environment["LINES_VERBOSE"] != nil
         func payload(_ item: Item) -> String { item.payload ?? "" }
         let reader = LineReader(readingHeight: readingHeight)
+        let tesseract = TesseractLineRecognizer(recognizer, readingHeight: readingHeight)
         let decoder = try ImageDecoder()
         // The naive way, for comparison: Tesseract's own layout analysis (PSM 11) on the whole frame,
         // what scannerd did before issue #13. Once per frame (items of a clip share their frames).
@@ -121,7 +122,7 @@ enum LinesBenchmark {
                 guard let line = lines.filter({ $0.quad.contains(center) }).min(by: { $0.height < $1.height }) else { continue }
                 tally.lined += 1
                 let readStart = ContinuousClock.now
-                let lineRead = reader.read(line.quad, in: full, with: recognizer)?.line
+                let lineRead = tesseract.read(line.quad, in: full)?.line
                 let text = lineRead?.text ?? ""
                 if verbose, let lineRead {
                     for match in content.matches(in: text) {
@@ -178,9 +179,10 @@ enum LinesBenchmark {
         let image = try ImageDecoder().decodeFile(atPath: path).image
         let recognizer = try TextRecognizer()
         let reader = LineReader()
+        let tesseract = TesseractLineRecognizer(recognizer)
         for (n, line) in reader.lines(in: image).enumerated() {
             let corners = line.quad.corners.map { String(format: "%.0f,%.0f", $0.x, $0.y) }.joined(separator: " ")
-            let reading = reader.read(line.quad, in: image, with: recognizer)
+            let reading = tesseract.read(line.quad, in: image)
             let cut = reading?.cut ?? reader.cutEnds(of: line.quad, in: image)
             let ends = (cut.start ? "<" : " ") + (cut.end ? ">" : " ")
             print(String(format: "%2d  h %5.1f  glyphs %2d  %@  [%@]  %@", n, line.height, line.glyphs, ends, corners, reading?.line.text ?? ""))

@@ -26,8 +26,8 @@ import TestTraits
     @Test func theNetworkReadsTheCardsLines() throws {
         let network = try Self.network()
         let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
-        let reader = LineReader()
-        let texts = reader.lines(in: image).compactMap { reader.read($0.quad, in: image, with: network)?.line.text }
+        let reader = LineReader(), recognizer = NetworkLineRecognizer(network)
+        let texts = reader.lines(in: image).compactMap { recognizer.read($0.quad, in: image)?.line.text }
         for expected in ["(415) 555-0123", "+1 650 253 0000", "jane.doe@example.com", "acme-optics.com/contact"] {
             #expect(texts.contains { $0.contains(expected) }, "\(expected) in \(texts)")
         }
@@ -38,8 +38,8 @@ import TestTraits
     @Test func aLineIsReadAtItsOwnWidth() throws {
         let network = try Self.network()
         let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
-        let reader = LineReader()
-        let quad = try #require(reader.lines(in: image).first { reader.read($0.quad, in: image, with: network)?.line.text.contains("@") == true }?.quad)
+        let reader = LineReader(), recognizer = NetworkLineRecognizer(network)
+        let quad = try #require(reader.lines(in: image).first { recognizer.read($0.quad, in: image)?.line.text.contains("@") == true }?.quad)
         let plain = image.rectified(quad, height: LineNetwork.lineHeight).normalizedForReading()
         let wide = image.rectified(quad, height: LineNetwork.lineHeight, stretch: 760 / Double(plain.width)).normalizedForReading()
         for line in [plain, wide] {
@@ -55,21 +55,16 @@ import TestTraits
     @Test func aReadingPlacesItsSymbolsAlongTheLine() throws {
         let network = try Self.network()
         let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
-        let reader = LineReader()
-        let line = try #require(reader.lines(in: image).first { reader.read($0.quad, in: image, with: network)?.line.text.contains("@") == true })
-        let reading = try #require(reader.read(line.quad, in: image, with: network))
+        let reader = LineReader(), recognizer = NetworkLineRecognizer(network)
+        let line = try #require(reader.lines(in: image).first { recognizer.read($0.quad, in: image)?.line.text.contains("@") == true })
+        let reading = try #require(recognizer.read(line.quad, in: image))
         let boxes = try #require(reading.byteBoxes)
         #expect(boxes.count == reading.line.text.utf8.count)
         #expect(zip(boxes, boxes.dropFirst()).allSatisfy { $0.x <= $1.x })
         #expect(boxes.allSatisfy { $0.x >= 0 && $0.x + $0.width <= reading.width })
-        // A stretched reading says the same on a clean line, on a wider image.
-        let wide = try #require(reader.read(line.quad, in: image, with: network, stretch: 1.25))
-        #expect(wide.line.text == reading.line.text)
-        #expect(wide.width > reading.width)
     }
 
-    /// With a model, `scan` reads the card's typed items as before (the rule needs both recognizers'
-    /// majorities not to clash).
+    /// With a model, `scan` reads the card's typed items with the network.
     @Test func scanWithTheNetworkReadsTheCard() throws {
         let scanner = try ImageScanner(options: TextTests.contentOnly, lineModel: Self.modelDirectory)
         let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image

@@ -5,7 +5,7 @@ import TestTraits
 import TextRecognition
 
 /// `scannerd scan` has one image and no frames to vote across: a line that says something typed is
-/// read at five heights, and a typed payload needs most of the readings (`ImageScanner.agreed`).
+/// read by every recognizer of the fusion, and a typed payload needs most of the readings (`ReadingFusion.agreed`).
 @Suite(.offThePool(minutes: 2)) struct SecondReadingTests {
     static let quad = Quad(x: 0, y: 0, width: 100, height: 10)
 
@@ -24,17 +24,17 @@ import TextRecognition
     /// "tean" for "team" in one reading: the two readings that agree win, the misread is not reported.
     @Test func aMisreadInOneReadingIsOutvoted() {
         let right = "http://kestrel-labs.co.uk/team", wrong = "http://kestrel-labs.co.uk/tean"
-        let agreed = ImageScanner.agreed(tesseract: [[typed(wrong)], [typed(right)], [typed(right)]])
+        let agreed = ReadingFusion.agreed([[typed(wrong)], [typed(right)], [typed(right)]])
         #expect(agreed.map(\.payload) == [right])
     }
 
     /// Three readings, three answers: none of them is reported.
     @Test func readingsThatAllDisagreeReportNothing() {
-        let agreed = ImageScanner.agreed(tesseract: [
+        let agreed = ReadingFusion.agreed([
             [typed("http://oldmitt-studios.com/info")], [typed("http://oldmili-studios.com/info")], [typed("http://oldmill-studios.com/info")],
         ])
         #expect(agreed.isEmpty)
-        #expect(ImageScanner.agreed(tesseract: [[typed("http://example.com")], [], []]).isEmpty)
+        #expect(ReadingFusion.agreed([[typed("http://example.com")], [], []]).isEmpty)
     }
 
     /// Of five readings, two that agree on a misread are not enough (of three they were): the 640×480
@@ -43,9 +43,9 @@ import TextRecognition
         let right = "http://kestrel-labs.co.uk/team", wrong = "http://kestrel-labs.co.uk/tean"
         let teamn = "http://kestrel-labs.co.uk/teamn"
         // Two alike of five, the rest split: nothing.
-        #expect(ImageScanner.agreed(tesseract: [[typed(wrong)], [typed(wrong)], [typed(right)], [typed(teamn)], [typed(right)]]).isEmpty)
+        #expect(ReadingFusion.agreed([[typed(wrong)], [typed(wrong)], [typed(right)], [typed(teamn)], [typed(right)]]).isEmpty)
         // Three alike of five: that one.
-        #expect(ImageScanner.agreed(tesseract: [[typed(wrong)], [typed(wrong)], [typed(right)], [typed(right)], [typed(right)]]).map(\.payload) == [right])
+        #expect(ReadingFusion.agreed([[typed(wrong)], [typed(wrong)], [typed(right)], [typed(right)], [typed(right)]]).map(\.payload) == [right])
     }
 
     /// The balanced and accurate levels read a typed line five times, `fast` once.
@@ -58,18 +58,18 @@ import TextRecognition
     /// A typed read up to a cut end of its line is a part of something: it gives no vote.
     @Test func aReadUpToACutEndGivesNoVote() {
         let part = "lo@oldmill-studios.com"
-        #expect(ImageScanner.agreed(tesseract: [[typed(part, cut: true)], [typed(part)], [typed(part, cut: true)]]).isEmpty)
-        #expect(ImageScanner.agreed(tesseract: [[typed(part)], [typed(part)], [typed(part, cut: true)]]).map(\.payload) == [part])
+        #expect(ReadingFusion.agreed([[typed(part, cut: true)], [typed(part)], [typed(part, cut: true)]]).isEmpty)
+        #expect(ReadingFusion.agreed([[typed(part)], [typed(part)], [typed(part, cut: true)]]).map(\.payload) == [part])
     }
 
     /// Plain text stands as first read (it has its own confidence rule), and an agreed payload is
     /// reported once, however many readings give it.
     @Test func plainTextStandsAndAgreedPayloadsAreReportedOnce() {
         let url = "http://example.com"
-        let agreed = ImageScanner.agreed(tesseract: [[plain("Visit example.com"), typed(url)], [typed(url)], [typed(url)]])
+        let agreed = ReadingFusion.agreed([[plain("Visit example.com"), typed(url)], [typed(url)], [typed(url)]])
         #expect(agreed.map(\.payload) == ["Visit example.com", url])
         // With no second readings (the fast level) the first reading is all there is.
-        #expect(ImageScanner.agreed(tesseract: [[typed(url)]]).map(\.payload) == [url])
+        #expect(ReadingFusion.agreed([[typed(url)]]).map(\.payload) == [url])
     }
 
     // MARK: A still image read by the line network (issue #40)
@@ -81,7 +81,7 @@ import TextRecognition
 
     /// The network's one reading stands: its plain text and each typed payload, once.
     @Test func theNetworksReadingStandsAndEachPayloadOnce() {
-        let items = ImageScanner.networkItems([plain("Tel. 512 555 0173"), phone(Self.phone), phone(Self.phone, 0.5...0.9)])
+        let items = ReadingFusion.agreed([[plain("Tel. 512 555 0173"), phone(Self.phone), phone(Self.phone, 0.5...0.9)]])
         #expect(items.map(\.payload) == ["Tel. 512 555 0173", Self.phone])
     }
 
@@ -89,8 +89,8 @@ import TextRecognition
     /// plain text still is).
     @Test func aNetworkReadUpToACutEndIsNotReported() {
         let part = typed("lo@oldmill-studios.com", type: .emailAddress, cut: true)
-        #expect(ImageScanner.networkItems([plain("lo@oldmill-studios.com"), part]).map(\.payload) == ["lo@oldmill-studios.com"])
-        #expect(ImageScanner.networkItems([part]).isEmpty)
+        #expect(ReadingFusion.agreed([[plain("lo@oldmill-studios.com"), part]]).map(\.payload) == ["lo@oldmill-studios.com"])
+        #expect(ReadingFusion.agreed([[part]]).isEmpty)
     }
 
     /// A reading of `text` as one word whose bytes lie 10 px apart from `start`, on a line 400 px long
@@ -141,19 +141,61 @@ import TextRecognition
     @Test func linesThatMayHoldAMisreadTypedItemAreReadAgain() {
         for text in ["Wei. 542.555 9173", "anery wndayist@narthgate-optics.com", "www.oldmil-studios com/info", "Tel 5125550",
             "WW. NOTTAQALe-OPtics com", "WWW Nortagale-optics", "HTTP oldmill"] {
-            #expect(ImageScanner.mayBeTyped(text), "\(text)")
+            #expect(ReadingFusion.mayBeTyped(text), "\(text)")
         }
         for text in ["Thank you for shopping.", "Austin TX 78704", "Sat 6 Dec, 10-16", "", "Comet coffee, common room"] {
-            #expect(!ImageScanner.mayBeTyped(text), "\(text)")
+            #expect(!ReadingFusion.mayBeTyped(text), "\(text)")
         }
-        // Without the digits rule (the live pipeline's network check): addresses and links only.
-        #expect(!ImageScanner.mayBeTyped("Tel 5125550", digits: false))
-        #expect(ImageScanner.mayBeTyped("WW. NOTTAQALe-OPtics com", digits: false))
     }
 
     /// `fast` reads a line once, with Tesseract only; the other levels read with the network where there is one.
     @Test func onlyTheSlowerLevelsReadWithTheNetwork() {
         #expect(QualitySettings(.balanced).readsWithNetwork && QualitySettings(.accurate).readsWithNetwork)
         #expect(!QualitySettings(.fast).readsWithNetwork)
+    }
+
+    // MARK: The fusion policy with fake recognizers
+
+    /// A recognizer that reads every line as `text` and counts its reads.
+    final class FakeRecognizer: LineRecognizer {
+        let text: String
+        var reads = 0
+        init(_ text: String) { self.text = text }
+        func read(_ quad: Quad, in image: GrayImage) -> LineReader.Reading? {
+            reads += 1
+            let word = RecognizedWord(text: text, box: PixelRect(x: 0, y: 0, width: 100, height: 10), confidence: 0.9)
+            return LineReader.Reading(line: RecognizedLine(words: [word], box: word.box), quad: quad, width: 100)
+        }
+    }
+
+    static let image = GrayImage(width: 120, height: 20, filledWith: 255)
+
+    /// A still's line is read by the first recognizer; only when that reading may say something
+    /// typed do the others read it, and a payload most of them give is reported. A frame gets the
+    /// first recognizer's reading alone.
+    @Test func theFusionReadsAgainOnlyWhatMayBeTypedAndKeepsWhatMostSay() throws {
+        let scanner = try ImageScanner(options: TextTests.contentOnly)
+        let right = FakeRecognizer("Web: example.com"), wrong = FakeRecognizer("Web: exarnple.com"), again = FakeRecognizer("Web: example.com")
+        let fusion = ReadingFusion([right, wrong, again])
+        #expect(fusion.still(Self.quad, in: Self.image, items: scanner.items(in:)).map(\.payload) == ["http://example.com"])
+        #expect([right.reads, wrong.reads, again.reads] == [1, 1, 1])
+        let outvoted = ReadingFusion([wrong, right, FakeRecognizer("Web: exampie.com")])
+        #expect(outvoted.still(Self.quad, in: Self.image, items: scanner.items(in:)).isEmpty, "three readings, three payloads")
+
+        let plainFirst = FakeRecognizer("Thank you"), other = FakeRecognizer("Web: example.com")
+        let plain = ReadingFusion([plainFirst, other])
+        #expect(plain.still(Self.quad, in: Self.image, items: scanner.items(in:)).isEmpty)
+        #expect(other.reads == 0, "plain text is not read again")
+
+        let frameReader = FakeRecognizer("Web: exarnple.com"), unused = FakeRecognizer("Web: example.com")
+        #expect(ReadingFusion([frameReader, unused]).frame(Self.quad, in: Self.image)?.line.text == "Web: exarnple.com")
+        #expect(unused.reads == 0)
+    }
+
+    /// One recognizer (the network's case): its one reading is the majority.
+    @Test func aSingleRecognizersReadingStands() throws {
+        let scanner = try ImageScanner(options: TextTests.contentOnly)
+        let only = ReadingFusion([FakeRecognizer("Web: example.com")])
+        #expect(only.still(Self.quad, in: Self.image, items: scanner.items(in:)).map(\.payload) == ["http://example.com"])
     }
 }

@@ -99,8 +99,8 @@ import TestTraits
         let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
         let lines = detector.lines(in: image)
         #expect(detector.lastFailure == nil)
-        let reader = LineReader()
-        let texts = lines.compactMap { reader.read($0.quad, in: image, with: network)?.line.text }
+        let recognizer = NetworkLineRecognizer(network)
+        let texts = lines.compactMap { recognizer.read($0.quad, in: image)?.line.text }
         for expected in ["(415) 555-0123", "+1 650 253 0000", "jane.doe@example.com", "acme-optics.com/contact"] {
             #expect(texts.contains { $0.contains(expected) }, "\(expected) in \(texts)")
         }

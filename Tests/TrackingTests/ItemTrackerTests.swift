@@ -351,38 +351,6 @@ struct Replay {
         #expect(replay.log == ["3 added +14155550123 #01"])
     }
 
-    /// A reading the line network alone made (where Tesseract read another payload or nothing
-    /// typed) counts half: on a dark-mode phone screen it read `prlya@…` on two passes running, which
-    /// counted whole was an item. Four such reads add one; one of Tesseract's and two of the
-    /// network's do too; and a Tesseract read against it outweighs one of them.
-    @Test func aReadingByTheLineNetworkAloneCountsHalf() {
-        func pass(_ replay: inout Replay, tesseract: [RecognizedItem] = [], network: [RecognizedItem] = []) {
-            replay.tracker.update(FrameObservations(
-                frame: replay.frame, time: Double(replay.frame) / 30, barcodes: nil, text: tesseract, textByNetworkAlone: network))
-                .forEach { replay.log.append("\(replay.frame) \($0.name) \($0.item.item.payload)") }
-            replay.frame += 1
-        }
-        let right = text(.emailAddress, "priya@kestrel-labs.co.uk"), wrong = text(.emailAddress, "prlya@kestrel-labs.co.uk")
-        var alone = Replay()
-        for _ in 0..<3 { pass(&alone, network: [right]) }
-        #expect(alone.log.isEmpty, "three of the network's reads are not two reads")
-        pass(&alone, network: [right])
-        #expect(alone.log == ["3 added priya@kestrel-labs.co.uk"])
-        var both = Replay()
-        pass(&both, tesseract: [right])
-        pass(&both, network: [right])
-        #expect(both.log.isEmpty)
-        pass(&both, network: [right])
-        #expect(both.log == ["2 added priya@kestrel-labs.co.uk"])
-        var misread = Replay()
-        pass(&misread, network: [wrong])
-        pass(&misread, network: [wrong])
-        pass(&misread, tesseract: [right])
-        pass(&misread, network: [wrong])
-        pass(&misread, network: [wrong])
-        #expect(misread.log.isEmpty, "4 half reads to 2: a lead of 2, not 4")
-    }
-
     @Test func ocrNoiseIsVotedOut() {
         var replay = Replay()
         let reads = ["jJane.doe@example.com", "jane.doe@example.com", "jane.doe@example.com", "jJane.doe@example.com", "jane.doe@example.com", "jane.doe@example.com"]

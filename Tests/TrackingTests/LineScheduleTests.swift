@@ -187,33 +187,6 @@ import Testing
         #expect(schedule.plan(quads, time: 0.3) == [3, 4], "line 3 to confirm, then the last new one")
     }
 
-    /// A line whose read the pass put off (the line network was spent on another line) is read
-    /// first on the next pass, ahead of a line awaiting its confirming read and of higher
-    /// priorities, and is still pending; reading it ends that.
-    @Test func aPostponedLineIsReadFirstOnTheNextPass() {
-        var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 2))
-        let quads = (0..<3).map { line(10, Double($0) * 40) }
-        #expect(schedule.plan(quads, priorities: [30, 20, 10], time: 0) == [0, 1])
-        schedule.record("0", key: ["0"], forQuad: 0, time: 0)
-        schedule.postpone(forQuad: 1)
-        #expect(schedule.line(forQuad: 1).lastRead == nil, "nothing recorded")
-        #expect(schedule.plan(quads, priorities: [30, 20, 10], time: 0.1) == [1, 0], "before line 0's confirming read")
-        schedule.record("1", key: ["1"], forQuad: 1, time: 0.1)
-        schedule.record("0", key: ["0"], forQuad: 0, time: 0.1)
-        // Read: line 1 awaits its confirming read like any other; line 2, never read, comes after it.
-        #expect(schedule.plan(quads, priorities: [30, 20, 10], time: 0.2) == [1, 2])
-        // A postponed line that was confirmed is still read first, and keeps a still frame read.
-        schedule.record("1", key: ["1"], forQuad: 1, time: 0.2)
-        schedule.record("", key: [], forQuad: 2, time: 0.2)
-        _ = schedule.plan(quads, priorities: [30, 20, 10], time: 0.25)
-        schedule.record("", key: [], forQuad: 2, time: 0.25)
-        #expect(schedule.plan(quads, priorities: [30, 20, 10], time: 0.3) == [])
-        #expect(!schedule.hasPendingLines)
-        schedule.postpone(forQuad: 0)
-        #expect(schedule.hasPendingLines)
-        #expect(schedule.plan(quads, priorities: [30, 20, 10], time: 0.35) == [0])
-    }
-
     @Test func amongEquallyNeedyLinesTheHigherPriorityGoesFirst() {
         var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 2))
         let quads = (0..<4).map { line(10, Double($0) * 40) }

@@ -1,0 +1,62 @@
+import LineNetwork
+import ScannerCore
+import TextRecognition
+
+/// Reads one line of text: the seam between finding a line (`LineDetector`) and reading it (issue #40).
+/// A conformance is one recognizer; swapping the model is writing or choosing another conformance.
+/// `ReadingFusion` decides which recognizers read a line and what the line says from their readings.
+///
+/// Conformances own a library handle that is not thread-safe: one per thread.
+public protocol LineRecognizer: AnyObject {
+    /// Reads `quad` of `image` (pixel coordinates, top-left first, clockwise) as one line; nil when
+    /// nothing was read.
+    func read(_ quad: Quad, in image: GrayImage) -> LineReader.Reading?
+}
+
+/// Tesseract's LSTM in single-line mode, on the line straightened to `reader.readingHeight` and
+/// stretched to full contrast, dark on light.
+public final class TesseractLineRecognizer: LineRecognizer {
+    let recognizer: TextRecognizer
+    let reader: LineReader
+
+    /// `recognizer` may be shared by several readers at other heights (one thread).
+    public init(_ recognizer: TextRecognizer, readingHeight: Int = LineReader.standardHeight) {
+        self.recognizer = recognizer
+        self.reader = LineReader(readingHeight: readingHeight)
+    }
+
+    public func read(_ quad: Quad, in image: GrayImage) -> LineReader.Reading? {
+        // Sharpening (unsharp mask, amount 0.5-2) was measured on the footage: no change beyond
+        // noise; nor bicubic or Lanczos sampling (docs/recognition.md).
+        let straight = image.rectified(quad, height: reader.readingHeight).normalizedForReading()
+        let words = recognizer.recognize(straight, segmentation: .singleLine).flatMap(\.words)
+        guard let box = PixelRect.union(words.map(\.box)) else { return nil }
+        return LineReader.Reading(
+            line: RecognizedLine(words: words, box: box), quad: quad, width: straight.width, cut: reader.cutEnds(of: quad, in: image))
+    }
+}
+
+/// A line network (PP-OCRv6's recognizer, `LineNetwork`) on the line as it is, straightened to the
+/// network's height: PaddleOCR crops and scales, no more, and so was the network trained.
+public final class NetworkLineRecognizer: LineRecognizer {
+    let network: LineNetwork
+    private let reader = LineReader()
+
+    public init(_ network: LineNetwork) {
+        self.network = network
+    }
+
+    public func read(_ quad: Quad, in image: GrayImage) -> LineReader.Reading? {
+        let plain = image.rectified(quad, height: LineNetwork.lineHeight)
+        // The network was loaded whole and the line is its height: an error here is the runtime failing
+        // on one line, which then has no reading.
+        guard let read = try? network.read(plain) else { return nil }
+        let cut = reader.cutEnds(of: quad, in: image)
+        guard var reading = LineReader.reading(read, quad: quad, cut: cut) else { return nil }
+        // The ends are judged on the line stretched to full contrast, dark on light.
+        if cut.start || cut.end, let first = read.symbols.first?.columns, let last = read.symbols.last?.columns {
+            reading.clear = LineReader.unreadEnds(of: plain.normalizedForReading(), before: first.lowerBound, after: last.upperBound)
+        }
+        return reading
+    }
+}

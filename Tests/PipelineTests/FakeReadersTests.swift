@@ -1,0 +1,94 @@
+import Capture
+import ImageDecoding
+@testable import Pipeline
+import Recognition
+import ScannerCore
+import TestSupport
+import Testing
+import TextDetection
+import TextRecognition
+import Tracking
+import TestTraits
+
+/// The text seams (issue #40): a fake `LineDetector` and a fake `LineRecognizer` drive the
+/// deterministic pipeline in-process, through `SequenceConfiguration.textReaders`. Swapping the
+/// detector or the recognizer is one conformance; the gates, the schedule and the tracker do the rest.
+@Suite(.offThePool(minutes: 2)) struct FakeReadersTests {
+    /// Finds the lines it is told to, in every image.
+    final class FakeDetector: LineDetector, @unchecked Sendable {
+        var quads: [Quad]
+        init(_ quads: [Quad]) { self.quads = quads }
+        func lines(in image: GrayImage) -> [TextLineDetector.Line] {
+            quads.map { TextLineDetector.Line(quad: $0, height: $0.meanHeight, glyphs: 12) }
+        }
+    }
+
+    /// Reads every line as the next of `texts` (the last one from then on), and counts its reads.
+    final class FakeRecognizer: LineRecognizer, @unchecked Sendable {
+        var texts: [String]
+        var reads = 0
+        init(_ texts: [String]) { self.texts = texts }
+        func read(_ quad: Quad, in image: GrayImage) -> LineReader.Reading? {
+            let text = texts[min(reads, texts.count - 1)]
+            reads += 1
+            let word = RecognizedWord(text: text, box: PixelRect(x: 4, y: 4, width: 300, height: 28), confidence: 0.95)
+            return LineReader.Reading(line: RecognizedLine(words: [word], box: word.box), quad: quad, width: 320)
+        }
+    }
+
+    /// The card photo, for the gates: it is sharp and has contrast, so passes read.
+    func card() throws -> GrayImage { try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg"), targetWidth: 640).image }
+
+    func frame(_ index: Int, _ image: GrayImage) -> Frame {
+        Frame(index: index, decoded: DecodedImage(image: image, sourceWidth: image.width, sourceHeight: image.height), format: nil)
+    }
+
+    func handler(_ detector: FakeDetector, _ recognizer: FakeRecognizer) throws -> SequenceHandler {
+        var options = ScanOptions(quality: .balanced)
+        options.types = try RecognitionTypes(parsing: "contentTypes")
+        var configuration = SequenceConfiguration(options: options)
+        // One detector and recognizer for every stage the handler builds: the test reads their counts.
+        nonisolated(unsafe) let readers = TextReaders(detector: detector, recognizers: [recognizer])
+        configuration.textReaders = { readers }
+        return try SequenceHandler(configuration: configuration)
+    }
+
+    /// What the fakes say is what the pipeline reports: a phone number the card does not show is
+    /// added on its second agreeing read, at the fake line's place, and nothing else is.
+    @Test func aFakeRecognizersPhoneNumberIsAddedWhereTheFakeLineIs() throws {
+        let image = try card()
+        let line = Quad(x: 100, y: 200, width: 300, height: 30)
+        let recognizer = FakeRecognizer(["Call 206 555 0188"])
+        let handler = try handler(FakeDetector([line]), recognizer)
+        var actions: [TrackerAction] = []
+        for index in 0..<12 { actions += handler.process(frame(index, image), time: Double(index) / 30) }
+        let added = actions.filter { $0.name == "added" }.map(\.item.item)
+        #expect(added.map(\.payload) == ["+12065550188"], "\(added.map(\.payload))")
+        #expect(recognizer.reads >= 2)
+        let bounds = try #require(added.first?.bounds)
+        #expect(line.contains(Point(x: bounds.center.x * Double(image.width), y: bounds.center.y * Double(image.height))))
+    }
+
+    /// A reading that changes (the fake reads a misread first, then the right number on every read
+    /// after) is voted on by the tracker: the misread made once is never added.
+    @Test func aMisreadOnceIsOutvoted() throws {
+        let image = try card()
+        let recognizer = FakeRecognizer(["Call 206 555 0183", "Call 206 555 0188"])
+        let handler = try handler(FakeDetector([Quad(x: 100, y: 200, width: 300, height: 30)]), recognizer)
+        var added: [String] = []
+        for index in 0..<15 {
+            added += handler.process(frame(index, image), time: Double(index) / 30).filter { $0.name == "added" }.map(\.item.item.payload)
+        }
+        #expect(added == ["+12065550188"])
+    }
+
+    /// No line found, nothing read: the detector is the only way into the recognizer.
+    @Test func withoutLinesNothingIsRead() throws {
+        let recognizer = FakeRecognizer(["Call 206 555 0188"])
+        let handler = try handler(FakeDetector([]), recognizer)
+        let image = try card()
+        var actions: [TrackerAction] = []
+        for index in 0..<9 { actions += handler.process(frame(index, image), time: Double(index) / 30) }
+        #expect(actions.isEmpty && recognizer.reads == 0)
+    }
+}
