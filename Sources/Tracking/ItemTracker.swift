@@ -234,17 +234,28 @@ public struct ItemTracker: Sendable {
     /// (`ReadingFusion.frame`), and its reading is a whole vote.
     static let textWeight = wholeVote
 
-    private mutating func observeText(_ observation: RecognizedItem, weight: Int, _ frame: FrameObservations) -> (Int, [TrackerAction]) {
-        // Text is matched by place, not by payload: a misread must land on the same track to be voted out.
+    /// The text track a reading belongs to: one of its content type, not matched in this frame, whose
+    /// bounds overlap it by more than 0.3. Text is matched by place, not by payload: a misread must
+    /// land on the same track to be voted out. The item clients know about takes a reading at its
+    /// place before a pending track does, then the track it overlaps most: a pending one there (an
+    /// earlier read placed a little apart) that took the readings would starve the item until it
+    /// was removed in view, and be added in its place, a duplicate (1280×720 label seed 2 replayed
+    /// with PP-OCRv6 reading: its phone number added at frame 55, removed at 85, added at 88).
+    private func textTrack(at observation: RecognizedItem) -> Int? {
         let candidates = tracks.indices.filter { i in
             !tracks[i].matchedThisFrame && tracks[i].isText && tracks[i].item.contentType == observation.contentType
                 && tracks[i].item.bounds.boxOverlap(observation.bounds) > 0.3
         }
+        return candidates.max {
+            (tracks[$0].live ? 1 : 0, tracks[$0].item.bounds.boxOverlap(observation.bounds))
+                < (tracks[$1].live ? 1 : 0, tracks[$1].item.bounds.boxOverlap(observation.bounds))
+        }
+    }
+
+    private mutating func observeText(_ observation: RecognizedItem, weight: Int, _ frame: FrameObservations) -> (Int, [TrackerAction]) {
         let read = TextEvidence.Read(
             payload: observation.payload, transcript: observation.transcript, confidence: observation.confidence, weight: weight)
-        guard let index = candidates.max(by: {
-            tracks[$0].item.bounds.boxOverlap(observation.bounds) < tracks[$1].item.bounds.boxOverlap(observation.bounds)
-        }) else {
+        guard let index = textTrack(at: observation) else {
             var track = newTrack(observation, frame)
             track.evidence?.record(read)
             tracks.append(track)
@@ -259,10 +270,7 @@ public struct ItemTracker: Sendable {
     /// A reading repeated or carried over keeps the matching track alive and moves it, nothing more:
     /// no evidence is recorded, so a misreading carried along never confirms itself.
     private mutating func refreshText(_ observation: RecognizedItem, _ frame: FrameObservations) -> (index: Int?, actions: [TrackerAction]) {
-        guard let index = tracks.indices.first(where: { i in
-            !tracks[i].matchedThisFrame && tracks[i].isText && tracks[i].item.contentType == observation.contentType
-                && tracks[i].item.bounds.boxOverlap(observation.bounds) > 0.3
-        }) else { return (nil, []) }
+        guard let index = textTrack(at: observation) else { return (nil, []) }
         tracks[index].item.bounds = observation.bounds
         touch(index, frame)
         guard tracks[index].live else { return (index, []) }

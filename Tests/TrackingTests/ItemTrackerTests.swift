@@ -351,6 +351,34 @@ struct Replay {
         #expect(replay.log == ["3 added +14155550123 #01"])
     }
 
+    /// A reading that overlaps both a live item and a pending track at its place goes to the live
+    /// item, however much more it overlaps the pending one: the item is neither starved until it is
+    /// removed in view nor added again from the pending track.
+    @Test func aReadingAtALiveItemsPlaceGoesToItBeforeAPendingTrack() {
+        var replay = Replay()
+        let phone = "+14155550169"
+        replay.step(text: [text(.telephoneNumber, "+14155550189", x: 0.1)])  // pending, at 0.1
+        replay.step(text: [text(.telephoneNumber, phone, x: 0.45)])  // apart from it: a track of its own
+        replay.step(text: [text(.telephoneNumber, phone, x: 0.45)])
+        #expect(replay.log == ["2 added \(phone) #02"])
+        // Now read between the two: it overlaps the pending track (0.45) more than the item (0.33).
+        for _ in 0..<90 { replay.step(text: [text(.telephoneNumber, phone, x: 0.25)]) }
+        #expect(replay.log.filter { !$0.contains(" updated ") } == ["2 added \(phone) #02"], "no removal, no second item: \(replay.log)")
+        // Nor when the pass only carries the line's reading on (no new evidence): it keeps the item alive.
+        replay = Replay()
+        replay.step(text: [text(.telephoneNumber, "+14155550189", x: 0.1)])
+        replay.step(text: [text(.telephoneNumber, phone, x: 0.45)])
+        replay.step(text: [text(.telephoneNumber, phone, x: 0.45)])
+        for _ in 0..<90 {
+            replay.tracker.update(FrameObservations(
+                frame: replay.frame, time: Double(replay.frame) / 30, barcodes: nil, text: [],
+                textCarried: [text(.telephoneNumber, phone, x: 0.25)])
+            ).forEach { replay.log.append("\(replay.frame) \($0.name) \($0.item.item.payload) #\($0.item.id.uuidString.suffix(2))") }
+            replay.frame += 1
+        }
+        #expect(replay.log.filter { !$0.contains(" updated ") } == ["2 added \(phone) #02"], "carried: \(replay.log)")
+    }
+
     @Test func ocrNoiseIsVotedOut() {
         var replay = Replay()
         let reads = ["jJane.doe@example.com", "jane.doe@example.com", "jane.doe@example.com", "jJane.doe@example.com", "jane.doe@example.com", "jane.doe@example.com"]

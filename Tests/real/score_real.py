@@ -216,7 +216,8 @@ def images(dev, mirror, out, limit):
     return chosen, paths
 
 
-def run_scan(scannerd, paths, regions, extra):
+def run_scan(scannerd, paths, regions, extra, details=None):
+    """`details`, when given, gets each report's JSON object keyed by image and (type, payload)."""
     reports = collections.defaultdict(list)
     seconds = 0.0
     by_region = collections.defaultdict(list)
@@ -231,6 +232,8 @@ def run_scan(scannerd, paths, regions, extra):
         for line in done.stdout.splitlines():
             item = json.loads(line)
             reports[item["image"]].append((item["contentType"], item["payload"]))
+            if details is not None:
+                details[(item["image"], item["contentType"], item["payload"])] = item
         for line in done.stderr.splitlines()[:5]:
             print(f"  scan: {line}", file=sys.stderr)
         if done.returncode not in (0, 1):
@@ -275,6 +278,23 @@ def run_rapidocr(paths, regions, cache):
     return reports, seconds
 
 
+def dump(path, reports, truths, details):
+    """Each report of scan with its verdict: `right` (a required item), `accepted` (a valid phone
+    number on the image, or printed verbatim) or `false`; for choosing a threshold on the whole set."""
+    rows = []
+    for key, (required, accepted, printed) in truths.items():
+        for item in reports.get(key, []):
+            if any(matches(item, want) for want in required):
+                verdict = "right"
+            elif any(matches(item, want) for want in accepted) or printed_verbatim(item, printed):
+                verdict = "accepted"
+            else:
+                verdict = "false"
+            rows.append({**details.get((key, *item), {}), "verdict": verdict})
+    with open(path, "w") as f:
+        json.dump(rows, f, indent=1)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("scannerd")
@@ -285,6 +305,7 @@ def main():
     parser.add_argument("--readers", default="scan,rapidocr")
     parser.add_argument("--show", action="store_true", help="list every miss and false item")
     parser.add_argument("--scan-args", default="", help="more arguments for scannerd scan, space-separated")
+    parser.add_argument("--dump", help="write scan's reports to this JSON file, each with its verdict (right, accepted, false)")
     args = parser.parse_args()
     if not os.path.isfile(args.dev):
         sys.exit(f"score-real: {args.dev}: no development set (REAL_DEV=)")
@@ -302,7 +323,10 @@ def main():
     print("|---|---|---|---|")
     for reader in args.readers.split(","):
         if reader == "scan":
-            reports, seconds = run_scan(args.scannerd, paths, regions, args.scan_args.split())
+            details = {}
+            reports, seconds = run_scan(args.scannerd, paths, regions, args.scan_args.split(), details)
+            if args.dump:
+                dump(args.dump, reports, truths, details)
             name = "`scannerd scan`"
         elif reader == "rapidocr":
             reports, seconds = run_rapidocr(paths, regions, os.path.join(args.out, "rapidocr-3.10.0-lines.json"))
