@@ -226,7 +226,7 @@ let package = Package(
         .executableTarget(
             name: "scannerd-bench",
             dependencies: [
-                "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextDetection", "TextRecognition", "ContentTypes", "Recognition",
+                "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextDetection", "TextRecognition", "LineNetwork", "ContentTypes", "Recognition",
                 "Capture", "Tracking", "Pipeline", "Events", "EventServer", "ScannerClient", "ScannerProtocol", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

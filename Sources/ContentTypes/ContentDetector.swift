@@ -112,8 +112,15 @@ enum PhoneContext {
         // "Shipped 2026-11-21 14:03", its first dash read as a space). libphonenumber drops a date
         // and time only when written exactly so; no phone number is followed by ":03".
         if after.count >= 2, after[0] == UInt8(ascii: ":"), isDigit(after[1]) { return false }
-        // A bare run of digits is an identifier unless labelled; people write phone numbers grouped.
-        if !hasPhoneLabel && !isGrouped(raw) { return false }
+        // Fewer than six digits is no phone number anywhere a kiosk stands; it is a price or a
+        // quantity (`16.40` of a German receipt, valid to libphonenumber as a short number there).
+        if raw.filter(isDigit).count < 6 { return false }
+        // A bare run of digits among other words is an identifier unless labelled: people write
+        // phone numbers grouped. Alone on its line it is the number a receipt prints under the
+        // shop's address: on the development receipts (issue #40) that read four more phone numbers
+        // (`7349944004`, `918539389`) and no false item.
+        let alone = before.allSatisfy { $0 == " " } && after.allSatisfy { $0 == UInt8(ascii: " ") }
+        if !hasPhoneLabel && !isGrouped(raw) && !alone { return false }
         return true
     }
 

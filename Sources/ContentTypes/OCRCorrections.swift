@@ -47,7 +47,19 @@ public enum OCRCorrections {
             }
         }
         guard letters > 0, digits >= max(letters, 1) else { return }
-        for i in range { if let digit = digitForLetter[bytes[i]] { bytes[i] = digit } }
+        // Only inside a group that holds a real digit (between punctuation): a letter that is a group
+        // of its own is a prefix, not a misread digit (a Spanish tax number's `B-61759205`, which read
+        // `8-61759205` is a Spanish phone number; issue #40's development receipts).
+        var groupStart = range.lowerBound
+        while groupStart < range.upperBound {
+            var groupEnd = groupStart
+            while groupEnd < range.upperBound, !phonePunctuation.contains(bytes[groupEnd]) { groupEnd += 1 }
+            let group = groupStart..<groupEnd
+            if bytes[group].contains(where: { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+                for i in group { if let digit = digitForLetter[bytes[i]] { bytes[i] = digit } }
+            }
+            groupStart = groupEnd + 1
+        }
     }
 }
 

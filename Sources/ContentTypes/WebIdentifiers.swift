@@ -148,6 +148,9 @@ enum WebIdentifiers {
                 i += 1
                 continue
             }
+            // "Visitwww.mynerovisit.com": the network joined the word before to "www." (a receipt's
+            // "Visit www.…"); the link starts at its "www".
+            if let glued = gluedWWW(bytes, at: i) { i = glued }
             var hostStart = i
             var scheme: String? = nil
             for candidate in ["https://", "http://"] where hasPrefix(bytes, at: i, candidate) {
@@ -167,6 +170,17 @@ enum WebIdentifiers {
             let hasWWW = labels.first?.lowercased() == "www"
             // A bare domain ("example.com") needs a real name in front, not OCR noise ("Dr.No").
             if scheme == nil && !hasWWW && labels[0].count < 3 {
+                i = hostEnd
+                continue
+            }
+            // Nor a word, a dot and a country code in capitals: a town and its state with the comma
+            // read as a dot (`HOUSTON.TN`, `CITY.MO`), an abbreviation (`VAT REG.NO`), an item's
+            // size (`Scallop.SA`). Measured on the development receipts (issue #40): those four were
+            // links read where there were none, and none of the 20 links read right is written so
+            // (`BestBuy.ca`, `www.scheltema.be`). A bare link printed all in capitals is lost.
+            if scheme == nil && !hasWWW && labels.count == 2 && labels[1].count == 2
+                && labels[1].utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
+            {
                 i = hostEnd
                 continue
             }
@@ -225,6 +239,18 @@ enum WebIdentifiers {
         guard let at = word.lastIndex(of: UInt8(ascii: "@")) else { return false }
         let after = Array(word[(at + 1)...])
         return after.isEmpty || domain(in: after, from: 0)?.end != after.count
+    }
+
+    /// Where "www." starts inside the word at `index` when the word is longer and ends in it
+    /// ("Visitwww.example.com"); nil otherwise ("www.example.com", "wwwexample.co.uk").
+    static func gluedWWW(_ bytes: [UInt8], at index: Int) -> Int? {
+        var end = index
+        while end < bytes.count, isLabelByte(bytes[end]) { end += 1 }
+        guard end - index > 3, end < bytes.count, bytes[end] == UInt8(ascii: "."),
+            bytes[(end - 3)..<end].allSatisfy({ $0 | 0x20 == UInt8(ascii: "w") }),
+            bytes[index..<(end - 3)].allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) })
+        else { return nil }
+        return end - 3
     }
 
     /// Where the host continues when `index` starts "www." as OCR misreads it — three of `w`/`v`

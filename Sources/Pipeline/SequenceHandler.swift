@@ -313,7 +313,8 @@ final class TextStage: @unchecked Sendable {
             let part = Self.readsAPart(read?.items ?? [], admitted: items, of: schedule.standing(forQuad: index) ?? [])
             schedule.record(
                 items, key: items.map { Self.key($0.item) }, forQuad: index, time: time,
-                unconfident: !part && items.isEmpty && (read?.confidence ?? 0) < Self.clutterConfidence, confidence: read?.confidence ?? 0,
+                unconfident: !part && items.isEmpty && Self.readsAsGarbage(confidence: read?.confidence ?? 0, characters: read?.characters ?? 0),
+                confidence: read?.confidence ?? 0,
                 part: part)
         }
         let toImage = { (p: Point) in Point(x: p.x / Double(full.width), y: p.y / Double(full.height)) }
@@ -419,6 +420,14 @@ final class TextStage: @unchecked Sendable {
     /// text too blurred to read). On the footage, desk clutter read at 0.0–0.45; text read at
     /// 0.6–0.97, and at 0.28–0.30 while still blurred.
     static let clutterConfidence = 0.5
+
+    /// Whether a line's read of nothing is garbage: below `clutterConfidence`, or fewer letters and
+    /// digits than a line that says something has (`ImageScanner.minimumCharacters`). The network
+    /// reads desk clutter as one or two symbols at 0.2–0.72 (1280×720 card and desk footage, seed 1,
+    /// 2026-11-25): read so it says nothing but was no garbage, and was read again every half second.
+    static func readsAsGarbage(confidence: Double, characters: Int) -> Bool {
+        confidence < clutterConfidence || characters < ImageScanner.minimumCharacters
+    }
 
     /// A detected line's quad is this many times its glyphs' height (padded by a fifth of it on
     /// each side, `TextLineDetector`).

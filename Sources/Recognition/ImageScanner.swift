@@ -47,8 +47,12 @@ public final class ImageScanner {
     public enum LineDetection: Sendable {
         /// `ClassicalLineDetector`.
         case classical
-        /// `NetworkLineDetector` (PP-OCRv6's detector), from the line model's directory.
+        /// `NetworkLineDetector` (PP-OCRv6's detector), from the line model's directory, at a still
+        /// image's size (RapidOCR's: the shorter side at least 736 px).
         case network
+        /// The same network on a camera frame reduced to `QualitySettings.frameDetectionSide` on its
+        /// longer side, never enlarged: every pass detects, and its time is every line's wait.
+        case networkOnFrames
     }
 
     public let options: ScanOptions
@@ -84,6 +88,8 @@ public final class ImageScanner {
                 }
                 if let lineModel, lineDetection == .network {
                     detector = try NetworkLineDetector(directory: lineModel)
+                } else if let lineModel, lineDetection == .networkOnFrames {
+                    detector = try NetworkLineDetector(directory: lineModel, shorterSideAtLeast: 0, longerSideAtMost: settings.frameDetectionSide)
                 }
             } catch {
                 throw .libraryFailure(library: "OpenVINO", reason: "\(error)")
@@ -192,10 +198,20 @@ public final class ImageScanner {
 
     /// What the line at `quad` (pixel coordinates of `image`) says in a camera frame
     /// (`ReadingFusion.frame`); nil when nothing was read. `confidence` is the line's mean word
-    /// confidence (a line of clutter reads as low-confidence garbage, pass after pass).
-    public func readLine(_ quad: Quad, in image: GrayImage) -> (items: [LineItem], confidence: Double)? {
+    /// confidence (a line of clutter reads as low-confidence garbage, pass after pass); `characters`
+    /// the letters and digits read (`characters(_:)`).
+    public func readLine(_ quad: Quad, in image: GrayImage) -> (items: [LineItem], confidence: Double, characters: Int)? {
         guard let reading = fusion?.frame(quad, in: image) else { return nil }
-        return (items(in: reading), reading.line.confidence)
+        return (items(in: reading), reading.line.confidence, Self.characters(reading.line.text))
+    }
+
+    /// A line says something only with at least this many letters and digits: noise and texture
+    /// come out as one- or two-letter "words" (Tesseract) or one or two symbols (the network).
+    public static let minimumCharacters = 3
+
+    /// The letters and digits of `text`.
+    public static func characters(_ text: String) -> Int {
+        text.count { $0.isLetter || $0.isNumber }
     }
 
     /// What one line says: the line as plain text (when wanted and confident), and every phone
@@ -213,7 +229,7 @@ public final class ImageScanner {
         // Plain text has no validation of its own: demand confidence and a few real characters
         // (noise and texture come out as one- or two-letter "words").
         if options.types.plainText, line.confidence >= settings.minimumLineConfidence,
-            lineText.filter({ $0.isLetter || $0.isNumber }).count >= 3
+            Self.characters(lineText) >= Self.minimumCharacters
         {
             add(RecognizedItem(kind: .text, payload: lineText, bounds: reading.quad, confidence: line.confidence), line.box)
         }

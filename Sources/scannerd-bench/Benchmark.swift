@@ -82,7 +82,7 @@ struct Benchmark: AsyncParsableCommand {
             return
         }
         if let explainLines {
-            try LinesBenchmark.explain(image: explainLines, output: explainOutput)
+            try LinesBenchmark.explain(image: explainLines, output: explainOutput, lineModel: lineModelDirectory)
             return
         }
         var sections: [(String, String)] = []

@@ -2,6 +2,7 @@ import Capture
 import ContentTypes
 import Foundation
 import ImageDecoding
+import LineNetwork
 import Recognition
 import ScannerCore
 import TextDetection
@@ -175,17 +176,22 @@ enum LinesBenchmark {
     }
 
     /// What the detector finds in one image and what each line reads as (a tool for looking at misses).
-    static func explain(image path: String, output: String?) throws {
+    /// With `lineModel`, each line's reading by the line network follows, with its confidence.
+    static func explain(image path: String, output: String?, lineModel: String? = nil) throws {
         let image = try ImageDecoder().decodeFile(atPath: path).image
         let recognizer = try TextRecognizer()
         let reader = LineReader()
         let tesseract = TesseractLineRecognizer(recognizer)
+        let network = try lineModel.map { NetworkLineRecognizer(try LineNetwork(directory: $0)) }
         for (n, line) in reader.lines(in: image).enumerated() {
             let corners = line.quad.corners.map { String(format: "%.0f,%.0f", $0.x, $0.y) }.joined(separator: " ")
             let reading = tesseract.read(line.quad, in: image)
             let cut = reading?.cut ?? reader.cutEnds(of: line.quad, in: image)
             let ends = (cut.start ? "<" : " ") + (cut.end ? ">" : " ")
             print(String(format: "%2d  h %5.1f  glyphs %2d  %@  [%@]  %@", n, line.height, line.glyphs, ends, corners, reading?.line.text ?? ""))
+            if let network, let read = network.read(line.quad, in: image) {
+                print(String(format: "    network %.2f  %@", read.line.confidence, read.line.text))
+            }
             if let output {
                 let crop = image.rectified(line.quad, height: reader.readingHeight).normalizedForReading()
                 var pgm = Data("P5\n\(crop.width) \(crop.height)\n255\n".utf8)

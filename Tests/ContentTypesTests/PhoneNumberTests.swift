@@ -60,6 +60,17 @@ import Testing
         #expect(OCRCorrections.repairingDigits(in: "Oslo Bill") == "Oslo Bill")
         #expect(OCRCorrections.repairingDigits(in: "$4.SO") == "$4.SO")
         #expect(OCRCorrections.repairingDigits(in: "555-O123") == "555-0123")
+        // A letter that is a group of its own is a prefix: a tax number, not a phone number.
+        #expect(OCRCorrections.repairingDigits(in: "B-61759205") == "B-61759205")
+        #expect(phones("08007 Barcelona / B-61759205", try! ContentDetector(contentTypes: [.telephoneNumber], defaultRegion: "ES")) == [])
+    }
+
+    /// Fewer than six digits is a price or a quantity, not a phone number, though libphonenumber
+    /// finds `16.40` valid in Germany.
+    @Test func fewerThanSixDigitsIsNoPhoneNumber() throws {
+        let de = try ContentDetector(contentTypes: [.telephoneNumber], defaultRegion: "DE")
+        #expect(phones("Brezel 16.40", de) == [])
+        #expect(phones("Tel. 030 901820", de) == ["+4930901820"])
     }
 
     @Test(arguments: [
@@ -76,7 +87,7 @@ import Testing
         "Shipped 2026 11-21 14:03",  // OCR read the first dash as a space: the hour is taken, the minutes follow
         "ZIP 94103-1234",
         "94103",
-        "4155550123",  // a bare run of digits with no label: an identifier
+        "Terminal 4155550123 approved",  // a bare run of digits among words, with no label: an identifier
         "415 555 0123.50",  // a price
         "USD 415 555 0123",
         "ISBN 978-0-201-37962-4",
@@ -84,6 +95,13 @@ import Testing
     ])
     func distractorsAreNotPhoneNumbers(line: String) {
         #expect(phones(line) == [], "\(line)")
+    }
+
+    /// A bare run of digits alone on its line is the number a receipt prints under its address.
+    @Test func aBareRunOfDigitsAloneOnItsLineIsAPhoneNumber() {
+        #expect(phones("7349944004") == ["+17349944004"])
+        #expect(phones("  7349944004 ") == ["+17349944004"])
+        #expect(phones("Terminal 7349944004") == [])
     }
 
     @Test func phoneLabelWinsOverANumberWord() {
@@ -125,6 +143,25 @@ import Testing
 
     /// Two letters after a dot are a country's domain only where they are a country code: a receipt's
     /// `INCL.OF` and `Info@resto.te` are abbreviations (issue #40), `restaurant-leopold.at` is Austria's.
+    /// A word, a dot and a country code in capitals is no link (a town and its state, an
+    /// abbreviation); with `www.`, a scheme or in lower case it is.
+    @Test func aBareNameBeforeACapitalCountryCodeIsNoLink() {
+        for line in ["HOUSTON.TN 77082", "KANSAS CITY.MO", "VAT REG.NO 10125917F", "Fresh Scallop.SA, 2PC"] {
+            #expect(found(line).isEmpty, "\(line)")
+        }
+        #expect(found("BestBuy.ca") == ["url http://bestbuy.ca"])
+        #expect(found("WWW.BESTBUY.CA") == ["url http://www.bestbuy.ca"])
+        #expect(found("http://CITY.MO") == ["url http://city.mo"])
+    }
+
+    /// "www." joined to the word before it (`Visitwww.…`) starts the link; a link that starts with
+    /// `www` and no dot is left as it was read.
+    @Test func aWordJoinedToWWWIsNotPartOfTheLink() {
+        #expect(found("Visitwww.mynerovisit.com") == ["url http://www.mynerovisit.com"])
+        #expect(found("wwwmorrisonsislistening.co.uk") == ["url http://wwwmorrisonsislistening.co.uk"])
+        #expect(found("Visit www.example.com") == ["url http://www.example.com"])
+    }
+
     @Test func aTwoLetterTopLevelDomainIsACountrysCode() {
         #expect(found("Prices INCL.OF VAT").isEmpty)
         #expect(found("Info@resto.te").isEmpty)
