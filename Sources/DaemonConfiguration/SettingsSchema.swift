@@ -161,7 +161,7 @@ public enum SettingsSchema {
                        s.languages = languages
                    },
                    show: { "[" + $0.languages.joined(separator: ", ") + "]" }),
-        SettingKey(name: "recognition.line-model", flag: "--line-model", summary: "the line network (make deps fetches it) that checks Tesseract's typed readings of small print and its unsure ones, and reads where it is sure: auto (the models beside the binary), none, or their directory",
+        SettingKey(name: "recognition.line-model", flag: "--line-model", summary: "the text networks' models (make deps fetches them): with them PP-OCRv6's recognizer reads every line (Tesseract without): auto (the models beside the binary), none, or their directory",
                    read: { v, s throws(ValueProblem) in
                        switch try v == .null ? "auto" : scalar(v) {
                        case "auto": s.lineModel = .installed

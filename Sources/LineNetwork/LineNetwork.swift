@@ -54,7 +54,8 @@ public struct NetworkReading: Sendable, Equatable {
 /// misreads (docs/recognition.md).
 ///
 /// The model directory (`make models`, config/models/build-models.py) holds `text-recognizer.onnx`,
-/// as shipped, and `alphabet.json`, its classes. The model takes any width: a line is read at its own.
+/// its classifier cut to the characters scannerd reads, and `alphabet.json`, those classes. The model
+/// takes any width: a line is read at its own.
 ///
 /// Not thread-safe: use one per thread. The runtime runs on one thread of its own per call.
 public final class LineNetwork {
@@ -76,11 +77,9 @@ public final class LineNetwork {
     static let modelName = "text-recognizer.onnx"
 
     public let directory: String
-    /// The CTC classes: 0 is the blank.
+    /// The CTC classes: 0 is the blank. The model directory's alphabet is what is read: `make deps`
+    /// keeps the Latin characters of PP-OCRv6's 18,709 (config/models/build-models.py).
     let alphabet: [String]
-    /// The classes scannerd reads (`reads(_:)`), the blank first: a step's symbol is the most probable
-    /// of these, and its probability is taken among them.
-    let readable: [Int]
     private let model: NetworkModel
 
     /// Loads the alphabet and the model, so a missing or broken model directory is an error here, at
@@ -101,7 +100,6 @@ public final class LineNetwork {
             throw .unusable(path: alphabetPath, reason: "not a CTC alphabet (a blank, then one character per class)")
         }
         self.alphabet = alphabet
-        self.readable = [0] + alphabet.indices.dropFirst().filter { Self.reads(alphabet[$0]) }
         let path = (directory as NSString).appendingPathComponent(Self.modelName)
         do {
             model = try NetworkModel(path: path, inputShape: [1, 3, Self.lineHeight, nil], maximumBytes: Self.maximumModelBytes)
@@ -110,14 +108,6 @@ public final class LineNetwork {
         }
     }
 
-    /// The characters scannerd reads: Latin letters with their accents, digits and ASCII punctuation
-    /// (up to U+024F), the general punctuation of U+2010–U+2027 (dashes, quotes, bullets), the euro
-    /// sign. The model reads 18,709 characters, most of them Chinese.
-    static func reads(_ character: String) -> Bool {
-        guard let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1 else { return false }
-        let code = scalar.value
-        return code < 0x250 || (0x2010...0x2027).contains(code) || code == 0x20AC
-    }
 
     /// Reads `line`: dark text on a light ground (or the reverse), `lineHeight` pixels high, as wide as
     /// it is (squeezed to `maximumWidth` when wider).
@@ -135,14 +125,14 @@ public final class LineNetwork {
         // PaddleOCR pads a batch).
         let width = max(Self.minimumWidth, (fitted.width + Self.widthStep - 1) / Self.widthStep * Self.widthStep)
         let input = Self.inputPlanes(fitted, width: width)
-        let classes = alphabet, readable = readable
+        let classes = alphabet
         let decoded: Result<NetworkReading, LineNetworkError>
         do {
             decoded = try model.run(input, shape: [1, 3, Self.lineHeight, width]) { values, shape in
                 guard shape.count == 3, shape[0] == 1, shape[2] == classes.count, shape[1] > 0 else {
                     return .failure(.failed(reason: "the model's output \(shape) does not fit an alphabet of \(classes.count) classes"))
                 }
-                return .success(Self.decode(values, steps: shape[1], classes: classes, readable: readable, inputWidth: width))
+                return .success(Self.decode(values, steps: shape[1], classes: classes, inputWidth: width))
             }
         } catch {
             throw LineNetworkError(error)
@@ -179,11 +169,11 @@ public final class LineNetwork {
         return plane + plane + plane
     }
 
-    /// Greedy CTC decoding over the `readable` classes: the most probable at each step, repeats merged,
-    /// blanks dropped. A symbol's confidence is its probability among the readable classes. Each symbol
+    /// Greedy CTC decoding: the most probable class at each step, repeats merged, blanks dropped. A
+    /// symbol's confidence is its share of the step's probabilities (its probability, for a softmax). Each symbol
     /// spans the columns of the steps it was read at (the steps are evenly spaced over the input's width).
     static func decode(
-        _ probabilities: UnsafeBufferPointer<Float>, steps: Int, classes: [String], readable: [Int], inputWidth: Int
+        _ probabilities: UnsafeBufferPointer<Float>, steps: Int, classes: [String], inputWidth: Int
     ) -> NetworkReading {
         let count = classes.count
         var symbols: [NetworkSymbol] = []
@@ -194,7 +184,7 @@ public final class LineNetwork {
             var best = 0
             var bestValue = -Float.infinity
             var total: Float = 0
-            for index in readable {
+            for index in 0..<count {
                 let value = probabilities[row + index]
                 total += value
                 if value > bestValue {

@@ -39,7 +39,7 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: ArgumentHelp("zxing-cpp's test/samples directory, for the blackbox section (skipped without it).", valueName: "dir"))
     var blackbox: String?
 
-    @Option(help: ArgumentHelp("The line model the realtime section's daemon checks small print with (default .build/models, which `make deps` fetches; none: Tesseract alone).", valueName: "dir"))
+    @Option(help: ArgumentHelp("The text models the realtime section's daemon reads with (default .build/models, which `make deps` fetches; none: Tesseract alone).", valueName: "dir"))
     var lineModel: String?
 
     /// `--line-model`, else the one `make deps` fetched, as an absolute path; nil: none.

@@ -58,7 +58,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var recognition: RecognitionOptions
 
-    @Option(name: .long, help: ArgumentHelp("The line network that checks Tesseract's typed readings of small print and its unsure ones, and reads where it is sure: auto (the models beside the binary, which make deps and make install put there), none, or their directory (recognition.line-model).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("The text networks' models: with them PP-OCRv6's recognizer reads every line (Tesseract without): auto (the models beside the binary, which make deps and make install put there), none, or their directory (recognition.line-model).", valueName: "dir"))
     var lineModel: String?
 
     @Flag(name: .long, help: "Print events as JSON lines on stdout.")

@@ -148,7 +148,7 @@ import TestTraits
     }
 
     /// Greedy CTC: repeats merge, a blank between two equal symbols keeps both, each symbol spans its
-    /// steps, and its confidence is its probability among the readable classes.
+    /// steps, and its confidence is its share of the step's probabilities.
     @Test func ctcDecodingMergesRepeatsAndSplitsAtBlanks() {
         let classes = ["<blank>", "a", "b", " "]
         // Steps: a a _ a b _ (6 steps over 12 columns: 2 columns each).
@@ -158,26 +158,10 @@ import TestTraits
             probabilities += (0..<classes.count).map { $0 == index ? (step == 1 ? 0.6 : 0.8) : 0.05 }
         }
         let reading = probabilities.withUnsafeBufferPointer {
-            LineNetwork.decode($0, steps: best.count, classes: classes, readable: [0, 1, 2, 3], inputWidth: 12)
+            LineNetwork.decode($0, steps: best.count, classes: classes, inputWidth: 12)
         }
         #expect(reading.text == "aab")
         #expect(reading.symbols.map(\.columns) == [0..<4, 6..<8, 8..<10])
         #expect(abs(reading.symbols[0].confidence - (0.8 / 0.95 + 0.6 / 0.75) / 2) < 1e-6)
-    }
-
-    /// A class scannerd does not read (most of the model's are Chinese) is never a symbol: a step takes
-    /// the most probable readable class, and its confidence is its share of the readable ones.
-    @Test func ctcDecodingReadsOnlyTheReadableClasses() {
-        let classes = ["<blank>", "a", "中", "b"]
-        let readable = [0] + classes.indices.dropFirst().filter { LineNetwork.reads(classes[$0]) }
-        #expect(readable == [0, 1, 3])
-        // Step 0: 中 most probable, then a; step 1: blank.
-        let probabilities: [Float] = [0.1, 0.3, 0.5, 0.1, 0.9, 0.02, 0.06, 0.02]
-        let reading = probabilities.withUnsafeBufferPointer {
-            LineNetwork.decode($0, steps: 2, classes: classes, readable: readable, inputWidth: 16)
-        }
-        #expect(reading.text == "a")
-        #expect(abs(reading.symbols[0].confidence - 0.3 / 0.5) < 1e-6)
-        #expect(LineNetwork.reads("é") && LineNetwork.reads("€") && LineNetwork.reads("–") && !LineNetwork.reads("ab"))
     }
 }
