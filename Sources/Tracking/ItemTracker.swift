@@ -317,8 +317,12 @@ public struct ItemTracker: Sendable {
             // of late (`TextEvidence.outweighs`): a run of misreads is not enough.
             let changes = decisive && evidence.outweighs(consensus.read.payload, track.reportedPayload)
             if !track.live || changes || consensus.read.payload == track.reportedPayload {
+                // A live item's transcript changes with its payload only: the network spaces a
+                // number differently from read to read (`+44 20 7946 0958`, `+44 20 79460958`), and
+                // a client told the same number again learns nothing.
+                let samePayload = track.live && consensus.read.payload == track.reportedPayload
                 track.item.payload = consensus.read.payload
-                track.item.transcript = consensus.read.transcript
+                track.item.transcript = samePayload ? track.reportedTranscript : consensus.read.transcript
                 track.item.confidence = consensus.read.confidence
                 track.item.details = consensus.read.details
             }

@@ -379,6 +379,22 @@ struct Replay {
         #expect(replay.log.filter { !$0.contains(" updated ") } == ["2 added \(phone) #02"], "carried: \(replay.log)")
     }
 
+    /// The same payload read with other spacing is no update: a live item's transcript changes with
+    /// its payload only.
+    @Test func anotherTranscriptOfTheSamePayloadIsNoUpdate() {
+        var replay = Replay()
+        func read(_ transcript: String) -> RecognizedItem {
+            var item = text(.telephoneNumber, "+442079460958")
+            item.transcript = transcript
+            return item
+        }
+        replay.step(text: [read("+44 20 7946 0958")])
+        replay.step(text: [read("+44 20 7946 0958")])
+        for _ in 0..<4 { replay.step(text: [read("+44 20 79460958")]) }
+        #expect(replay.log == ["1 added +442079460958 #01"])
+        #expect(replay.tracker.liveItems.first?.item.transcript == "+44 20 7946 0958")
+    }
+
     @Test func ocrNoiseIsVotedOut() {
         var replay = Replay()
         let reads = ["jJane.doe@example.com", "jane.doe@example.com", "jane.doe@example.com", "jJane.doe@example.com", "jane.doe@example.com", "jane.doe@example.com"]
