@@ -113,7 +113,8 @@ let package = Package(
         .target(name: "TextRecognition", dependencies: ["ScannerCore", "CTesseract"]),
         // The networks' runtime: a model read, compiled for the CPU, run on a tensor.
         .target(name: "InferenceRuntime", dependencies: ["COpenVINO"]),
-        // A second line recognizer, a network (PP-OCRv6 small): `scan` reads typed lines with both.
+        // The line recognizer network (PP-OCRv6 small): where its model is installed, the first recognizer
+        // of `scan` and of the live pipeline (`Recognition.ReadingFusion`).
         .target(name: "LineNetwork", dependencies: ["ScannerCore", "InferenceRuntime"]),
         .target(name: "ContentTypes", dependencies: ["ScannerCore", "CPhoneNumber"]),
         // What a code's payload means: Wi-Fi, contact cards, links, GS1 element strings, AAMVA licences.

@@ -40,8 +40,8 @@ public struct ScanOptions: Sendable, Equatable {
 /// `RecognizedItem`s with normalized whole-image bounds: Vision's `VNImageRequestHandler` for Linux,
 /// and what the live pipeline calls per frame.
 ///
-/// Owns a zbar scanner and a Tesseract instance (initialised once, reused): not thread-safe, use one
-/// per thread.
+/// Owns a zbar scanner and its text readers (a network or Tesseract, initialised once, reused): not
+/// thread-safe, use one per thread.
 public final class ImageScanner {
     /// Which `LineDetector` finds the lines.
     public enum LineDetection: Sendable {

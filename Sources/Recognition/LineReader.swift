@@ -4,14 +4,15 @@ import ScannerCore
 import TextDetection
 import TextRecognition
 
-/// Text in an image the way a person reads a camera frame: find the lines first (`TextLineDetector`),
-/// then read each line on its own — straightened, scaled to a standard height, stretched to full
-/// contrast, dark on light — with Tesseract in single-line mode, and type what each line says.
+/// Text in an image the way a person reads a camera frame: find the lines first (a `LineDetector`),
+/// then read each line on its own (a `LineRecognizer`), and type what each line says. This is the
+/// geometry of a line's reading: which of its ends are cut, where along it an item lies, a coarse
+/// picture of it to tell whether it changed.
 ///
-/// Why not Tesseract's own layout analysis: on camera frames (uneven light, noise, JPEG blocking,
-/// perspective) PSM 11 and PSM 3 miss lines a person reads at a glance; given the line, Tesseract
-/// reads it (issue #13, docs/recognition.md). Typing per line also means a URL is never joined to
-/// the next line, nor cut where the line does not end.
+/// Why not a recognizer's own layout analysis: on camera frames (uneven light, noise, JPEG blocking,
+/// perspective) Tesseract's PSM 11 and PSM 3 miss lines a person reads at a glance; given the line, it
+/// reads it (issue #13, docs/recognition.md). Typing per line also means a URL is never joined to the
+/// next line, nor cut where the line does not end.
 public struct LineReader: Sendable {
     /// Height lines are straightened to (the line's box, padding included): 36 px, the input height
     /// of Tesseract's English LSTM. Measured 2026-11-22 on the footage (`scannerd-bench
