@@ -34,7 +34,7 @@ public struct QualitySettings: Sendable, Equatable {
     public var minimumLineConfidence: Double
     /// A single image is all the evidence `ImageScanner.scan` has: a line that says a phone number,
     /// URL or e-mail address is read again at these heights, and a typed payload is reported only
-    /// when most of the readings give it (`ImageScanner.agreed`). Empty: one reading, at once.
+    /// when most of the readings give it (`ReadingFusion.agreed`). Empty: one reading, at once.
     ///
     /// Measured 2026-11-22 on the footage's scan frames (3 seeds, 640×480 and 1280×720, at a
     /// quarter, half and three quarters into each item's legible frames; 172 typed items): one
