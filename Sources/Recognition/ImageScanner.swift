@@ -50,9 +50,6 @@ public final class ImageScanner {
         /// `NetworkLineDetector` (PP-OCRv6's detector), from the line model's directory, at a still
         /// image's size (RapidOCR's: the shorter side at least 736 px).
         case network
-        /// The same network on a camera frame reduced to `QualitySettings.frameDetectionSide` on its
-        /// longer side, never enlarged: every pass detects, and its time is every line's wait.
-        case networkOnFrames
     }
 
     public let options: ScanOptions
@@ -88,8 +85,6 @@ public final class ImageScanner {
                 }
                 if let lineModel, lineDetection == .network {
                     detector = try NetworkLineDetector(directory: lineModel)
-                } else if let lineModel, lineDetection == .networkOnFrames {
-                    detector = try NetworkLineDetector(directory: lineModel, shorterSideAtLeast: 0, longerSideAtMost: settings.frameDetectionSide)
                 }
             } catch {
                 throw .libraryFailure(library: "OpenVINO", reason: "\(error)")

@@ -58,9 +58,6 @@ public struct QualitySettings: Sendable, Equatable {
     /// With a line model (`ImageScanner(lineModel:)`), a still image's lines are read by the line
     /// network (docs/recognition.md). False: Tesseract alone.
     public var readsWithNetwork = true
-    /// The longer side a camera frame is reduced to for the detector network
-    /// (`ImageScanner.LineDetection.networkOnFrames`).
-    public var frameDetectionSide = 640
 
     public init(_ level: QualityLevel) {
         switch level {
