@@ -61,16 +61,21 @@ public struct NetworkReading: Sendable, Equatable {
 public final class LineNetwork {
     /// Lines are read at this height (the model's input height).
     public static let lineHeight = 48
-    /// Lines narrower than this are padded to it, as PaddleOCR does (its recognizer's 48×320 input).
-    static let minimumWidth = 320
+    /// Lines narrower than this are padded to it. PaddleOCR pads every line to at least 320 (its
+    /// recognizer's 48×320 input); a camera's lines are mostly shorter (three in four of those read
+    /// on the footage, 2026-11-26), and the cost grows with the width. Measured on the real receipts
+    /// (`make score-real`, 2026-11-26): at 320, 258/298 read, 11 false, 0.85 s an image; at 32,
+    /// 258/298, 12 false (an `@` read as `B` on a 338×450 photo), 0.78 s.
+    static let minimumWidth = 64
     /// Wider lines are squeezed to it: the cost grows with the width, and no line a person reads at
     /// a glance in one frame is longer (a 48 px line of this width holds ~100 characters).
     static let maximumWidth = 2400
     /// Input widths are multiples of this. The runtime prepares itself for each new input width on
-    /// its first run there, which then takes about twice as long as the next (46 against 18 ms at
-    /// 320 px, 61 against 36 at 800; debug build, 2026-11-25): at 32 a camera's lines come in 65
-    /// widths, not 260 (a multiple of 8, the encoder's step), for ~3 % more columns on average.
-    static let widthStep = 32
+    /// its first run there, which then takes about three times as long as the next (50 against 15 ms
+    /// on average over the footage's reads, release build, 2026-11-26): at 64 a camera's lines come in
+    /// ~10–20 widths a clip, as many as at 32 with PaddleOCR's 320 minimum, for ~10 % more columns
+    /// than the lines have.
+    static let widthStep = 64
     /// Larger files are refused before they are read: the alphabet is ~130 KB, the model ~21 MB.
     static let maximumAlphabetBytes = 1 << 20
     static let maximumModelBytes = 64 << 20

@@ -238,7 +238,7 @@ final class TextStage: @unchecked Sendable {
             let readers = make()
             scanner = try ImageScanner(options: textOptions, lineDetector: readers.detector, recognizers: readers.recognizers)
         } else {
-            scanner = try ImageScanner(options: textOptions, lineModel: configuration.lineModel)
+            scanner = try ImageScanner(options: textOptions, lineModel: configuration.lineModel, lineDetection: .network, live: true)
         }
         self.configuration = configuration
         gate = SceneChangeGate(configuration: configuration.sceneChange)
@@ -296,8 +296,8 @@ final class TextStage: @unchecked Sendable {
         // strip that took Tesseract 100–200 ms to read as nothing. Measured on the footage (2026-11-22, five
         // clips): 75 such reads, a fifth of the reading time, none typed.
         let lines = timed(.detection) { scanner.textLines(in: full) }.filter { $0.glyphs >= Self.minimumGlyphs }
-        noteLines(lines, measured: true, time: time)
-        if lines.isEmpty { lookForLinesForGuidance(in: image, time: time) }
+        // Guidance's evidence of text in view is the classical detector's (`lookForLinesForGuidance`).
+        lookForLinesForGuidance(in: full, measured: true, time: time)
         let quads = lines.map(\.quad)
         let chosen = schedule.plan(
             quads, signatures: quads.map { scanner.lineSignature($0, in: full) }, priorities: lines.map { Double($0.glyphs) },
@@ -349,11 +349,15 @@ final class TextStage: @unchecked Sendable {
     /// Lines found this long ago still count as text in view, seconds.
     static let guidanceLinesLast = 1.0
 
-    /// Whether text is in view where it is not read — too blurred, or too faint for the reading's
-    /// contrast limit (a card in a dark room) — at most every `guidanceLookEvery` seconds.
-    private func lookForLinesForGuidance(in image: GrayImage, time: Double) {
+    /// Whether text is in view, read or not — too blurred, or too faint for the reading's contrast
+    /// limit (a card in a dark room) — at most every `guidanceLookEvery` seconds, by the classical
+    /// detector (`ImageScanner.textLines(in:evenFaint:)`): the detector network sees text in a
+    /// camera's noise and in a QR code leaving the frame (the sequence clip, 2026-11-26: the person
+    /// was told the empty scene was blurry, and nothing while the card was). `measured`: `image` is
+    /// the frame at full resolution, so the lines' heights are the glyphs'.
+    private func lookForLinesForGuidance(in image: GrayImage, measured: Bool = false, time: Double) {
         guard linesSeen.map({ time - $0.time >= Self.guidanceLookEvery }) ?? true else { return }
-        noteLines(timed(.detection) { scanner.textLines(in: image, evenFaint: true) }, measured: false, time: time)
+        noteLines(timed(.detection) { scanner.textLines(in: image, evenFaint: true) }, measured: measured, time: time)
     }
 
     /// `measured`: the lines were found at full resolution, so their heights are the glyphs' (lines

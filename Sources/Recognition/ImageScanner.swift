@@ -47,8 +47,9 @@ public final class ImageScanner {
     public enum LineDetection: Sendable {
         /// `ClassicalLineDetector`.
         case classical
-        /// `NetworkLineDetector` (PP-OCRv6's detector), from the line model's directory, at a still
-        /// image's size (RapidOCR's: the shorter side at least 736 px).
+        /// `NetworkLineDetector` (PP-OCRv6's detector), from the line model's directory: at a still
+        /// image's size (RapidOCR's: the shorter side at least 736 px), or, `live`, at a camera
+        /// frame's (`QualitySettings.liveDetectionSide`; nil there: the classical detector).
         case network
     }
 
@@ -84,7 +85,11 @@ public final class ImageScanner {
                     recognizers = [NetworkLineRecognizer(try LineNetwork(directory: lineModel))]
                 }
                 if let lineModel, lineDetection == .network {
-                    detector = try NetworkLineDetector(directory: lineModel)
+                    if !live {
+                        detector = try NetworkLineDetector(directory: lineModel)
+                    } else if let side = settings.liveDetectionSide {
+                        detector = try NetworkLineDetector(directory: lineModel, shorterSideAtLeast: 0, longerSideAtMost: side)
+                    }
                 }
             } catch {
                 throw .libraryFailure(library: "OpenVINO", reason: "\(error)")
@@ -175,13 +180,17 @@ public final class ImageScanner {
     /// The text lines in `image` within the region of interest, in `image`'s pixel coordinates
     /// (none when no text type is wanted or the region has no contrast to read).
     /// - Parameter evenFaint: look even where the contrast is below what is read at all
-    ///   (`QualitySettings.minimumContrastForText`): a card in a dark room, for guidance.
+    ///   (`QualitySettings.minimumContrastForText`): a card in a dark room, for guidance. The
+    ///   classical detector looks then (`LineReader.lines(in:)`): with no contrast gate before it,
+    ///   the detector network sees text in a camera's noise on an empty scene (the sequence clip's
+    ///   empty gray frames: a region of mean probability ~0.6 over half the frame, 2026-11-26), and
+    ///   the person was told the empty scene was blurry.
     public func textLines(in image: GrayImage, evenFaint: Bool = false) -> [TextLine] {
         guard fusion != nil else { return [] }
         let roi = options.regionOfInterest.pixelRect(width: image.width, height: image.height)
         let region = image.cropped(to: roi)
         guard evenFaint || region.contrastSpread() >= settings.minimumContrastForText else { return [] }
-        return lineDetector.lines(in: region).map { line in
+        return (evenFaint ? lineReader.lines(in: region) : lineDetector.lines(in: region)).map { line in
             TextLine(quad: line.quad.map { Point(x: $0.x + Double(roi.x), y: $0.y + Double(roi.y)) }, glyphs: line.glyphs)
         }
     }

@@ -58,6 +58,13 @@ public struct QualitySettings: Sendable, Equatable {
     /// With a line model (`ImageScanner(lineModel:)`), a still image's lines are read by the line
     /// network (docs/recognition.md). False: Tesseract alone.
     public var readsWithNetwork = true
+    /// With a line model, a camera frame's lines are found by the detector network on the frame
+    /// reduced to this longer side (px); nil: by the classical detector. At 640 a 1280×720 frame is
+    /// detected at 640×352 in ~34 ms, one thread. The classical detector took ~13 ms, but finds desk
+    /// texture as lines of three or four "glyphs", read as garbage three times each before they are
+    /// taken for clutter: on the footage at realtime (seeds 1–3, 2026-11-26) 1,100 of 2,520 reads,
+    /// none typed. With the network the text pass costs less in all (docs/benchmarks.md).
+    public var liveDetectionSide: Int? = 640
 
     public init(_ level: QualityLevel) {
         switch level {
@@ -67,6 +74,7 @@ public struct QualitySettings: Sendable, Equatable {
                 testInvertedBarcodes: false, barcodeScanDensity: 2, minimumLineConfidence: 0.7)
             secondReadingHeights = []
             readsWithNetwork = false
+            liveDetectionSide = nil
         case .balanced:
             self.init(
                 processingWidth: 1280,

@@ -27,7 +27,7 @@ models) and PP-OCRv6 alone — RapidOCR (PyPI rapidocr 3.10.0, onnxruntime, one 
 PP-OCRv6 small detector and recognizer, its lines typed by libphonenumber's matcher (VALID) and the
 same two regular expressions.
 
-    score_real.py SCANNERD MIRROR OUT [--limit N] [--readers scan,rapidocr] [--scan-args "…"] [--show]
+    score_real.py SCANNERD MIRROR OUT [--limit N] [--readers scan,rapidocr[,rapidocr-gray]] [--scan-args "…"] [--show]
 """
 
 import argparse
@@ -269,9 +269,10 @@ def run_scan(scannerd, paths, regions, extra, details=None):
     return reports, seconds
 
 
-def run_rapidocr(paths, regions, cache):
+def run_rapidocr(paths, regions, cache, gray=False):
     """RapidOCR's lines of each image, typed here. Its lines and times are kept in `cache` (they do
-    not change from run to run; delete it to measure again)."""
+    not change from run to run; delete it to measure again). `gray`: the image is made gray first
+    (the three channels equal), as scannerd sees it: what colour is worth to the networks."""
     lines = {}
     if os.path.exists(cache):
         with open(cache) as f:
@@ -290,7 +291,14 @@ def run_rapidocr(paths, regions, cache):
         })
         for path in missing:
             start = time.monotonic()
-            result = engine(path, use_cls=False)
+            if gray:
+                import numpy
+                from PIL import Image
+
+                with Image.open(path) as image:
+                    result = engine(numpy.asarray(image.convert("L").convert("RGB")), use_cls=False)
+            else:
+                result = engine(path, use_cls=False)
             lines[os.path.basename(path)] = {"seconds": time.monotonic() - start, "lines": list(result.txts or ())}
         with open(cache + ".tmp", "w") as f:
             json.dump(lines, f)
@@ -360,6 +368,9 @@ def main():
         elif reader == "rapidocr":
             reports, seconds = run_rapidocr(paths, regions, os.path.join(args.out, "rapidocr-3.10.0-lines.json"))
             name = "PP-OCRv6 alone (RapidOCR, onnxruntime, one thread)"
+        elif reader == "rapidocr-gray":
+            reports, seconds = run_rapidocr(paths, regions, os.path.join(args.out, "rapidocr-3.10.0-gray-lines.json"), gray=True)
+            name = "PP-OCRv6 alone on the gray image"
         else:
             sys.exit(f"score-real: unknown reader {reader}")
         found, total, false, misses, falses = score(reports, truths)
