@@ -310,12 +310,22 @@ final class TextStage: @unchecked Sendable {
             let read = timed(.reading) { scanner.readLine(quads[index], in: full) }
             let items = Self.admitted(read?.items ?? [], believed: believed)
             linesRead += 1
-            let part = Self.readsAPart(read?.items ?? [], admitted: items, of: schedule.standing(forQuad: index) ?? [])
+            let earlier = schedule.standing(forQuad: index) ?? []
+            let part = Self.readsAPart(read?.items ?? [], admitted: items, of: earlier)
+            // Said nothing asked for, but may be a misread of something that is (`LineSchedule.record(…, doubt:)`).
+            let doubt = read.flatMap { ReadingFusion.mayBeTyped($0.text) ? $0.text : nil }
+            // Such a read of a line that said something typed is no evidence against it: a misread,
+            // taken as garbage is (the line goes on saying it, `LineSchedule.standing`). Receipt seed 1
+            // (unpaced, 2026-11-26): its phone number, read in doubt twice after it was added, was
+            // removed in view and added again.
+            let misread = doubt != nil && earlier.contains { $0.item.contentType != nil }
             schedule.record(
                 items, key: items.map { Self.key($0.item) }, forQuad: index, time: time,
-                unconfident: !part && items.isEmpty && Self.readsAsGarbage(confidence: read?.confidence ?? 0, characters: read?.characters ?? 0),
+                unconfident: !part && items.isEmpty
+                    && (misread || Self.readsAsGarbage(confidence: read?.confidence ?? 0, characters: read?.characters ?? 0)),
                 confidence: read?.confidence ?? 0,
-                part: part)
+                part: part,
+                doubt: doubt)
         }
         let toImage = { (p: Point) in Point(x: p.x / Double(full.width), y: p.y / Double(full.height)) }
         var reading = Reading(items: [], carried: [], isRepeat: false)

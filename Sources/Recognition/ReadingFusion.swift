@@ -80,7 +80,7 @@ public final class ReadingFusion {
     /// between two letters or digits (`Wei. 542.555 9173`, `anery wndayist@narthgate-optics.com`),
     /// or a word `www`, `com` or `http(s)` (`WW. NOTTAQALe-OPtics com` for a card's
     /// `www.northgate-optics.com`, read so by Tesseract on most passes at 640×480).
-    static func mayBeTyped(_ text: String) -> Bool {
+    public static func mayBeTyped(_ text: String) -> Bool {
         if text.contains("@") || text.filter(\.isNumber).count >= 6 { return true }
         let words = text.lowercased().split { !$0.isLetter }
         if words.contains(where: { ["www", "com", "http", "https"].contains($0) }) { return true }

@@ -67,7 +67,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         /// Where it was detected last, in the caller's coordinates.
         public var quad: Quad
         /// The latest readings, newest last, with the keys they are compared by.
-        public var reads: [(reading: Reading, key: [String], garbage: Bool)] = []
+        public var reads: [(reading: Reading, key: [String], garbage: Bool, doubt: String?)] = []
         public var lastRead: Double?
         public var lastSeen: Double
         /// Its appearance now, and when it was last read.
@@ -89,9 +89,12 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         /// then sharper as plain text, has one read saying that it says nothing, not two (a poster's
         /// e-mail address, read so while it came into focus, was taken for plain text and, behind
         /// the desk's clutter, never read again while legible).
+        /// Reads of nothing in doubt (`record(…, doubt:)`) agree only when they read the same text.
         public var agreement: Int {
             guard let newest = reads.last else { return 0 }
-            return reads.reversed().prefix { $0.key == newest.key && (!$0.key.isEmpty || $0.garbage == newest.garbage) }.count
+            return reads.reversed().prefix {
+                $0.key == newest.key && (!$0.key.isEmpty || ($0.garbage == newest.garbage && $0.doubt == newest.doubt))
+            }.count
         }
 
         public var latest: Reading? { reads.last?.reading }
@@ -198,7 +201,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             // can wait for the lines not read yet. At realtime a card's two longest lines, read as
             // plain text at 0.95, were read again before its phone number and URL were read at all:
             // the phone number was added two passes (~8 frames) later than it could have been.
-            if line.saysNothing, line.confidence >= configuration.confirmingPassConfidence,
+            if line.saysNothing, line.reads.last?.doubt == nil, line.confidence >= configuration.confirmingPassConfidence,
                 time - lastRead < configuration.rereadNothingAfter
             {
                 return (2, priority, lastRead)
@@ -224,15 +227,21 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     ///   caller's judgement, e.g. `…/i` of a link ending `…/info` when the detector split the line
     ///   there): the line is still taken to say what it said (`standing`), for as long as its reads
     ///   are such parts. `key` is what the read itself says, so such reads agree with each other.
+    /// - Parameter doubt: it said nothing asked for but may be a misread of something that is (the
+    ///   caller's judgement, e.g. many digits): its text. Reads in doubt agree only when they read
+    ///   the same, and such a read is not plain text read well, whose next read may wait (`plan`):
+    ///   `Questions7 17555-0142` and `Questions? 1-737-55-0142` (both 0.91), read while a receipt
+    ///   came into focus, agreed that its phone number's line said nothing, and it was read again
+    ///   1.5 s later (1280×720, receipt seed 1, the detector network, 2026-11-26).
     public mutating func record(
         _ reading: Reading, key: [String], forQuad index: Int, time: Double, unconfident: Bool = false, confidence: Double = 0,
-        part: Bool = false
+        part: Bool = false, doubt: String? = nil
     ) {
         let l = current[index]
         lines[l].confidence = confidence
         lines[l].garbageReads = unconfident ? lines[l].garbageReads + 1 : 0
         lines[l].saidPart = part
-        lines[l].reads.append((reading, key, unconfident))
+        lines[l].reads.append((reading, key, unconfident, key.isEmpty ? doubt : nil))
         if !unconfident, !part { lines[l].lastClear = reading }
         if lines[l].reads.count > configuration.confirmingReads { lines[l].reads.removeFirst() }
         lines[l].lastRead = time

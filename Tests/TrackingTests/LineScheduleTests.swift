@@ -305,6 +305,29 @@ import Testing
         #expect(waiting.plan([plain, line(300, 300)], priorities: [30, 14], time: 0.6) == [0])
     }
 
+    /// Reads of nothing that may be misreads of something asked for (`doubt`: many digits) agree
+    /// only when they read the same text, and such a line's next read does not wait behind lines
+    /// not read yet (a receipt's phone number read twice as nothing while it came into focus).
+    @Test func readsInDoubtAgreeOnlyWhenTheyReadTheSame() {
+        var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
+        let phone = line(10, 10), other = line(10, 60)
+        _ = schedule.plan([phone], priorities: [30], time: 0)
+        schedule.record("", key: [], forQuad: 0, time: 0, confidence: 0.95, doubt: "Questions7 17555-0142")
+        #expect(schedule.plan([phone, other], priorities: [30, 14], time: 0.1) == [0], "read again before the line not read yet")
+        schedule.record("", key: [], forQuad: 0, time: 0.1, confidence: 0.95, doubt: "Questions? 1-737-55-0142")
+        #expect(!schedule.isConfirmed(schedule.line(forQuad: 0)), "two different texts: not confirmed as saying nothing")
+        #expect(schedule.plan([phone, other], priorities: [30, 14], time: 0.2).first == 0)
+        schedule.record("", key: [], forQuad: 0, time: 0.2, confidence: 0.95, doubt: "Questions? 1-737-55-0142")
+        #expect(schedule.isConfirmed(schedule.line(forQuad: 0)), "the same text twice: it says nothing")
+        // Without doubt, two reads of nothing agree whatever they read.
+        var plain = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
+        _ = plain.plan([phone], time: 0)
+        plain.record("", key: [], forQuad: 0, time: 0, confidence: 0.95)
+        _ = plain.plan([phone], time: 0.1)
+        plain.record("", key: [], forQuad: 0, time: 0.1, confidence: 0.95)
+        #expect(plain.isConfirmed(plain.line(forQuad: 0)))
+    }
+
     /// A line read blurred as garbage, then as plain text, is not yet confirmed as plain text: the
     /// garbage read agrees only with garbage. Confirmed as plain text, on a desk whose clutter
     /// brings new lines on every pass, it is read again by priority after `plainTextCompetesAfter`.
