@@ -278,8 +278,8 @@ final class TextStage: @unchecked Sendable {
         if lastSharpness < configuration.minimumSharpness {
             skippedBlurred += 1
             // Not read; but guidance needs to know whether text is in view (a dark or blurred card
-            // scores low here): the lines are looked for at most twice a second.
-            lookForLinesForGuidance(in: image, time: time)
+            // scores low here, and so does a blank frame): the lines are looked for on each.
+            lookForLinesForGuidance(in: image, everyTime: true, time: time)
             return nil
         }
         passes += 1
@@ -364,10 +364,18 @@ final class TextStage: @unchecked Sendable {
     /// detector (`ImageScanner.textLines(in:evenFaint:)`): the detector network sees text in a
     /// camera's noise and in a QR code leaving the frame (the sequence clip, 2026-11-26: the person
     /// was told the empty scene was blurry, and nothing while the card was). `measured`: `image` is
-    /// the frame at full resolution, so the lines' heights are the glyphs'.
-    private func lookForLinesForGuidance(in image: GrayImage, measured: Bool = false, time: Double) {
-        guard linesSeen.map({ time - $0.time >= Self.guidanceLookEvery }) ?? true else { return }
-        noteLines(timed(.detection) { scanner.textLines(in: image, evenFaint: true) }, measured: measured, time: time)
+    /// the frame at full resolution, so the lines' heights are the glyphs'. `everyTime`: a frame too
+    /// blurred to read is looked at whenever it comes, and a look that finds no line ends "text in
+    /// view" at once: a card gone in a cut leaves a blank frame, not a blurred card (the demo clip at
+    /// realtime: `blurry` on its blank frames, within a second of the card's last lines).
+    private func lookForLinesForGuidance(in image: GrayImage, measured: Bool = false, everyTime: Bool = false, time: Double) {
+        guard everyTime || linesSeen.map({ time - $0.time >= Self.guidanceLookEvery }) ?? true else { return }
+        let lines = timed(.detection) { scanner.textLines(in: image, evenFaint: true) }.filter { $0.glyphs >= Self.minimumGlyphs }
+        guard !lines.isEmpty else {
+            linesSeen = nil
+            return
+        }
+        noteLines(lines, measured: measured, time: time)
     }
 
     /// `measured`: the lines were found at full resolution, so their heights are the glyphs' (lines

@@ -91,4 +91,23 @@ import TestTraits
         for index in 0..<9 { actions += handler.process(frame(index, image), time: Double(index) / 30) }
         #expect(actions.isEmpty && recognizer.reads == 0)
     }
+
+    /// Guidance's "text in view" ends with a frame that shows none: a blank frame right after the
+    /// card (a cut, or the card gone) is not a blurred card (the demo clip at realtime was told
+    /// `blurry` on its blank frames, within a second of the card's last lines).
+    @Test func aBlankFrameAfterTheCardIsNoTextInView() throws {
+        var options = ScanOptions(quality: .balanced)
+        options.types = try RecognitionTypes(parsing: "contentTypes")
+        var configuration = SequenceConfiguration(options: options)
+        nonisolated(unsafe) let readers = TextReaders(
+            detector: FakeDetector([Quad(x: 100, y: 200, width: 300, height: 30)]), recognizers: [FakeRecognizer(["Jane Doe"])])
+        configuration.textReaders = { readers }
+        let stage = try TextStage(configuration: configuration)
+        let card = try card()
+        _ = stage.read(card, time: 0)
+        #expect(stage.guidanceSample?.textInView == true, "the card's lines are seen")
+        let blank = GrayImage(width: card.width, height: card.height, pixels: [UInt8](repeating: 128, count: card.width * card.height))
+        _ = stage.read(blank, time: 0.2)
+        #expect(stage.guidanceSample?.textInView == false)
+    }
 }
