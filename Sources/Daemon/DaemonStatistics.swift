@@ -45,10 +45,13 @@ public enum DaemonStatistics {
 
     /// The pipeline's counters for the log line at its end.
     public static func metadata(_ s: SequenceStatistics) -> Logger.Metadata {
-        [
+        var metadata: Logger.Metadata = [
+            "ocrDetectionFailures": "\(s.ocrDetectionFailures)",
             "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)", "barcodeDetailScans": "\(s.barcodeDetailScans)",
             "ocrPasses": "\(s.ocrPasses)", "ocrLinesRead": "\(s.ocrLinesRead)", "ocrConfirmingPasses": "\(s.ocrConfirmingPasses)",
             "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)", "ocrSkippedUnchanged": "\(s.ocrSkippedUnchanged)",
         ]
+        if let failure = s.ocrLastDetectionFailure { metadata["ocrLastDetectionFailure"] = "\(failure)" }
+        return metadata
     }
 }

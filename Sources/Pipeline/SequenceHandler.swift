@@ -75,6 +75,8 @@ public struct SequenceStatistics: Sendable, Equatable {
         ocrConfirmingPasses = text?.confirmingPasses ?? 0
         ocrSkippedBlurred = text?.skippedBlurred ?? 0
         ocrSkippedUnchanged = text?.skippedUnchanged ?? 0
+        ocrDetectionFailures = text?.detectionFailures.count ?? 0
+        ocrLastDetectionFailure = text?.detectionFailures.last
     }
 
     public var framesScanned = 0
@@ -92,6 +94,9 @@ public struct SequenceStatistics: Sendable, Equatable {
     public var ocrConfirmingPasses = 0
     public var ocrSkippedBlurred = 0
     public var ocrSkippedUnchanged = 0
+    /// Frames the line detector failed on (its runtime's error: they gave no lines), and the last error.
+    public var ocrDetectionFailures = 0
+    public var ocrLastDetectionFailure: String?
     public init() {}
 }
 
@@ -212,6 +217,8 @@ final class TextStage: @unchecked Sendable {
     var skippedUnchanged = 0
     /// Passes that only gave lines their confirming read (`awaitsConfirmation`).
     var confirmingPasses = 0
+    /// Frames the line detector failed on, and why it last did (`ImageScanner.detectionFailures`).
+    var detectionFailures: (count: Int, last: String?) { scanner.detectionFailures }
     /// What the last `read` measured, for guidance (`GuidanceAdvisor`).
     private(set) var guidanceSample: GuidanceSample?
     private var previous: (thumbnail: [UInt8], time: Double)?

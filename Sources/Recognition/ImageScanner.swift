@@ -195,6 +195,11 @@ public final class ImageScanner {
         }
     }
 
+    /// Images the line detector failed on (they gave no lines), and why it last did.
+    public var detectionFailures: (count: Int, last: String?) {
+        (lineDetector.failures, lineDetector.lastFailure.map { "\($0)" })
+    }
+
     /// A coarse picture of the line at `quad`, to tell whether it changed (`LineReader.signature`).
     public func lineSignature(_ quad: Quad, in image: GrayImage) -> [Double] {
         lineReader.signature(of: quad, in: image)

@@ -8,6 +8,15 @@ import ScannerCore
 /// clockwise, their top edge along the text's top.
 public protocol LineDetector: AnyObject {
     func lines(in image: GrayImage) -> [TextLineDetector.Line]
+    /// Images it failed on (its runtime's error), and the last error: those images gave no lines.
+    var failures: Int { get }
+    var lastFailure: InferenceError? { get }
+}
+
+extension LineDetector {
+    /// A detector that cannot fail.
+    public var failures: Int { 0 }
+    public var lastFailure: InferenceError? { nil }
 }
 
 /// The classical detector (`TextLineDetector`: local-mean ink masks, glyph components chained into
@@ -48,6 +57,7 @@ extension NetworkLineDetector: LineDetector {
             return try detect(image)
         } catch {
             lastFailure = error
+            failures += 1
             return []
         }
     }

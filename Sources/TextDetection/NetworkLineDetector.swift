@@ -25,6 +25,8 @@ public final class NetworkLineDetector {
     public var postProcessing = ProbabilityMapLines()
     /// The last time the runtime failed on an image (`lines(in:)` found no lines there).
     public internal(set) var lastFailure: InferenceError?
+    /// Images the runtime failed on.
+    public internal(set) var failures = 0
     private var compiled: [(width: Int, height: Int, model: NetworkModel)] = []
 
     /// Reads the network once, so a missing or broken model is an error here; it is compiled for each

@@ -1,5 +1,6 @@
 import Capture
 import ImageDecoding
+import InferenceRuntime
 @testable import Pipeline
 import Recognition
 import ScannerCore
@@ -109,5 +110,31 @@ import TestTraits
         let blank = GrayImage(width: card.width, height: card.height, pixels: [UInt8](repeating: 128, count: card.width * card.height))
         _ = stage.read(blank, time: 0.2)
         #expect(stage.guidanceSample?.textInView == false)
+    }
+
+    /// A detector whose runtime fails finds no lines; the pipeline counts the frames and keeps the
+    /// last error for its statistics (the log line at its end), so a failing runtime is not silent.
+    @Test func detectionFailuresAreCounted() throws {
+        final class FailingDetector: LineDetector, @unchecked Sendable {
+            var failures = 0
+            var lastFailure: InferenceError?
+            func lines(in image: GrayImage) -> [TextLineDetector.Line] {
+                failures += 1
+                lastFailure = .failed(reason: "the device is gone")
+                return []
+            }
+        }
+        var options = ScanOptions(quality: .balanced)
+        options.types = try RecognitionTypes(parsing: "contentTypes")
+        var configuration = SequenceConfiguration(options: options)
+        let detector = FailingDetector()
+        nonisolated(unsafe) let readers = TextReaders(detector: detector, recognizers: [FakeRecognizer(["+1 212 555 0187"])])
+        configuration.textReaders = { readers }
+        let handler = try SequenceHandler(configuration: configuration)
+        let image = try card()
+        for index in 0..<9 { _ = handler.process(frame(index, image), time: Double(index) / 30) }
+        #expect(detector.failures > 0)
+        #expect(handler.statistics.ocrDetectionFailures == detector.failures)
+        #expect(handler.statistics.ocrLastDetectionFailure?.contains("the device is gone") == true)
     }
 }
