@@ -329,7 +329,7 @@ final class TextStage: @unchecked Sendable {
             schedule.record(
                 items, key: items.map { Self.key($0.item) }, forQuad: index, time: time,
                 unconfident: !part && items.isEmpty
-                    && (misread || Self.readsAsGarbage(confidence: read?.confidence ?? 0, characters: read?.characters ?? 0)),
+                    && (misread || Self.readsAsGarbage(confidence: read?.confidence ?? 0, characters: read.map { ImageScanner.characters($0.text) } ?? 0)),
                 confidence: read?.confidence ?? 0,
                 part: part,
                 doubt: doubt)
@@ -382,14 +382,6 @@ final class TextStage: @unchecked Sendable {
             linesSeen = nil
             return
         }
-        noteLines(lines, measured: measured, time: time)
-    }
-
-    /// `measured`: the lines were found at full resolution, so their heights are the glyphs' (lines
-    /// found on the processing image only say that text is there).
-    private func noteLines(_ lines: [TextLine], measured: Bool, time: Double) {
-        let lines = lines.filter { $0.glyphs >= Self.minimumGlyphs }
-        guard !lines.isEmpty else { return }
         let tallest = lines.map { $0.quad.topLeft.distance(to: $0.quad.bottomLeft) / Self.linePadding }.max() ?? 0
         linesSeen = (time, measured ? tallest : (linesSeen?.glyphHeight ?? .infinity))
     }

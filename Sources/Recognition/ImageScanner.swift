@@ -207,11 +207,11 @@ public final class ImageScanner {
 
     /// What the line at `quad` (pixel coordinates of `image`) says in a camera frame
     /// (`ReadingFusion.frame`); nil when nothing was read. `confidence` is the line's mean word
-    /// confidence (a line of clutter reads as low-confidence garbage, pass after pass); `characters`
-    /// the letters and digits read (`characters(_:)`).
-    public func readLine(_ quad: Quad, in image: GrayImage) -> (items: [LineItem], confidence: Double, characters: Int, text: String)? {
+    /// confidence (a line of clutter reads as low-confidence garbage, pass after pass); `text` what
+    /// was read.
+    public func readLine(_ quad: Quad, in image: GrayImage) -> (items: [LineItem], confidence: Double, text: String)? {
         guard let reading = fusion?.frame(quad, in: image) else { return nil }
-        return (items(in: reading), reading.line.confidence, Self.characters(reading.line.text), reading.line.text)
+        return (items(in: reading), reading.line.confidence, reading.line.text)
     }
 
     /// A line says something only with at least this many letters and digits: noise and texture

@@ -222,13 +222,7 @@ public struct LineReader: Sendable {
         let pad = Double(bottom - top + 1) * 0.2
         let u0 = max(0, (Double(left) - pad) / Double(straight.width)), u1 = min(1, (Double(right + 1) + pad) / Double(straight.width))
         let v0 = max(0, (Double(top) - pad) / Double(rows)), v1 = min(1, (Double(bottom + 1) + pad) / Double(rows))
-        func at(_ u: Double, _ v: Double) -> Point {
-            let upper = Point(x: quad.topLeft.x + (quad.topRight.x - quad.topLeft.x) * u, y: quad.topLeft.y + (quad.topRight.y - quad.topLeft.y) * u)
-            let lower = Point(
-                x: quad.bottomLeft.x + (quad.bottomRight.x - quad.bottomLeft.x) * u, y: quad.bottomLeft.y + (quad.bottomRight.y - quad.bottomLeft.y) * u)
-            return Point(x: upper.x + (lower.x - upper.x) * v, y: upper.y + (lower.y - upper.y) * v)
-        }
-        return Quad(topLeft: at(u0, v0), topRight: at(u1, v0), bottomRight: at(u1, v1), bottomLeft: at(u0, v1))
+        return Self.quad(u0...u1, on: quad, rows: v0...v1)
     }
 
     /// A coarse picture of the line at `quad` for telling whether it changed since it was read:
@@ -262,13 +256,16 @@ public struct LineReader: Sendable {
         return s0...s1
     }
 
-    /// The part of `quad` (a line, top-left first, clockwise) between fractions `span` of its length.
-    public static func quad(_ span: ClosedRange<Double>, on quad: Quad) -> Quad {
+    /// The part of `quad` (a line, top-left first, clockwise) between fractions `span` of its length
+    /// and fractions `rows` of its height.
+    public static func quad(_ span: ClosedRange<Double>, on quad: Quad, rows: ClosedRange<Double> = 0...1) -> Quad {
         func along(_ a: Point, _ b: Point, _ s: Double) -> Point { Point(x: a.x + (b.x - a.x) * s, y: a.y + (b.y - a.y) * s) }
         let s0 = span.lowerBound, s1 = span.upperBound
+        let top = (along(quad.topLeft, quad.topRight, s0), along(quad.topLeft, quad.topRight, s1))
+        let bottom = (along(quad.bottomLeft, quad.bottomRight, s0), along(quad.bottomLeft, quad.bottomRight, s1))
         return Quad(
-            topLeft: along(quad.topLeft, quad.topRight, s0), topRight: along(quad.topLeft, quad.topRight, s1),
-            bottomRight: along(quad.bottomLeft, quad.bottomRight, s1), bottomLeft: along(quad.bottomLeft, quad.bottomRight, s0))
+            topLeft: along(top.0, bottom.0, rows.lowerBound), topRight: along(top.1, bottom.1, rows.lowerBound),
+            bottomRight: along(top.1, bottom.1, rows.upperBound), bottomLeft: along(top.0, bottom.0, rows.upperBound))
     }
 }
 
