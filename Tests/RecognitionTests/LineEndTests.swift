@@ -46,6 +46,16 @@ import TestTraits
         #expect(LineReader.inkQuad(of: blank, in: image()) == blank)
     }
 
+    /// A detector's degenerate quads (a point, a sliver, one past the image's edge) are no cut and
+    /// no crash: the ink box is looked for before the ends are judged.
+    @Test func degenerateQuadsAreNoCut() {
+        for quad in [Quad(x: 70, y: 25, width: 0, height: 0), Quad(x: 60, y: 20, width: 90, height: 0.5)] {
+            #expect(reader.cutEnds(of: quad, in: image()) == .none, "\(quad)")
+        }
+        // Reaching far past the image: narrowed to the glyphs inside it, whose ends are clean.
+        #expect(reader.cutEnds(of: Quad(x: -300, y: -200, width: 800, height: 460), in: image()) == .none)
+    }
+
     @Test func somethingOverTheGroundCutsTheLine() {
         // A thumb (skin is mid-gray) right before the first glyph, and one right after the last.
         let thumbBefore = (PixelRect(x: 20, y: 0, width: 35, height: 60), UInt8(140))
