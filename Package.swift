@@ -12,6 +12,8 @@ import PackageDescription
 
 /// Where `make deps` unpacks OpenVINO's C runtime (config/runtime/fetch-openvino.sh).
 let openVINO = Context.packageDirectory + "/.build/openvino"
+/// Where `make deps` builds zxing-cpp from its release source (config/runtime/build-zxing.sh).
+let zxing = Context.packageDirectory + "/.build/zxing"
 
 let package = Package(
     name: "scannerd",
@@ -60,10 +62,14 @@ let package = Package(
             linkerSettings: [.linkedLibrary("lept"), .linkedLibrary("tiff")]
         ),
 
-        // zbar cannot decode PDF417; zxing-cpp (C++) can. Same kind of shim.
+        // zxing-cpp 3.x through its own C API (ZXingC.h): every symbology, every code in the image (issue #41).
+        // Debian 12's libzxing is 1.4; `make deps` builds the release source from PyPI into .build/zxing,
+        // static (config/runtime/build-zxing.sh).
         .target(
             name: "CZXing",
-            linkerSettings: [.linkedLibrary("ZXing"), .linkedLibrary("stdc++")]
+            cSettings: [.unsafeFlags(["-I", zxing + "/include"])],
+            // The archive by its file name (-l:), so that a libZXing.so of Debian's on the system is never taken instead.
+            linkerSettings: [.unsafeFlags(["-L", zxing + "/lib", "-Xlinker", "-l:libZXing.a"]), .linkedLibrary("stdc++")]
         ),
 
         // The text networks (issue #40) run on OpenVINO's C API, from the PyPI wheel that `make deps` unpacks
@@ -106,7 +112,12 @@ let package = Package(
         .target(name: "DemoClip", resources: [.embedInCode("demo.mjpeg")]),
 
         // MARK: Recognizers: GrayImage → observations
-        .target(name: "BarcodeRecognition", dependencies: ["ScannerCore", "CZBar", "CZXing"]),
+        // zxing-cpp's headers are in .build/zxing (`make deps`), not beside the shim: the one module that
+        // imports CZXing is told where they are.
+        .target(
+            name: "BarcodeRecognition", dependencies: ["ScannerCore", "CZBar", "CZXing"],
+            swiftSettings: [.unsafeFlags(["-Xcc", "-I", "-Xcc", zxing + "/include"])]
+        ),
         // Where the lines of text are, behind one seam (LineDetector): PP-OCRv6's detector network, or the
         // classical detector (pure Swift); the recognizers read line by line (issues #13, #40).
         .target(name: "TextDetection", dependencies: ["ScannerCore", "InferenceRuntime"]),

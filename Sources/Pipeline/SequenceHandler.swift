@@ -108,8 +108,7 @@ public struct SequenceStatistics: Sendable, Equatable {
 /// Owned by one thread at a time (the deterministic loop, or the live pipeline's barcode thread).
 final class BarcodeStage: @unchecked Sendable {
     private let scanner: ImageScanner
-    /// For the frame at full resolution and its spots: zxing-cpp first (`BarcodeRecognizer.zxingFirst`),
-    /// 3-4× cheaper than zbar there and without its misreads of small noisy EANs.
+    /// For the frame at full resolution and its spots (its own zbar cadence).
     private let detailScanner: ImageScanner
     private var gate: SceneChangeGate
     private let detailEvery: Int
@@ -131,7 +130,7 @@ final class BarcodeStage: @unchecked Sendable {
         var barcodeOptions = options
         barcodeOptions.types = RecognitionTypes(symbologies: options.types.symbologies, contentTypes: [])
         scanner = try ImageScanner(options: barcodeOptions, live: true)
-        detailScanner = try ImageScanner(options: barcodeOptions, live: true, zxingFirst: true)
+        detailScanner = try ImageScanner(options: barcodeOptions, live: true)
         gate = SceneChangeGate(configuration: sceneChange)
         self.detailEvery = detailEvery
     }

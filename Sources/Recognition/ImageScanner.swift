@@ -65,16 +65,14 @@ public final class ImageScanner {
     private let fusion: ReadingFusion?
 
     /// - Parameter live: the scanner sees a camera's frames one after another, so work that can be
-    ///   spread over frames is (`QualitySettings.liveDataMatrixTiles`).
+    ///   spread over frames is (`QualitySettings.liveZBarEvery`).
     /// - Parameter lineModel: the text networks' model directory (`make deps`); lines are then read by
     ///   PP-OCRv6's recognizer (`QualitySettings.readsWithNetwork`). Nil: by Tesseract.
     /// - Parameter lineDetection: which detector finds the lines; `.network` needs `lineModel`
     ///   (without it, the classical detector).
-    /// - Parameter zxingFirst: barcodes zxing-cpp reads are read by it alone
-    ///   (`BarcodeRecognizer.zxingFirst`: a camera frame at full resolution).
     public convenience init(
         options: ScanOptions, tessdataPath: String? = nil, lineModel: String? = nil, lineDetection: LineDetection = .classical,
-        live: Bool = false, zxingFirst: Bool = false
+        live: Bool = false
     ) throws(ScannerError) {
         let settings = QualitySettings(options.quality)
         var detector: any LineDetector = ClassicalLineDetector()
@@ -99,13 +97,13 @@ public final class ImageScanner {
                 recognizers = ([LineReader.standardHeight] + settings.secondReadingHeights).map { TesseractLineRecognizer(text, readingHeight: $0) }
             }
         }
-        try self.init(options: options, lineDetector: detector, recognizers: recognizers, live: live, zxingFirst: zxingFirst)
+        try self.init(options: options, lineDetector: detector, recognizers: recognizers, live: live)
     }
 
     /// A scanner that finds lines with `lineDetector` and reads them with `recognizers` (through
     /// `ReadingFusion`; none: no text is read): any conformance, a test's fake included.
     public init(
-        options: ScanOptions, lineDetector: any LineDetector, recognizers: [any LineRecognizer], live: Bool = false, zxingFirst: Bool = false
+        options: ScanOptions, lineDetector: any LineDetector, recognizers: [any LineRecognizer], live: Bool = false
     ) throws(ScannerError) {
         if let problem = options.regionOfInterest.validationProblem {
             throw .invalidArgument(name: "roi", value: options.regionOfInterest.description, reason: problem)
@@ -113,12 +111,9 @@ public final class ImageScanner {
         self.options = options
         self.settings = QualitySettings(options.quality)
         self.barcodes = try BarcodeRecognizer(
-            symbologies: options.types.symbologies, testInverted: settings.testInvertedBarcodes,
-            scanDensity: settings.barcodeScanDensity, zxingFirst: zxingFirst)
-        if live {
-            barcodes.dataMatrixTilesPerScan = settings.liveDataMatrixTiles
-            barcodes.zxingFallbackEvery = settings.liveZXingFallbackEvery
-        }
+            symbologies: options.types.symbologies, zxingEffort: ZXingReader.Effort(tryInvert: settings.testInvertedBarcodes),
+            testInverted: settings.testInvertedBarcodes,
+            scanDensity: settings.barcodeScanDensity, zbarEvery: live ? settings.liveZBarEvery : 1)
         self.content = try ContentDetector(contentTypes: options.types.contentTypes, defaultRegion: options.phoneRegion)
         self.lineDetector = lineDetector
         self.fusion = options.types.wantsText && !recognizers.isEmpty ? ReadingFusion(recognizers) : nil

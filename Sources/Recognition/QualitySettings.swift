@@ -14,18 +14,14 @@ public struct QualitySettings: Sendable, Equatable {
         case .none: 960
         }
     }
-    /// Retry inverted (light-on-dark) when a scan finds no barcode.
+    /// Light-on-dark codes (a phone in dark mode) are looked for too: zxing-cpp tries the negative,
+    /// zbar retries inverted when it finds nothing.
     public var testInvertedBarcodes: Bool
     /// zbar scans every n-th row and column.
     public var barcodeScanDensity: Int
-    /// DataMatrix tiles (`BarcodeRecognizer.dataMatrixTiles`) a camera frame is searched in, taking
-    /// turns: 3 of 21 cover a 640×480 frame every 7 frames for ~0.5 ms a frame instead of 3.2 ms
-    /// (docs/benchmarks.md). A still image is searched in all of them.
-    public var liveDataMatrixTiles = 3
-    /// On a camera frame, zxing-cpp reads what zbar missed on every n-th frame where zbar missed
-    /// something: 2.2 ms at 640×480 against zbar's 10 (docs/benchmarks.md), so every third costs
-    /// ~0.7 ms a frame. A still image always gets it.
-    public var liveZXingFallbackEvery = 3
+    /// On camera frames zbar looks for what zxing-cpp missed on every n-th scan; nil: never. A still
+    /// image always gets it (`BarcodeRecognizer`).
+    public var liveZBarEvery: Int? = 1
     /// OCR is skipped when the region's contrast spread (`GrayImage.contrastSpread`) is below this:
     /// there is no ink to read, and Tesseract turns noise into short "words".
     public var minimumContrastForText: Int = 48

@@ -22,8 +22,9 @@ public struct RecognitionTypes: Sendable, Equatable {
     public var wantsBarcodes: Bool { !symbologies.isEmpty }
 
     /// Parses a comma-separated list of names: symbologies (`qr`, `ean13`, …), content types
-    /// (`telephoneNumber`, `url`, `emailAddress`), and the groups `barcodes` (every symbology),
-    /// `contentTypes` (every content type) and `text` (every line of text).
+    /// (`telephoneNumber`, `url`, `emailAddress`), the symbology groups (`Symbology.groups`: `barcodes`
+    /// for every symbology, `matrix`, `linear`, `retail`), `contentTypes` (every content type) and `text`
+    /// (every line of text).
     public init(parsing list: String) throws(ScannerError) {
         var types = RecognitionTypes(symbologies: [], contentTypes: [])
         let names = list.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
@@ -35,8 +36,8 @@ public struct RecognitionTypes: Sendable, Equatable {
                 types.symbologies.insert(s)
             } else if let c = TextContentType(rawValue: name) {
                 types.contentTypes.insert(c)
-            } else if name == "barcodes" {
-                types.symbologies.formUnion(Symbology.allCases)
+            } else if let group = Symbology.groups[name] {
+                types.symbologies.formUnion(group)
             } else if name == "contentTypes" {
                 types.contentTypes.formUnion(TextContentType.allCases)
             } else if name == "text" {
@@ -63,7 +64,7 @@ public struct RecognitionTypes: Sendable, Equatable {
 
     public static var knownNames: [String] {
         Symbology.allCases.map(\.rawValue) + TextContentType.allCases.map(\.rawValue)
-            + ["barcodes", "contentTypes", "text"]
+            + Symbology.groups.keys.sorted() + ["contentTypes", "text"]
     }
 }
 

@@ -1,7 +1,15 @@
 /// Barcode symbologies, named as Vision names them (`VNBarcodeSymbology`), lower camel case; the
-/// three zxing-cpp adds (issue #17) as the issue named them: `datamatrix`, `aztec`, `microqr`.
+/// ones zxing-cpp adds (issues #17, #41) as the issues named them: `datamatrix`, `aztec`, `microqr`,
+/// `micropdf417`, `maxicode`, `rmqr`, `telepen`.
 public enum Symbology: String, Sendable, CaseIterable, Hashable, Comparable {
     case qr
+    case microqr
+    case rmqr
+    case datamatrix
+    case aztec
+    case maxicode
+    case pdf417
+    case micropdf417
     case ean13
     case ean8
     case upce
@@ -11,24 +19,32 @@ public enum Symbology: String, Sendable, CaseIterable, Hashable, Comparable {
     case code93
     case i2of5
     case codabar
+    case telepen
     case gs1DataBar
     case gs1DataBarExpanded
-    case pdf417
-    case datamatrix
-    case aztec
-    case microqr
+    case gs1DataBarLimited
 
-    /// Read along lines (1-D codes, and PDF417's stacked rows): a misread can pass the check digit
-    /// (EAN's mod 10 misses two compensating errors), and zxing-cpp 1.4 has decoded camera noise as
-    /// a PDF417 "AA", so readings are voted on by place, like text. QR codes' error correction and
-    /// finder patterns make one decode enough, as do DataMatrix's, Aztec's and Micro QR's
-    /// Reed–Solomon codes.
+    /// Read along lines (1-D codes, and PDF417's and MicroPDF417's stacked rows): a misread can pass
+    /// the check digit (EAN's mod 10 misses two compensating errors), and zxing-cpp 1.4 has decoded
+    /// camera noise as a PDF417 "AA", so readings are voted on by place, like text. The matrix codes'
+    /// Reed–Solomon error correction and finder patterns make one decode enough.
     public var isLinear: Bool {
         switch self {
-        case .qr, .datamatrix, .aztec, .microqr: false
+        case .qr, .microqr, .rmqr, .datamatrix, .aztec, .maxicode: false
         default: true
         }
     }
+
+    /// The groups `--types` and the `set` request accept beside single names (docs/cli.md).
+    public static let groups: [String: Set<Symbology>] = [
+        "barcodes": Set(allCases),
+        // Two-dimensional codes, read as a whole.
+        "matrix": Set(allCases.filter { !$0.isLinear }),
+        // Codes read along lines: 1-D codes and the stacked PDF417s.
+        "linear": Set(allCases.filter(\.isLinear)),
+        // What is printed on goods at a till: EAN/UPC and GS1 DataBar.
+        "retail": [.ean13, .ean8, .upca, .upce, .gs1DataBar, .gs1DataBarExpanded, .gs1DataBarLimited],
+    ]
 
     public static func < (a: Symbology, b: Symbology) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!

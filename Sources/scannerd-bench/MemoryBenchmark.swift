@@ -102,9 +102,9 @@ enum MemoryBenchmark {
         let linear: Set<Symbology> = [.ean13, .code128, .code39, .i2of5, .codabar, .gs1DataBar]
         let barcodeStages: [String: (symbologies: Set<Symbology>, renewal: Int?)] = [
             "zbar-qr-unrenewed": ([.qr], nil),
-            "zbar-qr": ([.qr], BarcodeRecognizer.defaultRenewal),
-            "zbar-linear": (linear, BarcodeRecognizer.defaultRenewal),
-            "zxing-pdf417": ([.pdf417], BarcodeRecognizer.defaultRenewal),
+            "zbar-qr": ([.qr], ZBarScanner.defaultRenewal),
+            "zbar-linear": (linear, ZBarScanner.defaultRenewal),
+            "zxing-pdf417": ([.pdf417], ZBarScanner.defaultRenewal),
         ]
         let call: (Int) -> Void
         switch stage {

@@ -91,6 +91,23 @@ SYMBOLOGIES = [
 ]
 
 
+# The symbologies zxing-cpp 3.x added (issue #41), each on its own canvas like the others.
+MORE_SYMBOLOGIES = [
+    ("maxicode.png", "maxicode", "SCANNERD MAXICODE", {"mode": 4}, 3),
+    ("rmqr.png", "rectangularmicroqrcode", "RMQR-42", {"version": "R11x27"}, 6),
+    ("micropdf417.png", "micropdf417", "SCANNERD MICROPDF", {}, 3),
+    ("gs1databar-limited.png", "databarlimited", "(01)15012345678907", {}, 3),
+    ("telepen.png", "telepen", "SCANNERD", {}, 2),
+]
+
+
+def more_symbologies():
+    for name, kind, data, options, scale in MORE_SYMBOLOGIES:
+        symbol = bwipp(kind, data, scale=scale, options=options)
+        pad = 40
+        save_png(on_canvas(symbol, (symbol.width + 2 * pad, symbol.height + 2 * pad)), name)
+
+
 def symbologies():
     for name, kind, data, options in SYMBOLOGIES:
         symbol = bwipp(kind, data, scale=2 if kind in ("pdf417", "databarexpanded") else 3, options=options)
@@ -455,6 +472,7 @@ if __name__ == "__main__":
             globals()[name]()
         sys.exit(0)
     symbologies()
+    more_symbologies()
     qr_rotated()
     qr_tilted()
     multiple_codes()
