@@ -80,9 +80,23 @@ public final class BarcodeRecognizer {
         self.zbarEvery = zbarEvery
     }
 
+    /// A still image is read again enlarged by this factor (bilinear) when its longer side is at most
+    /// `enlargedReadLargestSide`; nil: never (camera frames, whose time is the frame's). zxing-cpp's
+    /// detectors miss codes of about two pixels a module that they read enlarged: a DataMatrix of the
+    /// code sheet, EAN/UPC of the blackbox samples (docs/benchmarks.md, "Barcodes on zxing-cpp 3.1").
+    public var enlargedRead: Double?
+    public static let enlargedReadLargestSide = 2048
+
     /// Every symbol of the requested symbologies in `image`: zxing-cpp's, then what zbar adds.
     public func recognize(_ image: GrayImage) -> [BarcodeObservation] {
-        let found = zxing.read(image)
+        var found = zxing.read(image)
+        if let factor = enlargedRead, factor > 1, max(image.width, image.height) <= Self.enlargedReadLargestSide {
+            for observation in zxing.read(image.scaled(by: factor)) {
+                var placed = observation
+                placed.corners = observation.corners.map { Point(x: $0.x / factor, y: $0.y / factor) }
+                if !found.contains(where: { $0.samePlace(as: placed) }) { found.append(placed) }
+            }
+        }
         guard let zbar, let every = zbarEvery else { return found }
         scansSinceZBar += 1
         guard scansSinceZBar >= max(1, every) else { return found }

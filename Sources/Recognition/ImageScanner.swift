@@ -114,6 +114,7 @@ public final class ImageScanner {
             symbologies: options.types.symbologies, zxingEffort: ZXingReader.Effort(tryInvert: settings.testInvertedBarcodes),
             testInverted: settings.testInvertedBarcodes,
             scanDensity: settings.barcodeScanDensity, zbarEvery: live ? settings.liveZBarEvery : 1)
+        if !live { barcodes.enlargedRead = settings.stillEnlargedBarcodeRead }
         self.content = try ContentDetector(contentTypes: options.types.contentTypes, defaultRegion: options.phoneRegion)
         self.lineDetector = lineDetector
         self.fusion = options.types.wantsText && !recognizers.isEmpty ? ReadingFusion(recognizers) : nil

@@ -22,6 +22,8 @@ public struct QualitySettings: Sendable, Equatable {
     /// On camera frames zbar looks for what zxing-cpp missed on every n-th scan; nil: never. A still
     /// image always gets it (`BarcodeRecognizer`).
     public var liveZBarEvery: Int? = 1
+    /// A still image's barcodes are also read with the image enlarged this much (`BarcodeRecognizer.enlargedRead`).
+    public var stillEnlargedBarcodeRead: Double? = 1.5
     /// OCR is skipped when the region's contrast spread (`GrayImage.contrastSpread`) is below this:
     /// there is no ink to read, and Tesseract turns noise into short "words".
     public var minimumContrastForText: Int = 48

@@ -3,7 +3,7 @@
 
 Run by hand after changing it; the outputs are committed (tests never run this script):
 
-    pip install pillow segno treepoem   # treepoem also needs Debian's ghostscript
+    pip install pillow segno treepoem numpy ppf-datamatrix   # treepoem also needs Debian's ghostscript
     python3 Tests/Fixtures/generate.py
 
 Every image is deterministic (fixed random seeds) and small. Barcodes come from BWIPP (through
@@ -71,6 +71,45 @@ def qr_image(data, scale=6, border=4):
     segno.make_qr(data, error="m").save(buf, kind="png", scale=scale, border=border)
     buf.seek(0)
     return gray(Image.open(buf))
+
+
+def footage_module():
+    """Tests/Fixtures/footage/generate.py, whose documents (the code sheet) some fixtures photograph."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("footage", os.path.join(HERE, "footage", "generate.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def code_sheet():
+    """sheet.jpg: the footage's sheet of 30 EAN-13 and 30 DataMatrix (issue #41), photographed: held up
+    tilted in front of a desk at 1280x720, a little blur, uneven light, sensor noise, JPEG; and
+    sheet.txt, its 60 payloads (what `scan` must read, each once). Needs numpy and ppf-datamatrix."""
+    import numpy as np
+    footage = footage_module()
+    rng = random.Random("code-sheet")
+    doc = footage.code_sheet(rng)
+    width, height = 1280, 720
+    frame = footage.desk_background(rng, width, height)
+    scale = 0.9 * min(width / doc.image.width, height / doc.image.height)
+    corners = footage.pose_corners(doc.image.size, (width / 2 + 6, height / 2 - 4), scale, 0.12, -0.10, 0.04)
+    w0, h0 = doc.image.size
+    from_frame = np.linalg.inv(footage.homography([(0, 0), (w0, 0), (w0, h0), (0, h0)], corners))
+    coeffs = tuple((from_frame / from_frame[2, 2]).flatten()[:8])
+    layer = doc.image.transform((width, height), Image.PERSPECTIVE, coeffs, Image.BICUBIC)
+    mask = Image.new("L", doc.image.size, 255).transform((width, height), Image.PERSPECTIVE, coeffs, Image.BILINEAR)
+    frame.paste(layer, (0, 0), mask)
+    frame = frame.filter(ImageFilter.GaussianBlur(0.7))
+    arr = np.asarray(frame, np.float32)
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+    arr *= (1 - 0.18 * (xx / width) - 0.08 * (yy / height))[..., None]
+    noise = np.random.default_rng(41).normal(0, 3.5, arr.shape[:2]).astype(np.float32)
+    arr += noise[..., None]
+    gray(Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8))).save(out("sheet.jpg"), quality=80, optimize=True)
+    eans, dms = footage.sheet_payloads()
+    with open(out("sheet.txt"), "w") as f:
+        f.write("".join(payload + "\n" for payload in eans + dms))
 
 
 # --- one fixture per symbology -------------------------------------------------------------------
@@ -473,6 +512,7 @@ if __name__ == "__main__":
         sys.exit(0)
     symbologies()
     more_symbologies()
+    code_sheet()
     qr_rotated()
     qr_tilted()
     multiple_codes()

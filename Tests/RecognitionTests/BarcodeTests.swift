@@ -141,6 +141,21 @@ func scanFixture(_ name: String, options: ScanOptions = ScanOptions(types: Recog
         #expect(items.map(\.symbology) == [.qr, .qr, .ean13, .code128])
     }
 
+    /// A page of codes (issue #41): the photographed sheet of 30 EAN-13 and 30 DataMatrix
+    /// (Tests/Fixtures/generate.py, `code_sheet`) is read completely, each code once, at its own place.
+    @Test func aSheetOfSixtyCodesIsReadCompletely() throws {
+        let expected = try String(contentsOfFile: Fixtures.path("sheet.txt"), encoding: .utf8).split(separator: "\n").map(String.init)
+        try #require(expected.count == 60)
+        let items = try scanFixture("sheet.jpg")
+        #expect(items.count == 60)
+        #expect(Set(items.map(\.payload)) == Set(expected), "missing \(Set(expected).subtracting(items.map(\.payload)))")
+        #expect(items.filter { $0.symbology == .ean13 }.count == 30 && items.filter { $0.symbology == .datamatrix }.count == 30)
+        // Sixty places: no two items' centres inside one another's bounds.
+        for (i, a) in items.enumerated() {
+            for b in items[(i + 1)...] { #expect(!a.bounds.contains(b.bounds.center), "\(a.payload) and \(b.payload) overlap") }
+        }
+    }
+
     @Test func invertedQRIsReadAtBalancedQualityNotFast() throws {
         let types = RecognitionTypes(symbologies: [.qr], contentTypes: [])
         #expect(try scanFixture("qr-inverted.png", options: ScanOptions(types: types, quality: .balanced)).map(\.payload) == ["INVERTED-QR"])

@@ -80,6 +80,23 @@ def ean13_image(code, module=4, height=160):
     return img
 
 
+def datamatrix_image(data, module=5, quiet=2):
+    """An ECC 200 DataMatrix by ppf-datamatrix (pure Python, MIT): an encoder independent of the decoders
+    under test, as the EAN-13 above is."""
+    from ppf.datamatrix import DataMatrix
+
+    matrix = DataMatrix(data).matrix
+    rows, cols = len(matrix), len(matrix[0])
+    img = Image.new("L", ((cols + 2 * quiet) * module, (rows + 2 * quiet) * module), 255)
+    draw = ImageDraw.Draw(img)
+    for y, row in enumerate(matrix):
+        for x, dark in enumerate(row):
+            if dark:
+                x0, y0 = (x + quiet) * module, (y + quiet) * module
+                draw.rectangle([x0, y0, x0 + module - 1, y0 + module - 1], fill=0)
+    return img
+
+
 def qr_image(data, module=8):
     qr = segno.make(data, error="m", micro=False)
     out = io.BytesIO()
@@ -222,12 +239,40 @@ def poster(rng):
     return doc
 
 
+# A sheet of 30 EAN-13 and 30 DataMatrix (issue #41: every code of a page read, each its own item). Its
+# payloads, in reading order, for the still fixture's truth (Tests/Fixtures/generate.py).
+def sheet_payloads():
+    eans, dms = [], []
+    for i in range(30):
+        body = f"40{(i * 7919 + 1234567) % 10 ** 10:010d}"
+        eans.append(body + ean13_check(body))
+        dms.append(f"SHEET-{i + 1:02d}-{(i * 37 + 11) % 100:02d}")
+    return eans, dms
+
+
+def code_sheet(rng):
+    """Five columns by six rows, each cell an EAN-13 (4 px a module, short bars as on labels) above a
+    DataMatrix (5 px a module): about the fill of a 16:9 frame when held up close."""
+    doc = Document((2390, 1480), (250, 250, 247))
+    eans, dms = sheet_payloads()
+    for i in range(30):
+        row, column = divmod(i, 5)
+        x, y = 20 + column * 470, 20 + row * 240
+        doc.paste(ean13_image(eans[i], module=4, height=80), (x, y),
+                  truth={"kind": "barcode", "symbology": "ean13", "payload": eans[i], "module": 4})
+        dm = datamatrix_image(dms[i], module=5)
+        doc.paste(dm, (x + 180, y + 132), truth={"kind": "barcode", "symbology": "datamatrix", "payload": dms[i], "module": 5})
+    doc.close_up = True
+    return doc
+
+
 SCENARIOS = {
     "card": business_card,
     "phone": phone_screen,
     "label": shipping_label,
     "receipt": receipt,
     "poster": poster,
+    "sheet": code_sheet,
     "desk": None,  # nothing held up: the empty, cluttered desk
 }
 
@@ -350,20 +395,26 @@ def covers(ellipse, quad, margin=6):
 class Shot:
     """Where the item is in each frame: enters, held with jitter, leaves."""
 
-    def __init__(self, rng, frames, width, height, doc_size, dim):
+    def __init__(self, rng, frames, width, height, doc_size, dim, close_up=False):
         self.rng = rng
         self.frames = frames
         side = rng.choice(["left", "right", "bottom"])
         # Cap height 9-20 px at 1280x720 for the body text (about 40 px in the document).
         self.scale = rng.uniform(0.55, 0.9) * height / max(doc_size[1], doc_size[0] * 0.75)
         self.scale = min(self.scale, 0.82 * width / doc_size[0], 0.9 * height / doc_size[1])
+        if close_up:
+            # A page of codes held up close and square to the camera: it fills the frame.
+            self.scale = rng.uniform(0.9, 0.95) * min(width / doc_size[0], height / doc_size[1])
         hold = (width * rng.uniform(0.4, 0.6), height * rng.uniform(0.45, 0.55))
+        if close_up:
+            hold = (width * 0.5, height * 0.5)
         off = {"left": (-width * 0.6, hold[1]), "right": (width * 1.6, hold[1]), "bottom": (hold[0], height * 1.8)}[side]
         self.enter = (int(frames * 0.15), int(frames * 0.3))
         self.leave = (int(frames * 0.75), int(frames * 0.88))
         self.hold, self.off = hold, off
-        self.tilt = (math.radians(rng.uniform(-30, 30)), math.radians(rng.uniform(-30, 30)))
-        self.roll = math.radians(rng.uniform(-12, 12))
+        limit = (8, 4) if close_up else (30, 12)
+        self.tilt = (math.radians(rng.uniform(-limit[0], limit[0])), math.radians(rng.uniform(-limit[0], limit[0])))
+        self.roll = math.radians(rng.uniform(-limit[1], limit[1]))
         self.jitter_seed = rng.random() * 1000
 
     def center(self, f):
@@ -397,7 +448,7 @@ def render(scenario, seed, width, height, fps, seconds=6.0):
     dim = rng.random() < 0.34  # a third of the clips in dim light
     light_angle = rng.uniform(0, 2 * math.pi)
     quality = rng.randint(70, 85)
-    shot = Shot(rng, frames, width, height, doc.image.size, dim) if doc else None
+    shot = Shot(rng, frames, width, height, doc.image.size, dim, close_up=getattr(doc, "close_up", False)) if doc else None
     thumb_corner = rng.randrange(4) if doc else None
 
     yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
@@ -418,7 +469,7 @@ def render(scenario, seed, width, height, fps, seconds=6.0):
     truth_items = []
     if doc:
         for item in doc.items:
-            entry = {k: v for k, v in item.items() if k not in ("box", "capHeight")}
+            entry = {k: v for k, v in item.items() if k not in ("box", "capHeight", "module")}
             entry["frames"] = []
             truth_items.append(entry)
 
@@ -481,7 +532,7 @@ def render(scenario, seed, width, height, fps, seconds=6.0):
                 side = min(math.dist(quad[0], quad[3]), math.dist(quad[1], quad[2])) / max(1, y1 - y0)
                 cap = item.get("capHeight", (y1 - y0)) * side
                 if item["kind"] == "barcode":
-                    module = (math.dist(quad[0], quad[1]) / max(1, x1 - x0)) * 4
+                    module = (math.dist(quad[0], quad[1]) / max(1, x1 - x0)) * item.get("module", 4)
                     legible = inside and not covered and blur_px < 2.5 and module >= 1.2
                 else:
                     legible = inside and not covered and blur_px < 2.0 and cap >= 8
