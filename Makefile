@@ -156,7 +156,7 @@ FOOTAGE_VENV := .build/footage-venv
 FOOTAGE_DIR ?= .build/footage
 SEEDS ?= 1,2,3
 SIZE ?= 1280x720
-SCENARIOS ?= card,phone,label,receipt,poster,desk
+SCENARIOS ?= card,phone,label,receipt,poster,sheet,desk
 # The generator's Python and fonts, and the tests' clients in Tests/Fixtures/clients (WebSocket:
 # python-websockets; Prometheus text: prometheus-client's parser); `make test` needs them too.
 footage-venv:
@@ -165,7 +165,7 @@ footage-venv:
 	done; \
 	if [ -n "$$missing" ]; then $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; fi
 	@[ -x $(FOOTAGE_VENV)/bin/python ] || python3 -m venv $(FOOTAGE_VENV)
-	@$(FOOTAGE_VENV)/bin/python -c "import numpy, PIL, segno, websockets, prometheus_client" 2>/dev/null || $(FOOTAGE_VENV)/bin/pip install -q numpy pillow segno websockets prometheus-client
+	@$(FOOTAGE_VENV)/bin/python -c "import numpy, PIL, segno, ppf.datamatrix, websockets, prometheus_client" 2>/dev/null || $(FOOTAGE_VENV)/bin/pip install -q numpy pillow segno ppf-datamatrix==0.2 websockets prometheus-client
 
 footage: footage-venv
 	$(FOOTAGE_VENV)/bin/python Tests/Fixtures/footage/generate.py $(FOOTAGE_DIR) --seeds $(SEEDS) --size $(SIZE) --scenarios $(SCENARIOS)

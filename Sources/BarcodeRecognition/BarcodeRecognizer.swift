@@ -50,34 +50,40 @@ public struct BarcodeObservation: Sendable, Equatable {
 public final class BarcodeRecognizer {
     public let symbologies: Set<Symbology>
     public let zxing: ZXingReader
-    /// zbar, for the symbologies it reads; nil when none was asked for.
+    /// zbar, for the asked-for symbologies of `zbarComplements`; nil when there are none.
     private let zbar: ZBarScanner?
+
+    /// The symbologies zbar looks for: where it reads what zxing-cpp misses. On zxing-cpp's blackbox
+    /// samples (docs/benchmarks.md) zbar added EAN-13, UPC-A and UPC-E readings (their first digit
+    /// printed in the quiet zone zxing-cpp wants clear) and QR codes, and nothing in any other set;
+    /// its GS1 DataBar decoder read receipt text as a `01…` GTIN on the footage.
+    public static let zbarComplements: Set<Symbology> = [.ean13, .upca, .upce, .qr]
 
     /// Symbologies this recognizer can decode: every one (zxing-cpp reads them all).
     public static var supported: Set<Symbology> { Set(Symbology.allCases) }
 
-    /// zbar looks on every n-th scan; nil: never (zxing-cpp alone).
-    public var zbarEvery: Int?
-    private var scansSinceZBar = 0
+    /// zxing-cpp for quick scans (`recognize(_:thorough:)`): upright codes dark on light only.
+    private let quick: ZXingReader
+    /// Whether zbar looks on thorough scans (off: zxing-cpp alone, for benchmarks).
+    public var zbarLooks = true
 
     /// - Parameters:
     ///   - symbologies: what to decode.
-    ///   - zxingEffort: what zxing-cpp tries beyond the plain image (all of it by default).
+    ///   - zxingEffort: what zxing-cpp tries beyond the plain image on thorough scans (all of it by default).
     ///   - testInverted: zbar scans the inverted image too when it finds nothing.
     ///   - scanDensity: zbar scans every n-th row and column.
-    ///   - zbarEvery: zbar looks on every n-th scan (`zbarEvery`).
     ///   - renewAfterSymbols: zbar's scanner is replaced after this many symbols (`ZBarScanner.defaultRenewal`).
     public init(
         symbologies: Set<Symbology>, zxingEffort: ZXingReader.Effort = .init(), testInverted: Bool = false, scanDensity: Int = 1,
-        zbarEvery: Int? = 1, renewAfterSymbols: Int? = ZBarScanner.defaultRenewal
+        renewAfterSymbols: Int? = ZBarScanner.defaultRenewal
     ) throws(ScannerError) {
         self.symbologies = symbologies
         zxing = ZXingReader(symbologies: symbologies, effort: zxingEffort)
-        let zbarSymbologies = symbologies.intersection(ZBarScanner.types.keys)
+        quick = ZXingReader(symbologies: symbologies, effort: ZXingReader.quickEffort)
+        let zbarSymbologies = symbologies.intersection(Self.zbarComplements)
         zbar = zbarSymbologies.isEmpty
             ? nil
             : try ZBarScanner(symbologies: zbarSymbologies, testInverted: testInverted, scanDensity: scanDensity, renewAfterSymbols: renewAfterSymbols)
-        self.zbarEvery = zbarEvery
     }
 
     /// A still image is read again enlarged by this factor (bilinear) when its longer side is at most
@@ -88,7 +94,10 @@ public final class BarcodeRecognizer {
     public static let enlargedReadLargestSide = 2048
 
     /// Every symbol of the requested symbologies in `image`: zxing-cpp's, then what zbar adds.
-    public func recognize(_ image: GrayImage) -> [BarcodeObservation] {
+    /// - Parameter thorough: false: a quick scan, zxing-cpp alone on upright codes dark on light
+    ///   (`ZXingReader.quickEffort`, half the cost; a camera's frames take turns, `BarcodeCadence`).
+    public func recognize(_ image: GrayImage, thorough: Bool = true) -> [BarcodeObservation] {
+        guard thorough else { return quick.read(image) }
         var found = zxing.read(image)
         if let factor = enlargedRead, factor > 1, max(image.width, image.height) <= Self.enlargedReadLargestSide {
             for observation in zxing.read(image.scaled(by: factor)) {
@@ -97,10 +106,7 @@ public final class BarcodeRecognizer {
                 if !found.contains(where: { $0.samePlace(as: placed) }) { found.append(placed) }
             }
         }
-        guard let zbar, let every = zbarEvery else { return found }
-        scansSinceZBar += 1
-        guard scansSinceZBar >= max(1, every) else { return found }
-        scansSinceZBar = 0
+        guard let zbar, zbarLooks else { return found }
         return found + Self.complemented(found, with: zbar.scan(image), in: image, reader: zxing)
     }
 

@@ -31,6 +31,11 @@ public final class ZXingReader {
         }
     }
 
+    /// What a camera frame's quick scan tries (`BarcodeRecognizer.recognize(_:thorough:)`): codes upright or
+    /// tilted, dark on light, at the frame's size. Turning 1-D codes by 90° costs as much again as
+    /// the rest of the read, and light-on-dark a fifth more (footage frames, docs/benchmarks.md).
+    public static let quickEffort = Effort(tryHarder: true, tryRotate: false, tryInvert: false, tryDownscale: true)
+
     public init(symbologies: Set<Symbology>, effort: Effort = Effort()) {
         self.symbologies = symbologies
         options = ZXing_ReaderOptions_new()

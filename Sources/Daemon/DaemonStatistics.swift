@@ -47,7 +47,7 @@ public enum DaemonStatistics {
     public static func metadata(_ s: SequenceStatistics) -> Logger.Metadata {
         var metadata: Logger.Metadata = [
             "ocrDetectionFailures": "\(s.ocrDetectionFailures)",
-            "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)", "barcodeDetailScans": "\(s.barcodeDetailScans)",
+            "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)", "barcodeFullResolutionScans": "\(s.barcodeFullResolutionScans)",
             "ocrPasses": "\(s.ocrPasses)", "ocrLinesRead": "\(s.ocrLinesRead)", "ocrConfirmingPasses": "\(s.ocrConfirmingPasses)",
             "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)", "ocrSkippedUnchanged": "\(s.ocrSkippedUnchanged)",
         ]

@@ -35,7 +35,7 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
     ) throws(ScannerError) {
         self.configuration = configuration
         self.clock = clock
-        barcodes = try BarcodeStage(options: configuration.options, sceneChange: configuration.sceneChange, detailEvery: configuration.barcodeDetailEvery)
+        barcodes = try BarcodeStage(options: configuration.options, sceneChange: configuration.sceneChange, fullResolution: configuration.barcodesAtFullResolution)
         text = configuration.options.types.wantsText ? try TextStage(configuration: configuration, metrics: metrics) : nil
         tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
     }
@@ -63,7 +63,7 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
                 heartbeat?.beat()
                 if let (newGeneration, changed) = changedConfiguration(since: generation) {
                     generation = newGeneration
-                    if let stage = try? BarcodeStage(options: changed.options, sceneChange: changed.sceneChange, detailEvery: changed.barcodeDetailEvery) {
+                    if let stage = try? BarcodeStage(options: changed.options, sceneChange: changed.sceneChange, fullResolution: changed.barcodesAtFullResolution) {
                         barcodes = stage
                     }
                     locked { configuration = changed; tracker.configuration = changed.tracker }

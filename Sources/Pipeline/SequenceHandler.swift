@@ -17,9 +17,10 @@ public struct SequenceConfiguration: Sendable {
     public var sceneChange: SceneChangeGate.Configuration
     /// recognizesMultipleItems = false: report only the item nearest the centre of the region of interest.
     public var singleItem: Bool
-    /// Every n-th barcode scan reads the frame at full resolution when the processing image is
-    /// reduced (0: never). Small codes are found there; zbar costs ~3× as much at 1280 px as at 640.
-    public var barcodeDetailEvery: Int
+    /// Barcode scans read the frame at full resolution when the processing image is reduced: zxing-cpp
+    /// reads a 1280×720 frame in ~8 ms, and codes of 1.6 px a module there are 0.8 px at 640. Off at
+    /// `fast` (the processing image only).
+    public var barcodesAtFullResolution: Bool
     /// The text networks' model directory: lines are read by PP-OCRv6's recognizer
     /// (`ImageScanner.init(options:lineModel:)`). Nil: by Tesseract.
     public var lineModel: String?
@@ -29,26 +30,17 @@ public struct SequenceConfiguration: Sendable {
 
     public init(
         options: ScanOptions, tracker: TrackerConfiguration? = nil, ocrEveryFrames: Int? = nil,
-        minimumSharpness: Double = 30, sceneChange: SceneChangeGate.Configuration = .init(), singleItem: Bool = false, barcodeDetailEvery: Int? = nil,
+        minimumSharpness: Double = 30, sceneChange: SceneChangeGate.Configuration = .init(), singleItem: Bool = false, barcodesAtFullResolution: Bool? = nil,
         lineModel: String? = nil
     ) {
         self.lineModel = lineModel
-        self.barcodeDetailEvery = barcodeDetailEvery ?? Self.barcodeDetailCadence(options.quality)
+        self.barcodesAtFullResolution = barcodesAtFullResolution ?? (options.quality != .fast)
         self.options = options
         self.tracker = tracker ?? TrackerConfiguration(options.quality)
         self.ocrEveryFrames = ocrEveryFrames ?? Self.ocrCadence(options.quality)
         self.minimumSharpness = minimumSharpness
         self.sceneChange = sceneChange
         self.singleItem = singleItem
-    }
-
-    /// Full-resolution barcode scans: never at `fast`, every 4th scan at `balanced`, every 2nd at `accurate`.
-    public static func barcodeDetailCadence(_ level: QualityLevel) -> Int {
-        switch level {
-        case .fast: 0
-        case .balanced: 4
-        case .accurate: 2
-        }
     }
 
     /// OCR cadence per quality level at 30 fps: fast every 6th frame (5 passes/s), balanced every
@@ -68,8 +60,7 @@ public struct SequenceStatistics: Sendable, Equatable {
     init(barcodes: BarcodeStage, text: TextStage?) {
         barcodeScans = barcodes.scans
         barcodeScansReused = barcodes.reused
-        barcodeDetailScans = barcodes.detailScans
-        barcodeSpotScans = barcodes.spotScans
+        barcodeFullResolutionScans = barcodes.fullResolutionScans
         ocrPasses = text?.passes ?? 0
         ocrLinesRead = text?.linesRead ?? 0
         ocrConfirmingPasses = text?.confirmingPasses ?? 0
@@ -84,9 +75,7 @@ public struct SequenceStatistics: Sendable, Equatable {
     /// Frames whose barcode scan was skipped because nothing had changed.
     public var barcodeScansReused = 0
     /// Barcode scans of the frame at full resolution.
-    public var barcodeDetailScans = 0
-    /// Barcode scans that also looked at spots of the frame at full resolution (`DetailSpots`).
-    public var barcodeSpotScans = 0
+    public var barcodeFullResolutionScans = 0
     public var ocrPasses = 0
     /// Text lines read by the recognizer (each pass reads the few lines the schedule picks).
     public var ocrLinesRead = 0
@@ -102,88 +91,61 @@ public struct SequenceStatistics: Sendable, Equatable {
 
 /// Barcodes for one frame, skipping the scan when the frame equals the last one scanned.
 ///
-/// Codes too small for the reduced processing image (an EAN-13 of 1.6 px per module at 1280 px is
-/// 0.8 px at 640; a label's second, smaller QR code) are found on the frame at full resolution,
-/// scanned instead every `detailEvery`-th scan, and once when a scene comes to rest.
+/// zxing-cpp reads the frame at full resolution (`SequenceConfiguration.barcodesAtFullResolution`):
+/// every code of a page, each on every scan (issue #41). Before zxing-cpp 3, zbar read the reduced
+/// processing image and the full frame was scanned every fourth scan and in a few spots around codes
+/// found there, which cannot follow thirty codes at once.
 /// Owned by one thread at a time (the deterministic loop, or the live pipeline's barcode thread).
 final class BarcodeStage: @unchecked Sendable {
     private let scanner: ImageScanner
-    /// For the frame at full resolution and its spots (its own zbar cadence).
-    private let detailScanner: ImageScanner
     private var gate: SceneChangeGate
-    private let detailEvery: Int
+    private let fullResolution: Bool
+    private var cadence: BarcodeCadence
     private var lastResult: [RecognizedItem] = []
-    /// What the last scan of the reduced image found (a detail scan's codes beyond these get spots).
-    private var lastReduced: [RecognizedItem] = []
-    private var lastWasDetail = false
-    private var spots = DetailSpots()
-    /// Scans of spots (`DetailSpots`) at full resolution.
-    var spotScans = 0
     var scans = 0
     var reused = 0
-    /// Scans of the full-resolution frame.
-    var detailScans = 0
+    /// Scans of the frame at full resolution.
+    var fullResolutionScans = 0
     /// Consecutive frames that matched the last scanned one.
     private(set) var unchangedStreak = 0
 
-    init(options: ScanOptions, sceneChange: SceneChangeGate.Configuration = .init(), detailEvery: Int = 0) throws(ScannerError) {
+    init(options: ScanOptions, sceneChange: SceneChangeGate.Configuration = .init(), fullResolution: Bool = false) throws(ScannerError) {
         var barcodeOptions = options
         barcodeOptions.types = RecognitionTypes(symbologies: options.types.symbologies, contentTypes: [])
         scanner = try ImageScanner(options: barcodeOptions, live: true)
-        detailScanner = try ImageScanner(options: barcodeOptions, live: true)
         gate = SceneChangeGate(configuration: sceneChange)
-        self.detailEvery = detailEvery
+        self.fullResolution = fullResolution
+        cadence = BarcodeCadence(thoroughEvery: scanner.settings.liveThoroughBarcodeScanEvery)
     }
 
-    /// - Parameter detail: the frame at full resolution (decoded only for a detail scan).
+    /// - Parameter detail: the frame at full resolution (decoded only when scanned at full resolution).
     func scan(_ image: GrayImage, detail: () -> GrayImage? = { nil }) -> [RecognizedItem] {
-        // A static scene (a kiosk with nobody in front of it) costs a thumbnail, not a zbar pass.
+        // A static scene (a kiosk with nobody in front of it) costs a thumbnail, not a scan.
         let thumbnail = FrameMetrics.thumbnail(image)
-        if gate.isUnchanged(thumbnail) {
+        let changed = !gate.isUnchanged(thumbnail)
+        if changed {
+            unchangedStreak = 0
+            gate.rebase(on: thumbnail)
+        } else {
             unchangedStreak += 1
-            // Come to rest after a reduced scan: one look at full resolution, kept with it.
-            if !lastWasDetail, let found = detailScan(image, detail) {
-                spots.afterDetailScan(found, reduced: lastReduced)
-                lastResult = Self.merge(lastResult, found)
-            } else {
-                reused += 1
-            }
+        }
+        let next = cadence.next(sceneChanged: changed)
+        guard next != .reuse else {
+            reused += 1
             return lastResult
         }
-        unchangedStreak = 0
         scans += 1
-        gate.rebase(on: thumbnail)
-        if scans % max(1, detailEvery) == 0, let found = detailScan(image, detail) {
-            spots.afterDetailScan(found, reduced: lastReduced)
-            lastResult = found
+        var found: [RecognizedItem]
+        if fullResolution, let full = detail(), full.width > image.width {
+            fullResolutionScans += 1
+            found = scanner.scanBarcodes(full, thorough: next == .thorough)
         } else {
-            lastResult = scanner.scan(image)
-            lastReduced = lastResult
-            lastWasDetail = false
-            for codes in spotScan(detail) { lastResult = Self.merge(lastResult, codes) }
+            found = scanner.scanBarcodes(image, thorough: next == .thorough)
         }
-        return lastResult
-    }
-
-    /// The codes in each spot (`DetailSpots`) of the full-resolution frame; none when there are no
-    /// spots or no larger frame.
-    private func spotScan(_ detail: () -> GrayImage?) -> [[RecognizedItem]] {
-        guard detailEvery > 0, !spots.spots.isEmpty, let full = detail() else { return [] }
-        spotScans += 1
-        let found = spots.spots.map { spot in
-            spot.area.intersection(scanner.options.regionOfInterest).map { detailScanner.scan(full, within: $0) } ?? []
-        }
-        spots.afterSpotScan(found)
+        // Come to rest: the thorough look adds to what the last scan of this scene found.
+        if !changed { found = Self.merge(lastResult, found) }
+        lastResult = found
         return found
-    }
-
-    /// The barcodes of the full-resolution frame, or nil when detail scans are off or the frame is
-    /// no larger than `image`.
-    private func detailScan(_ image: GrayImage, _ detail: () -> GrayImage?) -> [RecognizedItem]? {
-        guard detailEvery > 0, let full = detail(), full.width > image.width else { return nil }
-        lastWasDetail = true
-        detailScans += 1
-        return detailScanner.scan(full)
     }
 
     /// `found` plus what `more` found that `found` does not already hold at the same place (one
@@ -507,7 +469,7 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
     public init(configuration: SequenceConfiguration, fps: Double = 30, makeID: @escaping @Sendable () -> UUID = { UUID() }) throws(ScannerError) {
         self.configuration = configuration
         self.fps = fps
-        barcodes = try BarcodeStage(options: configuration.options, sceneChange: configuration.sceneChange, detailEvery: configuration.barcodeDetailEvery)
+        barcodes = try BarcodeStage(options: configuration.options, sceneChange: configuration.sceneChange, fullResolution: configuration.barcodesAtFullResolution)
         text = configuration.options.types.wantsText ? try TextStage(configuration: configuration, metrics: metrics) : nil
         tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
     }
@@ -528,7 +490,7 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
     /// Scans `frame` and returns what changed. `time` is the tracker's clock in seconds.
     public func process(_ frame: Frame, time: Double) -> [TrackerAction] {
         if let changed = pending.withLock({ state -> SequenceConfiguration? in defer { state = nil }; return state }) {
-            if let stage = try? BarcodeStage(options: changed.options, sceneChange: changed.sceneChange, detailEvery: changed.barcodeDetailEvery) { barcodes = stage }
+            if let stage = try? BarcodeStage(options: changed.options, sceneChange: changed.sceneChange, fullResolution: changed.barcodesAtFullResolution) { barcodes = stage }
             text = changed.options.types.wantsText ? ((try? TextStage(configuration: changed, metrics: metrics)) ?? text) : nil
             tracker.configuration = changed.tracker
             configuration = changed

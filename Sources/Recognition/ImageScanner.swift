@@ -65,7 +65,7 @@ public final class ImageScanner {
     private let fusion: ReadingFusion?
 
     /// - Parameter live: the scanner sees a camera's frames one after another, so work that can be
-    ///   spread over frames is (`QualitySettings.liveZBarEvery`).
+    ///   spread over frames is (not yet: barcodes' cadence is the pipeline's, `BarcodeCadence`).
     /// - Parameter lineModel: the text networks' model directory (`make deps`); lines are then read by
     ///   PP-OCRv6's recognizer (`QualitySettings.readsWithNetwork`). Nil: by Tesseract.
     /// - Parameter lineDetection: which detector finds the lines; `.network` needs `lineModel`
@@ -112,8 +112,8 @@ public final class ImageScanner {
         self.settings = QualitySettings(options.quality)
         self.barcodes = try BarcodeRecognizer(
             symbologies: options.types.symbologies, zxingEffort: ZXingReader.Effort(tryInvert: settings.testInvertedBarcodes),
-            testInverted: settings.testInvertedBarcodes,
-            scanDensity: settings.barcodeScanDensity, zbarEvery: live ? settings.liveZBarEvery : 1)
+            testInverted: settings.testInvertedBarcodes && !live,
+            scanDensity: live ? settings.liveBarcodeScanDensity : settings.barcodeScanDensity)
         if !live { barcodes.enlargedRead = settings.stillEnlargedBarcodeRead }
         self.content = try ContentDetector(contentTypes: options.types.contentTypes, defaultRegion: options.phoneRegion)
         self.lineDetector = lineDetector
@@ -135,11 +135,7 @@ public final class ImageScanner {
             Point(x: (p.x + Double(roi.x)) / Double(image.width), y: (p.y + Double(roi.y)) / Double(image.height))
         }
 
-        var items: [RecognizedItem] = barcodes.recognize(region).map { observation in
-            RecognizedItem(
-                kind: .barcode, symbology: observation.symbology, payload: observation.payload,
-                bounds: observation.corners.map(toImage), confidence: Self.confidence(of: observation), details: Self.details(of: observation))
-        }
+        var items = Self.items(barcodes.recognize(region), at: toImage)
         if let fusion, region.contrastSpread() >= settings.minimumContrastForText {
             let read = lineDetector.lines(in: region).flatMap { fusion.still($0.quad, in: region, items: items(in:)) }.map { item in
                 var item = item
@@ -149,6 +145,24 @@ public final class ImageScanner {
             items += Self.text(read, outside: items.map(\.bounds))
         }
         return items.sorted(by: RecognizedItem.readingOrder)
+    }
+
+    /// The barcodes of `image` within the region of interest, in reading order (a camera frame's
+    /// barcode stage: no text); `thorough`: see `BarcodeRecognizer.recognize(_:thorough:)`.
+    public func scanBarcodes(_ image: GrayImage, thorough: Bool) -> [RecognizedItem] {
+        let roi = options.regionOfInterest.pixelRect(width: image.width, height: image.height)
+        let toImage = { (p: Point) in
+            Point(x: (p.x + Double(roi.x)) / Double(image.width), y: (p.y + Double(roi.y)) / Double(image.height))
+        }
+        return Self.items(barcodes.recognize(image.cropped(to: roi), thorough: thorough), at: toImage).sorted(by: RecognizedItem.readingOrder)
+    }
+
+    static func items(_ observations: [BarcodeObservation], at toImage: (Point) -> Point) -> [RecognizedItem] {
+        observations.map { observation in
+            RecognizedItem(
+                kind: .barcode, symbology: observation.symbology, payload: observation.payload,
+                bounds: observation.corners.map(toImage), confidence: confidence(of: observation), details: details(of: observation))
+        }
     }
 
     /// A barcode's confidence: 1, or 0.5 for a 1-D reading zbar alone made that zxing-cpp did not

@@ -19,9 +19,14 @@ public struct QualitySettings: Sendable, Equatable {
     public var testInvertedBarcodes: Bool
     /// zbar scans every n-th row and column.
     public var barcodeScanDensity: Int
-    /// On camera frames zbar looks for what zxing-cpp missed on every n-th scan; nil: never. A still
-    /// image always gets it (`BarcodeRecognizer`).
-    public var liveZBarEvery: Int? = 1
+    /// On camera frames every n-th barcode scan is thorough (zxing-cpp tries 1-D codes turned by 90°
+    /// and light-on-dark codes, and zbar looks for what it missed); the others are quick
+    /// (`ZXingReader.quickEffort`, half the cost; `BarcodeCadence`). A still image's scan is always thorough.
+    public var liveThoroughBarcodeScanEvery = 3
+    /// zbar on a camera frame (at full resolution, on thorough scans) scans every n-th row and column
+    /// and not the negative (zxing-cpp's thorough scan tries that): 1-D codes are read along the rows
+    /// at the frame's full resolution, and zbar costs half (docs/benchmarks.md).
+    public var liveBarcodeScanDensity = 2
     /// A still image's barcodes are also read with the image enlarged this much (`BarcodeRecognizer.enlargedRead`).
     public var stillEnlargedBarcodeRead: Double? = 1.5
     /// OCR is skipped when the region's contrast spread (`GrayImage.contrastSpread`) is below this:

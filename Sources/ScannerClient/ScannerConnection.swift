@@ -91,8 +91,8 @@ public final class ScannerConnection: @unchecked Sendable {
         }
     }
 
-    /// The next line, or nil when the daemon closed the connection. Waits at most `timeout` seconds
-    /// (nil: forever).
+    /// The next line, or nil when the daemon closed the connection (a last line it cut off is dropped).
+    /// Waits at most `timeout` seconds (nil: forever).
     public func readLine(timeout: Double? = nil) throws(Failure) -> String? {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
@@ -114,9 +114,11 @@ public final class ScannerConnection: @unchecked Sendable {
                 throw .io("recv: \(String(cString: strerror(errno)))")
             }
             if n == 0 {
-                if buffer.isEmpty { return nil }
-                defer { buffer = [] }
-                return String(decoding: buffer, as: UTF8.self)
+                // Every line the daemon sends ends in a newline: bytes without one at the end of the
+                // stream are a line cut off with the connection (a client that stopped reading is
+                // closed mid-line, docs/protocol.md), not a line.
+                buffer = []
+                return nil
             }
             buffer.append(contentsOf: chunk[..<n])
         }

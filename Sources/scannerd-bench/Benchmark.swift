@@ -201,6 +201,15 @@ struct Benchmark: AsyncParsableCommand {
             rows.append(Row(image: size, stage: "zxing-cpp \(name)", ours: try time(iterations) { _ = reader.read(gray) },
                             naive: nil, note: "paid only when \(symbology.rawValue) is requested"))
         }
+        // A camera frame's barcode scan (issue #41, `BarcodeCadence`): zxing-cpp on the frame as it is,
+        // quick on two scans in three, thorough (rotated, inverted, then zbar) on the third, against
+        // zbar alone with every symbology it reads.
+        let live = try BarcodeRecognizer(symbologies: Set(Symbology.allCases), scanDensity: QualitySettings(.balanced).liveBarcodeScanDensity)
+        let cadence = QualitySettings(.balanced).liveThoroughBarcodeScanEvery
+        rows.append(Row(image: size, stage: "barcodes, camera frame, quick", ours: try time(iterations) { _ = live.recognize(gray, thorough: false) },
+                        naive: zbarAll, note: "zxing-cpp upright, dark on light vs zbar, all its symbologies"))
+        rows.append(Row(image: size, stage: "barcodes, camera frame, thorough", ours: try time(iterations) { _ = live.recognize(gray) },
+                        naive: zbarAll, note: "1 scan in \(cadence): zxing-cpp rotated and inverted too, then zbar (every 2nd row) vs zbar alone"))
         // The still image's policy: zxing-cpp, then zbar for what it missed, against zxing-cpp alone.
         let policy = try BarcodeRecognizer(symbologies: Set(Symbology.allCases), testInverted: true)
         rows.append(Row(image: size, stage: "barcodes, every symbology", ours: try time(iterations) { _ = policy.recognize(gray) },

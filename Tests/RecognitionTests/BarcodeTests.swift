@@ -226,17 +226,23 @@ func scanFixture(_ name: String, options: ScanOptions = ScanOptions(types: Recog
         #expect(scanner.renewals == 0)
     }
 
-    /// zbar looks on every `zbarEvery`-th scan only (a camera's frames); nil: never.
-    @Test func zbarLooksOnEveryNthScan() throws {
-        // A QR code zbar reads and zxing-cpp is not asked for cannot be told apart here, so count
-        // zbar's scans through its renewals: one symbol a scan, renewed after every one.
-        let qr = try ImageDecoder().decodeFile(atPath: Fixtures.path("qr.png")).image
-        let every3 = try BarcodeRecognizer(symbologies: [.qr], zbarEvery: 3, renewAfterSymbols: 1)
-        for _ in 0..<9 { #expect(every3.recognize(qr).map(\.payload) == ["https://example.com/scannerd"]) }
-        #expect(every3.zbarRenewals == 3)
-        let never = try BarcodeRecognizer(symbologies: [.qr], zbarEvery: nil, renewAfterSymbols: 1)
-        for _ in 0..<3 { _ = never.recognize(qr) }
-        #expect(never.zbarRenewals == 0)
+    /// A quick scan (a camera frame's, between thorough ones) reads upright codes dark on light with
+    /// zxing-cpp alone; a thorough scan also the negative, and zbar looks.
+    @Test func quickAndThoroughScans() throws {
+        let decoder = try ImageDecoder()
+        let qr = try decoder.decodeFile(atPath: Fixtures.path("qr.png")).image
+        let inverted = try decoder.decodeFile(atPath: Fixtures.path("qr-inverted.png")).image
+        // zbar's scans counted through its renewals: one symbol a scan, renewed after every one.
+        let recognizer = try BarcodeRecognizer(symbologies: [.qr], renewAfterSymbols: 1)
+        #expect(recognizer.recognize(qr, thorough: false).map(\.payload) == ["https://example.com/scannerd"])
+        #expect(recognizer.zbarRenewals == 0)
+        #expect(recognizer.recognize(inverted, thorough: false).isEmpty)
+        #expect(recognizer.recognize(inverted).map(\.payload) == ["INVERTED-QR"])
+        _ = recognizer.recognize(qr)
+        #expect(recognizer.zbarRenewals == 1)
+        recognizer.zbarLooks = false
+        _ = recognizer.recognize(qr)
+        #expect(recognizer.zbarRenewals == 1)
     }
 
     /// Every symbology group names what it says, and `--types` reads it.

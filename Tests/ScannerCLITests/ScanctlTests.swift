@@ -460,3 +460,37 @@ import TestTraits
         #expect(onePass.first == "added" && onePass.filter { $0 == "added" }.count == 1 && onePass.filter { $0 == "removed" }.count <= 1, "\(onePass)")
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The client library's reading of a stream the daemon cut off.
+@Suite(.timeLimit(.minutes(1))) struct ScannerConnectionTests {
+    /// A client that stopped reading is closed mid-line (docs/protocol.md, backpressure): the bytes
+    /// after the last newline are no line, and the connection just ends.
+    @Test func aLineCutOffByTheCloseIsNoLine() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(UUID().uuidString.prefix(8)).sock").path
+        defer { unlink(path) }
+        let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(server >= 0)
+        defer { close(server) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(server, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        try #require(bound == 0 && listen(server, 1) == 0)
+        let writer = Thread {
+            let client = accept(server, nil, nil)
+            let bytes = Array(#"{"event":"hello"}"#.utf8) + [10] + Array(#"{"event":"upd"#.utf8)
+            _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, 0) }
+            close(client)
+        }
+        writer.start()
+        let connection = try ScannerConnection(path: path)
+        #expect(try connection.readLine(timeout: 5) == #"{"event":"hello"}"#)
+        #expect(try connection.readLine(timeout: 5) == nil, "the cut line is dropped: the stream ended")
+    }
+}

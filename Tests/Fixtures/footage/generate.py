@@ -2,9 +2,9 @@
 """Realistic webcam footage with exact truth, for measuring scannerd (issue #13).
 
     python3 Tests/Fixtures/footage/generate.py OUTDIR [--seeds 1,2,3] [--size 1280x720]
-        [--scenarios card,phone,label,receipt,poster,desk] [--fps 30]
+        [--scenarios card,phone,label,receipt,poster,sheet,desk] [--fps 30]
 
-Needs numpy, pillow and segno (`make footage` installs them in .build/footage-venv), and Debian's
+Needs numpy, pillow, segno and ppf-datamatrix (`make footage` installs them in .build/footage-venv), and Debian's
 fonts-dejavu-core. Writes, per scenario and seed, `SCENARIO-sSEED.mjpeg` (concatenated JPEGs, what an
 MJPEG webcam sends) and `SCENARIO-sSEED.json` (the truth). Clips are made at run time, never
 committed; the same arguments give the same bytes.
@@ -517,9 +517,13 @@ def render(scenario, seed, width, height, fps, seconds=6.0):
                 inside = (max(0, -bx0), max(0, -by0), min(width, bx1) - bx0, min(height, by1) - by0)
                 if inside[2] > inside[0] and inside[3] > inside[1]:
                     frame.paste(layer.crop(inside), (bx0 + inside[0], by0 + inside[1]), mask.crop(inside))
-            # A thumb over one corner of the item.
+            # A thumb over one corner of the item; a page held up close is held at its bottom edge,
+            # the thumb below it (its corners are codes).
             tx, ty = corners[thumb_corner]
             inward = ((center[0] - tx) * 0.12, (center[1] - ty) * 0.12)
+            if getattr(doc, "close_up", False):
+                tx, ty = (corners[2][0] + corners[3][0]) / 2, (corners[2][1] + corners[3][1]) / 2
+                inward = (0, 80)
             thumb = [tx + inward[0] - 45, ty + inward[1] - 70, tx + inward[0] + 45, ty + inward[1] + 70]
             ImageDraw.Draw(frame).ellipse(thumb, fill=(206, 150, 125))
             blur_px = math.hypot(dx, dy)
