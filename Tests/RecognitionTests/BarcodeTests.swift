@@ -388,6 +388,41 @@ import Glibc
         }
     }
 
+    /// Hostile input: every symbology's fixture broken in the ways a camera or an attacker breaks a
+    /// code (pixels flipped, bands blanked, cut in half, squashed to a sliver, inverted in stripes),
+    /// 8 ways each, seeded: every read returns, and whatever it reports is a payload at a finite place
+    /// inside the image.
+    @Test func fuzzedCodesAreHarmless() throws {
+        let decoder = try ImageDecoder()
+        let recognizer = try BarcodeRecognizer(symbologies: Set(Symbology.allCases))
+        var generator = SeededGenerator(seed: 41)
+        for (file, _, _) in BarcodeTests.symbologyFixtures {
+            let code = try decoder.decodeFile(atPath: Fixtures.path(file)).image.packed()
+            for way in 0..<8 {
+                var broken = code
+                switch way % 4 {
+                case 0:
+                    for _ in 0..<(code.pixels.count / 20) { broken.pixels[Int.random(in: 0..<code.pixels.count, using: &generator)] ^= 0xFF }
+                case 1:
+                    let y0 = Int.random(in: 0..<code.height, using: &generator), rows = max(1, code.height / 6)
+                    for y in y0..<min(code.height, y0 + rows) { for x in 0..<code.width { broken.pixels[y * code.width + x] = 255 } }
+                case 2:
+                    broken = code.cropped(to: PixelRect(x: 0, y: 0, width: max(1, code.width / 2), height: code.height)).packed()
+                default:
+                    broken = code.scaled(by: Double.random(in: 0.05...0.3, using: &generator))
+                }
+                if way >= 4 {
+                    for y in stride(from: 0, to: broken.height, by: 7) { for x in 0..<broken.width { broken.pixels[y * broken.stride + x] ^= 0xFF } }
+                }
+                for found in recognizer.recognize(broken) {
+                    #expect(!found.payload.isEmpty, "\(file), way \(way)")
+                    #expect(found.corners.corners.allSatisfy { $0.x.isFinite && $0.y.isFinite && $0.x > -2 && $0.y > -2
+                        && $0.x < Double(broken.width) + 2 && $0.y < Double(broken.height) + 2 }, "\(file), way \(way): \(found.corners)")
+                }
+            }
+        }
+    }
+
     /// Two copies of one 1-D code in an image (a sheet of labels) aborted the process inside zxing-cpp
     /// 1.4: both copies are read, side by side or one turned a quarter, each once. Stacked closer than
     /// half their length, zxing-cpp 3.x takes their scan lines for one symbol's (ODReader merges equal

@@ -143,12 +143,3 @@ import TestTraits
     }
 }
 
-/// Deterministic noise for tests.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &* 6364136223846793005 &+ 1 }
-    mutating func next() -> UInt64 {
-        state = state &* 6364136223846793005 &+ 1442695040888963407
-        return state ^ (state >> 33)
-    }
-}
