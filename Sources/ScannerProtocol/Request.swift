@@ -195,7 +195,13 @@ public enum Request: Sendable, Equatable {
             filter.kinds.insert(k)
         }
         for name in try names(object, "symbologies") {
-            guard let s = Symbology(rawValue: name) else { throw .badArgument("unknown symbology '\(name)'") }
+            if let group = Symbology.groups[name] {
+                filter.symbologies.formUnion(group)
+                continue
+            }
+            guard let s = Symbology(rawValue: name) else {
+                throw .badArgument("unknown symbology '\(name)' (a name such as qr or ean13, or a group: \(Symbology.groups.keys.sorted().joined(separator: ", ")))")
+            }
             filter.symbologies.insert(s)
         }
         for name in try names(object, "contentTypes") {

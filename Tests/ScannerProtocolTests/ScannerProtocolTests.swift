@@ -76,6 +76,19 @@ import Testing
         }
     }
 
+    /// `subscribe`'s symbologies take the groups `--types` takes (issue #41); an unknown name is refused
+    /// with the groups named.
+    @Test func aSubscriptionNamesSymbologyGroups() throws {
+        func parsed(_ line: String) -> Result<Request, Request.Failure> { Request.parse(line).result }
+        #expect(try parsed(#"{"request":"subscribe","symbologies":["retail","qr"]}"#).get()
+            == .subscribe(EventFilter(symbologies: Symbology.groups["retail"]!.union([.qr]))))
+        guard case .failure(let failure) = parsed(#"{"request":"subscribe","symbologies":["shelf"]}"#) else {
+            Issue.record("an unknown group was accepted")
+            return
+        }
+        #expect(failure.code == .badArgument && failure.message.contains("shelf") && failure.message.contains("retail"), "\(failure.message)")
+    }
+
     /// A reply's head is read whatever else the line holds; events are not replies; other lines are nothing.
     @Test func linesAreRepliesEventsOrNothing() throws {
         let refusal = try #require(ServerLine(#"{"reply":"set","ok":false,"error":{"code":"access-denied","message":"no"}}"#))
