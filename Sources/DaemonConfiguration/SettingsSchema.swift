@@ -123,7 +123,7 @@ public enum SettingsSchema {
     ]
 
     static let recognition: [SettingKey] = [
-        SettingKey(name: "recognition.types", flag: "--types", summary: "what to recognize: symbologies (qr, ean13, …), telephoneNumber, url, emailAddress, or the groups barcodes, contentTypes, text", live: { $0.types = $1.types },
+        SettingKey(name: "recognition.types", flag: "--types", summary: "what to recognize: symbologies (qr, ean13, …), telephoneNumber, url, emailAddress, or the groups barcodes, matrix, linear, retail, contentTypes, text", live: { $0.types = $1.types },
                    read: { v, s throws(ValueProblem) in
                        let names = try list(v)
                        do throws(ScannerError) {

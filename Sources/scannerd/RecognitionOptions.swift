@@ -7,7 +7,7 @@ struct RecognitionOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Comma-separated types to recognize: symbologies (qr, ean13, …), telephoneNumber, url, emailAddress, or the groups barcodes, contentTypes, text.",
+            "Comma-separated types to recognize: symbologies (qr, ean13, …), telephoneNumber, url, emailAddress, or the groups barcodes, matrix, linear, retail, contentTypes, text.",
             valueName: "list"))
     var types: String?
 
