@@ -240,7 +240,7 @@ struct Benchmark: AsyncParsableCommand {
                 _ = scanner.scan(image)
             }
             rows.append(Row(image: size, stage: "scan, quality \(level.rawValue)", ours: whole, naive: nil,
-                            note: "decode + zbar + OCR + typing"))
+                            note: "decode + barcodes + OCR + typing"))
         }
         return rows
     }
