@@ -2,14 +2,15 @@ import ScannerCore
 
 /// How far a 1-D code's bars reach across the scan lines that read it.
 ///
-/// zxing-cpp gives a 1-D code's place as the scan lines that read it: read one symbol at a time
-/// (`czx_read`), it stops a few lines after the first, so its quad is a sliver a few pixels high
-/// wherever on the bars that happened. Two frames of one label then give slivers at different
-/// heights of the same code, which the item tracker cannot take for one item (a generated label
-/// was added twice at realtime). zbar, scanning every line, reports the bars' whole height. This
-/// grows the sliver across the bars: rows beyond it are compared with the rows that were read, each
-/// allowed to shift a little along the code (a tilted code's bars slant), until two in a row no
-/// longer look like the same bars.
+/// zxing-cpp gives a 1-D code's place as the scan lines that read it. With every line tried (3.x,
+/// try harder) that is the bars' height; where only a few lines read it (zxing-cpp 1.4 read one
+/// symbol at a time and stopped a few lines after the first; a blurred or partly covered code) it is
+/// a sliver a few pixels high wherever on the bars that happened, and two frames of one label give
+/// slivers at different heights of the same code, which the item tracker cannot take for one item (a
+/// generated label was added twice at realtime). zbar, scanning every line, reports the bars' whole
+/// height. This grows the sliver across the bars: rows beyond it are compared with the rows that were
+/// read, each allowed to shift a little along the code (a tilted code's bars slant), until two in a
+/// row no longer look like the same bars.
 enum BarExtent {
     /// Normalised correlation with the read rows below which a row is no longer the same bars. A row
     /// of the code under noise and JPEG blocking stays above 0.8; its digits, text or a quiet area

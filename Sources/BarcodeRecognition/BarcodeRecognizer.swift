@@ -59,9 +59,6 @@ public final class BarcodeRecognizer {
     /// its GS1 DataBar decoder read receipt text as a `01…` GTIN on the footage.
     public static let zbarComplements: Set<Symbology> = [.ean13, .upca, .upce, .qr]
 
-    /// Symbologies this recognizer can decode: every one (zxing-cpp reads them all).
-    public static var supported: Set<Symbology> { Set(Symbology.allCases) }
-
     /// zxing-cpp for quick scans (`recognize(_:thorough:)`): upright codes dark on light only.
     private let quick: ZXingReader
     /// Whether zbar looks on thorough scans (off: zxing-cpp alone, for benchmarks).
@@ -108,6 +105,12 @@ public final class BarcodeRecognizer {
         }
         guard let zbar, zbarLooks else { return found }
         return found + Self.complemented(found, with: zbar.scan(image), in: image, reader: zxing)
+    }
+
+    /// Reads zxing-cpp could not make (it returned an error: out of memory, an image it refused), and
+    /// the reason it last gave; such a read found nothing.
+    public var zxingFailures: (count: Int, last: String?) {
+        (zxing.failures + quick.failures, zxing.lastFailure ?? quick.lastFailure)
     }
 
     /// How many times zbar's scanner was replaced (`ZBarScanner.renewAfterSymbols`).

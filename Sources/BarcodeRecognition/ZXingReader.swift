@@ -65,6 +65,9 @@ public final class ZXingReader {
     /// code's place, the scan lines that read it, is grown across its bars (`BarExtent`).
     public func read(_ image: GrayImage, in region: PixelRect? = nil) -> [BarcodeObservation] {
         guard !symbologies.isEmpty, image.width > 0, image.height > 0 else { return [] }
+        // zxing-cpp's checked view wants every row whole, the last one too; a `GrayImage` may end at the
+        // last row's width.
+        let image = image.pixels.count >= image.height * image.stride ? image : image.packed()
         let area = region?.clamped(width: image.width, height: image.height) ?? PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         guard area.width > 0, area.height > 0 else { return [] }
         let found: [BarcodeObservation]? = image.pixels.withUnsafeBufferPointer { pixels -> [BarcodeObservation]? in

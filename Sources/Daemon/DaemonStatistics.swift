@@ -46,12 +46,13 @@ public enum DaemonStatistics {
     /// The pipeline's counters for the log line at its end.
     public static func metadata(_ s: SequenceStatistics) -> Logger.Metadata {
         var metadata: Logger.Metadata = [
-            "ocrDetectionFailures": "\(s.ocrDetectionFailures)",
+            "ocrDetectionFailures": "\(s.ocrDetectionFailures)", "barcodeReadFailures": "\(s.barcodeReadFailures)",
             "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)", "barcodeFullResolutionScans": "\(s.barcodeFullResolutionScans)",
             "ocrPasses": "\(s.ocrPasses)", "ocrLinesRead": "\(s.ocrLinesRead)", "ocrConfirmingPasses": "\(s.ocrConfirmingPasses)",
             "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)", "ocrSkippedUnchanged": "\(s.ocrSkippedUnchanged)",
         ]
         if let failure = s.ocrLastDetectionFailure { metadata["ocrLastDetectionFailure"] = "\(failure)" }
+        if let failure = s.barcodeLastReadFailure { metadata["barcodeLastReadFailure"] = "\(failure)" }
         return metadata
     }
 }

@@ -61,6 +61,8 @@ public struct SequenceStatistics: Sendable, Equatable {
         barcodeScans = barcodes.scans
         barcodeScansReused = barcodes.reused
         barcodeFullResolutionScans = barcodes.fullResolutionScans
+        barcodeReadFailures = barcodes.readFailures.count
+        barcodeLastReadFailure = barcodes.readFailures.last
         ocrPasses = text?.passes ?? 0
         ocrLinesRead = text?.linesRead ?? 0
         ocrConfirmingPasses = text?.confirmingPasses ?? 0
@@ -76,6 +78,9 @@ public struct SequenceStatistics: Sendable, Equatable {
     public var barcodeScansReused = 0
     /// Barcode scans of the frame at full resolution.
     public var barcodeFullResolutionScans = 0
+    /// Barcode reads zxing-cpp failed (they found nothing), and the last one's reason.
+    public var barcodeReadFailures = 0
+    public var barcodeLastReadFailure: String?
     public var ocrPasses = 0
     /// Text lines read by the recognizer (each pass reads the few lines the schedule picks).
     public var ocrLinesRead = 0
@@ -106,6 +111,8 @@ final class BarcodeStage: @unchecked Sendable {
     var reused = 0
     /// Scans of the frame at full resolution.
     var fullResolutionScans = 0
+    /// Reads zxing-cpp failed, and why it last did (`BarcodeRecognizer.zxingFailures`).
+    var readFailures: (count: Int, last: String?) { scanner.barcodeFailures }
     /// Consecutive frames that matched the last scanned one.
     private(set) var unchangedStreak = 0
 

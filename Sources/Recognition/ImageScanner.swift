@@ -205,6 +205,9 @@ public final class ImageScanner {
         }
     }
 
+    /// Barcode reads zxing-cpp failed (they found nothing), and why it last did.
+    public var barcodeFailures: (count: Int, last: String?) { barcodes.zxingFailures }
+
     /// Images the line detector failed on (they gave no lines), and why it last did.
     public var detectionFailures: (count: Int, last: String?) {
         (lineDetector.failures, lineDetector.lastFailure.map { "\($0)" })

@@ -286,6 +286,19 @@ import Glibc
         }
     }
 
+    /// An image whose rows are padded and whose buffer ends at its last row's width (as `GrayImage`
+    /// allows; zxing-cpp's checked view wants the last row whole) is read, not refused.
+    @Test func aStridedImageEndingAtItsLastRowIsRead() throws {
+        let code = try ImageDecoder().decodeFile(atPath: Fixtures.path("qr.png")).image.packed()
+        let stride = code.width + 8
+        var pixels = [UInt8](repeating: 255, count: (code.height - 1) * stride + code.width)
+        for y in 0..<code.height { for x in 0..<code.width { pixels[y * stride + x] = code[x, y] } }
+        let strided = GrayImage(width: code.width, height: code.height, stride: stride, pixels: pixels)
+        let reader = ZXingReader(symbologies: [.qr])
+        #expect(reader.read(strided).map(\.payload) == ["https://example.com/scannerd"])
+        #expect(reader.failures == 0)
+    }
+
     /// A region is read alone, and what is found there is placed in the whole image.
     @Test func aRegionIsReadInTheWholeImagesCoordinates() throws {
         let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("datamatrix-two.png")).image

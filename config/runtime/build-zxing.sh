@@ -28,7 +28,7 @@ if [ "$got" != "$sha256" ]; then
 fi
 tar -xzf "$work/src.tar.gz" -C "$work" "zxing_cpp-$version/core" "zxing_cpp-$version/LICENSE"
 src="$work/zxing_cpp-$version"
-echo "build-zxing: building zxing-cpp $version (a few minutes on 2 cores)"
+echo "build-zxing: building zxing-cpp $version (about half a minute on 2 cores)"
 # Readers only (no writers, so no zint), the C API, every symbology; static and position-independent so
 # it links into the products and the static release build of the .deb alike.
 cmake -S "$src/core" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
