@@ -238,7 +238,8 @@ let package = Package(
         .executableTarget(
             name: "scannerd-bench",
             dependencies: [
-                "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextDetection", "TextRecognition", "LineNetwork", "ContentTypes", "Recognition",
+                "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextDetection", "TextRecognition", "LineNetwork", "ContentTypes",
+                "Recognition",
                 "Capture", "Tracking", "Pipeline", "Events", "EventServer", "ScannerClient", "ScannerProtocol", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -264,12 +265,17 @@ let package = Package(
         .testTarget(name: "DaemonConfigurationTests", dependencies: ["DaemonConfiguration", "ScannerCore", "Capture", "TestSupport", "TestTraits"]),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Daemon", "DaemonConfiguration", "Pipeline", "Capture", "ScannerCore", "TestSupport", "TestTraits", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "Daemon", "DaemonConfiguration", "Pipeline", "Capture", "ScannerCore", "TestSupport", "TestTraits",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore"]),
         .testTarget(
             name: "TextDetectionTests",
-            dependencies: ["TextDetection", "InferenceRuntime", "LineNetwork", "ImageDecoding", "Recognition", "ScannerCore", "TestSupport", "TestTraits"]
+            dependencies: [
+                "TextDetection", "InferenceRuntime", "LineNetwork", "ImageDecoding", "Recognition", "ScannerCore", "TestSupport", "TestTraits",
+            ]
         ),
         .testTarget(name: "EventsTests", dependencies: ["Events", "Tracking", "ScannerCore", "ScannerProtocol", "TestSupport"]),
         .testTarget(
@@ -295,7 +301,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "ScannerCore", "ImageDecoding", "TestSupport", "TestTraits"]),
-        .testTarget(name: "ScannerCLITests", dependencies: ["ScannerCore", "ScannerClient", "ScannerProtocol", "ImageDecoding", "TestSupport", "TestTraits"]),
+        .testTarget(
+            name: "ScannerCLITests", dependencies: ["ScannerCore", "ScannerClient", "ScannerProtocol", "ImageDecoding", "TestSupport", "TestTraits"]),
     ],
     cxxLanguageStandard: .cxx17
 )

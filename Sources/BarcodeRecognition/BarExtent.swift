@@ -20,7 +20,8 @@ enum BarExtent {
     /// `quad` (top-left → top-right along the code) grown across its bars, at most its length each
     /// way; unchanged when it is degenerate or the read rows are flat.
     static func grown(_ quad: Quad, in image: GrayImage) -> Quad {
-        let start = midpoint(quad.topLeft, quad.bottomLeft), end = midpoint(quad.topRight, quad.bottomRight)
+        let start = midpoint(quad.topLeft, quad.bottomLeft)
+        let end = midpoint(quad.topRight, quad.bottomRight)
         let length = start.distance(to: end)
         guard length.isFinite, length >= 8, image.width >= 2, image.height >= 2 else { return quad }
         let along = Point(x: (end.x - start.x) / length, y: (end.y - start.y) / length)
@@ -34,7 +35,8 @@ enum BarExtent {
         }
         func reach(_ direction: Double) -> (offset: Double, shift: Double) {
             var best = (offset: direction < 0 ? reached.min()! : reached.max()!, shift: 0.0)
-            var shift = 0.0, misses = 0
+            var shift = 0.0
+            var misses = 0
             let step = max(1, length / 128)
             var offset = best.offset
             while abs(offset - centre) < length {
@@ -54,7 +56,8 @@ enum BarExtent {
             }
             return best
         }
-        let top = reach(-1), bottom = reach(1)
+        let top = reach(-1)
+        let bottom = reach(1)
         func place(_ t: Double, _ s: Double, at p: Point) -> Point {
             Point(x: p.x + t * across.x + s * along.x, y: p.y + t * across.y + s * along.y)
         }
@@ -74,7 +77,8 @@ enum BarExtent {
         var values = [Double](repeating: 255, count: count)
         for i in 0..<count {
             let t = (Double(i) + 0.5) * length / Double(count) + shift
-            let x = start.x + t * along.x + offset * across.x, y = start.y + t * along.y + offset * across.y
+            let x = start.x + t * along.x + offset * across.x
+            let y = start.y + t * along.y + offset * across.y
             guard x.isFinite, y.isFinite, x >= 0, y >= 0, x < Double(image.width), y < Double(image.height) else { continue }
             values[i] = Double(image[Int(x), Int(y)])
         }

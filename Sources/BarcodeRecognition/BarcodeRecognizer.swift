@@ -78,9 +78,11 @@ public final class BarcodeRecognizer {
         zxing = ZXingReader(symbologies: symbologies, effort: zxingEffort)
         quick = ZXingReader(symbologies: symbologies, effort: ZXingReader.quickEffort)
         let zbarSymbologies = symbologies.intersection(Self.zbarComplements)
-        zbar = zbarSymbologies.isEmpty
+        zbar =
+            zbarSymbologies.isEmpty
             ? nil
-            : try ZBarScanner(symbologies: zbarSymbologies, testInverted: testInverted, scanDensity: scanDensity, renewAfterSymbols: renewAfterSymbols)
+            : try ZBarScanner(
+                symbologies: zbarSymbologies, testInverted: testInverted, scanDensity: scanDensity, renewAfterSymbols: renewAfterSymbols)
     }
 
     /// A still image is read again enlarged by this factor (bilinear) when its longer side is at most
@@ -155,16 +157,22 @@ public final class BarcodeRecognizer {
             let centre = Point(x: (minX + maxX) / 2, y: (minY + maxY) / 2)
             // Clamped to the image in floating point, so no Int conversion can trap: a place outside
             // it leaves nothing to read; corners that are no numbers clamp to the whole image.
-            let x0 = max(0, centre.x - side / 2), x1 = min(Double(image.width), centre.x + side / 2)
-            let y0 = max(0, centre.y - side / 2), y1 = min(Double(image.height), centre.y + side / 2)
-            let square = x1 - x0 >= 1 && y1 - y0 >= 1
+            let x0 = max(0, centre.x - side / 2)
+            let x1 = min(Double(image.width), centre.x + side / 2)
+            let y0 = max(0, centre.y - side / 2)
+            let y1 = min(Double(image.height), centre.y + side / 2)
+            let square =
+                x1 - x0 >= 1 && y1 - y0 >= 1
                 ? PixelRect(x: Int(x0), y: Int(y0), width: Int(x1 - x0), height: Int(y1 - y0))
                 : nil
             let reread = square.flatMap { reader.read(image, in: $0) }?
                 .filter { $0.symbology == widest.symbology }
                 .min { $0.corners.center.distance(to: centre) < $1.corners.center.distance(to: centre) }
             if let reread {
-                guard !(zxingFound + added).contains(where: { $0.payload == reread.payload && $0.symbology == reread.symbology && $0.samePlace(as: reread) })
+                guard
+                    !(zxingFound + added).contains(where: {
+                        $0.payload == reread.payload && $0.symbology == reread.symbology && $0.samePlace(as: reread)
+                    })
                 else { continue }
                 var observation = place.first { $0.payload == reread.payload } ?? widest
                 observation.payload = reread.payload

@@ -71,9 +71,10 @@ public final class ZXingReader {
         let area = region?.clamped(width: image.width, height: image.height) ?? PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         guard area.width > 0, area.height > 0 else { return [] }
         let found: [BarcodeObservation]? = image.pixels.withUnsafeBufferPointer { pixels -> [BarcodeObservation]? in
-            guard let view = ZXing_ImageView_new_checked(
-                pixels.baseAddress, Int32(clamping: pixels.count), Int32(image.width), Int32(image.height), ZXing_ImageFormat_Lum,
-                Int32(image.stride), 1)
+            guard
+                let view = ZXing_ImageView_new_checked(
+                    pixels.baseAddress, Int32(clamping: pixels.count), Int32(image.width), Int32(image.height), ZXing_ImageFormat_Lum,
+                    Int32(image.stride), 1)
             else { return nil }
             defer { ZXing_ImageView_delete(view) }
             if area.width != image.width || area.height != image.height {
@@ -88,10 +89,11 @@ public final class ZXingReader {
         }
         guard let found else {
             failures += 1
-            lastFailure = ZXing_LastErrorMsg().map { message in
-                defer { ZXing_free(message) }
-                return String(cString: message)
-            } ?? "zxing-cpp read nothing and gave no reason"
+            lastFailure =
+                ZXing_LastErrorMsg().map { message in
+                    defer { ZXing_free(message) }
+                    return String(cString: message)
+                } ?? "zxing-cpp read nothing and gave no reason"
             return []
         }
         return found.map { observation in
@@ -174,7 +176,8 @@ public final class ZXingReader {
     /// from its symbology and variant keys; nil for what no symbology here names (EAN-2/5 add-ons alone,
     /// DX film edge).
     static func symbology(of format: ZXing_BarcodeFormat) -> Symbology? {
-        let key = UInt8(truncatingIfNeeded: format.rawValue), variant = UInt8(truncatingIfNeeded: format.rawValue >> 8)
+        let key = UInt8(truncatingIfNeeded: format.rawValue)
+        let variant = UInt8(truncatingIfNeeded: format.rawValue >> 8)
         switch (Character(Unicode.Scalar(key)), Character(Unicode.Scalar(variant))) {
         case ("Q", "m"): return .microqr
         case ("Q", "r"): return .rmqr

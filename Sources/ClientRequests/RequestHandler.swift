@@ -91,14 +91,19 @@ public final class RequestHandler: Sendable {
         case .success(.items):
             return Reply.ok(echo, [("items", .array(hub.items.map(\.json)))])
         case .success(.stats):
-            return Reply.ok(echo, stats() + [
-                ("events", .object([
-                    ("items", .integer(hub.items.count)), ("clients", .integer(hub.subscriberCount)),
-                    ("overflows", .integer(hub.overflows)), ("published", .integer(hub.published)),
-                    // Bytes waiting for all clients together: what the per-client budgets bound.
-                    ("queuedBytes", .integer(hub.queuedBytes)),
-                ])),
-            ])
+            return Reply.ok(
+                echo,
+                stats() + [
+                    (
+                        "events",
+                        .object([
+                            ("items", .integer(hub.items.count)), ("clients", .integer(hub.subscriberCount)),
+                            ("overflows", .integer(hub.overflows)), ("published", .integer(hub.published)),
+                            // Bytes waiting for all clients together: what the per-client budgets bound.
+                            ("queuedBytes", .integer(hub.queuedBytes)),
+                        ])
+                    )
+                ])
         case .success(.subscribe(let filter)):
             hub.setFilter(filter, for: subscriber)
             return Reply.ok(echo)
@@ -127,13 +132,16 @@ public final class RequestHandler: Sendable {
             // Writing a file with the daemon's rights is for privileged clients only; base64 in the
             // reply is for anybody let in.
             if path != nil && !rights.mayWriteFiles {
-                return Reply.error(echo, code: .accessDenied, message: "only root, the daemon's user and control users may have the daemon write files")
+                return Reply.error(
+                    echo, code: .accessDenied, message: "only root, the daemon's user and control users may have the daemon write files")
             }
             switch await capture(annotate) {
             case .failure(let refusal):
                 return Reply.error(echo, code: .unavailable, message: refusal.message)
             case .success(let photo):
-                let size: [(String, JSONValue)] = [("width", .integer(photo.width)), ("height", .integer(photo.height)), ("bytes", .integer(photo.jpeg.count))]
+                let size: [(String, JSONValue)] = [
+                    ("width", .integer(photo.width)), ("height", .integer(photo.height)), ("bytes", .integer(photo.jpeg.count)),
+                ]
                 guard let path else {
                     return Reply.ok(echo, size + [("jpeg", .string(photo.jpeg.base64EncodedString()))])
                 }

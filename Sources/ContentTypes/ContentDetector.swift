@@ -91,9 +91,10 @@ enum PhoneContext {
 
         let words = before.split(whereSeparator: { !($0.isLetter || $0 == "/" || $0.unicodeScalars.first!.value > 0x2000) })
         let lastWords = words.suffix(3).map(String.init)
-        let hasPhoneLabel = lastWords.contains { word in
-            phoneLabels.contains(word) || phoneLabelPrefixes.contains { word.hasPrefix($0) }
-        }
+        let hasPhoneLabel =
+            lastWords.contains { word in
+                phoneLabels.contains(word) || phoneLabelPrefixes.contains { word.hasPrefix($0) }
+            }
             || before.hasSuffix("t:") || before.hasSuffix("t: ") || before.hasSuffix("m: ") || before.hasSuffix("p: ")
         if !hasPhoneLabel {
             if lastWords.contains(where: { otherLabels.contains($0) }) { return false }
@@ -104,7 +105,7 @@ enum PhoneContext {
         // Prices: a currency sign before, or decimals after ("$1,234,567.89", "415 555 0123.50").
         let currency: [String] = ["$", "€", "£", "¥", "usd", "eur", "gbp", "chf"]
         if currency.contains(where: { before.trimmingTrailingSpaces().hasSuffix($0) }) { return false }
-        if after.count >= 2, (after[0] == UInt8(ascii: ".") || after[0] == UInt8(ascii: ",")), isDigit(after[1]) { return false }
+        if after.count >= 2, after[0] == UInt8(ascii: ".") || after[0] == UInt8(ascii: ","), isDigit(after[1]) { return false }
         // Dates and times: "2024-12-25 10:30", "12/25/2024"; and one that starts with a year and a
         // month, whatever OCR made of the rest ("2026-11 21 14" for "2026-11-21 14:05").
         if looksLikeDate(raw) || startsWithYearAndMonth(raw) { return false }
@@ -129,7 +130,8 @@ enum PhoneContext {
     /// `+…`, `(…)`, or digits split into groups by spaces, dashes, dots or slashes.
     static func isGrouped(_ raw: [UInt8]) -> Bool {
         if raw.first == UInt8(ascii: "+") || raw.first == UInt8(ascii: "(") { return true }
-        var groups = 0, inDigits = false
+        var groups = 0
+        var inDigits = false
         for b in raw {
             if isDigit(b) {
                 if !inDigits { groups += 1 }
@@ -144,8 +146,9 @@ enum PhoneContext {
     /// A four-digit year 1900–2099, a dash, dot or slash, and a month 1–12: the start of an ISO-style
     /// date. No phone number is written that way (a NANP number starts with a 3-digit area code).
     static func startsWithYearAndMonth(_ raw: [UInt8]) -> Bool {
-        guard raw.count >= 6, raw[0...3].allSatisfy(isDigit), raw[0] == UInt8(ascii: "1") && raw[1] == UInt8(ascii: "9")
-            || raw[0] == UInt8(ascii: "2") && raw[1] == UInt8(ascii: "0"),
+        guard raw.count >= 6, raw[0...3].allSatisfy(isDigit),
+            raw[0] == UInt8(ascii: "1") && raw[1] == UInt8(ascii: "9")
+                || raw[0] == UInt8(ascii: "2") && raw[1] == UInt8(ascii: "0"),
             [UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "/")].contains(raw[4])
         else { return false }
         let month = raw[5...].prefix(while: isDigit)

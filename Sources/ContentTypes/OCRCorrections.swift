@@ -36,7 +36,8 @@ public enum OCRCorrections {
     }
 
     private static func repairToken(_ bytes: inout [UInt8], _ range: Range<Int>) {
-        var digits = 0, letters = 0
+        var digits = 0
+        var letters = 0
         for b in bytes[range] {
             if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) {
                 digits += 1

@@ -19,9 +19,11 @@ enum WebIdentifiers {
     /// are none (`uk`, `eu`, `ac`). On real receipts (issue #40, WildReceipt development photos) two
     /// letters after a dot that are no country were abbreviations read as domains: `INCL.OF`,
     /// `INFO@RESTO.TE`.
-    static let countryTLDs: Set<String> = Set(Locale.Region.isoRegions.map { $0.identifier.lowercased() }.filter {
-        $0.count == 2 && $0.allSatisfy { $0.isASCII && $0.isLetter }
-    }).union(["uk", "eu", "ac"])
+    static let countryTLDs: Set<String> = Set(
+        Locale.Region.isoRegions.map { $0.identifier.lowercased() }.filter {
+            $0.count == 2 && $0.allSatisfy { $0.isASCII && $0.isLetter }
+        }
+    ).union(["uk", "eu", "ac"])
 
     static func isKnownTLD(_ tld: String) -> Bool {
         let lower = tld.lowercased()
@@ -132,9 +134,10 @@ enum WebIdentifiers {
             }
             let local = String(decoding: bytes[start..<at].enumerated().filter { !spaces.contains(start + $0.offset) }.map(\.element), as: UTF8.self)
             let transcript = String(decoding: bytes[start..<end], as: UTF8.self)
-            found.append(ContentMatch(
-                contentType: .emailAddress, payload: local + "@" + labels.joined(separator: ".").lowercased(),
-                transcript: transcript, utf8Range: start..<end))
+            found.append(
+                ContentMatch(
+                    contentType: .emailAddress, payload: local + "@" + labels.joined(separator: ".").lowercased(),
+                    transcript: transcript, utf8Range: start..<end))
         }
         return found
     }
@@ -208,9 +211,10 @@ enum WebIdentifiers {
             while end > hostEnd, trailingPunctuation.contains(bytes[end - 1]) { end -= 1 }
             let rest = String(decoding: bytes[hostEnd..<end], as: UTF8.self)
             let host = labels.joined(separator: ".").lowercased()
-            found.append(ContentMatch(
-                contentType: .url, payload: "\(scheme ?? "http")://\(host)\(rest)",
-                transcript: String(decoding: bytes[i..<end], as: UTF8.self), utf8Range: i..<end))
+            found.append(
+                ContentMatch(
+                    contentType: .url, payload: "\(scheme ?? "http")://\(host)\(rest)",
+                    transcript: String(decoding: bytes[i..<end], as: UTF8.self), utf8Range: i..<end))
             i = end
         }
         return found
@@ -273,8 +277,10 @@ enum WebIdentifiers {
     /// own, so an address that ends a sentence ("jo@example.com. Info desk") is not lengthened. One
     /// space is joined, not a run of them: that is the slip, and a line of "a. b. c. …" is no domain.
     static func domainAcrossSpaces(in bytes: [UInt8], from start: Int) -> (end: Int, labels: [String])? {
-        var joined: [UInt8] = [], origin: [Int] = []
-        var i = start, spaces = 0
+        var joined: [UInt8] = []
+        var origin: [Int] = []
+        var i = start
+        var spaces = 0
         while i < bytes.count {
             if bytes[i] == UInt8(ascii: " ") {
                 guard spaces == 0, i > start, bytes[i - 1] == UInt8(ascii: "."), i + 1 < bytes.count, isLabelByte(bytes[i + 1]) else { break }

@@ -133,7 +133,8 @@ public enum DaemonAssembly {
                     host: listen.host, port: listen.port, token: token, allowedOrigins: Set(s.httpAllowedOrigins), queueLimit: s.queueLimit,
                     // The socket's rule: with control users or groups configured, only they may `set`.
                     controlOpen: s.controlUsers.isEmpty && s.controlGroups.isEmpty, maximumStreams: s.maximumClients,
-                    maximumConnections: s.httpMaxConnections, idleTimeout: .seconds(s.httpIdleTimeout), requestTimeout: .seconds(s.httpRequestTimeout)),
+                    maximumConnections: s.httpMaxConnections, idleTimeout: .seconds(s.httpIdleTimeout), requestTimeout: .seconds(s.httpRequestTimeout)
+                ),
                 logger: clientCaused(logger), metrics: metrics)
         } catch {
             throw .cannotStart("\(error)")
@@ -182,7 +183,9 @@ public enum DaemonAssembly {
         guard let url = s.mqttBroker else { return nil }
         // The loader refused anything else; the URL is quoted redacted all the same (never a password in a log).
         guard let broker = MQTTBrokerAddress.parse(url) else {
-            throw .cannotStart("mqtt.broker \(MQTTBrokerAddress.redacted(url)): expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (credentials go in mqtt.username and mqtt.password-file)")
+            throw .cannotStart(
+                "mqtt.broker \(MQTTBrokerAddress.redacted(url)): expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (credentials go in mqtt.username and mqtt.password-file)"
+            )
         }
         let password = try s.mqttPasswordFile.map { path throws(DaemonError) in try readToken(path, key: "mqtt.password-file") }
         // libmosquitto opens the CA file with fopen(3), which waits for ever on a FIFO: checked first.

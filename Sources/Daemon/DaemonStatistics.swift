@@ -21,15 +21,18 @@ public enum DaemonStatistics {
         }
         return [
             ("uptime", .number(uptime, decimals: 1)),
-            ("capture", .object([
-                ("source", .string(sourceName)), ("available", .bool(available)),
-                // Every frame the source took: decoded ones, ones dropped for a newer frame, ones skipped
-                // undecoded while the scene is still, and corrupt ones.
-                ("frames", .integer(s.delivered + s.dropped + s.idleSkipped + s.corrupt)), ("decoded", .integer(s.delivered)),
-                ("dropped", .integer(s.dropped)), ("idleSkipped", .integer(s.idleSkipped)), ("corrupt", .integer(s.corrupt)),
-                ("reconnects", .integer(s.reconnects)),
-                ("fps", .number(capture.perSecond, decimals: 1)),
-            ])),
+            (
+                "capture",
+                .object([
+                    ("source", .string(sourceName)), ("available", .bool(available)),
+                    // Every frame the source took: decoded ones, ones dropped for a newer frame, ones skipped
+                    // undecoded while the scene is still, and corrupt ones.
+                    ("frames", .integer(s.delivered + s.dropped + s.idleSkipped + s.corrupt)), ("decoded", .integer(s.delivered)),
+                    ("dropped", .integer(s.dropped)), ("idleSkipped", .integer(s.idleSkipped)), ("corrupt", .integer(s.corrupt)),
+                    ("reconnects", .integer(s.reconnects)),
+                    ("fps", .number(capture.perSecond, decimals: 1)),
+                ])
+            ),
             ("barcodes", recognizer(metrics.figures(.barcodes), runs: "scans")),
             ("text", recognizer(metrics.figures(.text), runs: "passes")),
         ]
@@ -47,7 +50,8 @@ public enum DaemonStatistics {
     public static func metadata(_ s: SequenceStatistics) -> Logger.Metadata {
         var metadata: Logger.Metadata = [
             "ocrDetectionFailures": "\(s.ocrDetectionFailures)", "barcodeReadFailures": "\(s.barcodeReadFailures)",
-            "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)", "barcodeFullResolutionScans": "\(s.barcodeFullResolutionScans)",
+            "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)",
+            "barcodeFullResolutionScans": "\(s.barcodeFullResolutionScans)",
             "ocrPasses": "\(s.ocrPasses)", "ocrLinesRead": "\(s.ocrLinesRead)", "ocrConfirmingPasses": "\(s.ocrConfirmingPasses)",
             "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)", "ocrSkippedUnchanged": "\(s.ocrSkippedUnchanged)",
         ]

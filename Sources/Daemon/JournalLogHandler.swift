@@ -24,8 +24,10 @@ public struct JournalLogHandler: LogHandler {
     private let journal: Bool
     private let write: @Sendable (String) -> Void
 
-    public init(label: String, level: LogLevelControl, journal: Bool = JournalLogHandler.stderrIsJournal(),
-                write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
+    public init(
+        label: String, level: LogLevelControl, journal: Bool = JournalLogHandler.stderrIsJournal(),
+        write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+    ) {
         self.label = label
         self.control = level
         self.journal = journal
@@ -57,7 +59,8 @@ public struct JournalLogHandler: LogHandler {
     /// Values with spaces, quotes or `=` are quoted so every line splits back into its keys.
     public static func quoted(_ value: String) -> String {
         guard value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\n" }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "\""
+            + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n") + "\""
     }
 

@@ -32,9 +32,12 @@ public final class MetricsExport: Sendable {
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         frames = ["decoded", "dropped", "idle_skipped", "corrupt"].map { outcome in
-            (outcome, registry.makeCounter(
-                name: "scannerd_frames_total", labels: [("outcome", outcome)],
-                help: "Frames the source took: decoded, dropped for a newer one, skipped undecoded while the scene is still, corrupt"))
+            (
+                outcome,
+                registry.makeCounter(
+                    name: "scannerd_frames_total", labels: [("outcome", outcome)],
+                    help: "Frames the source took: decoded, dropped for a newer one, skipped undecoded while the scene is still, corrupt")
+            )
         }
         reconnects = registry.makeCounter(name: "scannerd_reconnects_total", help: "Times the camera was opened again after it went away")
         events = registry.makeCounter(name: "scannerd_events_total", help: "Events published (every seq)")
@@ -56,7 +59,8 @@ public final class MetricsExport: Sendable {
 
     /// The exposition text, with the totals brought up to date.
     public func render(source: SourceStatistics, hub: EventHub, mqtt: MQTTPublisher.Statistics? = nil) -> String {
-        let totals: [(String, Prometheus.Counter, Int)] = zip(frames, [source.delivered, source.dropped, source.idleSkipped, source.corrupt])
+        let totals: [(String, Prometheus.Counter, Int)] =
+            zip(frames, [source.delivered, source.dropped, source.idleSkipped, source.corrupt])
             .map { ("frames." + $0.0.outcome, $0.0.counter, $0.1) }
             + [("reconnects", reconnects, source.reconnects), ("events", events, hub.published), ("overflows", overflows, hub.overflows)]
             + (mqtt.map { [("mqtt.dropped", mqttDropped, $0.dropped)] } ?? [])

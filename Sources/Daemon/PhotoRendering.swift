@@ -22,7 +22,8 @@ enum PhotoRendering {
                 image = try ImageDecoder().decode(photo.jpeg ?? Data()).image
             }
             if let items {
-                let w = Double(image.width), h = Double(image.height)
+                let w = Double(image.width)
+                let h = Double(image.height)
                 for quad in items { image.strokePolygon(quad.corners.map { Point(x: $0.x * w, y: $0.y * h) }, width: max(3, image.width / 320)) }
             }
             let jpeg = try JPEGEncoder().encode(image, quality: 90)

@@ -3,8 +3,8 @@ import ClientRequests
 import DaemonConfiguration
 import EventServer
 import Events
-import HTTPServer
 import Foundation
+import HTTPServer
 import Logging
 import MQTTPublisher
 import Pipeline
@@ -75,7 +75,9 @@ public final class ScannerDaemon: Sendable {
         let printer = s.eventsStdout ? LinePrinter() : nil
         self.printer = printer
         // A browser's EventSource reconnects with the last seq it had: keep enough to fill the gap.
-        hub = EventHub(daemonVersion: Release.version, sourceName: s.input.name, replayLimit: s.httpListen == nil ? 0 : DaemonAssembly.httpReplayLimit) { line in
+        hub = EventHub(
+            daemonVersion: Release.version, sourceName: s.input.name, replayLimit: s.httpListen == nil ? 0 : DaemonAssembly.httpReplayLimit
+        ) { line in
             printer?.print(line)
         }
         sequence = try DaemonAssembly.pipeline(s)
@@ -104,9 +106,10 @@ public final class ScannerDaemon: Sendable {
         // after the pipeline stops.
         if let http { services.append(.init(service: HTTPService(server: http, daemon: self), failureTerminationBehavior: .gracefullyShutdownGroup)) }
         if let mqtt { services.append(.init(service: MQTTService(publisher: mqtt, daemon: self))) }
-        services.append(.init(
-            service: PipelineService(daemon: self),
-            successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup))
+        services.append(
+            .init(
+                service: PipelineService(daemon: self),
+                successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup))
         services.append(.init(service: SystemdService(daemon: self)))
         services.append(.init(service: ReloadService(daemon: self)))
         var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
@@ -115,10 +118,13 @@ public final class ScannerDaemon: Sendable {
         defer { printer?.finish() }
         try await ServiceGroup(configuration: configuration).run()
         let s = source.statistics
-        logger.info("stopped", metadata: [
-            "frames": "\(s.delivered)", "dropped": "\(s.dropped)", "idleSkipped": "\(s.idleSkipped)", "corrupt": "\(s.corrupt)", "reconnects": "\(s.reconnects)",
-            "uptime": "\(String(format: "%.1f", (ContinuousClock.now - startedAt).inSeconds))",
-        ])
+        logger.info(
+            "stopped",
+            metadata: [
+                "frames": "\(s.delivered)", "dropped": "\(s.dropped)", "idleSkipped": "\(s.idleSkipped)", "corrupt": "\(s.corrupt)",
+                "reconnects": "\(s.reconnects)",
+                "uptime": "\(String(format: "%.1f", (ContinuousClock.now - startedAt).inSeconds))",
+            ])
     }
 
     // MARK: Configuration
@@ -197,15 +203,19 @@ public final class ScannerDaemon: Sendable {
             return s
         }
         if !live.isEmpty { sequence.reconfigure(DaemonAssembly.sequenceConfiguration(updated)) }
-        logger.notice("configuration reloaded", metadata: [
-            "applied": "\(live.joined(separator: ","))",
-            "restartRequired": "\(restart.joined(separator: ","))",
-        ])
-        if !live.isEmpty {
-            hub.publishNotice("config", Self.describe(updated) + [
-                ("reason", .string("reload")), ("changed", .array(live.map { .string($0) })),
-                ("restartRequired", .array(restart.map { .string($0) })),
+        logger.notice(
+            "configuration reloaded",
+            metadata: [
+                "applied": "\(live.joined(separator: ","))",
+                "restartRequired": "\(restart.joined(separator: ","))",
             ])
+        if !live.isEmpty {
+            hub.publishNotice(
+                "config",
+                Self.describe(updated) + [
+                    ("reason", .string("reload")), ("changed", .array(live.map { .string($0) })),
+                    ("restartRequired", .array(restart.map { .string($0) })),
+                ])
         }
     }
 

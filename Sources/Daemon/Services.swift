@@ -52,7 +52,7 @@ struct HTTPService: Service {
             } onGracefulShutdown: {
                 daemon.hub.finishSubscribers()
             }
-        } catch where !listening.isOpen {
+        } catch  where !listening.isOpen {
             // Its port taken, or an address this host does not have: one line that says which.
             throw DaemonError.cannotStart("http.listen \(host):\(server.configuration.port): cannot listen: \(error)")
         }
@@ -145,9 +145,11 @@ struct SystemdService: Service {
                     if healthy {
                         daemon.logger.notice("pipeline moving again; watchdog pings resumed")
                     } else {
-                        daemon.logger.error("pipeline stalled; watchdog pings stopped", metadata: [
-                            "lastProgress": "\(String(format: "%.1f", daemon.heartbeat.age.inSeconds))s ago",
-                        ])
+                        daemon.logger.error(
+                            "pipeline stalled; watchdog pings stopped",
+                            metadata: [
+                                "lastProgress": "\(String(format: "%.1f", daemon.heartbeat.age.inSeconds))s ago"
+                            ])
                     }
                 }
             }

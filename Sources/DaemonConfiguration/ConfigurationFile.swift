@@ -106,17 +106,19 @@ public enum ConfigurationFile {
             if scalar.style == .plain, ["", "~", "null", "Null", "NULL"].contains(scalar.string) { return .null }
             return .scalar(scalar.string)
         case .sequence(let sequence):
-            return .list(try sequence.map { item throws(ValueProblem) in
-                guard let s = item.scalar?.string else { throw ValueProblem("expected a list of single values") }
-                return s
-            })
+            return .list(
+                try sequence.map { item throws(ValueProblem) in
+                    guard let s = item.scalar?.string else { throw ValueProblem("expected a list of single values") }
+                    return s
+                })
         case .mapping(let mapping):
-            return .map(try mapping.map { pair throws(ValueProblem) in
-                guard let k = pair.key.scalar?.string, let v = pair.value.scalar?.string else {
-                    throw ValueProblem("expected name: value pairs")
-                }
-                return SettingValue.Pair(k, v)
-            })
+            return .map(
+                try mapping.map { pair throws(ValueProblem) in
+                    guard let k = pair.key.scalar?.string, let v = pair.value.scalar?.string else {
+                        throw ValueProblem("expected name: value pairs")
+                    }
+                    return SettingValue.Pair(k, v)
+                })
         case .alias:
             throw ValueProblem("aliases are not supported")
         }
@@ -129,8 +131,9 @@ public enum ConfigurationFile {
             let text = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
             return .syntax(path: path, line: mark.line, column: mark.column, problem: text)
         case .duplicatedKeysInMapping(let duplicates, let context):
-            return .syntax(path: path, line: context.mark.line, column: context.mark.column,
-                           problem: "duplicated keys: \(duplicates.joined(separator: ", "))")
+            return .syntax(
+                path: path, line: context.mark.line, column: context.mark.column,
+                problem: "duplicated keys: \(duplicates.joined(separator: ", "))")
         default:
             return .syntax(path: path, line: 1, column: 1, problem: "\(error)")
         }

@@ -61,16 +61,21 @@ public struct ConfigurationLoader: Sendable {
         let s = loaded.settings
         // Off loopback without a token, any host on the network could watch and `set` (docs/http.md).
         if let listen = s.httpListen, s.httpTokenFile == nil, !LoopbackAddress.isLoopback(listen.host) {
-            problems.append(.combination(
-                key: "http.listen", origin: loaded.origins["http.listen"] ?? .defaultValue,
-                problem: "\(listen) is not loopback: set http.token-file so that only clients with the token are served"))
+            problems.append(
+                .combination(
+                    key: "http.listen", origin: loaded.origins["http.listen"] ?? .defaultValue,
+                    problem: "\(listen) is not loopback: set http.token-file so that only clients with the token are served"))
         }
         // Event streams and WebSockets may hold `server.max-clients` connections and are never made
         // to give their place: with no more connections than that, they could shut `/items` out.
         if s.httpListen != nil, s.httpMaxConnections <= s.maximumClients {
-            problems.append(.combination(
-                key: "http.max-connections", origin: loaded.origins["http.max-connections"] ?? loaded.origins["server.max-clients"] ?? .defaultValue,
-                problem: "\(s.httpMaxConnections) leaves no room for requests beside \(s.maximumClients) event streams (server.max-clients): set it above that"))
+            problems.append(
+                .combination(
+                    key: "http.max-connections",
+                    origin: loaded.origins["http.max-connections"] ?? loaded.origins["server.max-clients"] ?? .defaultValue,
+                    problem:
+                        "\(s.httpMaxConnections) leaves no room for requests beside \(s.maximumClients) event streams (server.max-clients): set it above that"
+                ))
         }
         return problems
     }
@@ -128,7 +133,8 @@ public struct ConfigurationLoader: Sendable {
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         var row = Array(0...b.count)
         for i in 1...max(a.count, 1) where !a.isEmpty {
             var previous = row[0]

@@ -132,7 +132,15 @@ public enum MQTTBrokerAddress {
     public static func parse(_ url: String) -> (host: String, port: Int, tls: Bool)? {
         let tls: Bool
         let rest: Substring
-        if url.hasPrefix("mqtt://") { tls = false; rest = url.dropFirst(7) } else if url.hasPrefix("mqtts://") { tls = true; rest = url.dropFirst(8) } else { return nil }
+        if url.hasPrefix("mqtt://") {
+            tls = false
+            rest = url.dropFirst(7)
+        } else if url.hasPrefix("mqtts://") {
+            tls = true
+            rest = url.dropFirst(8)
+        } else {
+            return nil
+        }
         guard !rest.isEmpty, rest.utf8.count <= 255, !rest.contains("/"), !rest.contains("@") else { return nil }
         var host = rest
         var port = tls ? 8883 : 1883
@@ -152,7 +160,6 @@ public enum MQTTBrokerAddress {
         guard !host.isEmpty, host.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || ".-:".contains($0) }) else { return nil }
         return (String(host), port, tls)
     }
-
 
     public static func isValid(_ url: String) -> Bool { parse(url) != nil }
 

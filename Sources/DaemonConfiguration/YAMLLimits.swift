@@ -28,12 +28,14 @@ enum YAMLLimits {
             guard yaml_parser_initialize(&parser) == 1 else { return nil }
             defer { yaml_parser_delete(&parser) }
             yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
-            var nodes = 0, depth = 0
+            var nodes = 0
+            var depth = 0
             while true {
                 var event = yaml_event_t()
                 guard yaml_parser_parse(&parser, &event) == 1 else { return nil }
                 defer { yaml_event_delete(&event) }
-                let line = Int(event.start_mark.line) + 1, column = Int(event.start_mark.column) + 1
+                let line = Int(event.start_mark.line) + 1
+                let column = Int(event.start_mark.column) + 1
                 func limit(_ problem: String) -> ConfigurationError { .limit(path: path, line: line, column: column, problem: problem) }
                 switch event.type {
                 case YAML_STREAM_END_EVENT:
@@ -41,11 +43,12 @@ enum YAMLLimits {
                 case YAML_ALIAS_EVENT:
                     return limit("aliases (*name) are not supported")
                 case YAML_SCALAR_EVENT, YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
-                    let anchor = switch event.type {
-                    case YAML_SCALAR_EVENT: event.data.scalar.anchor
-                    case YAML_SEQUENCE_START_EVENT: event.data.sequence_start.anchor
-                    default: event.data.mapping_start.anchor
-                    }
+                    let anchor =
+                        switch event.type {
+                        case YAML_SCALAR_EVENT: event.data.scalar.anchor
+                        case YAML_SEQUENCE_START_EVENT: event.data.sequence_start.anchor
+                        default: event.data.mapping_start.anchor
+                        }
                     if anchor != nil { return limit("anchors (&name) are not supported") }
                     nodes += 1
                     if nodes > maximumNodes { return limit("more than \(maximumNodes) values") }

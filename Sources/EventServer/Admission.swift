@@ -72,7 +72,8 @@ public enum DescriptorBudget {
         let needed = UInt64(maximumClients + httpConnections + headroom)
         if softLimit >= needed { return .enough }
         if hardLimit >= needed { return .raiseSoftLimit(to: needed) }
-        let clients = httpConnections > 0
+        let clients =
+            httpConnections > 0
             ? "max-clients \(maximumClients) and http.max-connections \(httpConnections) need" : "max-clients \(maximumClients) needs"
         return .refuse(
             message: "\(clients) \(needed) open files, but the limit is \(hardLimit) "
@@ -83,7 +84,9 @@ public enum DescriptorBudget {
     public static func ensure(maximumClients: Int, httpConnections: Int = 0) throws(EventServerError) {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
-        switch decide(maximumClients: maximumClients, httpConnections: httpConnections, softLimit: UInt64(limit.rlim_cur), hardLimit: UInt64(limit.rlim_max)) {
+        switch decide(
+            maximumClients: maximumClients, httpConnections: httpConnections, softLimit: UInt64(limit.rlim_cur), hardLimit: UInt64(limit.rlim_max))
+        {
         case .enough: return
         case .raiseSoftLimit(let soft):
             limit.rlim_cur = rlim_t(soft)

@@ -36,7 +36,8 @@ public struct EventServerConfiguration: Sendable {
     public var controlGroups: Set<gid_t>
 
     public init(
-        path: String = "/run/scannerd/scannerd.sock", mode: mode_t = 0o660, maximumClients: Int = 64, maximumClientsPerUser: Int = 16, queueLimit: Int = 1024,
+        path: String = "/run/scannerd/scannerd.sock", mode: mode_t = 0o660, maximumClients: Int = 64, maximumClientsPerUser: Int = 16,
+        queueLimit: Int = 1024,
         maximumLineLength: Int = 64 * 1024, group: gid_t? = nil, allowedUsers: Set<uid_t> = [], allowedGroups: Set<gid_t> = [],
         controlUsers: Set<uid_t> = [], controlGroups: Set<gid_t> = [], byteLimit: Int = EventHub.defaultByteLimit,
         httpConnections: Int = 0
@@ -275,7 +276,9 @@ public final class EventServer: Sendable {
                                 try await send(line)
                                 self.hub.acknowledge(id)
                             case .overflow:
-                                self.logger.warning("client cut off: it stopped reading", metadata: ["queueLimit": "\(self.configuration.queueLimit)", "byteLimit": "\(self.configuration.byteLimit)"])
+                                self.logger.warning(
+                                    "client cut off: it stopped reading",
+                                    metadata: ["queueLimit": "\(self.configuration.queueLimit)", "byteLimit": "\(self.configuration.byteLimit)"])
                                 try? await send(Reply.overflow(queueLimit: self.configuration.queueLimit, byteLimit: self.configuration.byteLimit))
                                 return
                             }
@@ -288,10 +291,15 @@ public final class EventServer: Sendable {
                             // request is read once the reply is written: a client that stops reading
                             // holds one reply (one photo) here, not a queue of them.
                             for try await line in inbound {
-                                guard await self.hub.replyAndWait(await self.answer(String(buffer: line), subscriber: id, peer: peer), to: id) else { return }
+                                guard await self.hub.replyAndWait(await self.answer(String(buffer: line), subscriber: id, peer: peer), to: id) else {
+                                    return
+                                }
                             }
                         } catch let tooLong as LineDecoder.LineTooLong {
-                            try? await send(Reply.error(Request.Echo(), code: .lineTooLong, message: "request lines are limited to \(tooLong.limit) bytes; disconnecting"))
+                            try? await send(
+                                Reply.error(
+                                    Request.Echo(), code: .lineTooLong, message: "request lines are limited to \(tooLong.limit) bytes; disconnecting")
+                            )
                         }
                     }
                     // Whichever ends first (client gone, client cut off) ends the connection.
@@ -310,7 +318,9 @@ public final class EventServer: Sendable {
     /// stalled the server's threads), so the default configuration never does.
     func peerCredentials(_ channel: Channel) async -> Peer? {
         guard let provider = channel as? SocketOptionProvider,
-            let peer: PeerCredentials.Ucred = try? await provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)).get()
+            let peer: PeerCredentials.Ucred = try? await provider.unsafeGetSocketOption(
+                level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)
+            ).get()
         else { return nil }
         let c = configuration
         guard !(c.allowedGroups.isEmpty && c.controlGroups.isEmpty) else { return (peer.uid, [peer.gid]) }

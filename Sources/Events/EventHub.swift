@@ -161,10 +161,13 @@ public final class EventHub: Sendable {
             mirror(line)
             remember(Recent(seq: state.seq, line: line, item: item), in: &state)
             let now = clock()
-            return (line, Self.fanOut(line, seq: state.seq, to: &state) { subscriber in
-                guard let item, let itemAction else { return true }
-                return subscriber.filter.accepts(item) && subscriber.gate.admits(itemAction, at: now)
-            })
+            return (
+                line,
+                Self.fanOut(line, seq: state.seq, to: &state) { subscriber in
+                    guard let item, let itemAction else { return true }
+                    return subscriber.filter.accepts(item) && subscriber.gate.admits(itemAction, at: now)
+                }
+            )
         }
         Self.finish(cutOff)
         return line
@@ -345,7 +348,8 @@ public final class EventHub: Sendable {
             guard state.subscribers[id] != nil else { return }
             // A new `repeat` rule starts from what is in view now, which the subscriber has.
             if state.subscribers[id]?.filter.repeatPolicy != filter.repeatPolicy {
-                state.subscribers[id]?.gate = RepeatGate(policy: filter.repeatPolicy, present: Array(state.items.values.filter { filter.accepts($0.item) }))
+                state.subscribers[id]?.gate = RepeatGate(
+                    policy: filter.repeatPolicy, present: Array(state.items.values.filter { filter.accepts($0.item) }))
             }
             state.subscribers[id]?.filter = filter
         }

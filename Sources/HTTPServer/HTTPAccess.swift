@@ -79,7 +79,8 @@ public struct HTTPAccess: Sendable, Equatable {
 
     /// Compares without stopping at the first difference (no timing hint of how much was right).
     static func sameSecret(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
         var difference = UInt8(x.count == y.count ? 0 : 1)
         for i in 0..<max(x.count, y.count) { difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0) }
         return difference == 0

@@ -203,7 +203,8 @@ public final class HTTPServer: Sendable {
         }
         router.get("events") { [self] request, context -> Response in
             events(
-                lastEventID: ServerSentEvents.lastEventID(request.headers[.lastEventID] ?? request.uri.queryParameters.get("lastEventId"), run: hub.runID),
+                lastEventID: ServerSentEvents.lastEventID(
+                    request.headers[.lastEventID] ?? request.uri.queryParameters.get("lastEventId"), run: hub.runID),
                 channel: context.channel)
         }
         router.head("events") { _, _ -> Response in Response(status: .ok, headers: Self.eventStreamHeaders) }
@@ -260,12 +261,17 @@ public final class HTTPServer: Sendable {
             group.addTask {
                 for try await message in inbound.messages(maxSize: maximum) {
                     guard case .text(let line) = message else {
-                        guard await hub.replyAndWait(Reply.error(ScannerProtocol.Request.Echo(), code: .malformed, message: "requests are JSON text messages"), to: id) else { return }
+                        guard
+                            await hub.replyAndWait(
+                                Reply.error(ScannerProtocol.Request.Echo(), code: .malformed, message: "requests are JSON text messages"), to: id)
+                        else { return }
                         continue
                     }
                     // Replies go out in line with the events (`EventHub.reply`); the next message is
                     // read once this reply is written (one photo per client at most, as on the socket).
-                    guard await hub.replyAndWait(await requests.answer(line, subscriber: id, rights: rights, client: "websocket"), to: id) else { return }
+                    guard await hub.replyAndWait(await requests.answer(line, subscriber: id, rights: rights, client: "websocket"), to: id) else {
+                        return
+                    }
                 }
             }
             // Whichever ends first (the client closed, or was cut off) ends the connection.
@@ -273,7 +279,6 @@ public final class HTTPServer: Sendable {
             group.cancelAll()
         }
     }
-
 
     /// `GET /events`: the opening (a `hello`, or what a reconnecting client missed), then every event
     /// as it is published, with keep-alive comments while nothing happens. A client that falls
@@ -290,7 +295,10 @@ public final class HTTPServer: Sendable {
         channel.closeFuture.whenComplete { [self] _ in if bodyStarted.claim() { closeStream() } }
         let (hub, keepAlive, queueLimit, byteLimit) = (hub, configuration.keepAlive, configuration.queueLimit, configuration.byteLimit)
         let run = hub.runID
-        enum Piece: Sendable { case outbound(Outbound), tick }
+        enum Piece: Sendable {
+            case outbound(Outbound)
+            case tick
+        }
         connections.enterStream(channel)
         let body = ResponseBody { [self] writer in
             guard bodyStarted.claim() else { return }  // the connection closed first: its slot is back
@@ -331,7 +339,8 @@ public final class HTTPServer: Sendable {
                     case .outbound(.reply):
                         hub.acknowledge(id)  // a stream of server-sent events takes no requests
                     case .outbound(.overflow):
-                        try await writer.write(ByteBuffer(string: ServerSentEvents.frame(Reply.overflow(queueLimit: queueLimit, byteLimit: byteLimit), id: nil)))
+                        try await writer.write(
+                            ByteBuffer(string: ServerSentEvents.frame(Reply.overflow(queueLimit: queueLimit, byteLimit: byteLimit), id: nil)))
                         return
                     }
                 }

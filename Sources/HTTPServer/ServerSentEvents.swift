@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
+
 /// The `text/event-stream` framing (the HTML standard's server-sent events).
 enum ServerSentEvents {
     /// One event: its `id` (the event's `seq`, which a reconnecting `EventSource` sends back as

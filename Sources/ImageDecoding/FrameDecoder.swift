@@ -34,7 +34,8 @@ public final class FrameDecoder {
             }
             return try jpeg.decodeGray(bytes, targetWidth: targetWidth, strict: false)
         case .yuyv:
-            return try Self.luma(bytes, width: width, height: height, bytesPerLine: max(bytesPerLine, width * 2), pixelStep: 2, targetWidth: targetWidth)
+            return try Self.luma(
+                bytes, width: width, height: height, bytesPerLine: max(bytesPerLine, width * 2), pixelStep: 2, targetWidth: targetWidth)
         case .grey:
             return try Self.luma(bytes, width: width, height: height, bytesPerLine: max(bytesPerLine, width), pixelStep: 1, targetWidth: targetWidth)
         }
@@ -52,7 +53,8 @@ public final class FrameDecoder {
         if let targetWidth, targetWidth > 0 {
             while factor < 8 && width / (factor * 2) >= targetWidth { factor *= 2 }
         }
-        let outWidth = width / factor, outHeight = height / factor
+        let outWidth = width / factor
+        let outHeight = height / factor
         var pixels = [UInt8](repeating: 0, count: outWidth * outHeight)
         pixels.withUnsafeMutableBufferPointer { out in
             let step = pixelStep * factor

@@ -33,7 +33,10 @@ public final class JPEGDecoder {
 
     /// The size of the image in `data` without decoding it.
     public func dimensions(of data: UnsafeRawBufferPointer) throws(ScannerError) -> (width: Int, height: Int) {
-        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var subsampling: Int32 = 0
+        var colorspace: Int32 = 0
         let rc = tjDecompressHeader3(
             handle, data.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(data.count),
             &width, &height, &subsampling, &colorspace)

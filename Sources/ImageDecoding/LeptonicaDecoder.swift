@@ -35,7 +35,8 @@ enum LeptonicaDecoder {
         }
         var gray: UnsafeMutablePointer<PIX>? = grayPix
         defer { pixDestroy(&gray) }
-        let width = Int(pixGetWidth(grayPix)), height = Int(pixGetHeight(grayPix))
+        let width = Int(pixGetWidth(grayPix))
+        let height = Int(pixGetHeight(grayPix))
         let wpl = Int(pixGetWpl(grayPix))
         guard width > 0, height > 0, let words = pixGetData(grayPix) else {
             throw .unreadableImage(path: "", reason: "image has no pixels")
@@ -55,14 +56,18 @@ enum LeptonicaDecoder {
     /// Reads the size the header declares (without decoding) and refuses it past the limits. GIF is
     /// read here: Leptonica's header reader decodes a whole GIF to learn its size.
     static func checkDeclaredSize(_ base: UnsafePointer<UInt8>, count: Int, limits: ImageLimits) throws(ScannerError) {
-        var width: Int32 = 0, height: Int32 = 0
+        var width: Int32 = 0
+        var height: Int32 = 0
         if count >= 10, base[0] == UInt8(ascii: "G"), base[1] == UInt8(ascii: "I"), base[2] == UInt8(ascii: "F") {
             // Logical screen width and height, little-endian, after "GIF87a"/"GIF89a". An image inside
             // may not be larger than its screen (giflib refuses it), so this bounds the whole file.
             width = Int32(base[6]) | Int32(base[7]) << 8
             height = Int32(base[8]) | Int32(base[9]) << 8
         } else {
-            var format: Int32 = 0, bitsPerSample: Int32 = 0, samples: Int32 = 0, colormap: Int32 = 0
+            var format: Int32 = 0
+            var bitsPerSample: Int32 = 0
+            var samples: Int32 = 0
+            var colormap: Int32 = 0
             guard pixReadHeaderMem(base, count, &format, &width, &height, &bitsPerSample, &samples, &colormap) == 0 else {
                 throw .unreadableImage(path: "", reason: "not a readable image (truncated, damaged or an unsupported format)")
             }

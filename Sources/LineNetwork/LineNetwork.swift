@@ -113,7 +113,6 @@ public final class LineNetwork {
         }
     }
 
-
     /// Reads `line`: dark text on a light ground (or the reverse), `lineHeight` pixels high, as wide as
     /// it is (squeezed to `maximumWidth` when wider).
     public func read(_ line: GrayImage) throws(LineNetworkError) -> NetworkReading {
@@ -121,11 +120,13 @@ public final class LineNetwork {
             throw .badLine(reason: "a line must be \(Self.lineHeight) px high, not \(line.height)")
         }
         guard line.width > 0 else { throw .badLine(reason: "an empty line") }
-        let fitted = line.width > Self.maximumWidth ? line.rectified(
-            Quad(
-                topLeft: Point(x: 0, y: 0), topRight: Point(x: Double(line.width), y: 0),
-                bottomRight: Point(x: Double(line.width), y: Double(line.height)), bottomLeft: Point(x: 0, y: Double(line.height))),
-            height: Self.lineHeight, stretch: Double(Self.maximumWidth) / Double(line.width)) : line
+        let fitted =
+            line.width > Self.maximumWidth
+            ? line.rectified(
+                Quad(
+                    topLeft: Point(x: 0, y: 0), topRight: Point(x: Double(line.width), y: 0),
+                    bottomRight: Point(x: Double(line.width), y: Double(line.height)), bottomLeft: Point(x: 0, y: Double(line.height))),
+                height: Self.lineHeight, stretch: Double(Self.maximumWidth) / Double(line.width)) : line
         // The encoder steps every 8 columns; the width is rounded up to `widthStep` (padded as
         // PaddleOCR pads a batch).
         let width = max(Self.minimumWidth, (fitted.width + Self.widthStep - 1) / Self.widthStep * Self.widthStep)

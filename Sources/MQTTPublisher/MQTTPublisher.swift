@@ -60,8 +60,10 @@ public final class MQTTPublisher: @unchecked Sendable {
         // The configuration refuses such a prefix already; a publisher made otherwise refuses it too
         // (libmosquitto would take a `$SYS/…` prefix, and the broker drop every event).
         if let problem = MQTTNames.topicProblem(configuration.topic) { throw MQTTError("topic '\(configuration.topic)': \(problem)") }
-        state = Mutex(State(
-            queue: PublishQueue(limit: configuration.queueLimit), connack: ConnackWatch(limit: ConnackWatch.limit(keepalive: configuration.keepalive))))
+        state = Mutex(
+            State(
+                queue: PublishQueue(limit: configuration.queueLimit),
+                connack: ConnackWatch(limit: ConnackWatch.limit(keepalive: configuration.keepalive))))
         statusFields = [("daemon", .string(daemonVersion)), ("source", .string(hub.sourceName)), ("client", .string(configuration.clientID))]
         client = try MosquittoClient(clientID: configuration.clientID, cleanSession: false)
         try client.setWill(topic: topic("status"), payload: status("offline"), qos: 1, retain: true)
@@ -149,7 +151,10 @@ public final class MQTTPublisher: @unchecked Sendable {
                 defer { state.errorLogged = true }
                 return !state.errorLogged
             }
-            if first { logger.error("mqtt broker refused the connection", metadata: ["broker": "\(configuration.host):\(configuration.port)", "reason": "\(reason)"]) }
+            if first {
+                logger.error(
+                    "mqtt broker refused the connection", metadata: ["broker": "\(configuration.host):\(configuration.port)", "reason": "\(reason)"])
+            }
             return
         }
         state.withLock { state in
@@ -190,7 +195,8 @@ public final class MQTTPublisher: @unchecked Sendable {
             return !state.errorLogged
         }
         if first {
-            logger.warning("mqtt broker did not answer; retrying", metadata: ["broker": "\(configuration.host):\(configuration.port)", "reason": "\(reason)"])
+            logger.warning(
+                "mqtt broker did not answer; retrying", metadata: ["broker": "\(configuration.host):\(configuration.port)", "reason": "\(reason)"])
         }
     }
 
@@ -213,7 +219,9 @@ public final class MQTTPublisher: @unchecked Sendable {
         var nextRetry = Date().addingTimeInterval(retryDelay)
         while true {
             wake.lock()
-            while !state.withLock({ s in s.stopping || (s.connected && (s.statusDue || s.itemsDue || (!s.queue.isEmpty && s.unacknowledged < Self.maximumUnacknowledged))) }) {
+            while !state.withLock({ s in
+                s.stopping || (s.connected && (s.statusDue || s.itemsDue || (!s.queue.isEmpty && s.unacknowledged < Self.maximumUnacknowledged)))
+            }) {
                 let retrying = !state.withLock { $0.everConnected || $0.stopping }
                 _ = wake.wait(until: retrying ? min(nextRetry, Date().addingTimeInterval(1)) : Date().addingTimeInterval(1))
                 // Not holding the lock while libmosquitto reconnects (it resolves the broker's name):
@@ -231,7 +239,10 @@ public final class MQTTPublisher: @unchecked Sendable {
             }
             wake.unlock()
             if state.withLock({ $0.stopping }) { return }
-            if state.withLock({ s in defer { s.statusDue = false }; return s.statusDue }) {
+            if state.withLock({ s in
+                defer { s.statusDue = false }
+                return s.statusDue
+            }) {
                 send(topic("status"), status("online"), retain: true)
             }
             // Taken out of the queue only once libmosquitto has it: a publish refused (the connection
@@ -246,7 +257,10 @@ public final class MQTTPublisher: @unchecked Sendable {
                     if s.queue.first?.seq == next.seq { _ = s.queue.dequeue() }
                 }
             }
-            if state.withLock({ s in defer { s.itemsDue = false }; return s.itemsDue }) {
+            if state.withLock({ s in
+                defer { s.itemsDue = false }
+                return s.itemsDue
+            }) {
                 let items = JSONValue.object([("items", .array(hub.items.map(\.json)))]).serialized()
                 send(topic("items"), items, retain: true)
             }

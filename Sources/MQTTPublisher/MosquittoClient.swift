@@ -114,9 +114,13 @@ final class MosquittoClient: @unchecked Sendable {
         let port: UInt16
         switch Int32(local.ss_family) {
         case AF_INET:
-            port = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) } }
+            port = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+            }
         case AF_INET6:
-            port = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) } }
+            port = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+            }
         default:
             // Not a TCP socket: the descriptor was just closed and reused by something else.
             return nil

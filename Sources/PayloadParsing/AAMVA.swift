@@ -14,8 +14,9 @@ enum AAMVA {
 
     static func parse(_ payload: String) -> DriverLicense? {
         let bytes = Array(payload.utf8)
-        guard bytes.count <= 4096, let fileType = bytes.prefix(16).firstRange(of: Array("ANSI ".utf8))?.lowerBound
-            ?? bytes.prefix(16).firstRange(of: Array("AAMVA".utf8))?.lowerBound
+        guard bytes.count <= 4096,
+            let fileType = bytes.prefix(16).firstRange(of: Array("ANSI ".utf8))?.lowerBound
+                ?? bytes.prefix(16).firstRange(of: Array("AAMVA".utf8))?.lowerBound
         else { return nil }
         // The compliance indicator and the three separators come first; scanners that send the
         // payload through a keyboard wedge lose some of them, so only "@" is required.
@@ -59,7 +60,9 @@ enum AAMVA {
             let id = String(decoding: bytes[cursor..<(cursor + 3)], as: UTF8.self)
             guard id.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
             else { return nil }
-            if elements[id] == nil { elements[id] = String(decoding: bytes[(cursor + 3)..<end], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+            if elements[id] == nil {
+                elements[id] = String(decoding: bytes[(cursor + 3)..<end], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
             if end >= bytes.count || bytes[end] == 0x0D { break }  // CR ends the subfile
             cursor = end + 1
         }
@@ -69,7 +72,9 @@ enum AAMVA {
         licence.middleName = present(elements["DAD"])
         if licence.familyName == nil, let full = present(elements["DAA"]) {
             // Version 1: "FAMILY,GIVEN,MIDDLE".
-            let parts = full.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+            let parts = full.split(separator: ",", omittingEmptySubsequences: false).map {
+                String($0).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
             licence.familyName = present(parts.first)
             licence.givenName = licence.givenName ?? present(parts.count > 1 ? parts[1] : nil)
             licence.middleName = licence.middleName ?? present(parts.count > 2 ? parts[2] : nil)

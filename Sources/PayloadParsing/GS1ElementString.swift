@@ -128,11 +128,13 @@ enum GS1ElementString {
         var i = 0
         while i < bytes.count {
             // AIs are 2 to 4 digits and prefix-free: the first length that names one is the AI.
-            guard let (ai, definition) = (2...4).lazy.compactMap({ length -> (String, Definition)? in
-                guard i + length <= bytes.count else { return nil }
-                let code = String(decoding: bytes[i..<(i + length)], as: UTF8.self)
-                return definitions[code].map { (code, $0) }
-            }).first else { return nil }
+            guard
+                let (ai, definition) = (2...4).lazy.compactMap({ length -> (String, Definition)? in
+                    guard i + length <= bytes.count else { return nil }
+                    let code = String(decoding: bytes[i..<(i + length)], as: UTF8.self)
+                    return definitions[code].map { (code, $0) }
+                }).first
+            else { return nil }
             i += ai.utf8.count
             let end: Int
             if let predefined = predefinedLengths[String(ai.prefix(2))] {
@@ -163,7 +165,8 @@ enum GS1ElementString {
         guard value.allSatisfy({ (0x21...0x7E).contains($0) && !"#$@[\\]^`{|}~".utf8.contains($0) }) else { return false }
         if let at = definition.checkDigitAt, !hasValidCheckDigit(value.prefix(at)) { return false }
         if definition.isDate {
-            let month = Int(value[2] - 48) * 10 + Int(value[3] - 48), day = Int(value[4] - 48) * 10 + Int(value[5] - 48)
+            let month = Int(value[2] - 48) * 10 + Int(value[3] - 48)
+            let day = Int(value[4] - 48) * 10 + Int(value[5] - 48)
             // Day 00 means "the end of the month" (GS1 §7.12).
             guard (1...12).contains(month), (0...31).contains(day) else { return false }
         }

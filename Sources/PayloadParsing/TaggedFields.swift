@@ -147,7 +147,12 @@ enum MECARD {
             case "URL": if !value.isEmpty { contact.urls.append(value) }
             case "ORG": if !value.isEmpty { contact.organization = value }
             case "TITLE": if !value.isEmpty { contact.title = value }
-            case "ADR": if !value.isEmpty { contact.address = TaggedFields.split(field.raw, at: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }.joined(separator: ", ") }
+            case "ADR":
+                if !value.isEmpty {
+                    contact.address = TaggedFields.split(field.raw, at: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter {
+                        !$0.isEmpty
+                    }.joined(separator: ", ")
+                }
             default: break
             }
         }

@@ -29,7 +29,9 @@ enum VCard {
             guard !line.isEmpty else { continue }
             guard let property = Property(line) else { return nil }
             // Quoted-printable (v2.1) and base64 (a photo) values are not text to show: skipped.
-            if property.parameters.contains(where: { $0.hasPrefix("ENCODING=") || $0 == "QUOTED-PRINTABLE" || $0 == "BASE64" || $0 == "B" }) { continue }
+            if property.parameters.contains(where: { $0.hasPrefix("ENCODING=") || $0 == "QUOTED-PRINTABLE" || $0 == "BASE64" || $0 == "B" }) {
+                continue
+            }
             switch property.name {
             case "BEGIN", "END": return nil  // a nested or second card
             case "VERSION":
@@ -44,12 +46,16 @@ enum VCard {
             case "TEL": appendNonEmpty(&contact.phones, property.value.hasPrefix("tel:") ? String(property.value.dropFirst(4)) : property.value)
             case "EMAIL": appendNonEmpty(&contact.emails, TaggedFields.unescape(property.value))
             case "URL": appendNonEmpty(&contact.urls, TaggedFields.unescape(property.value))
-            case "ORG": contact.organization = nonEmpty(TaggedFields.split(property.value, at: ";").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }.joined(separator: ", "))
+            case "ORG":
+                contact.organization = nonEmpty(
+                    TaggedFields.split(property.value, at: ";").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+                        .joined(separator: ", "))
             case "TITLE": contact.title = nonEmpty(TaggedFields.unescape(property.value.replacingNewlineEscapes))
             case "ADR":
                 if contact.address == nil {
                     contact.address = nonEmpty(
-                        TaggedFields.split(property.value.replacingNewlineEscapes, at: ";").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+                        TaggedFields.split(property.value.replacingNewlineEscapes, at: ";").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                            .filter { !$0.isEmpty }
                             .joined(separator: ", "))
                 }
             default: break
@@ -72,7 +78,9 @@ enum VCard {
             let head = line[..<colon].split(separator: ";", omittingEmptySubsequences: false).map(String.init)
             var name = head[0]
             if let dot = name.lastIndex(of: ".") { name = String(name[name.index(after: dot)...]) }  // "item1.TEL"
-            guard !name.isEmpty, name.utf8.count <= 64, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else { return nil }
+            guard !name.isEmpty, name.utf8.count <= 64, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else {
+                return nil
+            }
             self.name = name.uppercased()
             parameters = head.dropFirst().map { $0.uppercased() }
             value = String(line[line.index(after: colon)...])

@@ -7,7 +7,9 @@ public enum FrameMetrics {
     /// usual focus measure).
     public static func sharpness(_ image: GrayImage, step: Int = 2) -> Double {
         guard image.width > 2, image.height > 2 else { return 0 }
-        var sum = 0.0, sumSquares = 0.0, count = 0.0
+        var sum = 0.0
+        var sumSquares = 0.0
+        var count = 0.0
         image.pixels.withUnsafeBufferPointer { p in
             let s = image.stride
             var y = 1
@@ -30,13 +32,16 @@ public enum FrameMetrics {
 
     /// A small box-averaged copy (`size`×`size` cells) for comparing frames.
     public static func thumbnail(_ image: GrayImage, size: Int = 32) -> [UInt8] {
-        let cellW = max(1, image.width / size), cellH = max(1, image.height / size)
+        let cellW = max(1, image.width / size)
+        let cellH = max(1, image.height / size)
         var out = [UInt8](repeating: 0, count: size * size)
         image.pixels.withUnsafeBufferPointer { p in
             for cy in 0..<size {
                 for cx in 0..<size {
-                    var total = 0, n = 0
-                    let y0 = min(cy * cellH, image.height - 1), x0 = min(cx * cellW, image.width - 1)
+                    var total = 0
+                    var n = 0
+                    let y0 = min(cy * cellH, image.height - 1)
+                    let x0 = min(cx * cellW, image.width - 1)
                     var y = y0
                     while y < min(y0 + cellH, image.height) {
                         var x = x0

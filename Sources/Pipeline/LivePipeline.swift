@@ -35,13 +35,15 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
     ) throws(ScannerError) {
         self.configuration = configuration
         self.clock = clock
-        barcodes = try BarcodeStage(options: configuration.options, sceneChange: configuration.sceneChange, fullResolution: configuration.barcodesAtFullResolution)
+        barcodes = try BarcodeStage(
+            options: configuration.options, sceneChange: configuration.sceneChange, fullResolution: configuration.barcodesAtFullResolution)
         text = configuration.options.types.wantsText ? try TextStage(configuration: configuration, metrics: metrics) : nil
         tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
     }
 
     public var liveItems: [TrackedItem] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return tracker.liveItems
     }
 
@@ -63,10 +65,15 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
                 heartbeat?.beat()
                 if let (newGeneration, changed) = changedConfiguration(since: generation) {
                     generation = newGeneration
-                    if let stage = try? BarcodeStage(options: changed.options, sceneChange: changed.sceneChange, fullResolution: changed.barcodesAtFullResolution) {
+                    if let stage = try? BarcodeStage(
+                        options: changed.options, sceneChange: changed.sceneChange, fullResolution: changed.barcodesAtFullResolution)
+                    {
                         barcodes = stage
                     }
-                    locked { configuration = changed; tracker.configuration = changed.tracker }
+                    locked {
+                        configuration = changed
+                        tracker.configuration = changed.tracker
+                    }
                 }
                 let current = withLock { configuration }
                 let scansBefore = barcodes.scans
@@ -126,9 +133,10 @@ public final class LivePipeline: ScannerPipeline, @unchecked Sendable {
                     continue
                 }
                 let selected = selectSingle(reading, current)
-                update(FrameObservations(
-                    frame: frame.index, time: clock(), barcodes: nil, text: selected.items,
-                    textIsRepeat: reading.isRepeat, textCarried: selected.carried), emit)
+                update(
+                    FrameObservations(
+                        frame: frame.index, time: clock(), barcodes: nil, text: selected.items,
+                        textIsRepeat: reading.isRepeat, textCarried: selected.carried), emit)
             }
         }
         runSource(

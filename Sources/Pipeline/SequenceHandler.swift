@@ -1,6 +1,8 @@
 import Capture
+import Foundation  // UUID
 import Recognition
 import ScannerCore
+import Synchronization
 import Tracking
 
 /// How the sequence handler schedules and gates work.
@@ -30,7 +32,8 @@ public struct SequenceConfiguration: Sendable {
 
     public init(
         options: ScanOptions, tracker: TrackerConfiguration? = nil, ocrEveryFrames: Int? = nil,
-        minimumSharpness: Double = 30, sceneChange: SceneChangeGate.Configuration = .init(), singleItem: Bool = false, barcodesAtFullResolution: Bool? = nil,
+        minimumSharpness: Double = 30, sceneChange: SceneChangeGate.Configuration = .init(), singleItem: Bool = false,
+        barcodesAtFullResolution: Bool? = nil,
         lineModel: String? = nil
     ) {
         self.lineModel = lineModel
@@ -158,9 +161,10 @@ final class BarcodeStage: @unchecked Sendable {
     /// `found` plus what `more` found that `found` does not already hold at the same place (one
     /// symbol must not become two observations in one frame).
     static func merge(_ found: [RecognizedItem], _ more: [RecognizedItem]) -> [RecognizedItem] {
-        found + more.filter { item in
-            !found.contains { $0.symbology == item.symbology && $0.payload == item.payload && $0.bounds.contains(item.bounds.center) }
-        }
+        found
+            + more.filter { item in
+                !found.contains { $0.symbology == item.symbology && $0.payload == item.payload && $0.bounds.contains(item.bounds.center) }
+            }
     }
 }
 
@@ -235,7 +239,9 @@ final class TextStage: @unchecked Sendable {
     ///   - time: the trackers' clock, seconds.
     ///   - confirming: a confirming pass (`awaitsConfirmation`): only the lines awaiting their
     ///     confirming read are read, and nil is returned when none is found.
-    func read(_ image: GrayImage, detail: () -> GrayImage? = { nil }, believed: Set<String>? = nil, time: Double, confirming: Bool = false) -> Reading? {
+    func read(
+        _ image: GrayImage, detail: () -> GrayImage? = { nil }, believed: Set<String>? = nil, time: Double, confirming: Bool = false
+    ) -> Reading? {
         let thumbnail = FrameMetrics.thumbnail(image)
         defer { guidanceSample = sample(thumbnail, time: time) }
         let unchanged = gate.isUnchanged(thumbnail)
@@ -297,7 +303,8 @@ final class TextStage: @unchecked Sendable {
             schedule.record(
                 items, key: items.map { Self.key($0.item) }, forQuad: index, time: time,
                 unconfident: !part && items.isEmpty
-                    && (misread || Self.readsAsGarbage(confidence: read?.confidence ?? 0, characters: read.map { ImageScanner.characters($0.text) } ?? 0)),
+                    && (misread
+                        || Self.readsAsGarbage(confidence: read?.confidence ?? 0, characters: read.map { ImageScanner.characters($0.text) } ?? 0)),
                 confidence: read?.confidence ?? 0,
                 part: part,
                 doubt: doubt)
@@ -358,10 +365,11 @@ final class TextStage: @unchecked Sendable {
         defer { previous = (thumbnail, time) }
         let count = Double(max(1, thumbnail.count))
         // Change per 30th of a second: passes come every few frames, at a pace of their own.
-        let motion = previous.map { previous in
-            Double(zip(previous.thumbnail, thumbnail).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / count
-                / max(1, (time - previous.time) * 30)
-        } ?? 0
+        let motion =
+            previous.map { previous in
+                Double(zip(previous.thumbnail, thumbnail).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / count
+                    / max(1, (time - previous.time) * 30)
+            } ?? 0
         let recent = linesSeen.flatMap { time - $0.time <= Self.guidanceLinesLast ? $0 : nil }
         return GuidanceSample(
             time: time, textInView: recent != nil, brightness: Double(thumbnail.reduce(0) { $0 + Int($1) }) / count,
@@ -476,7 +484,8 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
     public init(configuration: SequenceConfiguration, fps: Double = 30, makeID: @escaping @Sendable () -> UUID = { UUID() }) throws(ScannerError) {
         self.configuration = configuration
         self.fps = fps
-        barcodes = try BarcodeStage(options: configuration.options, sceneChange: configuration.sceneChange, fullResolution: configuration.barcodesAtFullResolution)
+        barcodes = try BarcodeStage(
+            options: configuration.options, sceneChange: configuration.sceneChange, fullResolution: configuration.barcodesAtFullResolution)
         text = configuration.options.types.wantsText ? try TextStage(configuration: configuration, metrics: metrics) : nil
         tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
     }
@@ -496,8 +505,15 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
 
     /// Scans `frame` and returns what changed. `time` is the tracker's clock in seconds.
     public func process(_ frame: Frame, time: Double) -> [TrackerAction] {
-        if let changed = pending.withLock({ state -> SequenceConfiguration? in defer { state = nil }; return state }) {
-            if let stage = try? BarcodeStage(options: changed.options, sceneChange: changed.sceneChange, fullResolution: changed.barcodesAtFullResolution) { barcodes = stage }
+        if let changed = pending.withLock({ state -> SequenceConfiguration? in
+            defer { state = nil }
+            return state
+        }) {
+            if let stage = try? BarcodeStage(
+                options: changed.options, sceneChange: changed.sceneChange, fullResolution: changed.barcodesAtFullResolution)
+            {
+                barcodes = stage
+            }
             text = changed.options.types.wantsText ? ((try? TextStage(configuration: changed, metrics: metrics)) ?? text) : nil
             tracker.configuration = changed.tracker
             configuration = changed
@@ -507,7 +523,9 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
         let image = frame.image
         metrics.record(.capture)
         let scansBefore = barcodes.scans
-        let found = selectSingle(metrics.measure(.barcodes, { barcodes.scan(image, detail: { frame.fullResolution() }) }, ran: { _ in barcodes.scans > scansBefore }), configuration)
+        let found = selectSingle(
+            metrics.measure(.barcodes, { barcodes.scan(image, detail: { frame.fullResolution() }) }, ran: { _ in barcodes.scans > scansBefore }),
+            configuration)
         var reading: TextStage.Reading? = nil
         if let text {
             // The regular passes, and a confirming pass on the frame after one that needs it.
@@ -523,9 +541,10 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
             }
         }
         let read = reading.map { selectSingle($0, configuration) }
-        return tracker.update(FrameObservations(
-            frame: frame.index, time: time, barcodes: found, text: read?.items,
-            textIsRepeat: reading?.isRepeat ?? false, textCarried: read?.carried ?? []))
+        return tracker.update(
+            FrameObservations(
+                frame: frame.index, time: time, barcodes: found, text: read?.items,
+                textIsRepeat: reading?.isRepeat ?? false, textCarried: read?.carried ?? []))
     }
 
     /// Ends everything that is still live (end of a file source, shutdown).
@@ -560,6 +579,3 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
         lock.unlock()
     }
 }
-
-import Foundation  // UUID
-import Synchronization

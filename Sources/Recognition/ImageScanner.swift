@@ -274,7 +274,8 @@ public final class ImageScanner {
                 let room = LineNetwork.lineHeight / 2
                 let clear = reading.clear ?? 0..<reading.width
                 box = exact
-                reachesCutEnd = reading.cut.start && exact.x - clear.lowerBound < room
+                reachesCutEnd =
+                    reading.cut.start && exact.x - clear.lowerBound < room
                     || reading.cut.end && exact.x + exact.width > clear.upperBound - room
             } else if let union = PixelRect.union(words.map(\.box)) {
                 // Where glyphs cut the line (its text goes on), words of no letter or digit between
@@ -283,14 +284,16 @@ public final class ImageScanner {
                 // `…oldmill-sludios.com` at the hyphen (640×480, poster seed 1) and the piece read
                 // `| Sludios.com`, the link http://sludios.com. Not where a thumb, a bezel or the
                 // frame's edge cuts it: a phone's edge right before an address reads `|` too.
-                let before = Array(line.words.prefix { $0 != words.first }), after = Array(line.words.reversed().prefix { $0 != words.last })
+                let before = Array(line.words.prefix { $0 != words.first })
+                let after = Array(line.words.reversed().prefix { $0 != words.last })
                 /// `others` (the nearest last) are such remains.
                 func remains(_ others: [RecognizedWord], gap: (RecognizedWord) -> Int) -> Bool {
                     guard let nearest = others.last else { return false }
                     return gap(nearest) < union.height && !others.contains { $0.text.contains { $0.isLetter || $0.isNumber } }
                 }
                 box = union
-                reachesCutEnd = reading.cut.start
+                reachesCutEnd =
+                    reading.cut.start
                     && (words.first == line.words.first
                         || reading.cut.startAtText && remains(before) { union.x - $0.box.x - $0.box.width })
                     || reading.cut.end
@@ -299,9 +302,10 @@ public final class ImageScanner {
             } else {
                 continue
             }
-            add(RecognizedItem(
-                kind: .text, contentType: match.contentType, payload: match.payload, transcript: match.transcript,
-                bounds: reading.quad, confidence: words.map(\.confidence).reduce(0, +) / Double(words.count)), box,
+            add(
+                RecognizedItem(
+                    kind: .text, contentType: match.contentType, payload: match.payload, transcript: match.transcript,
+                    bounds: reading.quad, confidence: words.map(\.confidence).reduce(0, +) / Double(words.count)), box,
                 reachesCutEnd: reachesCutEnd)
         }
         return items

@@ -88,7 +88,8 @@ public struct LineReader: Sendable {
     /// was read at, which need not begin where its ink does.
     static func unreadEnds(of straight: GrayImage, before: Int, after: Int) -> Range<Int> {
         let levels = LevelHistogram(straight)
-        let ground = levels.level(atRank: levels.total * 9 / 10), ink = levels.level(atRank: levels.total * 3 / 100)
+        let ground = levels.level(atRank: levels.total * 9 / 10)
+        let ink = levels.level(atRank: levels.total * 3 / 100)
         let contrast = Double(ground - ink)
         let margin = straight.height / 4
         let rows = (straight.height * 15 / 100)..<(straight.height * 85 / 100)
@@ -116,9 +117,10 @@ public struct LineReader: Sendable {
             let boxes = current.map { PixelRect(x: $0.columns.lowerBound, y: 0, width: $0.columns.count, height: height) }
             if !words.isEmpty, let next = boxes.first { byteBoxes.append(next) }  // the space before it
             for (symbol, box) in zip(current, boxes) { byteBoxes += Array(repeating: box, count: symbol.text.utf8.count) }
-            words.append(RecognizedWord(
-                text: current.map(\.text).joined(), box: PixelRect.union(boxes)!,
-                confidence: current.map(\.confidence).reduce(0, +) / Double(current.count)))
+            words.append(
+                RecognizedWord(
+                    text: current.map(\.text).joined(), box: PixelRect.union(boxes)!,
+                    confidence: current.map(\.confidence).reduce(0, +) / Double(current.count)))
             current = []
         }
         for symbol in read.symbols {
@@ -164,7 +166,8 @@ public struct LineReader: Sendable {
         /// The levels between `near` and `far` line heights out (negative: before the start), across
         /// `rows` of the line's height; nil when that leaves the image.
         func probe(_ near: Double, _ far: Double, _ top: Point, _ bottom: Point, rows: ClosedRange<Double>) -> LevelHistogram? {
-            let upper = between(top, bottom, rows.lowerBound), lower = between(top, bottom, rows.upperBound)
+            let upper = between(top, bottom, rows.lowerBound)
+            let lower = between(top, bottom, rows.upperBound)
             let probe = Quad(
                 topLeft: shifted(upper, min(near, far)), topRight: shifted(upper, max(near, far)),
                 bottomRight: shifted(lower, max(near, far)), bottomLeft: shifted(lower, min(near, far)))
@@ -192,7 +195,8 @@ public struct LineReader: Sendable {
             let atText = Double(ink) > 0.08 * Double(near.total)
             return (atText, atText)
         }
-        let start = isCut(-1, quad.topLeft, quad.bottomLeft), end = isCut(1, quad.topRight, quad.bottomRight)
+        let start = isCut(-1, quad.topLeft, quad.bottomLeft)
+        let end = isCut(1, quad.topRight, quad.bottomRight)
         return CutEnds(start: start.cut, end: end.cut, startAtText: start.atText, endAtText: end.atText)
     }
 
@@ -208,20 +212,24 @@ public struct LineReader: Sendable {
         let ground = levels.level(atRank: levels.total / 2)
         let contrast = max(ground - levels.level(atRank: levels.total * 3 / 100), levels.level(atRank: levels.total * 97 / 100) - ground)
         guard contrast > 0, straight.width >= 2 else { return quad }
-        var rowInk = [Int](repeating: 0, count: rows), columnInk = [Int](repeating: 0, count: straight.width)
+        var rowInk = [Int](repeating: 0, count: rows)
+        var columnInk = [Int](repeating: 0, count: straight.width)
         for y in 0..<rows {
             for x in 0..<straight.width where Double(abs(Int(straight.pixels[y * straight.stride + x]) - ground)) > Double(contrast) / 2 {
                 rowInk[y] += 1
                 columnInk[x] += 1
             }
         }
-        let rowNeed = max(1, straight.width / 20), columnNeed = max(1, rows / 20)
+        let rowNeed = max(1, straight.width / 20)
+        let columnNeed = max(1, rows / 20)
         guard let top = rowInk.firstIndex(where: { $0 >= rowNeed }), let bottom = rowInk.lastIndex(where: { $0 >= rowNeed }),
             let left = columnInk.firstIndex(where: { $0 >= columnNeed }), let right = columnInk.lastIndex(where: { $0 >= columnNeed })
         else { return quad }
         let pad = Double(bottom - top + 1) * 0.2
-        let u0 = max(0, (Double(left) - pad) / Double(straight.width)), u1 = min(1, (Double(right + 1) + pad) / Double(straight.width))
-        let v0 = max(0, (Double(top) - pad) / Double(rows)), v1 = min(1, (Double(bottom + 1) + pad) / Double(rows))
+        let u0 = max(0, (Double(left) - pad) / Double(straight.width))
+        let u1 = min(1, (Double(right + 1) + pad) / Double(straight.width))
+        let v0 = max(0, (Double(top) - pad) / Double(rows))
+        let v1 = min(1, (Double(bottom + 1) + pad) / Double(rows))
         return Self.quad(u0...u1, on: quad, rows: v0...v1)
     }
 
@@ -230,7 +238,9 @@ public struct LineReader: Sendable {
     /// change of exposure is no change). Cell means, not samples, so hand jitter of a pixel or two
     /// changes little.
     public func signature(of quad: Quad, in image: GrayImage) -> [Double] {
-        let rows = 3, columns = 16, cell = 6
+        let rows = 3
+        let columns = 16
+        let cell = 6
         let small = image.rectified(quad, height: rows * cell)
         guard small.width >= columns else { return [] }
         var means = [Double](repeating: 0, count: rows * columns)
@@ -260,7 +270,8 @@ public struct LineReader: Sendable {
     /// and fractions `rows` of its height.
     public static func quad(_ span: ClosedRange<Double>, on quad: Quad, rows: ClosedRange<Double> = 0...1) -> Quad {
         func along(_ a: Point, _ b: Point, _ s: Double) -> Point { Point(x: a.x + (b.x - a.x) * s, y: a.y + (b.y - a.y) * s) }
-        let s0 = span.lowerBound, s1 = span.upperBound
+        let s0 = span.lowerBound
+        let s1 = span.upperBound
         let top = (along(quad.topLeft, quad.topRight, s0), along(quad.topLeft, quad.topRight, s1))
         let bottom = (along(quad.bottomLeft, quad.bottomRight, s0), along(quad.bottomLeft, quad.bottomRight, s1))
         return Quad(

@@ -12,7 +12,9 @@ public enum TypeList {
     /// telephoneNumber` printed the demo's QR code when it came back into view first). Names the
     /// client does not know go to the daemon as symbologies, for its `bad-argument`.
     public static func subscription(_ types: String) -> JSONValue {
-        var kinds: Set<String> = [], symbologies: [JSONValue] = [], contentTypes: [JSONValue] = []
+        var kinds: Set<String> = []
+        var symbologies: [JSONValue] = []
+        var contentTypes: [JSONValue] = []
         for name in types.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
             if name == "barcode" || name == "text" {
                 kinds.insert(name)

@@ -22,15 +22,23 @@ extension GrayImage {
             }
         }
         let cut = max(1, Int(Double(count) * fraction))
-        var seen = 0, low = 0, high = 255
+        var seen = 0
+        var low = 0
+        var high = 255
         for level in 0..<256 {
             seen += histogram[level]
-            if seen >= cut { low = level; break }
+            if seen >= cut {
+                low = level
+                break
+            }
         }
         seen = 0
         for level in (0..<256).reversed() {
             seen += histogram[level]
-            if seen >= cut { high = level; break }
+            if seen >= cut {
+                high = level
+                break
+            }
         }
         return max(0, high - low)
     }

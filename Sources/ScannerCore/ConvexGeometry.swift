@@ -30,15 +30,23 @@ public enum ConvexGeometry {
         }
         var best: (area: Double, corners: [Point])? = nil
         for i in 0..<hull.count {
-            let a = hull[i], b = hull[(i + 1) % hull.count]
+            let a = hull[i]
+            let b = hull[(i + 1) % hull.count]
             let length = a.distance(to: b)
             guard length > 0 else { continue }
             let u = Point(x: (b.x - a.x) / length, y: (b.y - a.y) / length)  // edge direction
             let v = Point(x: -u.y, y: u.x)  // its normal
-            var minU = Double.infinity, maxU = -Double.infinity, minV = Double.infinity, maxV = -Double.infinity
+            var minU = Double.infinity
+            var maxU = -Double.infinity
+            var minV = Double.infinity
+            var maxV = -Double.infinity
             for p in hull {
-                let du = p.x * u.x + p.y * u.y, dv = p.x * v.x + p.y * v.y
-                minU = min(minU, du); maxU = max(maxU, du); minV = min(minV, dv); maxV = max(maxV, dv)
+                let du = p.x * u.x + p.y * u.y
+                let dv = p.x * v.x + p.y * v.y
+                minU = min(minU, du)
+                maxU = max(maxU, du)
+                minV = min(minV, dv)
+                maxV = max(maxV, dv)
             }
             let area = (maxU - minU) * (maxV - minV)
             if best == nil || area < best!.area - 1e-9 {
@@ -80,7 +88,8 @@ extension Quad {
         let c = corners
         var sign = 0.0
         for i in 0..<4 {
-            let a = c[i], b = c[(i + 1) % 4]
+            let a = c[i]
+            let b = c[(i + 1) % 4]
             let cross = (b.x - a.x) * (point.y - a.y) - (b.y - a.y) * (point.x - a.x)
             if cross != 0 {
                 if sign != 0 && (cross > 0) != (sign > 0) { return false }

@@ -17,10 +17,12 @@ extension GrayImage {
         let steps = max(1, Int(max(abs(b.x - a.x), abs(b.y - a.y)).rounded(.up)))
         for s in 0...steps {
             let t = Double(s) / Double(steps)
-            let cx = Int((a.x + (b.x - a.x) * t).rounded()), cy = Int((a.y + (b.y - a.y) * t).rounded())
+            let cx = Int((a.x + (b.x - a.x) * t).rounded())
+            let cy = Int((a.y + (b.y - a.y) * t).rounded())
             for dy in -radius / 2...radius / 2 {
                 for dx in -radius / 2...radius / 2 {
-                    let x = cx + dx, y = cy + dy
+                    let x = cx + dx
+                    let y = cy + dy
                     if x >= 0 && x < width && y >= 0 && y < height { pixels[y * stride + x] = value }
                 }
             }

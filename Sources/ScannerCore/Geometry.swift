@@ -76,8 +76,10 @@ public struct Quad: Sendable, Equatable {
     /// How much the bounding boxes of `self` and `other` overlap: the intersection over the smaller
     /// box's area, 1 when one holds the other, 0 when they are apart (or one has no area).
     public func boxOverlap(_ other: Quad) -> Double {
-        let p = boundingBox, q = other.boundingBox
-        let w = min(p.maxX, q.maxX) - max(p.minX, q.minX), h = min(p.maxY, q.maxY) - max(p.minY, q.minY)
+        let p = boundingBox
+        let q = other.boundingBox
+        let w = min(p.maxX, q.maxX) - max(p.minX, q.minX)
+        let h = min(p.maxY, q.maxY) - max(p.minY, q.minY)
         guard w > 0, h > 0 else { return 0 }
         let smaller = min((p.maxX - p.minX) * (p.maxY - p.minY), (q.maxX - q.minX) * (q.maxY - q.minY))
         return smaller > 0 ? w * h / smaller : 0
@@ -149,8 +151,10 @@ public struct NormalizedRect: Sendable, Equatable, CustomStringConvertible {
 
     /// The overlap of two rectangles, nil when they do not overlap.
     public func intersection(_ other: NormalizedRect) -> NormalizedRect? {
-        let x0 = max(x, other.x), y0 = max(y, other.y)
-        let x1 = min(x + width, other.x + other.width), y1 = min(y + height, other.y + other.height)
+        let x0 = max(x, other.x)
+        let y0 = max(y, other.y)
+        let x1 = min(x + width, other.x + other.width)
+        let y1 = min(y + height, other.y + other.height)
         guard x1 > x0, y1 > y0 else { return nil }
         return NormalizedRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }

@@ -90,8 +90,10 @@ public struct PixelRect: Sendable, Equatable, CustomStringConvertible {
     /// The smallest rectangle holding all of `rects` (nil for none).
     public static func union(_ rects: some Collection<PixelRect>) -> PixelRect? {
         guard !rects.isEmpty else { return nil }
-        let x0 = rects.map(\.x).min()!, y0 = rects.map(\.y).min()!
-        let x1 = rects.map { $0.x + $0.width }.max()!, y1 = rects.map { $0.y + $0.height }.max()!
+        let x0 = rects.map(\.x).min()!
+        let y0 = rects.map(\.y).min()!
+        let x1 = rects.map { $0.x + $0.width }.max()!
+        let y1 = rects.map { $0.y + $0.height }.max()!
         return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 

@@ -27,5 +27,5 @@ public final class Heartbeat: Sendable {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

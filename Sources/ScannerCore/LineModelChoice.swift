@@ -16,7 +16,8 @@ public enum LineModelChoice: Sendable, Equatable {
     /// binary in .build and an installed one both find theirs without a flag.
     public static func besideExecutable(_ executable: String) -> String {
         let binDirectory = ((executable as NSString).resolvingSymlinksInPath as NSString).deletingLastPathComponent
-        return (((binDirectory as NSString).deletingLastPathComponent as NSString)
+        return
+            (((binDirectory as NSString).deletingLastPathComponent as NSString)
             .appendingPathComponent("share/scannerd/models") as NSString).standardizingPath
     }
 

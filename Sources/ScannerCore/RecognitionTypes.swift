@@ -1,3 +1,5 @@
+import Foundation  // trimmingCharacters(in:)
+
 /// What to look for: VisionKit's `recognizedDataTypes`.
 ///
 /// Fewer types means less work: zbar is configured for exactly `symbologies`, and Tesseract is not run
@@ -67,8 +69,6 @@ public struct RecognitionTypes: Sendable, Equatable {
             + Symbology.groups.keys.sorted() + ["contentTypes", "text"]
     }
 }
-
-import Foundation  // trimmingCharacters(in:)
 
 /// What the person at the kiosk should do so that what they hold can be read (VisionKit tells the
 /// user itself; scannerd tells the kiosk app, which shows it): the `guidance` event's `hint`.

@@ -59,7 +59,8 @@ extension RecognizedItem {
     /// Reading order: top to bottom by the items' top edges, left to right when two start on the same
     /// line (tops within 1% of the image height).
     public static func readingOrder(_ a: RecognizedItem, _ b: RecognizedItem) -> Bool {
-        let boxA = a.bounds.boundingBox, boxB = b.bounds.boundingBox
+        let boxA = a.bounds.boundingBox
+        let boxB = b.bounds.boundingBox
         if abs(boxA.minY - boxB.minY) > 0.01 { return boxA.minY < boxB.minY }
         return boxA.minX < boxB.minX
     }

@@ -27,7 +27,10 @@ public struct RepeatFilter: Sendable, Equatable {
 
     /// The condition is over; returns how often the last message repeated.
     public mutating func clear() -> Int {
-        defer { current = nil; repeats = 0 }
+        defer {
+            current = nil
+            repeats = 0
+        }
         return repeats
     }
 }

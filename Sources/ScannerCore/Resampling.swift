@@ -9,16 +9,19 @@ extension GrayImage {
         let outHeight = max(1, Int((Double(height) * factor).rounded()))
         if outWidth == width && outHeight == height { return packed() }
         var out = [UInt8](repeating: 0, count: outWidth * outHeight)
-        let sx = Double(width) / Double(outWidth), sy = Double(height) / Double(outHeight)
+        let sx = Double(width) / Double(outWidth)
+        let sy = Double(height) / Double(outHeight)
         pixels.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
                 for y in 0..<outHeight {
                     let fy = max(0, (Double(y) + 0.5) * sy - 0.5)
-                    let y0 = min(Int(fy), height - 1), y1 = min(y0 + 1, height - 1)
+                    let y0 = min(Int(fy), height - 1)
+                    let y1 = min(y0 + 1, height - 1)
                     let wy = fy - Double(y0)
                     for x in 0..<outWidth {
                         let fx = max(0, (Double(x) + 0.5) * sx - 0.5)
-                        let x0 = min(Int(fx), width - 1), x1 = min(x0 + 1, width - 1)
+                        let x0 = min(Int(fx), width - 1)
+                        let x1 = min(x0 + 1, width - 1)
                         let wx = fx - Double(x0)
                         let top = Double(src[y0 * stride + x0]) * (1 - wx) + Double(src[y0 * stride + x1]) * wx
                         let bottom = Double(src[y1 * stride + x0]) * (1 - wx) + Double(src[y1 * stride + x1]) * wx
@@ -38,21 +41,29 @@ extension GrayImage {
     /// interpolated linearly, which is exact for rectangles and parallelograms and close for the
     /// mild perspective of a line. `stretch` widens (> 1) or narrows the result beyond that aspect.
     public func rectified(_ quad: Quad, height: Int, stretch: Double = 1) -> GrayImage {
-        let top = quad.topRight.distance(to: quad.topLeft), bottom = quad.bottomRight.distance(to: quad.bottomLeft)
-        let left = quad.bottomLeft.distance(to: quad.topLeft), right = quad.bottomRight.distance(to: quad.topRight)
+        let top = quad.topRight.distance(to: quad.topLeft)
+        let bottom = quad.bottomRight.distance(to: quad.bottomLeft)
+        let left = quad.bottomLeft.distance(to: quad.topLeft)
+        let right = quad.bottomRight.distance(to: quad.topRight)
         let aspect = max(top, bottom) / max(1, (left + right) / 2) * (stretch.isFinite && stretch > 0 ? stretch : 1)
-        let outHeight = max(1, height), outWidth = max(1, min(8192, Int((Double(outHeight) * aspect).rounded())))
+        let outHeight = max(1, height)
+        let outWidth = max(1, min(8192, Int((Double(outHeight) * aspect).rounded())))
         var out = [UInt8](repeating: 0, count: outWidth * outHeight)
         pixels.withUnsafeBufferPointer { p in
             for v in 0..<outHeight {
                 let t = (Double(v) + 0.5) / Double(outHeight)
-                let l = Point(x: quad.topLeft.x + (quad.bottomLeft.x - quad.topLeft.x) * t, y: quad.topLeft.y + (quad.bottomLeft.y - quad.topLeft.y) * t)
-                let r = Point(x: quad.topRight.x + (quad.bottomRight.x - quad.topRight.x) * t, y: quad.topRight.y + (quad.bottomRight.y - quad.topRight.y) * t)
+                let l = Point(
+                    x: quad.topLeft.x + (quad.bottomLeft.x - quad.topLeft.x) * t, y: quad.topLeft.y + (quad.bottomLeft.y - quad.topLeft.y) * t)
+                let r = Point(
+                    x: quad.topRight.x + (quad.bottomRight.x - quad.topRight.x) * t, y: quad.topRight.y + (quad.bottomRight.y - quad.topRight.y) * t)
                 for u in 0..<outWidth {
                     let s = (Double(u) + 0.5) / Double(outWidth)
-                    let x = l.x + (r.x - l.x) * s - 0.5, y = l.y + (r.y - l.y) * s - 0.5
-                    let x0 = Int(x.rounded(.down)), y0 = Int(y.rounded(.down))
-                    let fx = x - Double(x0), fy = y - Double(y0)
+                    let x = l.x + (r.x - l.x) * s - 0.5
+                    let y = l.y + (r.y - l.y) * s - 0.5
+                    let x0 = Int(x.rounded(.down))
+                    let y0 = Int(y.rounded(.down))
+                    let fx = x - Double(x0)
+                    let fy = y - Double(y0)
                     func at(_ xx: Int, _ yy: Int) -> Double {
                         Double(p[min(max(yy, 0), self.height - 1) * stride + min(max(xx, 0), self.width - 1)])
                     }
@@ -70,7 +81,9 @@ extension GrayImage {
         let histogram = LevelHistogram(self)
         let total = histogram.total
         func percentile(_ p: Double) -> Int { histogram.level(coveringAtLeast: p * Double(total)) }
-        let low = percentile(0.02), high = percentile(0.98), median = percentile(0.5)
+        let low = percentile(0.02)
+        let high = percentile(0.98)
+        let median = percentile(0.5)
         // The ground is the majority: nearer the dark end means light text on a dark ground.
         let invert = median - low < high - median
         let span = Double(max(1, high - low))

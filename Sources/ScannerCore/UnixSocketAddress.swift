@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A Unix-domain socket address (`sockaddr_un`) for a path, built in one place for the server's

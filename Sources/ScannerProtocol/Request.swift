@@ -100,7 +100,9 @@ public enum Request: Sendable, Equatable {
             return (echo, .failure(.badArgument("\"id\" must be a string or a number")))
         }
         guard let name = echo.name else {
-            return (echo, .failure(Failure(code: .malformed, message: "missing \"request\" (ping, items, stats, subscribe, set, capture, pause, resume)")))
+            return (
+                echo, .failure(Failure(code: .malformed, message: "missing \"request\" (ping, items, stats, subscribe, set, capture, pause, resume)"))
+            )
         }
         do throws(Failure) {
             return (echo, .success(try request(name, object)))
@@ -200,7 +202,8 @@ public enum Request: Sendable, Equatable {
                 continue
             }
             guard let s = Symbology(rawValue: name) else {
-                throw .badArgument("unknown symbology '\(name)' (a name such as qr or ean13, or a group: \(Symbology.groups.keys.sorted().joined(separator: ", ")))")
+                throw .badArgument(
+                    "unknown symbology '\(name)' (a name such as qr or ean13, or a group: \(Symbology.groups.keys.sorted().joined(separator: ", ")))")
             }
             filter.symbologies.insert(s)
         }
@@ -270,7 +273,8 @@ public enum Reply {
             head(echo) + [
                 ("ok", .bool(false)),
                 ("error", .object([("code", .string(code.rawValue)), ("message", .string(message))])),
-            ]).serialized()
+            ]
+        ).serialized()
     }
 
     /// The last line a client that fell too far behind gets before it is disconnected: more than

@@ -29,18 +29,20 @@ public final class ClassicalLineDetector: LineDetector, Sendable {
 
     /// At 960 px a cap height of 8 px in a 1280 px frame is 6 px: glyphs from 5 px up are kept, or
     /// the capitals and ascenders of small print would be all that is left of it.
-    let detector = TextLineDetector(configuration: {
-        var configuration = TextLineDetector.Configuration()
-        configuration.minimumGlyphHeight = 5
-        return configuration
-    }())
+    let detector = TextLineDetector(
+        configuration: {
+            var configuration = TextLineDetector.Configuration()
+            configuration.minimumGlyphHeight = 5
+            return configuration
+        }())
 
     public init() {}
 
     public func lines(in image: GrayImage) -> [TextLineDetector.Line] {
         let factor = image.width > Self.detectionWidth ? Double(Self.detectionWidth) / Double(image.width) : 1
         let found = detector.detect(factor == 1 ? image : image.scaled(by: factor))
-        let w = Double(image.width), h = Double(image.height)
+        let w = Double(image.width)
+        let h = Double(image.height)
         return found.map { line in
             var line = line
             line.quad = line.quad.map { Point(x: min(w, max(0, $0.x / factor)), y: min(h, max(0, $0.y / factor))) }

@@ -73,8 +73,10 @@ public final class NetworkLineDetector {
             return post.candidates(map, width: size.width, height: size.height)
         }
         guard let candidates else { throw .failed(reason: "the detector's output is not a map of its input's size") }
-        let sx = Double(image.width) / Double(size.width), sy = Double(image.height) / Double(size.height)
-        let w = Double(image.width), h = Double(image.height)
+        let sx = Double(image.width) / Double(size.width)
+        let sy = Double(image.height) / Double(size.height)
+        let w = Double(image.width)
+        let h = Double(image.height)
         return candidates.map { candidate in
             let quad = candidate.quad.map { Point(x: min(w, max(0, $0.x * sx)), y: min(h, max(0, $0.y * sy))) }
             let height = candidate.height * (sx + sy) / 2
@@ -94,14 +96,19 @@ public final class NetworkLineDetector {
     /// as three planes of v / 127.5 − 1; a gray image gives each channel the same values.
     static func inputPlanes(_ image: GrayImage, width: Int, height: Int) -> [Float] {
         var planes = [Float](repeating: 0, count: 3 * width * height)
-        let sx = Double(image.width) / Double(width), sy = Double(image.height) / Double(height)
+        let sx = Double(image.width) / Double(width)
+        let sy = Double(image.height) / Double(height)
         image.pixels.withUnsafeBufferPointer { pixels in
             for y in 0..<height {
                 let fy = max(0, min(Double(image.height - 1), (Double(y) + 0.5) * sy - 0.5))
-                let y0 = Int(fy), y1 = min(image.height - 1, y0 + 1), wy = Float(fy - Double(y0))
+                let y0 = Int(fy)
+                let y1 = min(image.height - 1, y0 + 1)
+                let wy = Float(fy - Double(y0))
                 for x in 0..<width {
                     let fx = max(0, min(Double(image.width - 1), (Double(x) + 0.5) * sx - 0.5))
-                    let x0 = Int(fx), x1 = min(image.width - 1, x0 + 1), wx = Float(fx - Double(x0))
+                    let x0 = Int(fx)
+                    let x1 = min(image.width - 1, x0 + 1)
+                    let wx = Float(fx - Double(x0))
                     let top = Float(pixels[y0 * image.stride + x0]) * (1 - wx) + Float(pixels[y0 * image.stride + x1]) * wx
                     let bottom = Float(pixels[y1 * image.stride + x0]) * (1 - wx) + Float(pixels[y1 * image.stride + x1]) * wx
                     let value = top * (1 - wy) + bottom * wy

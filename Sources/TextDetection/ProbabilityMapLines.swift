@@ -61,7 +61,8 @@ public struct ProbabilityMapLines: Sendable {
             label[start] = Int32(regions)
             stack.append(start)
             while let index = stack.popLast() {
-                let x = index % width, y = index / width
+                let x = index % width
+                let y = index / width
                 if let (lo, hi) = rowExtent[y] { rowExtent[y] = (min(lo, x), max(hi, x)) } else { rowExtent[y] = (x, x) }
                 for dy in -1...1 {
                     let ny = y + dy
@@ -97,9 +98,12 @@ public struct ProbabilityMapLines: Sendable {
 
     /// The mean of the map over the pixels whose centres lie inside `quad`.
     func meanProbability(_ map: UnsafeBufferPointer<Float>, width: Int, height: Int, inside quad: Quad) -> Float {
-        let xs = quad.corners.map(\.x), ys = quad.corners.map(\.y)
-        let x0 = max(0, Int(xs.min()!.rounded(.down))), x1 = min(width - 1, Int(xs.max()!.rounded(.up)))
-        let y0 = max(0, Int(ys.min()!.rounded(.down))), y1 = min(height - 1, Int(ys.max()!.rounded(.up)))
+        let xs = quad.corners.map(\.x)
+        let ys = quad.corners.map(\.y)
+        let x0 = max(0, Int(xs.min()!.rounded(.down)))
+        let x1 = min(width - 1, Int(xs.max()!.rounded(.up)))
+        let y0 = max(0, Int(ys.min()!.rounded(.down)))
+        let y1 = min(height - 1, Int(ys.max()!.rounded(.up)))
         guard x0 <= x1, y0 <= y1 else { return 0 }
         var sum: Float = 0
         var count = 0
@@ -124,8 +128,11 @@ public struct ProbabilityMapLines: Sendable {
         init?(_ points: [Point]) {
             guard !points.isEmpty else { return nil }
             let corners = ConvexGeometry.minimumAreaRectangle(points)
-            let a = corners[0], b = corners[1], c = corners[2]
-            let first = b.distance(to: a), second = c.distance(to: b)
+            let a = corners[0]
+            let b = corners[1]
+            let c = corners[2]
+            let first = b.distance(to: a)
+            let second = c.distance(to: b)
             centre = Point(x: (a.x + c.x) / 2, y: (a.y + c.y) / 2)
             // A single pixel or a one-pixel line: the rectangle of the pixel centres is degenerate,
             // the region is a pixel thick.
@@ -151,8 +158,9 @@ public struct ProbabilityMapLines: Sendable {
         var quad: Quad {
             let normal = Point(x: -along.y, y: along.x)
             func at(_ s: Double, _ t: Double) -> Point {
-                Point(x: centre.x + along.x * s * length / 2 + normal.x * t * thickness / 2,
-                      y: centre.y + along.y * s * length / 2 + normal.y * t * thickness / 2)
+                Point(
+                    x: centre.x + along.x * s * length / 2 + normal.x * t * thickness / 2,
+                    y: centre.y + along.y * s * length / 2 + normal.y * t * thickness / 2)
             }
             return Quad(topLeft: at(-1, -1), topRight: at(1, -1), bottomRight: at(1, 1), bottomLeft: at(-1, 1))
         }

@@ -82,7 +82,8 @@ public struct TextLineDetector: Sendable {
             for j in lines.indices where lines[j].polarity == 1 && !dropped.contains(j) && !dropped.contains(i) {
                 guard lines[i].quad.boxOverlap(lines[j].quad) > 0.5 else { continue }
                 let ground = median(of: image, in: lines[i].quad)
-                let darkContrast = ground - lines[i].inkLevel, lightContrast = lines[j].inkLevel - ground
+                let darkContrast = ground - lines[i].inkLevel
+                let lightContrast = lines[j].inkLevel - ground
                 dropped.insert(darkContrast >= lightContrast ? j : i)
             }
         }
@@ -92,8 +93,10 @@ public struct TextLineDetector: Sendable {
     /// The median gray level inside `quad`'s bounding box (sampled on a grid of at most ~4000 points).
     static func median(of image: GrayImage, in quad: Quad) -> Double {
         let box = quad.boundingBox
-        let x0 = max(0, Int(box.minX)), x1 = min(image.width - 1, Int(box.maxX))
-        let y0 = max(0, Int(box.minY)), y1 = min(image.height - 1, Int(box.maxY))
+        let x0 = max(0, Int(box.minX))
+        let x1 = min(image.width - 1, Int(box.maxX))
+        let y0 = max(0, Int(box.minY))
+        let y1 = min(image.height - 1, Int(box.maxY))
         guard x1 >= x0, y1 >= y0 else { return 0 }
         let step = max(1, Int((Double((x1 - x0 + 1) * (y1 - y0 + 1)) / 4000).squareRoot()))
         var histogram = [Int](repeating: 0, count: 256)
@@ -115,7 +118,8 @@ public struct TextLineDetector: Sendable {
     // MARK: 1–2: darker or lighter than the neighbourhood, beyond the noise
 
     func inkMasks(_ image: GrayImage) -> (dark: [Bool], light: [Bool]) {
-        let w = image.width, h = image.height
+        let w = image.width
+        let h = image.height
         // Integral image for box means in O(1) per pixel.
         var integral = [Int](repeating: 0, count: (w + 1) * (h + 1))
         var differences = [Int](repeating: 0, count: 256)
@@ -134,7 +138,8 @@ public struct TextLineDetector: Sendable {
         // horizontal neighbours measures sensor noise and JPEG ringing (σ ≈ median / 0.95 for
         // Gaussian noise; the factor is folded into `inkNoiseFactor`).
         let total = differences.reduce(0, +)
-        var seen = 0, median = 0
+        var seen = 0
+        var median = 0
         for (level, count) in differences.enumerated() {
             seen += count
             if seen * 2 >= total {
@@ -144,12 +149,15 @@ public struct TextLineDetector: Sendable {
         }
         let threshold = max(configuration.minimumInkContrast, Int((Double(median) * configuration.inkNoiseFactor).rounded()))
         let r = max(1, configuration.inkWindow / 2)
-        var dark = [Bool](repeating: false, count: w * h), light = [Bool](repeating: false, count: w * h)
+        var dark = [Bool](repeating: false, count: w * h)
+        var light = [Bool](repeating: false, count: w * h)
         image.pixels.withUnsafeBufferPointer { p in
             for y in 0..<h {
-                let y0 = max(0, y - r), y1 = min(h, y + r + 1)
+                let y0 = max(0, y - r)
+                let y1 = min(h, y + r + 1)
                 for x in 0..<w {
-                    let x0 = max(0, x - r), x1 = min(w, x + r + 1)
+                    let x0 = max(0, x - r)
+                    let x1 = min(w, x + r + 1)
                     let sum = integral[y1 * (w + 1) + x1] - integral[y0 * (w + 1) + x1] - integral[y1 * (w + 1) + x0] + integral[y0 * (w + 1) + x0]
                     let area = (y1 - y0) * (x1 - x0)
                     let delta = Int(p[y * image.stride + x]) * area - sum
@@ -187,8 +195,10 @@ public struct TextLineDetector: Sendable {
             var least = Double(height)
             for step in stride(from: -maximumTilt, through: maximumTilt, by: 2.5) {
                 let angle = step * .pi / 180
-                let vx = -sin(angle), vy = cos(angle)
-                var low = Double.infinity, high = -Double.infinity
+                let vx = -sin(angle)
+                let vy = cos(angle)
+                var low = Double.infinity
+                var high = -Double.infinity
                 for (x, y) in rowEnds {
                     let v = Double(x) * vx + Double(y) * vy
                     low = min(low, v)
@@ -214,14 +224,16 @@ public struct TextLineDetector: Sendable {
 
     /// The connected components of `mask` that `keep` accepts, with their row ends.
     func allComponents(_ mask: [Bool], image: GrayImage, polarity: Int, keep: (Glyph) -> Bool) -> [Glyph] {
-        let w = image.width, h = image.height
+        let w = image.width
+        let h = image.height
         var label = [Int32](repeating: -1, count: w * h)
         var glyphs: [Glyph] = []
         var stack: [Int] = []
         var members: [Int] = []
         // Each kept component's first and last column per row, indexed by image row: made once, and
         // put back to empty over the component's rows after use (no allocation per glyph).
-        var first = [Int](repeating: Int.max, count: h), last = [Int](repeating: Int.min, count: h)
+        var first = [Int](repeating: Int.max, count: h)
+        var last = [Int](repeating: Int.min, count: h)
         var id: Int32 = 0
         for start in 0..<(w * h) where mask[start] && label[start] < 0 {
             var g = Glyph(minX: start % w, minY: start / w, maxX: start % w, maxY: start / w, pixels: 0, polarity: polarity)
@@ -229,11 +241,15 @@ public struct TextLineDetector: Sendable {
             stack.append(start)
             members.removeAll(keepingCapacity: true)
             while let i = stack.popLast() {
-                let x = i % w, y = i / w
+                let x = i % w
+                let y = i / w
                 members.append(i)
                 g.pixels += 1
                 g.levels += Int(image.pixels[y * image.stride + x])
-                g.minX = min(g.minX, x); g.maxX = max(g.maxX, x); g.minY = min(g.minY, y); g.maxY = max(g.maxY, y)
+                g.minX = min(g.minX, x)
+                g.maxX = max(g.maxX, x)
+                g.minY = min(g.minY, y)
+                g.maxY = max(g.maxY, y)
                 for dy in -1...1 {
                     let ny = y + dy
                     guard ny >= 0, ny < h else { continue }
@@ -251,7 +267,8 @@ public struct TextLineDetector: Sendable {
             id += 1
             guard keep(g) else { continue }
             for i in members {
-                let y = i / w, x = i % w
+                let y = i / w
+                let x = i % w
                 first[y] = min(first[y], x)
                 last[y] = max(last[y], x)
             }
@@ -295,9 +312,11 @@ public struct TextLineDetector: Sendable {
                 let b = glyphs[j]
                 if Double(b.minX) > reach { break }
                 guard a.polarity == b.polarity else { continue }
-                let ha = Double(a.letterHeight), hb = Double(b.letterHeight)
+                let ha = Double(a.letterHeight)
+                let hb = Double(b.letterHeight)
                 guard Self.sameLineHeights(a, b) else { continue }
-                let dx = b.center.x - a.center.x, dy = b.center.y - a.center.y
+                let dx = b.center.x - a.center.x
+                let dy = b.center.y - a.center.y
                 guard dx > 0, abs(dy) <= dx * maxSlope + 0.35 * min(ha, hb) else { continue }
                 let gap = Double(b.minX - a.maxX)
                 // The next glyph of a line starts where this one ends (a little overlap for kerning
@@ -341,7 +360,8 @@ public struct TextLineDetector: Sendable {
             let heights = parts.map { Double($0.letterHeight) }.sorted()
             let height = heights[heights.count / 2]
             let span = Double(parts.map(\.maxX).max()! - parts.map(\.minX).min()!)
-            guard parts.count >= configuration.minimumGlyphs || (parts.count >= 2 && span >= height * 3) || (parts.count == 1 && span >= height * 4) else {
+            guard parts.count >= configuration.minimumGlyphs || (parts.count >= 2 && span >= height * 3) || (parts.count == 1 && span >= height * 4)
+            else {
                 continue
             }
             guard span >= height * 2 else { continue }
@@ -373,29 +393,48 @@ public struct TextLineDetector: Sendable {
     static func fit(_ parts: [Glyph], height: Double) -> Line? {
         let centers = parts.map(\.center)
         let n = Double(centers.count)
-        let mx = centers.map(\.x).reduce(0, +) / n, my = centers.map(\.y).reduce(0, +) / n
-        var sxx = 0.0, sxy = 0.0
+        let mx = centers.map(\.x).reduce(0, +) / n
+        let my = centers.map(\.y).reduce(0, +) / n
+        var sxx = 0.0
+        var sxy = 0.0
         for c in centers {
             sxx += (c.x - mx) * (c.x - mx)
             sxy += (c.x - mx) * (c.y - my)
         }
         let angle = sxx > 1e-9 && parts.count >= 2 ? atan(sxy / sxx) : 0
-        let ux = cos(angle), uy = sin(angle)  // along the line
-        let vx = -uy, vy = ux  // across it, pointing down
-        var minU = Double.infinity, maxU = -Double.infinity, minV = Double.infinity, maxV = -Double.infinity
+        let ux = cos(angle)
+        let uy = sin(angle)  // along the line
+        let vx = -uy
+        let vy = ux  // across it, pointing down
+        var minU = Double.infinity
+        var maxU = -Double.infinity
+        var minV = Double.infinity
+        var maxV = -Double.infinity
         for g in parts {
             // Pixel (x, y) is the square from (x, y) to (x + 1, y + 1): its centre's projection, give
             // or take half the square's extent in that direction.
             for (x, y) in g.rowEnds {
-                let px = Double(x) + 0.5 - mx, py = Double(y) + 0.5 - my
-                let u = px * ux + py * uy, v = px * vx + py * vy
-                minU = min(minU, u); maxU = max(maxU, u); minV = min(minV, v); maxV = max(maxV, v)
+                let px = Double(x) + 0.5 - mx
+                let py = Double(y) + 0.5 - my
+                let u = px * ux + py * uy
+                let v = px * vx + py * vy
+                minU = min(minU, u)
+                maxU = max(maxU, u)
+                minV = min(minV, v)
+                maxV = max(maxV, v)
             }
         }
-        let halfU = (abs(ux) + abs(uy)) / 2, halfV = (abs(vx) + abs(vy)) / 2
-        minU -= halfU; maxU += halfU; minV -= halfV; maxV += halfV
+        let halfU = (abs(ux) + abs(uy)) / 2
+        let halfV = (abs(vx) + abs(vy)) / 2
+        minU -= halfU
+        maxU += halfU
+        minV -= halfV
+        maxV += halfV
         let pad = height * 0.2
-        minU -= pad; maxU += pad; minV -= pad; maxV += pad
+        minU -= pad
+        maxU += pad
+        minV -= pad
+        maxV += pad
         func point(_ u: Double, _ v: Double) -> Point { Point(x: mx + u * ux + v * vx, y: my + u * uy + v * vy) }
         return Line(
             quad: Quad(topLeft: point(minU, minV), topRight: point(maxU, minV), bottomRight: point(maxU, maxV), bottomLeft: point(minU, maxV)),

@@ -1,4 +1,5 @@
 import CTesseract
+import Foundation  // FileManager, strdup, getenv
 import ScannerCore
 
 /// A word read by Tesseract, in the pixel coordinates of the image it was given.
@@ -145,7 +146,10 @@ public final class TextRecognizer {
         TessDeleteText(cText)
         let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { return nil }
-        var left: Int32 = 0, top: Int32 = 0, right: Int32 = 0, bottom: Int32 = 0
+        var left: Int32 = 0
+        var top: Int32 = 0
+        var right: Int32 = 0
+        var bottom: Int32 = 0
         guard TessPageIteratorBoundingBox(page, RIL_WORD, &left, &top, &right, &bottom) != 0 else { return nil }
         let confidence = min(max(Double(TessResultIteratorConfidence(iterator, RIL_WORD)) / 100, 0), 1)
         return RecognizedWord(
@@ -192,5 +196,3 @@ extension String {
         return String(scalars)
     }
 }
-
-import Foundation  // FileManager, strdup, getenv

@@ -288,7 +288,8 @@ public struct ItemTracker: Sendable {
             id: makeID(), item: observation, firstFrame: frame.frame, lastFrame: frame.frame, lastSeen: frame.time,
             live: false, reportedBounds: observation.bounds, reportedPayload: observation.payload,
             reportedTranscript: observation.transcript,
-            evidence: observation.kind == .text ? TextEvidence(window: configuration.textWindow, voteConfidence: configuration.textVoteConfidence) : nil,
+            evidence: observation.kind == .text
+                ? TextEvidence(window: configuration.textWindow, voteConfidence: configuration.textVoteConfidence) : nil,
             matchedThisFrame: true, firstCenter: observation.bounds.center, firstSeen: frame.time,
             longestLength: observation.bounds.boxLength, longestSeen: frame.time)
     }

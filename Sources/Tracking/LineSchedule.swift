@@ -144,8 +144,10 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         var pairs: [(quad: Int, line: Int, distance: Double)] = []
         for (q, quad) in quads.enumerated() {
             for (l, line) in lines.enumerated() {
-                let h = line.quad.meanHeight, hq = quad.meanHeight
-                let length = line.quad.meanLength, lengthQ = quad.meanLength
+                let h = line.quad.meanHeight
+                let hq = quad.meanHeight
+                let length = line.quad.meanLength
+                let lengthQ = quad.meanLength
                 guard quad.contains(line.quad.center) || line.quad.contains(quad.center),
                     max(h, hq) / max(1e-9, min(h, hq)) < configuration.maximumHeightRatio,
                     max(length, lengthQ) / max(1e-9, min(length, lengthQ)) < configuration.maximumLengthRatio

@@ -80,9 +80,10 @@ public struct TextEvidence: Sendable, Equatable {
         let largest = groups.values.map(Self.votes).max()!
         let tied = groups.filter { Self.votes($0.value) == largest }
         let newestLength = present.last!.payload.count
-        let length = if let current, tied.keys.contains(current.count) { current.count }
-            else if tied.keys.contains(newestLength) { newestLength }
-            else { tied.keys.max()! }
+        let length =
+            if let current, tied.keys.contains(current.count) { current.count } else if tied.keys.contains(newestLength) { newestLength } else {
+                tied.keys.max()!
+            }
         let members = groups[length]!
         let group = members.map { Array($0.payload) }
         let preferred = current.map(Array.init).flatMap { $0.count == length ? $0 : nil }

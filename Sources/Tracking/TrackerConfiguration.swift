@@ -1,3 +1,4 @@
+import Foundation  // UUID
 import ScannerCore
 
 /// The rules' numbers. Defaults per quality level in `init(_:)`; every field is a unit-test knob.
@@ -113,5 +114,3 @@ public enum TrackerAction: Sendable, Equatable {
         }
     }
 }
-
-import Foundation  // UUID

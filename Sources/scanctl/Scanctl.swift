@@ -102,9 +102,11 @@ struct Watch: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Only these content types (telephoneNumber, url, emailAddress).", valueName: "list"))
     var contentTypes: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "An item that comes back: always (the default), oncePerSession, or a number of seconds it must have been gone.",
-        valueName: "rule"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "An item that comes back: always (the default), oncePerSession, or a number of seconds it must have been gone.",
+            valueName: "rule"))
     var `repeat`: String?
 
     func run() throws {
@@ -151,7 +153,8 @@ struct Watch: ParsableCommand {
         case "hello":
             var items = 0
             if case .array(let list)? = event["items"] { items = list.count }
-            return "\(time)  hello    scannerd \(plain(event["daemon"]) ?? "?"), source \(plain(event["source"]) ?? "?"), camera \(plain(event["camera"]) ?? "?"), \(items) item(s)"
+            return
+                "\(time)  hello    scannerd \(plain(event["daemon"]) ?? "?"), source \(plain(event["source"]) ?? "?"), camera \(plain(event["camera"]) ?? "?"), \(items) item(s)"
         case "unavailable": return "\(time)  \(pad(name, 8)) \(plain(event["reason"]) ?? "")"
         case "overflow": return "\(time)  overflow \(plain(event["message"]) ?? "")"
         default: return "\(time)  \(name)"
@@ -167,7 +170,11 @@ struct Wait: ParsableCommand {
 
     @OptionGroup var connection: Connection
 
-    @Option(name: .long, help: ArgumentHelp("Only these: kinds (barcode, text), symbologies (qr, ean13, …) or content types (telephoneNumber, url, emailAddress).", valueName: "list"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only these: kinds (barcode, text), symbologies (qr, ean13, …) or content types (telephoneNumber, url, emailAddress).", valueName: "list")
+    )
     var types: String?
 
     @Option(name: .long, help: ArgumentHelp("Give up after this many seconds (default: wait as long as it takes).", valueName: "seconds"))
@@ -203,7 +210,9 @@ struct Wait: ParsableCommand {
 
     /// The next line before `deadline`; exit 1 when it passes.
     func nextLine(_ socket: ScannerConnection, deadline: Date?) throws -> String? {
-        switch Result(catching: { () throws(ScannerConnection.Failure) -> String? in try socket.readLine(timeout: deadline.map { max(0.001, $0.timeIntervalSinceNow) }) }) {
+        switch Result(catching: { () throws(ScannerConnection.Failure) -> String? in
+            try socket.readLine(timeout: deadline.map { max(0.001, $0.timeIntervalSinceNow) })
+        }) {
         case .success(let line):
             return line
         case .failure(.timeout):
@@ -314,7 +323,9 @@ struct Set: ParsableCommand {
             }
         }
         if let quality { fields.append(("quality", .string(quality))) }
-        if let types { fields.append(("types", .array(types.split(separator: ",").map { .string(String($0).trimmingCharacters(in: .whitespaces)) }))) }
+        if let types {
+            fields.append(("types", .array(types.split(separator: ",").map { .string(String($0).trimmingCharacters(in: .whitespaces)) })))
+        }
         if let single {
             guard single == "on" || single == "off" else { throw ValidationError("--single is on or off") }
             fields.append(("single", .bool(single == "on")))

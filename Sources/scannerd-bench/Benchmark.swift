@@ -39,7 +39,10 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: ArgumentHelp("zxing-cpp's test/samples directory, for the blackbox section (skipped without it).", valueName: "dir"))
     var blackbox: String?
 
-    @Option(help: ArgumentHelp("The text models the realtime section's daemon reads with (default .build/models, which `make deps` fetches; none: Tesseract alone).", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "The text models the realtime section's daemon reads with (default .build/models, which `make deps` fetches; none: Tesseract alone).",
+            valueName: "dir"))
     var lineModel: String?
 
     /// `--line-model`, else the one `make deps` fetched, as an absolute path; nil: none.
@@ -50,13 +53,21 @@ struct Benchmark: AsyncParsableCommand {
         return lineModel != nil || FileManager.default.fileExists(atPath: absolute + "/alphabet.json") ? absolute : nil
     }
 
-    @Option(help: ArgumentHelp("Runs of each clip at `--pace realtime` in the realtime section: its latency varies from run to run (two threads racing for two cores), and one run of a seed set does not settle a median.", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Runs of each clip at `--pace realtime` in the realtime section: its latency varies from run to run (two threads racing for two cores), and one run of a seed set does not settle a median.",
+            valueName: "n"))
     var realtimeRuns = 3
 
-    @Option(help: ArgumentHelp("Run only these sections (recognition, capture, sequence, delivery, memory, lines, realtime, blackbox).", valueName: "list"))
+    @Option(
+        help: ArgumentHelp(
+            "Run only these sections (recognition, capture, sequence, delivery, memory, lines, realtime, blackbox).", valueName: "list"))
     var only: String?
 
-    @Option(help: ArgumentHelp("Internal: print the text lines found in this image and what each reads as; with --explain-output, write each straightened line there as PGM.", visibility: .hidden))
+    @Option(
+        help: ArgumentHelp(
+            "Internal: print the text lines found in this image and what each reads as; with --explain-output, write each straightened line there as PGM.",
+            visibility: .hidden))
     var explainLines: String?
 
     @Option(help: ArgumentHelp("Internal: directory for --explain-lines.", visibility: .hidden))
@@ -77,8 +88,10 @@ struct Benchmark: AsyncParsableCommand {
             return
         }
         if let readingHeights {
-            print(try LinesBenchmark.render(
-                footage: footage, today: Self.today(), machine: Self.machine(), heights: readingHeights.split(separator: ",").compactMap { Int($0) }))
+            print(
+                try LinesBenchmark.render(
+                    footage: footage, today: Self.today(), machine: Self.machine(),
+                    heights: readingHeights.split(separator: ",").compactMap { Int($0) }))
             return
         }
         if let explainLines {
@@ -102,7 +115,13 @@ struct Benchmark: AsyncParsableCommand {
             sections.append(("lines", try LinesBenchmark.render(footage: footage, today: Self.today(), machine: Self.machine())))
         }
         if wants("realtime") {
-            sections.append(("realtime", try RealtimeBenchmark.render(footage: footage, lineModel: lineModelDirectory, realtimeRuns: max(1, realtimeRuns), today: Self.today(), machine: Self.machine())))
+            sections.append(
+                (
+                    "realtime",
+                    try RealtimeBenchmark.render(
+                        footage: footage, lineModel: lineModelDirectory, realtimeRuns: max(1, realtimeRuns), today: Self.today(),
+                        machine: Self.machine())
+                ))
         }
         if wants("blackbox"), let blackbox {
             sections.append(("blackbox", try BlackboxBenchmark.render(samples: blackbox, today: Self.today(), machine: Self.machine())))
@@ -139,13 +158,16 @@ struct Benchmark: AsyncParsableCommand {
             out += "| \(format) | \(parts[2].trimmingCharacters(in: .whitespacesAndNewlines)) | \(String(format: "%.2f (%.2f)", median, p90)) |\n"
         }
         let empty = try CaptureBenchmark.clip(of: "bench-empty-1280x720.jpg")
-        out += "\nWhole daemon at 30 fps on frames with nothing to recognise (`scannerd run --device … --width 1280 --height 720`, default types, 10 s window):\n\n"
+        out +=
+            "\nWhole daemon at 30 fps on frames with nothing to recognise (`scannerd run --device … --width 1280 --height 720`, default types, 10 s window):\n\n"
         out += "| quality | CPU (% of one core) |\n|---|---:|\n"
         for level in ["fast", "balanced"] {
             let (percent, frames) = try CaptureBenchmark.daemonCPU(
                 environment: CaptureBenchmark.environment(frames: empty),
-                arguments: ["run", "--no-socket", "--device", "/dev/video0", "--width", "1280", "--height", "720", "--quality", level,
-                            "--events-stdout", "--log-level", "error"],
+                arguments: [
+                    "run", "--no-socket", "--device", "/dev/video0", "--width", "1280", "--height", "720", "--quality", level,
+                    "--events-stdout", "--log-level", "error",
+                ],
                 seconds: 10)
             _ = frames
             out += "| \(level) | \(String(format: "%.0f", percent)) |\n"
@@ -175,12 +197,16 @@ struct Benchmark: AsyncParsableCommand {
         let decodeRGB = try time(iterations) {
             _ = try data.withUnsafeBytes { raw in Self.luma(try decoder.decodeRGB(raw)) }
         }
-        rows.append(Row(image: size, stage: "decode JPEG → gray", ours: decodeGray, naive: decodeRGB,
-                        note: "TJPF_GRAY vs RGB decode + Swift luma"))
+        rows.append(
+            Row(
+                image: size, stage: "decode JPEG → gray", ours: decodeGray, naive: decodeRGB,
+                note: "TJPF_GRAY vs RGB decode + Swift luma"))
         if gray.width > 640 {
             let half = try time(iterations) { _ = try data.withUnsafeBytes { try decoder.decodeGray($0, targetWidth: 640) } }
-            rows.append(Row(image: size, stage: "decode → gray at 640 px", ours: half, naive: decodeRGB,
-                            note: "DCT scaling 1/2 inside the IDCT"))
+            rows.append(
+                Row(
+                    image: size, stage: "decode → gray at 640 px", ours: half, naive: decodeRGB,
+                    note: "DCT scaling 1/2 inside the IDCT"))
         }
 
         // zbar: only what is asked for (QR) vs every symbology it reads.
@@ -194,42 +220,56 @@ struct Benchmark: AsyncParsableCommand {
         let zxingQR = ZXingReader(symbologies: [.qr])
         let zxingAll = ZXingReader(symbologies: Set(Symbology.allCases))
         precondition(zxingAll.read(gray).count == 1, "the bench scene holds one QR code")
-        rows.append(Row(image: size, stage: "zxing-cpp", ours: try time(iterations) { _ = zxingQR.read(gray) },
-                        naive: try time(iterations) { _ = zxingAll.read(gray) }, note: "QR only vs every symbology"))
+        rows.append(
+            Row(
+                image: size, stage: "zxing-cpp", ours: try time(iterations) { _ = zxingQR.read(gray) },
+                naive: try time(iterations) { _ = zxingAll.read(gray) }, note: "QR only vs every symbology"))
         for (symbology, name) in [(Symbology.pdf417, "PDF417"), (.datamatrix, "DataMatrix"), (.aztec, "Aztec"), (.maxicode, "MaxiCode")] {
             let reader = ZXingReader(symbologies: [symbology])
-            rows.append(Row(image: size, stage: "zxing-cpp \(name)", ours: try time(iterations) { _ = reader.read(gray) },
-                            naive: nil, note: "paid only when \(symbology.rawValue) is requested"))
+            rows.append(
+                Row(
+                    image: size, stage: "zxing-cpp \(name)", ours: try time(iterations) { _ = reader.read(gray) },
+                    naive: nil, note: "paid only when \(symbology.rawValue) is requested"))
         }
         // A camera frame's barcode scan (issue #41, `BarcodeCadence`): zxing-cpp on the frame as it is,
         // quick on two scans in three, thorough (rotated, inverted, then zbar) on the third, against
         // zbar alone with every symbology it reads.
         let live = try BarcodeRecognizer(symbologies: Set(Symbology.allCases), scanDensity: QualitySettings(.balanced).liveBarcodeScanDensity)
         let cadence = QualitySettings(.balanced).liveThoroughBarcodeScanEvery
-        rows.append(Row(image: size, stage: "barcodes, camera frame, quick", ours: try time(iterations) { _ = live.recognize(gray, thorough: false) },
-                        naive: zbarAll, note: "zxing-cpp upright, dark on light vs zbar, all its symbologies"))
-        rows.append(Row(image: size, stage: "barcodes, camera frame, thorough", ours: try time(iterations) { _ = live.recognize(gray) },
-                        naive: zbarAll, note: "1 scan in \(cadence): zxing-cpp rotated and inverted too, then zbar (every 2nd row) vs zbar alone"))
+        rows.append(
+            Row(
+                image: size, stage: "barcodes, camera frame, quick", ours: try time(iterations) { _ = live.recognize(gray, thorough: false) },
+                naive: zbarAll, note: "zxing-cpp upright, dark on light vs zbar, all its symbologies"))
+        rows.append(
+            Row(
+                image: size, stage: "barcodes, camera frame, thorough", ours: try time(iterations) { _ = live.recognize(gray) },
+                naive: zbarAll, note: "1 scan in \(cadence): zxing-cpp rotated and inverted too, then zbar (every 2nd row) vs zbar alone"))
         // The still image's policy: zxing-cpp, then zbar for what it missed, against zxing-cpp alone.
         let policy = try BarcodeRecognizer(symbologies: Set(Symbology.allCases), testInverted: true)
-        rows.append(Row(image: size, stage: "barcodes, every symbology", ours: try time(iterations) { _ = policy.recognize(gray) },
-                        naive: try time(iterations) { _ = zxingAll.read(gray) }, note: "zxing-cpp + zbar on what it missed vs zxing-cpp alone"))
+        rows.append(
+            Row(
+                image: size, stage: "barcodes, every symbology", ours: try time(iterations) { _ = policy.recognize(gray) },
+                naive: try time(iterations) { _ = zxingAll.read(gray) }, note: "zxing-cpp + zbar on what it missed vs zxing-cpp alone"))
 
         // Tesseract: one instance reused vs a fresh init per image.
         let tesseract = try TextRecognizer()
         var lines: [RecognizedLine] = []
         let ocr = try time(slow) { lines = tesseract.recognize(gray) }
         let fresh = try time(slow) { _ = try TextRecognizer().recognize(gray) }
-        rows.append(Row(image: size, stage: "Tesseract (sparse text)", ours: ocr, naive: fresh,
-                        note: "reused instance vs init per image"))
+        rows.append(
+            Row(
+                image: size, stage: "Tesseract (sparse text)", ours: ocr, naive: fresh,
+                note: "reused instance vs init per image"))
 
         // Content typing over what Tesseract read.
         let detector = try ContentDetector(contentTypes: Set(TextContentType.allCases))
         let found = lines.flatMap { detector.matches(in: $0.text) }
         precondition(found.count >= 2, "the bench scene holds a phone number and an e-mail address: \(lines.map(\.text))")
         let typing = try time(iterations) { for line in lines { _ = detector.matches(in: line.text) } }
-        rows.append(Row(image: size, stage: "content typing (\(lines.count) lines)", ours: typing, naive: nil,
-                        note: "libphonenumber matcher + URL/e-mail rules"))
+        rows.append(
+            Row(
+                image: size, stage: "content typing (\(lines.count) lines)", ours: typing, naive: nil,
+                note: "libphonenumber matcher + URL/e-mail rules"))
 
         // The whole still-image scan at each quality level.
         for level in QualityLevel.allCases {
@@ -239,8 +279,10 @@ struct Benchmark: AsyncParsableCommand {
                 let image = try data.withUnsafeBytes { try jpeg.decodeGray($0, targetWidth: scanner.settings.processingWidth).image }
                 _ = scanner.scan(image)
             }
-            rows.append(Row(image: size, stage: "scan, quality \(level.rawValue)", ours: whole, naive: nil,
-                            note: "decode + barcodes + OCR + typing"))
+            rows.append(
+                Row(
+                    image: size, stage: "scan, quality \(level.rawValue)", ours: whole, naive: nil,
+                    note: "decode + barcodes + OCR + typing"))
         }
         return rows
     }
@@ -248,7 +290,9 @@ struct Benchmark: AsyncParsableCommand {
     static func luma(_ decoded: (width: Int, height: Int, rgb: [UInt8])) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: decoded.width * decoded.height)
         for i in 0..<out.count {
-            let r = Int(decoded.rgb[3 * i]), g = Int(decoded.rgb[3 * i + 1]), b = Int(decoded.rgb[3 * i + 2])
+            let r = Int(decoded.rgb[3 * i])
+            let g = Int(decoded.rgb[3 * i + 1])
+            let b = Int(decoded.rgb[3 * i + 2])
             out[i] = UInt8((299 * r + 587 * g + 114 * b) / 1000)
         }
         return out
@@ -306,7 +350,8 @@ struct Benchmark: AsyncParsableCommand {
 
     static func machine() -> String {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?
+        let model =
+            cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?
             .split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
         return "\(model), \(ProcessInfo.processInfo.activeProcessorCount) cores, "
             + "\(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB"

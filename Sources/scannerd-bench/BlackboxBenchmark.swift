@@ -25,8 +25,13 @@ enum BlackboxBenchmark {
         var zbarSeconds = 0.0, zxingSeconds = 0.0, scannerdSeconds = 0.0
 
         mutating func add(_ other: Tally) {
-            images += other.images; zbar += other.zbar; zxing += other.zxing; scannerd += other.scannerd
-            zbarSeconds += other.zbarSeconds; zxingSeconds += other.zxingSeconds; scannerdSeconds += other.scannerdSeconds
+            images += other.images
+            zbar += other.zbar
+            zxing += other.zxing
+            scannerd += other.scannerd
+            zbarSeconds += other.zbarSeconds
+            zxingSeconds += other.zxingSeconds
+            scannerdSeconds += other.scannerdSeconds
         }
     }
 
@@ -70,13 +75,19 @@ enum BlackboxBenchmark {
                     }
                     tally.images += 1
                     var start = Date()
-                    if expected.matches(zbar.scan(image).map { Reading(symbology: $0.symbology, payload: $0.payload, base64: $0.payloadBase64) }) { tally.zbar += 1 }
+                    if expected.matches(zbar.scan(image).map { Reading(symbology: $0.symbology, payload: $0.payload, base64: $0.payloadBase64) }) {
+                        tally.zbar += 1
+                    }
                     tally.zbarSeconds += Date().timeIntervalSince(start)
                     start = Date()
-                    if expected.matches(zxing.read(image).map { Reading(symbology: $0.symbology, payload: $0.payload, base64: $0.payloadBase64) }) { tally.zxing += 1 }
+                    if expected.matches(zxing.read(image).map { Reading(symbology: $0.symbology, payload: $0.payload, base64: $0.payloadBase64) }) {
+                        tally.zxing += 1
+                    }
                     tally.zxingSeconds += Date().timeIntervalSince(start)
                     start = Date()
-                    if expected.matches(scanner.scan(image).map { Reading(symbology: $0.symbology, payload: $0.payload, base64: $0.details?.payloadBase64) }) {
+                    if expected.matches(
+                        scanner.scan(image).map { Reading(symbology: $0.symbology, payload: $0.payload, base64: $0.details?.payloadBase64) })
+                    {
                         tally.scannerd += 1
                     }
                     tally.scannerdSeconds += Date().timeIntervalSince(start)
@@ -89,7 +100,10 @@ enum BlackboxBenchmark {
         let zbarAll = try ZBarScanner(symbologies: every, testInverted: true)
         let zxingAll = ZXingReader(symbologies: every)
         let scannerAll = try ImageScanner(options: ScanOptions(types: RecognitionTypes(symbologies: every, contentTypes: [])))
-        var falseImages = 0, falseZBar = 0, falseZXing = 0, falseScannerd = 0
+        var falseImages = 0
+        var falseZBar = 0
+        var falseZXing = 0
+        var falseScannerd = 0
         for directory in sets where directory.hasPrefix("falsepositives-") {
             let path = samples + "/" + directory
             for file in try fm.contentsOfDirectory(atPath: path).sorted() where !file.hasSuffix(".txt") {
@@ -111,13 +125,15 @@ enum BlackboxBenchmark {
         out += "| samples | images | zbar | zxing-cpp | scannerd | ms zbar / zxing-cpp / scannerd |\n|---|---:|---:|---:|---:|---|\n"
         func percent(_ n: Int, _ of: Int) -> String { String(format: "%.1f %%", 100 * Double(n) / Double(max(1, of))) }
         func ms(_ t: Tally) -> String {
-            String(format: "%.1f / %.1f / %.1f", 1000 * t.zbarSeconds / Double(max(1, t.images)), 1000 * t.zxingSeconds / Double(max(1, t.images)),
-                   1000 * t.scannerdSeconds / Double(max(1, t.images)))
+            String(
+                format: "%.1f / %.1f / %.1f", 1000 * t.zbarSeconds / Double(max(1, t.images)), 1000 * t.zxingSeconds / Double(max(1, t.images)),
+                1000 * t.scannerdSeconds / Double(max(1, t.images)))
         }
         var all = Tally()
         for (family, t) in tallies {
             all.add(t)
-            out += "| \(family)-* | \(t.images) | \(percent(t.zbar, t.images)) | \(percent(t.zxing, t.images)) | \(percent(t.scannerd, t.images)) | \(ms(t)) |\n"
+            out +=
+                "| \(family)-* | \(t.images) | \(percent(t.zbar, t.images)) | \(percent(t.zxing, t.images)) | \(percent(t.scannerd, t.images)) | \(ms(t)) |\n"
         }
         out += "| **all** | \(all.images) | \(percent(all.zbar, all.images)) (\(all.zbar)) | \(percent(all.zxing, all.images)) (\(all.zxing)) | "
         out += "**\(percent(all.scannerd, all.images)) (\(all.scannerd))** | \(ms(all)) |\n\n"

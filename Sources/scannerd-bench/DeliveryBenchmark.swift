@@ -16,7 +16,8 @@ enum DeliveryBenchmark {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("s.sock").path
         let hub = EventHub(daemonVersion: "bench", sourceName: "bench")
-        let server = EventServer(hub: hub, configuration: EventServerConfiguration(path: path, maximumClients: subscribers + 8), logger: Logger(label: "bench"))
+        let server = EventServer(
+            hub: hub, configuration: EventServerConfiguration(path: path, maximumClients: subscribers + 8), logger: Logger(label: "bench"))
         let ready = AsyncStream<Void>.makeStream()
         let task = Task { try await server.run(ready: { ready.continuation.yield() }) }
         var iterator = ready.stream.makeAsyncIterator()
@@ -31,7 +32,10 @@ enum DeliveryBenchmark {
             connected.enter()
             Thread.detachNewThread {
                 defer { done.leave() }
-                guard let connection = try? ScannerConnection(path: path), (try? connection.readHello()) != nil else { connected.leave(); return }
+                guard let connection = try? ScannerConnection(path: path), (try? connection.readHello()) != nil else {
+                    connected.leave()
+                    return
+                }
                 connected.leave()
                 var received = 0
                 while received < events, let line = try? connection.readLine(timeout: 10) {
@@ -46,7 +50,10 @@ enum DeliveryBenchmark {
         }
         connected.wait()
         let item = TrackedItem(
-            id: UUID(), item: RecognizedItem(kind: .barcode, symbology: .qr, payload: "https://example.com/bench", bounds: Quad(x: 0.1, y: 0.1, width: 0.2, height: 0.2), confidence: 1),
+            id: UUID(),
+            item: RecognizedItem(
+                kind: .barcode, symbology: .qr, payload: "https://example.com/bench", bounds: Quad(x: 0.1, y: 0.1, width: 0.2, height: 0.2),
+                confidence: 1),
             firstFrame: 0, lastFrame: 0)
         for i in 0..<events {
             // The seq the hub will give this event is i + 1.
@@ -55,7 +62,10 @@ enum DeliveryBenchmark {
             try await Task.sleep(for: .milliseconds(interval))
         }
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { done.wait(); continuation.resume() }
+            DispatchQueue.global().async {
+                done.wait()
+                continuation.resume()
+            }
         }
         task.cancel()
         _ = try? await task.value
@@ -66,7 +76,8 @@ enum DeliveryBenchmark {
 
     static func render(today: String, machine: String) async throws -> String {
         var out = "<!-- delivery:begin (written by `make bench`) -->\n## Event delivery to socket clients\n\n"
-        out += "Measured \(today) on \(machine); release build. From `EventHub.publish` to the line read by each client over the Unix socket (clients are threads of the benchmark process, 300 events per run), ms. A camera produces at most 30 item events a second.\n\n"
+        out +=
+            "Measured \(today) on \(machine); release build. From `EventHub.publish` to the line read by each client over the Unix socket (clients are threads of the benchmark process, 300 events per run), ms. A camera produces at most 30 item events a second.\n\n"
         out += "| subscribers | events/s | p50 | p99 |\n|---:|---:|---:|---:|\n"
         for (n, interval) in [(1, 3), (10, 3), (100, 3), (100, 33)] {
             let (p50, p99) = try await measure(subscribers: n, interval: interval)

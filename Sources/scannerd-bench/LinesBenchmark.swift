@@ -100,48 +100,48 @@ enum LinesBenchmark {
                 }
                 // A quarter, half and three quarters into its legible frames: three different poses.
                 for sighting in [legible[legible.count / 4], legible[legible.count / 2], legible[legible.count * 3 / 4]] {
-                let bytes = clip.subdata(in: frames[sighting.frame])
-                let full = try decoder.decode(bytes).image
-                let corners = sighting.corners.map { Point(x: $0[0] * Double(full.width), y: $0[1] * Double(full.height)) }
-                let center = Point(x: corners.map(\.x).reduce(0, +) / 4, y: corners.map(\.y).reduce(0, +) / 4)
-                let distractor = item.distractor == true
-                let naiveKey = "\(name) \(sighting.frame)"
-                let isNew = naive[naiveKey] == nil
-                let naiveResult = naiveRead(naiveKey, full)
-                if isNew {
-                    tally.naiveFrames += 1
-                    tally.naiveSeconds += naiveResult.seconds
-                    tally.naiveFalse += naiveResult.payloads.subtracting(wantedPayloads).count
-                }
-                if !distractor, let payload = item.payload, naiveResult.payloads.contains(payload) { tally.naiveRead += 1 }
-                tally.items += 1
-                if !distractor { tally.wanted += 1 }
-                let start = ContinuousClock.now
-                let lines = reader.lines(in: full)
-                tally.detectSeconds += (ContinuousClock.now - start).inSeconds
-                // The thinnest line there: a junk quad across several lines may hold the centre too.
-                guard let line = lines.filter({ $0.quad.contains(center) }).min(by: { $0.height < $1.height }) else { continue }
-                tally.lined += 1
-                let readStart = ContinuousClock.now
-                let lineRead = tesseract.read(line.quad, in: full)?.line
-                let text = lineRead?.text ?? ""
-                if verbose, let lineRead {
-                    for match in content.matches(in: text) {
-                        let confidence = ImageScanner.words(of: lineRead, covering: match.utf8Range).map(\.confidence).min() ?? 0
-                        let right = !distractor && match.payload == item.payload
-                        print(String(format: "typed %@ word confidence %.2f %@", right ? "right" : "wrong", confidence, match.payload))
+                    let bytes = clip.subdata(in: frames[sighting.frame])
+                    let full = try decoder.decode(bytes).image
+                    let corners = sighting.corners.map { Point(x: $0[0] * Double(full.width), y: $0[1] * Double(full.height)) }
+                    let center = Point(x: corners.map(\.x).reduce(0, +) / 4, y: corners.map(\.y).reduce(0, +) / 4)
+                    let distractor = item.distractor == true
+                    let naiveKey = "\(name) \(sighting.frame)"
+                    let isNew = naive[naiveKey] == nil
+                    let naiveResult = naiveRead(naiveKey, full)
+                    if isNew {
+                        tally.naiveFrames += 1
+                        tally.naiveSeconds += naiveResult.seconds
+                        tally.naiveFalse += naiveResult.payloads.subtracting(wantedPayloads).count
                     }
-                }
-                tally.readSeconds += (ContinuousClock.now - readStart).inSeconds
-                tally.reads += 1
-                let payloads = content.matches(in: text).map(\.payload)
-                if distractor {
-                    if !payloads.isEmpty { tally.falseTyped += 1 }
-                } else if let payload = item.payload, payloads.contains(payload) {
-                    tally.read += 1
-                } else if verbose {
-                    print("miss \(name) frame \(sighting.frame): \(payload(item)) read \"\(text)\"")
-                }
+                    if !distractor, let payload = item.payload, naiveResult.payloads.contains(payload) { tally.naiveRead += 1 }
+                    tally.items += 1
+                    if !distractor { tally.wanted += 1 }
+                    let start = ContinuousClock.now
+                    let lines = reader.lines(in: full)
+                    tally.detectSeconds += (ContinuousClock.now - start).inSeconds
+                    // The thinnest line there: a junk quad across several lines may hold the centre too.
+                    guard let line = lines.filter({ $0.quad.contains(center) }).min(by: { $0.height < $1.height }) else { continue }
+                    tally.lined += 1
+                    let readStart = ContinuousClock.now
+                    let lineRead = tesseract.read(line.quad, in: full)?.line
+                    let text = lineRead?.text ?? ""
+                    if verbose, let lineRead {
+                        for match in content.matches(in: text) {
+                            let confidence = ImageScanner.words(of: lineRead, covering: match.utf8Range).map(\.confidence).min() ?? 0
+                            let right = !distractor && match.payload == item.payload
+                            print(String(format: "typed %@ word confidence %.2f %@", right ? "right" : "wrong", confidence, match.payload))
+                        }
+                    }
+                    tally.readSeconds += (ContinuousClock.now - readStart).inSeconds
+                    tally.reads += 1
+                    let payloads = content.matches(in: text).map(\.payload)
+                    if distractor {
+                        if !payloads.isEmpty { tally.falseTyped += 1 }
+                    } else if let payload = item.payload, payloads.contains(payload) {
+                        tally.read += 1
+                    } else if verbose {
+                        print("miss \(name) frame \(sighting.frame): \(payload(item)) read \"\(text)\"")
+                    }
                 }
             }
             byScenario[truth.scenario] = tally
@@ -163,13 +163,22 @@ enum LinesBenchmark {
         for (scenario, t) in byScenario.sorted(by: { $0.key < $1.key }) {
             out += "| \(scenario) | \(t.items) | \(t.lined) | \(t.read) / \(t.wanted) | \(t.falseTyped) | "
             out += String(format: "%.1f | %.1f | ", t.detectSeconds / Double(max(1, t.items)) * 1000, t.readSeconds / Double(max(1, t.reads)) * 1000)
-            out += "\(t.naiveRead) / \(t.wanted) | \(t.naiveFalse) | " + String(format: "%.0f | ", t.naiveSeconds / Double(max(1, t.naiveFrames)) * 1000)
+            out +=
+                "\(t.naiveRead) / \(t.wanted) | \(t.naiveFalse) | " + String(format: "%.0f | ", t.naiveSeconds / Double(max(1, t.naiveFrames)) * 1000)
             out += "\(t.scanRead) / \(t.scanWanted) | \(t.scanFalse) |\n"
-            total.items += t.items; total.lined += t.lined; total.read += t.read; total.wanted += t.wanted; total.falseTyped += t.falseTyped
-            total.naiveRead += t.naiveRead; total.naiveFalse += t.naiveFalse
-            total.scanRead += t.scanRead; total.scanWanted += t.scanWanted; total.scanFalse += t.scanFalse
+            total.items += t.items
+            total.lined += t.lined
+            total.read += t.read
+            total.wanted += t.wanted
+            total.falseTyped += t.falseTyped
+            total.naiveRead += t.naiveRead
+            total.naiveFalse += t.naiveFalse
+            total.scanRead += t.scanRead
+            total.scanWanted += t.scanWanted
+            total.scanFalse += t.scanFalse
         }
-        out += "| all | \(total.items) | \(total.lined) | \(total.read) / \(total.wanted) | \(total.falseTyped) | | | \(total.naiveRead) / \(total.wanted) | \(total.naiveFalse) | "
+        out +=
+            "| all | \(total.items) | \(total.lined) | \(total.read) / \(total.wanted) | \(total.falseTyped) | | | \(total.naiveRead) / \(total.wanted) | \(total.naiveFalse) | "
         out += "| \(total.scanRead) / \(total.scanWanted) | \(total.scanFalse) |\n"
         out += "<!-- lines:end -->\n"
         return out

@@ -68,7 +68,8 @@ enum MemoryBenchmark {
     /// Least-squares slope of y over x.
     static func slope(_ points: [(Double, Double)]) -> Double {
         let n = Double(points.count)
-        let mx = points.map(\.0).reduce(0, +) / n, my = points.map(\.1).reduce(0, +) / n
+        let mx = points.map(\.0).reduce(0, +) / n
+        let my = points.map(\.1).reduce(0, +) / n
         let sxx = points.map { ($0.0 - mx) * ($0.0 - mx) }.reduce(0, +)
         let sxy = points.map { ($0.0 - mx) * ($0.1 - my) }.reduce(0, +)
         return sxx > 0 ? sxy / sxx : 0
@@ -121,7 +122,8 @@ enum MemoryBenchmark {
             let recognizer = try TextRecognizer()
             call = { i in _ = recognizer.recognize(images[i % images.count]) }
         case "text":
-            let scanner = try ImageScanner(options: ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: Set(TextContentType.allCases))))
+            let scanner = try ImageScanner(
+                options: ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: Set(TextContentType.allCases))))
             call = { i in _ = scanner.scan(images[i % images.count]) }
         case "sequence":
             let handler = try SequenceHandler(configuration: SequenceConfiguration(options: ScanOptions()))

@@ -34,10 +34,17 @@ enum RealtimeBenchmark {
 
         mutating func add(_ s: Score) {
             clips += 1
-            legible += s.legible; found += s.found; added += s.added; correct += s.correct
-            duplicates += s.duplicates; flicker += s.flicker
-            addLatency += s.addLatency; phoneAddLatency += s.phoneAddLatency; removalLatency += s.removalLatency
-            wrong += s.wrong; missed += s.missed
+            legible += s.legible
+            found += s.found
+            added += s.added
+            correct += s.correct
+            duplicates += s.duplicates
+            flicker += s.flicker
+            addLatency += s.addLatency
+            phoneAddLatency += s.phoneAddLatency
+            removalLatency += s.removalLatency
+            wrong += s.wrong
+            missed += s.missed
         }
     }
 
@@ -71,7 +78,11 @@ enum RealtimeBenchmark {
                 let events = directory.appendingPathComponent("\(name).\(pace).\(attempt).events").path
                 let before = childCPU()
                 let run = try Subprocess.run(
-                    "/bin/sh", ["-c", "exec \"$0\" run --no-config --no-socket --source \"$1\" --pace \"$2\" --line-model \"$4\" --events-stdout > \"$3\"", scannerd, mjpeg, pace, events, lineModel ?? "none"],
+                    "/bin/sh",
+                    [
+                        "-c", "exec \"$0\" run --no-config --no-socket --source \"$1\" --pace \"$2\" --line-model \"$4\" --events-stdout > \"$3\"",
+                        scannerd, mjpeg, pace, events, lineModel ?? "none",
+                    ],
                     timeout: 600)
                 let cpu = childCPU() - before
                 guard run.status == 0 else {
@@ -87,13 +98,17 @@ enum RealtimeBenchmark {
                 byScenario[score.scenario] = tally
             }
             out += "`--pace \(pace)`:\n\n"
-            out += "| scenario | clips | recall | precision | duplicates | flicker | add latency median (p90) | phone numbers median (p90) | removal p90 (early) | CPU ms/frame |\n"
+            out +=
+                "| scenario | clips | recall | precision | duplicates | flicker | add latency median (p90) | phone numbers median (p90) | removal p90 (early) | CPU ms/frame |\n"
             out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
             var total = Tally()
             for (scenario, t) in byScenario.sorted(by: { $0.key < $1.key }) {
                 out += row(scenario, t)
-                total.add(Score(scenario: "", legible: t.legible, found: t.found, added: t.added, correct: t.correct, duplicates: t.duplicates,
-                                flicker: t.flicker, addLatency: t.addLatency, phoneAddLatency: t.phoneAddLatency, removalLatency: t.removalLatency, wrong: t.wrong, missed: t.missed))
+                total.add(
+                    Score(
+                        scenario: "", legible: t.legible, found: t.found, added: t.added, correct: t.correct, duplicates: t.duplicates,
+                        flicker: t.flicker, addLatency: t.addLatency, phoneAddLatency: t.phoneAddLatency, removalLatency: t.removalLatency,
+                        wrong: t.wrong, missed: t.missed))
                 total.clips += t.clips - 1
                 total.cpuSeconds += t.cpuSeconds
                 total.frames += t.frames
@@ -114,7 +129,8 @@ enum RealtimeBenchmark {
         let early = t.removalLatency.filter { $0 < 0 }.count
         let removal = t.removalLatency.isEmpty ? "–" : "\(percentile(t.removalLatency, 0.9)) (\(early))"
         let cpu = t.frames == 0 ? "–" : String(format: "%.1f", t.cpuSeconds / Double(t.frames) * 1000)
-        return "| \(name) | \(t.clips) | \(recall) | \(precision) | \(t.duplicates) | \(t.flicker) | \(latency(t.addLatency)) | \(latency(t.phoneAddLatency)) | \(removal) | \(cpu) |\n"
+        return
+            "| \(name) | \(t.clips) | \(recall) | \(precision) | \(t.duplicates) | \(t.flicker) | \(latency(t.addLatency)) | \(latency(t.phoneAddLatency)) | \(removal) | \(cpu) |\n"
     }
 
     /// Nearest-rank percentile.

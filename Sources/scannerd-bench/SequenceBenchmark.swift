@@ -33,7 +33,8 @@ enum SequenceBenchmark {
         let target = FileManager.default.temporaryDirectory.appendingPathComponent("scannerd-bench-720p-\(clip)")
         try? FileManager.default.removeItem(at: target)
         try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
-        let decoder = try ImageDecoder(), encoder = try JPEGEncoder()
+        let decoder = try ImageDecoder()
+        let encoder = try JPEGEncoder()
         var made: [String: Data] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: source.path).filter({ $0.hasSuffix(".jpg") }) {
             let original = source.appendingPathComponent(name).resolvingSymlinksInPath()
@@ -64,24 +65,33 @@ enum SequenceBenchmark {
     /// Ours: the live pipeline (two recognizer threads, keep-latest hand-offs, gates, trackers).
     static func ours(_ clip: String = "sequence", seconds: Double? = nil) throws -> Run {
         let start = ContinuousClock.now
-        let pipeline = try LivePipeline(configuration: SequenceConfiguration(options: ScanOptions()), clock: { (ContinuousClock.now - start).inSeconds })
+        let pipeline = try LivePipeline(
+            configuration: SequenceConfiguration(options: ScanOptions()), clock: { (ContinuousClock.now - start).inSeconds })
         let replay = try source(clip, loop: seconds != nil)
-        final class Box: @unchecked Sendable { var run = Run(); var added: [String: Int] = [:] }
+        final class Box: @unchecked Sendable {
+            var run = Run()
+            var added: [String: Int] = [:]
+        }
         let box = Box()
         if let seconds {
             nonisolated(unsafe) let stoppable = replay
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { stoppable.cancel() }
         }
-        let cpu0 = processCPU(), t0 = ContinuousClock.now
+        let cpu0 = processCPU()
+        let t0 = ContinuousClock.now
         pipeline.run(source: replay) { event in
             guard case .item(let action, let frame) = event else { return }
             let payload = action.item.item.payload
             switch action {
             case .added:
                 box.added[payload, default: 0] += 1
-                if payload == qr.payload, box.run.qrAdded == nil { box.run.qrAdded = frame }
-                else if payload == phone.payload, box.run.phoneAdded == nil { box.run.phoneAdded = frame }
-                else { box.run.falseEvents += 1 }
+                if payload == qr.payload, box.run.qrAdded == nil {
+                    box.run.qrAdded = frame
+                } else if payload == phone.payload, box.run.phoneAdded == nil {
+                    box.run.phoneAdded = frame
+                } else {
+                    box.run.falseEvents += 1
+                }
                 if box.added[payload]! > 1 { box.run.falseEvents += 1 }  // a duplicate
             case .removed:
                 if payload == qr.payload, box.run.qrRemoved == nil { box.run.qrRemoved = frame }
@@ -99,7 +109,8 @@ enum SequenceBenchmark {
         let replay = try source(clip, loop: seconds != nil)
         var sightings: [String: Int] = [:]
         var run = Run()
-        let cpu0 = processCPU(), t0 = ContinuousClock.now
+        let cpu0 = processCPU()
+        let t0 = ContinuousClock.now
         let deadline = seconds.map { t0 + .seconds($0) }
         loop: while true {
             if let deadline, ContinuousClock.now > deadline { break }
@@ -108,9 +119,13 @@ enum SequenceBenchmark {
                 for item in scanner.scan(frame.image) {
                     sightings[item.payload, default: 0] += 1
                     guard sightings[item.payload] == 10 else { continue }
-                    if item.payload == qr.payload { run.qrAdded = frame.index }
-                    else if item.payload == phone.payload { run.phoneAdded = frame.index }
-                    else { run.falseEvents += 1 }
+                    if item.payload == qr.payload {
+                        run.qrAdded = frame.index
+                    } else if item.payload == phone.payload {
+                        run.phoneAdded = frame.index
+                    } else {
+                        run.falseEvents += 1
+                    }
                 }
             case .end: break loop
             default: continue
@@ -134,14 +149,17 @@ enum SequenceBenchmark {
 
     static func render(today: String, machine: String, repetitions: Int) throws -> String {
         let clip = try hd("sequence")
-        var oursRuns: [Run] = [], naiveRuns: [Run] = []
+        var oursRuns: [Run] = []
+        var naiveRuns: [Run] = []
         for _ in 0..<repetitions {
             oursRuns.append(try ours(clip))
             naiveRuns.append(try naive(clip))
         }
-        let oursStatic = try ours("static", seconds: 10), naiveStatic = try naive("static", seconds: 10)
+        let oursStatic = try ours("static", seconds: 10)
+        let naiveStatic = try naive("static", seconds: 10)
         let staticHD = try hd("static")
-        let oursStaticHD = try ours(staticHD, seconds: 10), naiveStaticHD = try naive(staticHD, seconds: 10)
+        let oursStaticHD = try ours(staticHD, seconds: 10)
+        let naiveStaticHD = try naive(staticHD, seconds: 10)
 
         func stat(_ runs: [Run], _ value: (Run) -> Double?, unit: String, decimals: Int = 0) -> String {
             let values = runs.compactMap(value)
@@ -155,22 +173,30 @@ enum SequenceBenchmark {
         let qrRemoved: (Run) -> Double? = { $0.qrRemoved.map { Double($0 - qr.last) / fps } }
         let phoneRemoved: (Run) -> Double? = { $0.phoneRemoved.map { Double($0 - phone.last) / fps } }
 
-        let oursQR = oursRuns.compactMap(qrFrames), oursPhone = oursRuns.compactMap(phoneSeconds)
+        let oursQR = oursRuns.compactMap(qrFrames)
+        let oursPhone = oursRuns.compactMap(phoneSeconds)
         let falseOurs = oursRuns.map(\.falseEvents).reduce(0, +)
         func verdict(_ met: Bool) -> String { met ? "met" : "**not met**" }
 
         var out = "<!-- sequence:begin (written by `make bench`) -->\n## Sequence pipeline, real-time replay\n\n"
-        out += "Measured \(today) on \(machine); release build; `Tests/Fixtures/clips/sequence` enlarged to 1280×720 (as a 720p camera frames the scene) and replayed at 30 fps with real-time pacing, \(repetitions) runs each; median (p90). The static scene is `clips/static`, at 640×480 and enlarged likewise. "
+        out +=
+            "Measured \(today) on \(machine); release build; `Tests/Fixtures/clips/sequence` enlarged to 1280×720 (as a 720p camera frames the scene) and replayed at 30 fps with real-time pacing, \(repetitions) runs each; median (p90). The static scene is `clips/static`, at 640×480 and enlarged likewise. "
         out += "Naive = zbar + Tesseract on every frame the loop can take + report after 10 sightings, never remove.\n\n"
         out += "| measure | scannerd | naive | goal |\n|---|---|---|---|\n"
-        out += "| QR: frames from fully visible to `added` | \(stat(oursRuns, qrFrames, unit: "frames")) | \(stat(naiveRuns, qrFrames, unit: "frames")) | ≤ 2 frames: \(verdict((p90(oursQR) ?? 99) <= 2 && oursQR.count == repetitions)) |\n"
-        out += "| phone: time from sharp to `added` | \(stat(oursRuns, phoneSeconds, unit: "s", decimals: 2)) | \(stat(naiveRuns, phoneSeconds, unit: "s", decimals: 2)) | ≤ 0.5 s: \(verdict((p90(oursPhone) ?? 99) <= 0.5 && oursPhone.count == repetitions)) |\n"
-        out += "| false or duplicate events (all runs) | \(falseOurs) | \(naiveRuns.map(\.falseEvents).reduce(0, +)) | 0: \(verdict(falseOurs == 0)) |\n"
+        out +=
+            "| QR: frames from fully visible to `added` | \(stat(oursRuns, qrFrames, unit: "frames")) | \(stat(naiveRuns, qrFrames, unit: "frames")) | ≤ 2 frames: \(verdict((p90(oursQR) ?? 99) <= 2 && oursQR.count == repetitions)) |\n"
+        out +=
+            "| phone: time from sharp to `added` | \(stat(oursRuns, phoneSeconds, unit: "s", decimals: 2)) | \(stat(naiveRuns, phoneSeconds, unit: "s", decimals: 2)) | ≤ 0.5 s: \(verdict((p90(oursPhone) ?? 99) <= 0.5 && oursPhone.count == repetitions)) |\n"
+        out +=
+            "| false or duplicate events (all runs) | \(falseOurs) | \(naiveRuns.map(\.falseEvents).reduce(0, +)) | 0: \(verdict(falseOurs == 0)) |\n"
         out += "| QR: `removed` after it left | \(stat(oursRuns, qrRemoved, unit: "s", decimals: 2)) | never | grace 1 s |\n"
         out += "| phone: `removed` after it left | \(stat(oursRuns, phoneRemoved, unit: "s", decimals: 2)) | never | grace 1.5 s |\n"
-        out += "| CPU on the clip (% of one core) | \(String(format: "%.0f", median(oursRuns.map(\.cpuPercent)) ?? 0)) | \(String(format: "%.0f", median(naiveRuns.map(\.cpuPercent)) ?? 0)) | |\n"
-        out += "| CPU on the empty static scene at 640×480, 10 s (% of one core) | \(String(format: "%.1f", oursStatic.cpuPercent)) | \(String(format: "%.0f", naiveStatic.cpuPercent)) | < 5%: \(verdict(oursStatic.cpuPercent < 5)) |\n"
-        out += "| CPU on the empty static scene at 1280×720, 10 s (% of one core) | \(String(format: "%.1f", oursStaticHD.cpuPercent)) | \(String(format: "%.0f", naiveStaticHD.cpuPercent)) | < 5%: \(verdict(oursStaticHD.cpuPercent < 5)) |\n"
+        out +=
+            "| CPU on the clip (% of one core) | \(String(format: "%.0f", median(oursRuns.map(\.cpuPercent)) ?? 0)) | \(String(format: "%.0f", median(naiveRuns.map(\.cpuPercent)) ?? 0)) | |\n"
+        out +=
+            "| CPU on the empty static scene at 640×480, 10 s (% of one core) | \(String(format: "%.1f", oursStatic.cpuPercent)) | \(String(format: "%.0f", naiveStatic.cpuPercent)) | < 5%: \(verdict(oursStatic.cpuPercent < 5)) |\n"
+        out +=
+            "| CPU on the empty static scene at 1280×720, 10 s (% of one core) | \(String(format: "%.1f", oursStaticHD.cpuPercent)) | \(String(format: "%.0f", naiveStaticHD.cpuPercent)) | < 5%: \(verdict(oursStaticHD.cpuPercent < 5)) |\n"
         out += "<!-- sequence:end -->\n"
         return out
     }

@@ -53,18 +53,26 @@ struct DevicesCommand: ParsableCommand {
             ("driver", .string(camera.capabilities.driver)),
             ("card", .string(camera.capabilities.card)),
             ("busInfo", .string(camera.capabilities.busInfo)),
-            ("formats", .array(camera.formats.map { format in
-                .object([
-                    ("fourcc", .string(PixelFormat.name(ofFourCC: format.fourcc))),
-                    ("description", .string(format.description)),
-                    ("sizes", .array(format.sizes.map { size in
+            (
+                "formats",
+                .array(
+                    camera.formats.map { format in
                         .object([
-                            ("width", .integer(size.width)), ("height", .integer(size.height)),
-                            ("fps", .array(size.rates.map { .number($0, decimals: 3) })),
+                            ("fourcc", .string(PixelFormat.name(ofFourCC: format.fourcc))),
+                            ("description", .string(format.description)),
+                            (
+                                "sizes",
+                                .array(
+                                    format.sizes.map { size in
+                                        .object([
+                                            ("width", .integer(size.width)), ("height", .integer(size.height)),
+                                            ("fps", .array(size.rates.map { .number($0, decimals: 3) })),
+                                        ])
+                                    })
+                            ),
                         ])
-                    })),
-                ])
-            })),
+                    })
+            ),
         ])
     }
 }

@@ -53,12 +53,20 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Width of the image recognition works on; default by quality: fast 480, balanced 640, accurate 960.")
     var processingWidth: String?
 
-    @Option(name: .customLong("control"), help: ArgumentHelp("Camera control, repeatable: focusAuto=0, focus=120, exposureAuto=manual, exposure=300, zoom=150, brightness=140, powerLineFrequency=50.", valueName: "name=value"))
+    @Option(
+        name: .customLong("control"),
+        help: ArgumentHelp(
+            "Camera control, repeatable: focusAuto=0, focus=120, exposureAuto=manual, exposure=300, zoom=150, brightness=140, powerLineFrequency=50.",
+            valueName: "name=value"))
     var controls: [String] = []
 
     @OptionGroup var recognition: RecognitionOptions
 
-    @Option(name: .long, help: ArgumentHelp("The text networks' models: with them PP-OCRv6's recognizer reads every line (Tesseract without): auto (the models beside the binary, which make deps and make install put there), none, or their directory (recognition.line-model).", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The text networks' models: with them PP-OCRv6's recognizer reads every line (Tesseract without): auto (the models beside the binary, which make deps and make install put there), none, or their directory (recognition.line-model).",
+            valueName: "dir"))
     var lineModel: String?
 
     @Flag(name: .long, help: "Print events as JSON lines on stdout.")
@@ -85,31 +93,45 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Group that owns the socket.", valueName: "group"))
     var socketGroup: String?
 
-    @Option(name: .customLong("allow-user"), help: ArgumentHelp("Only these users may use the socket (repeatable; with --allow-group: either).", valueName: "user"))
+    @Option(
+        name: .customLong("allow-user"),
+        help: ArgumentHelp("Only these users may use the socket (repeatable; with --allow-group: either).", valueName: "user"))
     var allowUsers: [String] = []
 
     @Option(name: .customLong("allow-group"), help: ArgumentHelp("Only members of these groups may use the socket (repeatable).", valueName: "group"))
     var allowGroups: [String] = []
 
-    @Option(name: .customLong("control-user"), help: ArgumentHelp("Only these users may change settings over the socket (`set`; repeatable).", valueName: "user"))
+    @Option(
+        name: .customLong("control-user"),
+        help: ArgumentHelp("Only these users may change settings over the socket (`set`; repeatable).", valueName: "user"))
     var controlUsers: [String] = []
 
-    @Option(name: .customLong("control-group"), help: ArgumentHelp("Only members of these groups may change settings over the socket (repeatable).", valueName: "group"))
+    @Option(
+        name: .customLong("control-group"),
+        help: ArgumentHelp("Only members of these groups may change settings over the socket (repeatable).", valueName: "group"))
     var controlGroups: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Serve events, items, a snapshot and the preview page over HTTP (http.listen; off by default).", valueName: "host:port"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Serve events, items, a snapshot and the preview page over HTTP (http.listen; off by default).", valueName: "host:port"))
     var http: String?
 
     @Option(name: .long, help: ArgumentHelp("File holding the token HTTP clients must present (http.token-file).", valueName: "path"))
     var httpTokenFile: String?
 
-    @Option(name: .customLong("http-allowed-origin"), help: ArgumentHelp("A web origin besides the server's own whose pages may read events (repeatable).", valueName: "origin"))
+    @Option(
+        name: .customLong("http-allowed-origin"),
+        help: ArgumentHelp("A web origin besides the server's own whose pages may read events (repeatable).", valueName: "origin"))
     var httpAllowedOrigins: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Publish every event to an MQTT broker: mqtt://HOST[:PORT] or mqtts://… (mqtt.broker; off by default).", valueName: "url"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Publish every event to an MQTT broker: mqtt://HOST[:PORT] or mqtts://… (mqtt.broker; off by default).", valueName: "url"))
     var mqtt: String?
 
-    @Option(name: .long, help: ArgumentHelp("MQTT topic prefix: PREFIX/events, PREFIX/status, PREFIX/items (mqtt.topic; default scannerd).", valueName: "prefix"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("MQTT topic prefix: PREFIX/events, PREFIX/status, PREFIX/items (mqtt.topic; default scannerd).", valueName: "prefix"))
     var mqttTopic: String?
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
@@ -182,18 +204,22 @@ struct RunCommand: AsyncParsableCommand {
         let level = LogLevelControl(loaded.settings.logLevel)
         LoggingSystem.bootstrap { label in JournalLogHandler(label: label, level: level) }
         let logger = Logger(label: "scannerd")
-        logger.info("starting", metadata: [
-            "version": "\(Release.version)", "config": "\(loader.filePath ?? "none")", "source": "\(loaded.settings.input.name)",
-        ])
+        logger.info(
+            "starting",
+            metadata: [
+                "version": "\(Release.version)", "config": "\(loader.filePath ?? "none")", "source": "\(loaded.settings.input.name)",
+            ])
         // The stages time themselves through swift-metrics: point it at the registry /metrics shows,
         // once, before any stage is made.
         let metrics = MetricsExport()
         MetricsExport.bootstrap(metrics.registry)
         let daemon: ScannerDaemon
         do {
-            daemon = try ScannerDaemon(configuration: loaded, logLevel: level, logger: logger, metrics: metrics, reload: { () throws(ConfigurationErrors) in
-                try loader.load()
-            })
+            daemon = try ScannerDaemon(
+                configuration: loaded, logLevel: level, logger: logger, metrics: metrics,
+                reload: { () throws(ConfigurationErrors) in
+                    try loader.load()
+                })
         } catch {
             Self.fail("scannerd: \(error)")
         }

@@ -46,7 +46,9 @@ struct ScanCommand: ParsableCommand {
     func validate() throws {
         if images.isEmpty { throw ValidationError("give at least one image file") }
         if noLineModel, lineModel != nil { throw ValidationError("--line-model and --no-line-model contradict each other") }
-        if let maxMegapixels, !(maxMegapixels > 0 && maxMegapixels <= 1000) { throw ValidationError("--max-megapixels must be more than 0 and at most 1000") }
+        if let maxMegapixels, !(maxMegapixels > 0 && maxMegapixels <= 1000) {
+            throw ValidationError("--max-megapixels must be more than 0 and at most 1000")
+        }
         if let maxFileSize, !(1...4096).contains(maxFileSize) { throw ValidationError("--max-file-size must be 1…4096 (MiB)") }
     }
 
@@ -67,7 +69,8 @@ struct ScanCommand: ParsableCommand {
         // The models are part of an installation (make install, the package): their absence is said,
         // once, and the text is read with Tesseract and the classical detector.
         if !noLineModel, lineModel == nil, lineModelDirectory == nil, options.types.wantsText {
-            Self.report("scannerd: no text models in \(LineModelChoice.installedDirectory) (make deps fetches them): reading text with Tesseract alone")
+            Self.report(
+                "scannerd: no text models in \(LineModelChoice.installedDirectory) (make deps fetches them): reading text with Tesseract alone")
         }
         let scanner: ImageScanner
         let decoder: ImageDecoder
@@ -79,7 +82,8 @@ struct ScanCommand: ParsableCommand {
             throw ExitCode(2)
         }
 
-        var found = false, failed = false
+        var found = false
+        var failed = false
         for (path, rawPath) in zip(images, Self.rawArguments(for: images)) {
             // libpng prints its errors itself (Leptonica gives it no handler of its own): taken here,
             // and only the first line kept, as part of the file's one error line.

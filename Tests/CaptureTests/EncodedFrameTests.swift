@@ -27,7 +27,8 @@ import Testing
         let encoded: EncodedFrame
         switch kind {
         case "garbage":
-            encoded = EncodedFrame(bytes: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }), format: .mjpeg, width: 1280, height: 720, bytesPerLine: 0)
+            encoded = EncodedFrame(
+                bytes: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }), format: .mjpeg, width: 1280, height: 720, bytesPerLine: 0)
         case "truncated":
             encoded = EncodedFrame(bytes: jpeg.prefix(200), format: .mjpeg, width: 1280, height: 720, bytesPerLine: 0)
         case "other size":

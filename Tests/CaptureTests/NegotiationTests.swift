@@ -4,16 +4,20 @@ import Testing
 
 /// A typical UVC webcam: MJPEG up to 1080p at 30 fps, YUYV limited by USB 2 bandwidth.
 let uvcWebcam: [FormatDescription] = [
-    FormatDescription(fourcc: PixelFormat.yuyv.fourcc, description: "YUYV 4:2:2", sizes: [
-        FrameSize(width: 640, height: 480, rates: [30, 15]),
-        FrameSize(width: 1280, height: 720, rates: [10, 5]),
-        FrameSize(width: 1920, height: 1080, rates: [5]),
-    ]),
-    FormatDescription(fourcc: PixelFormat.mjpeg.fourcc, description: "Motion-JPEG", sizes: [
-        FrameSize(width: 640, height: 480, rates: [30, 15]),
-        FrameSize(width: 1280, height: 720, rates: [30, 15]),
-        FrameSize(width: 1920, height: 1080, rates: [30, 15]),
-    ]),
+    FormatDescription(
+        fourcc: PixelFormat.yuyv.fourcc, description: "YUYV 4:2:2",
+        sizes: [
+            FrameSize(width: 640, height: 480, rates: [30, 15]),
+            FrameSize(width: 1280, height: 720, rates: [10, 5]),
+            FrameSize(width: 1920, height: 1080, rates: [5]),
+        ]),
+    FormatDescription(
+        fourcc: PixelFormat.mjpeg.fourcc, description: "Motion-JPEG",
+        sizes: [
+            FrameSize(width: 640, height: 480, rates: [30, 15]),
+            FrameSize(width: 1280, height: 720, rates: [30, 15]),
+            FrameSize(width: 1920, height: 1080, rates: [30, 15]),
+        ]),
     FormatDescription(fourcc: 0x3231_5659, description: "YV12 (unused)", sizes: [FrameSize(width: 640, height: 480, rates: [30])]),
 ]
 

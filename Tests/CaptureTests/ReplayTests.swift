@@ -1,11 +1,12 @@
-@testable import Capture
 import Foundation
 import ImageDecoding
 import Logging
 import ScannerCore
 import TestSupport
-import Testing
 import TestTraits
+import Testing
+
+@testable import Capture
 
 @Suite(.offThePool(minutes: 2)) struct ReplayTests {
     let logger = Logger(label: "test")
@@ -15,10 +16,14 @@ import TestTraits
         var events: [String] = []
         for _ in 0..<limit {
             switch source.next() {
-            case .frame(let frame): frames.append(frame); events.append("frame")
+            case .frame(let frame):
+                frames.append(frame)
+                events.append("frame")
             case .available: events.append("available")
             case .unavailable(let reason): events.append("unavailable \(reason)")
-            case .end: events.append("end"); return (frames, events)
+            case .end:
+                events.append("end")
+                return (frames, events)
             }
         }
         return (frames, events)
@@ -105,7 +110,8 @@ import TestTraits
     }
 
     @Test func mjpegStreamSplitting() throws {
-        let a = try Fixtures.data("bench-640x480.jpg"), b = try Fixtures.data("card-us.jpg")
+        let a = try Fixtures.data("bench-640x480.jpg")
+        let b = try Fixtures.data("card-us.jpg")
         let ranges = MJPEGStream.frames(in: Data([1, 2, 3]) + a + b + b.prefix(500))
         #expect(ranges.count == 2, "leading garbage skipped, truncated tail dropped")
         #expect(ranges.first?.count == a.count && ranges.last?.count == b.count)
@@ -114,8 +120,10 @@ import TestTraits
 
 @Suite(.offThePool(minutes: 2)) struct FrameDecoderTests {
     /// A 4×2 YUYV frame: luma 10, 20, 30, 40 / 50, 60, 70, 80, chroma 128, rows padded to 12 bytes.
-    let yuyv: [UInt8] = [10, 128, 20, 128, 30, 128, 40, 128, 0xEE, 0xEE, 0xEE, 0xEE,
-                         50, 128, 60, 128, 70, 128, 80, 128, 0xEE, 0xEE, 0xEE, 0xEE]
+    let yuyv: [UInt8] = [
+        10, 128, 20, 128, 30, 128, 40, 128, 0xEE, 0xEE, 0xEE, 0xEE,
+        50, 128, 60, 128, 70, 128, 80, 128, 0xEE, 0xEE, 0xEE, 0xEE,
+    ]
 
     @Test func yuyvGivesTheLumaPlane() throws {
         let decoded = try yuyv.withUnsafeBytes {
@@ -157,13 +165,15 @@ import TestTraits
 @Suite(.offThePool(minutes: 2)) struct IdleThinningTests {
     @Test func idleDecodesOneFrameInThreeAndStopsAtOnce() {
         var thinning = IdleThinning()
-        var busy: [Bool] = [], idle: [Bool] = []
+        var busy: [Bool] = []
+        var idle: [Bool] = []
         for _ in 0..<6 { busy.append(thinning.skips(idle: false)) }
         for _ in 0..<6 { idle.append(thinning.skips(idle: true)) }
         #expect(busy == [false, false, false, false, false, false])
         #expect(idle == [true, true, false, true, true, false])
         _ = thinning.skips(idle: true)
-        let afterIdling = thinning.skips(idle: false), idlingAgain = thinning.skips(idle: true)
+        let afterIdling = thinning.skips(idle: false)
+        let idlingAgain = thinning.skips(idle: true)
         #expect(!afterIdling, "the first frame after idling is decoded")
         #expect(idlingAgain, "and idling starts over")
     }

@@ -18,7 +18,10 @@ import Testing
         #expect(MQTTBrokerAddress.parse("mqtts://broker.local")! == ("broker.local", 8883, true))
         #expect(MQTTBrokerAddress.parse("mqtt://10.0.0.5:1884")! == ("10.0.0.5", 1884, false))
         #expect(MQTTBrokerAddress.parse("mqtt://[::1]:1883")! == ("::1", 1883, false))
-        for bad in ["http://broker", "mqtt://", "mqtt://user:pw@broker", "mqtt://broker/path", "mqtt://broker:0", "mqtt://broker:99999", "mqtt://bro ker", "mqtt://[::1"] {
+        for bad in [
+            "http://broker", "mqtt://", "mqtt://user:pw@broker", "mqtt://broker/path", "mqtt://broker:0", "mqtt://broker:99999", "mqtt://bro ker",
+            "mqtt://[::1",
+        ] {
             #expect(MQTTBrokerAddress.parse(bad) == nil, "\(bad)")
         }
         #expect(MQTTBrokerAddress.isValidTopic("scannerd/kiosk-7"))

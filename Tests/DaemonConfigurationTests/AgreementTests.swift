@@ -1,16 +1,19 @@
-@testable import DaemonConfiguration
 import Foundation
 import ScannerCore
 import TestSupport
 import Testing
+
+@testable import DaemonConfiguration
 
 /// Issue #39: `check-config` passed settings `run` refused at start. The rules are the loader's
 /// now, so `check-config`, `run` and a reload refuse the same settings with the same line.
 @Suite(.timeLimit(.minutes(2))) struct AgreementTests {
     @Test(arguments: [
         // run: HTTPServerError.tokenRequired
-        (["SCANNERD_HTTP_LISTEN": "0.0.0.0:8390"],
-         "environment SCANNERD_HTTP_LISTEN: http.listen: 0.0.0.0:8390 is not loopback: set http.token-file so that only clients with the token are served"),
+        (
+            ["SCANNERD_HTTP_LISTEN": "0.0.0.0:8390"],
+            "environment SCANNERD_HTTP_LISTEN: http.listen: 0.0.0.0:8390 is not loopback: set http.token-file so that only clients with the token are served"
+        ),
         (["SCANNERD_HTTP_LISTEN": "kiosk.local:8390"], "http.listen: kiosk.local:8390 is not loopback"),
         // run: libmosquitto's mosquitto_will_set, "Malformed UTF-8"
         (["SCANNERD_MQTT_TOPIC": "shop/kiosk\u{7}7"], "mqtt.topic: invalid value 'shop/kiosk\\u{7}7': control characters (U+0007) are not allowed"),
@@ -19,29 +22,44 @@ import Testing
         (["SCANNERD_MQTT_TOPIC": "$SYS/scannerd"], "mqtt.topic: invalid value '$SYS/scannerd': topics beginning with $ are reserved for the broker"),
         (["SCANNERD_MQTT_TOPIC": "$share/x"], "topics beginning with $ are reserved for the broker"),
         // run: MQTTBrokerAddress.parse in DaemonAssembly
-        (["SCANNERD_MQTT_BROKER": "mqtt://broker/path"], "mqtt.broker: invalid value 'mqtt://broker/path': expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"),
+        (
+            ["SCANNERD_MQTT_BROKER": "mqtt://broker/path"],
+            "mqtt.broker: invalid value 'mqtt://broker/path': expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"
+        ),
         (["SCANNERD_MQTT_BROKER": "tcp://broker:1883"], "expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"),
         // run: mosquitto_new and mosquitto_username_pw_set refuse control characters
-        (["SCANNERD_MQTT_CLIENT_ID": "kiosk\u{1B}[2J"], "mqtt.client-id: invalid value 'kiosk\\u{1B}[2J': control characters (U+001B) are not allowed"),
+        (
+            ["SCANNERD_MQTT_CLIENT_ID": "kiosk\u{1B}[2J"],
+            "mqtt.client-id: invalid value 'kiosk\\u{1B}[2J': control characters (U+001B) are not allowed"
+        ),
         (["SCANNERD_MQTT_USERNAME": "kiosk\u{85}"], "mqtt.username: invalid value 'kiosk\\u{85}': control characters (U+0085) are not allowed"),
         // streams never give their place: as many connections as streams would leave none for requests
-        (["SCANNERD_HTTP_LISTEN": "127.0.0.1:8390", "SCANNERD_HTTP_MAX_CONNECTIONS": "64"],
-         "http.max-connections: 64 leaves no room for requests beside 64 event streams (server.max-clients)"),
+        (
+            ["SCANNERD_HTTP_LISTEN": "127.0.0.1:8390", "SCANNERD_HTTP_MAX_CONNECTIONS": "64"],
+            "http.max-connections: 64 leaves no room for requests beside 64 event streams (server.max-clients)"
+        ),
         (["SCANNERD_HTTP_LISTEN": "127.0.0.1:8390", "SCANNERD_SERVER_MAX_CLIENTS": "200"], "leaves no room for requests beside 200 event streams"),
     ])
     func settingsRunRefusesAreRefusedByTheLoader(environment: [String: String], expected: String) {
         let found = errors(nil, environment: environment)
         #expect(found.count == 1, "\(found)")
         #expect(found.first?.contains(expected) == true, "\(found) should contain \(expected)")
-        #expect(found.allSatisfy { !$0.contains("\n") && !$0.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) } }, "one line each")
+        #expect(
+            found.allSatisfy { !$0.contains("\n") && !$0.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) } },
+            "one line each")
     }
 
     @Test func theSameRuleFromTheFileAndTheCommandLineNamesItsLine() throws {
         let file = errors("http:\n  listen: 0.0.0.0:8390\n")
-        #expect(file.count == 1 && file.first?.hasSuffix(".conf:2: http.listen: 0.0.0.0:8390 is not loopback: set http.token-file so that only clients with the token are served") == true, "\(file)")
-        #expect(errors(nil, commandLine: [flag("http.listen", "[::]:8390", "--http")]) == [
-            "--http: http.listen: [::]:8390 is not loopback: set http.token-file so that only clients with the token are served",
-        ])
+        #expect(
+            file.count == 1
+                && file.first?.hasSuffix(
+                    ".conf:2: http.listen: 0.0.0.0:8390 is not loopback: set http.token-file so that only clients with the token are served") == true,
+            "\(file)")
+        #expect(
+            errors(nil, commandLine: [flag("http.listen", "[::]:8390", "--http")]) == [
+                "--http: http.listen: [::]:8390 is not loopback: set http.token-file so that only clients with the token are served"
+            ])
         #expect(errors("mqtt:\n  topic: $SYS/kiosk\n").first?.contains(".conf:2: mqtt.topic: invalid value '$SYS/kiosk'") == true)
     }
 
@@ -51,9 +69,11 @@ import Testing
         }
         let tokened = try load(nil, environment: ["SCANNERD_HTTP_LISTEN": "0.0.0.0:8390", "SCANNERD_HTTP_TOKEN_FILE": "/etc/scannerd/http-token"])
         #expect(tokened.settings.httpListen == HTTPListen(host: "0.0.0.0", port: 8390))
-        let mqtt = try load(nil, environment: [
-            "SCANNERD_MQTT_TOPIC": "shop/kiosk-7/größe", "SCANNERD_MQTT_CLIENT_ID": "kiosk 7", "SCANNERD_MQTT_USERNAME": "Jürgen",
-        ])
+        let mqtt = try load(
+            nil,
+            environment: [
+                "SCANNERD_MQTT_TOPIC": "shop/kiosk-7/größe", "SCANNERD_MQTT_CLIENT_ID": "kiosk 7", "SCANNERD_MQTT_USERNAME": "Jürgen",
+            ])
         #expect(mqtt.settings.mqttTopic == "shop/kiosk-7/größe" && mqtt.settings.mqttUsername == "Jürgen")
         #expect(MQTTNames.topicProblem("scannerd") == nil && MQTTNames.topicProblem("a$b/c") == nil, "$ only reserves a first level")
     }
@@ -71,7 +91,8 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct CredentialRedactionTests {
     @Test func aRefusedBrokerURLIsQuotedWithoutItsPassword() {
         let url = "mqtt://kiosk:hunter2@broker.example:1883"
-        let found = errors("mqtt:\n  broker: \(url)\n") + errors(nil, environment: ["SCANNERD_MQTT_BROKER": url])
+        let found =
+            errors("mqtt:\n  broker: \(url)\n") + errors(nil, environment: ["SCANNERD_MQTT_BROKER": url])
             + errors(nil, commandLine: [flag("mqtt.broker", url, "--mqtt")])
         #expect(found.count == 3, "\(found)")
         for line in found {
@@ -81,7 +102,9 @@ import Testing
         }
         // A token as the user name is a secret too.
         let token = errors(nil, environment: ["SCANNERD_MQTT_BROKER": "mqtts://AbC123tOkEn@iot.example"])
-        #expect(token.count == 1 && token.first?.contains("'mqtts://***@iot.example'") == true && token.first?.contains("AbC123tOkEn") == false, "\(token)")
+        #expect(
+            token.count == 1 && token.first?.contains("'mqtts://***@iot.example'") == true && token.first?.contains("AbC123tOkEn") == false,
+            "\(token)")
     }
 
     @Test func redactionKeepsTheRestOfTheURL() {

@@ -1,8 +1,9 @@
-@testable import DaemonConfiguration
 import Foundation
 import TestSupport
-import Testing
 import TestTraits
+import Testing
+
+@testable import DaemonConfiguration
 
 /// A configuration file bounds what reading it costs (issue #11, docs/security.md): each of these
 /// hung the daemon or took gigabytes before the limits.
@@ -24,7 +25,9 @@ import TestTraits
         let deep = "recognition:\n  types: " + String(repeating: "[", count: 20) + String(repeating: "]", count: 20) + "\n"
         #expect(errors(deep).first?.hasSuffix(":2:16: refused: nested more than 8 levels deep") == true, "\(errors(deep))")
         let large = "# " + String(repeating: "x", count: YAMLLimits.maximumBytes) + "\n"
-        #expect(errors(large).first?.hasSuffix("cannot read the configuration: too large (1048579 bytes; at most 1 MiB)") == true, "\(errors(large).first ?? "")")
+        #expect(
+            errors(large).first?.hasSuffix("cannot read the configuration: too large (1048579 bytes; at most 1 MiB)") == true,
+            "\(errors(large).first ?? "")")
     }
 
     @Test func onlyARegularFileIsRead() throws {

@@ -1,6 +1,7 @@
-@testable import DaemonConfiguration
 import ScannerCore
 import Testing
+
+@testable import DaemonConfiguration
 
 /// `SIGHUP`'s rules, without a daemon (docs/configuration.md "Reload").
 @Suite struct ReloadDecisionTests {
@@ -34,7 +35,10 @@ import Testing
                 == .apply(live: ["recognition.quality"], restartRequired: []))
         // Read again: fast is in force now, so nothing live changed.
         #expect(ReloadDecision.decide(read: .success(faster), inForce: faster, startup: startup, cancelled: false, deadline: 5) == .unchanged)
-        let wider = configuration { $0.width = 1920; $0.quality = .fast }
+        let wider = configuration {
+            $0.width = 1920
+            $0.quality = .fast
+        }
         #expect(
             ReloadDecision.decide(read: .success(wider), inForce: faster, startup: startup, cancelled: false, deadline: 5)
                 == .apply(live: [], restartRequired: ["camera.width"]))

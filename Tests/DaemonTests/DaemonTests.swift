@@ -1,14 +1,14 @@
+import Capture
 import Daemon
 import DaemonConfiguration
 import Foundation
 import Logging
 import Pipeline
-import Capture
 import ScannerCore
 import Synchronization
 import TestSupport
-import Testing
 import TestTraits
+import Testing
 
 @Suite(.offThePool(minutes: 2)) struct JournalLogTests {
     @Test func underTheJournalLinesCarryTheirPriorityAndNoTime() {
@@ -96,12 +96,15 @@ import TestTraits
 
 @Suite(.offThePool(minutes: 2)) struct DaemonStatusTests {
     @Test func theStatusLineSaysWhatSystemctlStatusShouldShow() {
-        #expect(DaemonStatus.line(source: .available, name: "camera /dev/video0", fps: 29.96, stalledFor: nil, items: 1, clients: 2)
-            == "camera /dev/video0: 30.0 fps; 1 item, 2 clients")
-        #expect(DaemonStatus.line(source: .unavailable(reason: "no such file"), name: "camera /dev/video0", fps: 0, stalledFor: nil, items: 0, clients: 1)
-            == "waiting for camera /dev/video0: no such file; 0 items, 1 client")
-        #expect(DaemonStatus.line(source: .available, name: "camera /dev/video0", fps: 0, stalledFor: .seconds(7.4), items: 0, clients: 0)
-            == "stalled: no frame processed from camera /dev/video0 for 7 s; 0 items, 0 clients")
+        #expect(
+            DaemonStatus.line(source: .available, name: "camera /dev/video0", fps: 29.96, stalledFor: nil, items: 1, clients: 2)
+                == "camera /dev/video0: 30.0 fps; 1 item, 2 clients")
+        #expect(
+            DaemonStatus.line(source: .unavailable(reason: "no such file"), name: "camera /dev/video0", fps: 0, stalledFor: nil, items: 0, clients: 1)
+                == "waiting for camera /dev/video0: no such file; 0 items, 1 client")
+        #expect(
+            DaemonStatus.line(source: .available, name: "camera /dev/video0", fps: 0, stalledFor: .seconds(7.4), items: 0, clients: 0)
+                == "stalled: no frame processed from camera /dev/video0 for 7 s; 0 items, 0 clients")
     }
 
     @Test func readyNeedsTheSocketAndATriedSource() {

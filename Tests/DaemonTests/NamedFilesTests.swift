@@ -1,9 +1,10 @@
-@testable import Daemon
 import DaemonConfiguration
 import Foundation
 import TestSupport
-import Testing
 import TestTraits
+import Testing
+
+@testable import Daemon
 
 /// Issue #39: a token, password or CA file that is a FIFO hung the start (`FileHandle` and
 /// libmosquitto's `fopen` wait for a writer). Each is refused at once with one line now.
@@ -71,9 +72,12 @@ import TestTraits
         let scratch = try TemporaryDirectory("scannerd-named-files")
         #expect(try DaemonAssembly.readToken(try scratch.write("token", "  s3cret\n")) == "s3cret")
         let long = try scratch.write("long", String(repeating: "x", count: 4097))
-        #expect(Self.refusal { () throws(DaemonError) in _ = try DaemonAssembly.readToken(long) } == "http.token-file \(long): longer than 4096 bytes")
+        #expect(
+            Self.refusal { () throws(DaemonError) in _ = try DaemonAssembly.readToken(long) } == "http.token-file \(long): longer than 4096 bytes")
         let missing = scratch.file("missing")
-        #expect(Self.refusal { () throws(DaemonError) in _ = try DaemonAssembly.readToken(missing) } == "http.token-file \(missing): cannot be read: no such file")
+        #expect(
+            Self.refusal { () throws(DaemonError) in _ = try DaemonAssembly.readToken(missing) }
+                == "http.token-file \(missing): cannot be read: no such file")
     }
 }
 

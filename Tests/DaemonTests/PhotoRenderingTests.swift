@@ -1,10 +1,11 @@
 import Capture
-@testable import Daemon
 import Foundation
 import ImageDecoding
 import ScannerCore
-import Testing
 import TestTraits
+import Testing
+
+@testable import Daemon
 
 /// docs/protocol.md "capture": the camera's own JPEG when nothing is drawn; otherwise the frame with
 /// the items' bounds drawn, encoded here; a frame that cannot be read is said so.

@@ -3,8 +3,8 @@ import Foundation
 import Logging
 import ScannerCore
 import Synchronization
-import Testing
 import TestTraits
+import Testing
 
 /// Issue #39: every `set` logged ~560 bytes, with no limit. The request handler's logger is behind
 /// `RateLimitedLogHandler` now; the time is injected.

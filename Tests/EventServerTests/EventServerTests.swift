@@ -4,8 +4,8 @@ import Foundation
 import Logging
 import ScannerClient
 import ScannerCore
-import TestSupport
 import Synchronization
+import TestSupport
 import Testing
 import Tracking
 
@@ -22,7 +22,8 @@ final class RunningServer: @unchecked Sendable {
         path = directory.appendingPathComponent("s.sock").path
         server = EventServer(
             hub: hub,
-            configuration: EventServerConfiguration(path: path, maximumClients: maximumClients, queueLimit: queueLimit, maximumLineLength: maximumLineLength),
+            configuration: EventServerConfiguration(
+                path: path, maximumClients: maximumClients, queueLimit: queueLimit, maximumLineLength: maximumLineLength),
             logger: Logger(label: "test"), executor: .shared)
         let ready = AsyncStream<Void>.makeStream()
         task = Task(executorPreference: ServerExecutor.shared) { [server] in try await server.run(ready: { ready.continuation.yield() }) }
@@ -88,12 +89,12 @@ final class RunningServer: @unchecked Sendable {
                 (#"{"request":"subscribe","kinds":["video"]}"#, "bad-argument"),
                 (#"{"request":"subscribe","symbologies":"qr"}"#, "bad-argument"),
                 (#"{"request":"subscribe","contentTypes":["fax"]}"#, "bad-argument"),
-            (#"{"request":"set"}"#, "bad-argument"),
-            (#"{"request":"set","roi":[0.5,0.5,0.9,0.9]}"#, "bad-argument"),
-            (#"{"request":"set","quality":"best"}"#, "bad-argument"),
-            (#"{"request":"set","types":["qrcode"]}"#, "bad-argument"),
-            (#"{"request":"set","single":"yes"}"#, "bad-argument"),
-            (#"{"request":"set","quality":"fast"}"#, "refused"),  // this test server has no pipeline to change
+                (#"{"request":"set"}"#, "bad-argument"),
+                (#"{"request":"set","roi":[0.5,0.5,0.9,0.9]}"#, "bad-argument"),
+                (#"{"request":"set","quality":"best"}"#, "bad-argument"),
+                (#"{"request":"set","types":["qrcode"]}"#, "bad-argument"),
+                (#"{"request":"set","single":"yes"}"#, "bad-argument"),
+                (#"{"request":"set","quality":"fast"}"#, "refused"),  // this test server has no pipeline to change
             ] {
                 let reply = try ask(line)
                 #expect(reply["ok"] as? Bool == false, "\(line)")
@@ -114,7 +115,8 @@ final class RunningServer: @unchecked Sendable {
             server.hub.publish(.item(.added(tracked("QR")), frame: 1))
             server.hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 2)), frame: 2))
             server.hub.publish(.sourceUnavailable(reason: "unplugged"))
-            let first = JSONLines.object(try client.readLine(timeout: 5)), second = JSONLines.object(try client.readLine(timeout: 5))
+            let first = JSONLines.object(try client.readLine(timeout: 5))
+            let second = JSONLines.object(try client.readLine(timeout: 5))
             #expect((first["item"] as? [String: Any])?["payload"] as? String == "+14155550123")
             #expect(second["event"] as? String == "unavailable")
         }
@@ -134,7 +136,8 @@ final class RunningServer: @unchecked Sendable {
             server.hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 2)), frame: 2))
             server.hub.publish(.item(.added(ean), frame: 3))
             // Each list filters its own kind: symbologies the codes, contentTypes (empty: all) the text.
-            let first = JSONLines.object(try client.readLine(timeout: 5)), second = JSONLines.object(try client.readLine(timeout: 5))
+            let first = JSONLines.object(try client.readLine(timeout: 5))
+            let second = JSONLines.object(try client.readLine(timeout: 5))
             #expect((first["item"] as? [String: Any])?["payload"] as? String == "+14155550123", "\(first)")
             #expect((second["item"] as? [String: Any])?["payload"] as? String == "4006381333931", "the QR code was filtered out: \(second)")
             try client.send(#"{"request":"subscribe","symbologies":["aztec-ish"]}"#)
@@ -147,7 +150,8 @@ final class RunningServer: @unchecked Sendable {
     @Test func anOverlongLineClosesThatConnectionOnly() async throws {
         let server = try await RunningServer(maximumLineLength: 1024)
         try await blocking { [server] in
-            let bad = try server.connect(), good = try server.connect()
+            let bad = try server.connect()
+            let good = try server.connect()
             _ = try bad.readLine(timeout: 5)
             _ = try good.readLine(timeout: 5)
             try bad.send(String(repeating: "x", count: 5000))
@@ -164,7 +168,10 @@ final class RunningServer: @unchecked Sendable {
         let server = try await RunningServer()
         try await blocking { [server] in
             var seed: UInt64 = 42
-            func next() -> UInt8 { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return UInt8(truncatingIfNeeded: seed >> 33) }
+            func next() -> UInt8 {
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: seed >> 33)
+            }
             for _ in 0..<20 {
                 let client = try server.connect()
                 _ = try client.readLine(timeout: 5)
@@ -212,7 +219,8 @@ final class RunningServer: @unchecked Sendable {
 
     @Test func aClientThatNeverReadsIsCutOffAndTheOthersGetEverything() async throws {
         let server = try await RunningServer(queueLimit: 64)
-        let stalled = try server.connect(), reader = try server.connect()
+        let stalled = try server.connect()
+        let reader = try server.connect()
         _ = try await blocking { try stalled.readLine(timeout: 5) }
         _ = try await blocking { try reader.readLine(timeout: 5) }
         // Big events, so the stalled client's socket buffer fills and its queue overflows.
@@ -243,7 +251,10 @@ final class RunningServer: @unchecked Sendable {
         let (count, lastEvent) = try await blocking { () -> (Int, String?) in
             var last: [String: Any] = [:]
             var count = 0
-            while let line = try stalled.readLine(timeout: 10) { last = JSONLines.object(line); count += 1 }
+            while let line = try stalled.readLine(timeout: 10) {
+                last = JSONLines.object(line)
+                count += 1
+            }
             return (count, last["event"] as? String)
         }
         #expect(count < 2000, "it did not get everything: it was cut off")
@@ -254,7 +265,8 @@ final class RunningServer: @unchecked Sendable {
     @Test func tooManyClientsAreRefusedWithAReason() async throws {
         let server = try await RunningServer(maximumClients: 2)
         try await blocking { [server] in
-            let a = try server.connect(), b = try server.connect()
+            let a = try server.connect()
+            let b = try server.connect()
             _ = try a.readLine(timeout: 5)
             _ = try b.readLine(timeout: 5)
             let c = try server.connect()
@@ -267,7 +279,8 @@ final class RunningServer: @unchecked Sendable {
     @Test func aStaleSocketFileIsReplacedALiveOneIsNot() async throws {
         let first = try await RunningServer()
         // A second server on the same path refuses to start.
-        let second = EventServer(hub: EventHub(daemonVersion: "t", sourceName: "t"), configuration: EventServerConfiguration(path: first.path), logger: Logger(label: "t"))
+        let second = EventServer(
+            hub: EventHub(daemonVersion: "t", sourceName: "t"), configuration: EventServerConfiguration(path: first.path), logger: Logger(label: "t"))
         await #expect(throws: EventServerError.self) { try await second.run() }
         #expect(FileManager.default.fileExists(atPath: first.path), "the live socket is left alone")
         // The liveness probe was a real connection: let the first server take it before it stops.
@@ -278,8 +291,13 @@ final class RunningServer: @unchecked Sendable {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(path.utf8)); raw[path.utf8.count] = 0 }
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8))
+            raw[path.utf8.count] = 0
+        }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
         close(fd)  // bound, never listening, not unlinked: stale
         #expect(FileManager.default.fileExists(atPath: path))
         let hub = EventHub(daemonVersion: "t", sourceName: "t")

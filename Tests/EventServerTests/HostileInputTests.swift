@@ -1,10 +1,11 @@
-@testable import ClientRequests
-@testable import EventServer
 import Foundation
 import ScannerCore
 import ScannerProtocol
 import TestSupport
 import Testing
+
+@testable import ClientRequests
+@testable import EventServer
 
 /// What a hostile or careless client can send, and what the server's files are exposed to
 /// (docs/security.md). Each test names the finding of issue #11 it guards.
@@ -58,7 +59,9 @@ import Testing
         #expect(failure(#"{"request":"capture","path":"/tmp/"}"#)?.code.rawValue == "bad-argument")
         #expect(failure(#"{"request":"capture","path":7}"#)?.code.rawValue == "bad-argument")
         #expect(failure(#"{"request":"capture","overwrite":true}"#)?.message == #""overwrite" goes with "path""#)
-        #expect(Request.parse(#"{"request":"capture","path":"/tmp/a.jpg","overwrite":true}"#).result == .success(.capture(path: "/tmp/a.jpg", annotate: false, overwrite: true)))
+        #expect(
+            Request.parse(#"{"request":"capture","path":"/tmp/a.jpg","overwrite":true}"#).result
+                == .success(.capture(path: "/tmp/a.jpg", annotate: false, overwrite: true)))
     }
 
     @Test func malformedLinesGetOneErrorEach() {
@@ -85,8 +88,9 @@ import Testing
 
     @Test func oneUserHoldsAtMostItsShare() {
         #expect(admission.decide(privileged: false, connected: 2, connectedBySameUser: 2) == .admit)
-        #expect(admission.decide(privileged: false, connected: 3, connectedBySameUser: 3)
-            == .refuse(code: ErrorCode(rawValue: "too-many-clients")!, message: "one user may hold at most 3 connections"))
+        #expect(
+            admission.decide(privileged: false, connected: 3, connectedBySameUser: 3)
+                == .refuse(code: ErrorCode(rawValue: "too-many-clients")!, message: "one user may hold at most 3 connections"))
         #expect(admission.decide(privileged: true, connected: 3, connectedBySameUser: 3) == .admit)
     }
 
@@ -106,7 +110,9 @@ import Testing
         }
         #expect(message.contains("max-clients 2000 needs 2064 open files, but the limit is 1024") && message.contains("at most 960"))
         // The HTTP port's connections hold descriptors from the same budget.
-        #expect(DescriptorBudget.decide(maximumClients: 100, httpConnections: 128, softLimit: needed, hardLimit: 4096) == .raiseSoftLimit(to: needed + 128))
+        #expect(
+            DescriptorBudget.decide(maximumClients: 100, httpConnections: 128, softLimit: needed, hardLimit: 4096)
+                == .raiseSoftLimit(to: needed + 128))
         guard case .refuse(let both) = DescriptorBudget.decide(maximumClients: 900, httpConnections: 128, softLimit: 1024, hardLimit: 1024) else {
             Issue.record("900 clients and 128 HTTP connections within 1024 descriptors")
             return
@@ -163,12 +169,19 @@ extension TemporaryDirectory {
         defer { close(fd) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(socket.utf8)); raw[socket.utf8.count] = 0 }
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(socket.utf8))
+            raw[socket.utf8.count] = 0
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
         try #require(bound == 0)
 
         for (path, kind) in [(link, "a symbolic link"), (fifo, "a FIFO"), (directory, "a directory"), (socket, "a socket")] {
-            #expect(throws: PhotoFile.Failure.notReplaceable(path: path, reason: "is \(kind)")) { try PhotoFile.write(jpeg, to: path, overwrite: true) }
+            #expect(throws: PhotoFile.Failure.notReplaceable(path: path, reason: "is \(kind)")) {
+                try PhotoFile.write(jpeg, to: path, overwrite: true)
+            }
             #expect(throws: PhotoFile.Failure.exists(path: path)) { try PhotoFile.write(jpeg, to: path, overwrite: false) }
         }
         #expect(contents(target) == "precious")

@@ -70,7 +70,9 @@ import Tracking
         var iterator = events.makeAsyncIterator()
         var names: [String] = []
         for _ in 0..<2 {
-            if case .line(let line, _) = await iterator.next() { names.append("\(JSONLines.object(line)["event"]!) \((JSONLines.object(line)["item"] as? [String: Any])?["payload"] ?? "")") }
+            if case .line(let line, _) = await iterator.next() {
+                names.append("\(JSONLines.object(line)["event"]!) \((JSONLines.object(line)["item"] as? [String: Any])?["payload"] ?? "")")
+            }
         }
         #expect(names == ["added +14155550123", "unavailable "])
     }
@@ -135,7 +137,9 @@ import Tracking
                 let object = JSONLines.object(line)
                 received.append("\(object["event"]!) \((object["item"] as? [String: Any])?["payload"] ?? "")")
                 hub.acknowledge(id)
-            case .reply(let line): received.append(line); hub.acknowledge(id)
+            case .reply(let line):
+                received.append(line)
+                hub.acknowledge(id)
             case .overflow: received.append("overflow")
             }
             if received.last == "end " { break }
@@ -207,7 +211,8 @@ import Tracking
     }
 
     @Test func eachRunHasItsOwnID() {
-        let a = EventHub(daemonVersion: "t", sourceName: "test"), b = EventHub(daemonVersion: "t", sourceName: "test")
+        let a = EventHub(daemonVersion: "t", sourceName: "test")
+        let b = EventHub(daemonVersion: "t", sourceName: "test")
         #expect(a.runID != b.runID && a.runID.count == 8 && a.runID.allSatisfy { $0.isLowercase || $0.isNumber })
     }
 }

@@ -10,7 +10,9 @@ import Tracking
 @Suite struct RepeatGateTests {
     static func item(_ payload: String, id: UUID = UUID(), symbology: Symbology = .qr) -> TrackedItem {
         TrackedItem(
-            id: id, item: RecognizedItem(kind: .barcode, symbology: symbology, payload: payload, bounds: Quad(x: 0, y: 0, width: 0.1, height: 0.1), confidence: 1),
+            id: id,
+            item: RecognizedItem(
+                kind: .barcode, symbology: symbology, payload: payload, bounds: Quad(x: 0, y: 0, width: 0.1, height: 0.1), confidence: 1),
             firstFrame: 0, lastFrame: 0)
     }
 
@@ -53,7 +55,8 @@ import Tracking
     /// Two identical codes side by side are two items: with `after`, the second is not a return.
     @Test func aSecondCopyInViewIsNotAReturn() {
         var gate = RepeatGate(policy: .after(seconds: 10))
-        let left = Self.item("A"), right = Self.item("A")
+        let left = Self.item("A")
+        let right = Self.item("A")
         let first = gate.admits(.added(left), at: 0)
         let second = gate.admits(.added(right), at: 0.1)
         #expect(first && second)

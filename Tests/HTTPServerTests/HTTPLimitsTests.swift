@@ -1,8 +1,9 @@
 import Events
 import Foundation
-@testable import HTTPServer
 import TestSupport
 import Testing
+
+@testable import HTTPServer
 
 @Suite struct HTTPConnectionTableTests {
     let limits = HTTPConnectionTable.Limits(maximum: 3, idleTimeout: 30, requestTimeout: 10)
@@ -48,7 +49,8 @@ import Testing
         let stream = ping + long + ping
         for cut in [1, 2, 5, 9, 30, stream.count - 1] {
             var check = ClientFrameCheck()
-            let head = check.feed(stream[..<cut]), tail = check.feed(stream[cut...])
+            let head = check.feed(stream[..<cut])
+            let tail = check.feed(stream[cut...])
             #expect(head && tail, "cut at \(cut)")
         }
         var check = ClientFrameCheck()
@@ -82,7 +84,9 @@ import Testing
                 let client = try RawConnection(port: port)
                 client.send(request)
                 let (bytes, closed) = client.read(for: 5)
-                #expect(bytes.text.hasPrefix("HTTP/1.1 400 ") && bytes.text.contains(#""code":"malformed""#), "\(request.debugDescription): \(bytes.text)")
+                #expect(
+                    bytes.text.hasPrefix("HTTP/1.1 400 ") && bytes.text.contains(#""code":"malformed""#), "\(request.debugDescription): \(bytes.text)"
+                )
                 #expect(closed, "\(request.debugDescription)")
             }
             // A good request, then garbage: the answer to the first, then the end.
@@ -270,7 +274,9 @@ import Testing
             }
             Thread.sleep(forTimeInterval: 1)
             let fresh = try running.stream("/events")
-            #expect(fresh.waitFor(timeout: 10) { sseEvents($0).count >= 1 }, "a stream slot is free: \(fresh.output.prefix(3)) \(running.server.connectionCount) \(running.hub.subscriberCount)")
+            #expect(
+                fresh.waitFor(timeout: 10) { sseEvents($0).count >= 1 },
+                "a stream slot is free: \(fresh.output.prefix(3)) \(running.server.connectionCount) \(running.hub.subscriberCount)")
             _ = fresh.stop(signal: SIGKILL)
         }
     }

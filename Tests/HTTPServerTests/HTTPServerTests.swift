@@ -179,7 +179,8 @@ func sseEvents(_ lines: [String]) -> [(id: Int?, name: String, seq: Int?)] {
             defer { try? FileManager.default.removeItem(atPath: path) }
             for (query, bytes) in [("", 9), ("?annotate=1", 10)] {
                 let result = try Subprocess.run(
-                    "/usr/bin/curl", ["-s", "--max-time", "10", "-o", path, "-w", "%{http_code} %{content_type}", running.url + "/snapshot.jpg" + query])
+                    "/usr/bin/curl",
+                    ["-s", "--max-time", "10", "-o", path, "-w", "%{http_code} %{content_type}", running.url + "/snapshot.jpg" + query])
                 #expect(result.stdout == "200 image/jpeg", "\(result.stdout)")
                 let data = try Data(contentsOf: URL(fileURLWithPath: path))
                 #expect(data.prefix(2) == Data([0xFF, 0xD8]) && data.count == bytes, "annotate asked for: \(query)")
@@ -267,7 +268,10 @@ func sseEvents(_ lines: [String]) -> [(id: Int?, name: String, seq: Int?)] {
             while Date() < deadline {
                 running.hub.publish(.sourceAvailable)
                 let attempt = try running.stream("/events")
-                if attempt.waitFor(timeout: 2, { sseEvents($0).count >= 1 }) { again = attempt; break }
+                if attempt.waitFor(timeout: 2, { sseEvents($0).count >= 1 }) {
+                    again = attempt
+                    break
+                }
                 _ = attempt.stop(signal: SIGKILL)
             }
             #expect(again != nil, "the slot came back")
@@ -283,7 +287,8 @@ func sseEvents(_ lines: [String]) -> [(id: Int?, name: String, seq: Int?)] {
                 try HTTPServer(hub: hub, requests: requests, configuration: HTTPServerConfiguration(host: host, port: 0), logger: Logger(label: "t"))
             }
         }
-        _ = try HTTPServer(hub: hub, requests: requests, configuration: HTTPServerConfiguration(host: "0.0.0.0", port: 0, token: "t"), logger: Logger(label: "t"))
+        _ = try HTTPServer(
+            hub: hub, requests: requests, configuration: HTTPServerConfiguration(host: "0.0.0.0", port: 0, token: "t"), logger: Logger(label: "t"))
         for host in ["127.0.0.1", "127.1.2.3", "localhost", "::1"] {
             _ = try HTTPServer(hub: hub, requests: requests, configuration: HTTPServerConfiguration(host: host, port: 0), logger: Logger(label: "t"))
         }
@@ -292,7 +297,9 @@ func sseEvents(_ lines: [String]) -> [(id: Int?, name: String, seq: Int?)] {
 
 @Suite struct HTTPAccessTests {
     @Test func loopbackIsOnlyTheLoopbackNetwork() {
-        #expect(HTTPAccess.isLoopback("127.0.0.1") && HTTPAccess.isLoopback("127.255.0.9") && HTTPAccess.isLoopback("::1") && HTTPAccess.isLoopback("LOCALHOST"))
+        #expect(
+            HTTPAccess.isLoopback("127.0.0.1") && HTTPAccess.isLoopback("127.255.0.9") && HTTPAccess.isLoopback("::1")
+                && HTTPAccess.isLoopback("LOCALHOST"))
         for host in ["0.0.0.0", "127.0.0", "127.0.0.1.evil.example", "128.0.0.1", "localhost.evil.example", "::", "127.0.0.256"] {
             #expect(!HTTPAccess.isLoopback(host), "\(host)")
         }
@@ -304,12 +311,16 @@ func sseEvents(_ lines: [String]) -> [(id: Int?, name: String, seq: Int?)] {
         #expect(open.refusal(host: "127.0.0.1:8391", origin: nil, authorization: nil, queryToken: nil) == .foreignHost("127.0.0.1:8391"))
         #expect(open.refusal(host: nil, origin: nil, authorization: nil, queryToken: nil) == .foreignHost("(none)"))
         #expect(open.refusal(host: "[::1]:8390", origin: "http://[::1]:8390", authorization: nil, queryToken: nil) == nil)
-        #expect(open.refusal(host: "127.0.0.1:8390", origin: "https://127.0.0.1:8390", authorization: nil, queryToken: nil) == .foreignOrigin("https://127.0.0.1:8390"))
+        #expect(
+            open.refusal(host: "127.0.0.1:8390", origin: "https://127.0.0.1:8390", authorization: nil, queryToken: nil)
+                == .foreignOrigin("https://127.0.0.1:8390"))
         #expect(open.refusal(host: "127.0.0.1:8390", origin: "null", authorization: nil, queryToken: nil) == .foreignOrigin("null"))
         // With a token any Host will do (a kiosk reached by name on the network), but not any Origin.
         let guarded = HTTPAccess(token: "abc", allowedOrigins: [], listenHost: "0.0.0.0", port: 8390)
         #expect(guarded.refusal(host: "kiosk.local:8390", origin: "http://kiosk.local:8390", authorization: "Bearer abc", queryToken: nil) == nil)
-        #expect(guarded.refusal(host: "kiosk.local:8390", origin: "http://evil.example", authorization: "Bearer abc", queryToken: nil) == .foreignOrigin("http://evil.example"))
+        #expect(
+            guarded.refusal(host: "kiosk.local:8390", origin: "http://evil.example", authorization: "Bearer abc", queryToken: nil)
+                == .foreignOrigin("http://evil.example"))
         #expect(guarded.refusal(host: "kiosk.local:8390", origin: nil, authorization: "bearer  abc", queryToken: nil) == nil)
         #expect(guarded.refusal(host: "kiosk.local:8390", origin: nil, authorization: "Basic abc", queryToken: nil) == .unauthorized)
         #expect(guarded.refusal(host: "kiosk.local:8390", origin: nil, authorization: "Bearer abcd", queryToken: "abc") == .unauthorized)

@@ -9,7 +9,9 @@ struct WiFiTests {
     @Test func aNetworkIsReadWithoutItsPassword() {
         let parsed = PayloadParser.parse("WIFI:T:WPA;S:Kiosk Guest;P:s3cr\\;et;H:true;;", symbology: .qr)
         #expect(parsed == .wifi(WiFiNetwork(ssid: "Kiosk Guest", security: "WPA", hidden: true)))
-        #expect(parsed?.json.serialized() == #"{"type":"wifi","ssid":"Kiosk Guest","security":"WPA","hidden":false}"#.replacingOccurrences(of: "false", with: "true"))
+        #expect(
+            parsed?.json.serialized()
+                == #"{"type":"wifi","ssid":"Kiosk Guest","security":"WPA","hidden":false}"#.replacingOccurrences(of: "false", with: "true"))
         #expect(parsed?.json.serialized().contains("s3cr") == false)
     }
 
@@ -44,9 +46,12 @@ struct ContactTests {
         let parsed = PayloadParser.parse(
             "MECARD:N:Lindqvist,Avery;ORG:Northgate Optics;TEL:+15125550173;TEL:+15125550100;EMAIL:avery@northgate-optics.com;URL:https://northgate-optics.com;ADR:1 Main St\\, Austin;;",
             symbology: .qr)
-        #expect(parsed == .contact(Contact(
-            name: "Avery Lindqvist", organization: "Northgate Optics", phones: ["+15125550173", "+15125550100"],
-            emails: ["avery@northgate-optics.com"], urls: ["https://northgate-optics.com"], address: "1 Main St, Austin")))
+        #expect(
+            parsed
+                == .contact(
+                    Contact(
+                        name: "Avery Lindqvist", organization: "Northgate Optics", phones: ["+15125550173", "+15125550100"],
+                        emails: ["avery@northgate-optics.com"], urls: ["https://northgate-optics.com"], address: "1 Main St, Austin")))
     }
 
     @Test(arguments: ["MECARD:TEL:+15125550173;;", "MECARD:N:A;N:B;;", "MECARD:N:Doe,John;PASSWORD:x;;", "MECARD:N:Doe", "MECARD:N:a,b,c;;"])
@@ -71,9 +76,12 @@ struct ContactTests {
             END:VCARD\r
 
             """
-        #expect(PayloadParser.parse(card, symbology: .qr) == .contact(Contact(
-            name: "Priya Raman", organization: "Kestrel Labs, Research", title: "Head ofResearch", phones: ["+44 113 496 0639"],
-            emails: ["priya@kestrel-labs.co.uk"], urls: ["https://kestrel-labs.co.uk/team"], address: "1 Park Row, Leeds, LS1 5AB, UK")))
+        #expect(
+            PayloadParser.parse(card, symbology: .qr)
+                == .contact(
+                    Contact(
+                        name: "Priya Raman", organization: "Kestrel Labs, Research", title: "Head ofResearch", phones: ["+44 113 496 0639"],
+                        emails: ["priya@kestrel-labs.co.uk"], urls: ["https://kestrel-labs.co.uk/team"], address: "1 Park Row, Leeds, LS1 5AB, UK")))
     }
 
     @Test func aVCardWithoutAFormattedNameUsesItsStructuredName() {
@@ -97,8 +105,9 @@ struct ContactTests {
 
 struct WebLinkTests {
     @Test func aLinkIsParsed() {
-        #expect(PayloadParser.parse("https://Example.com/scannerd?x=1", symbology: .qr)
-            == .url(WebLink(url: "https://Example.com/scannerd?x=1", scheme: "https", host: "example.com")))
+        #expect(
+            PayloadParser.parse("https://Example.com/scannerd?x=1", symbology: .qr)
+                == .url(WebLink(url: "https://Example.com/scannerd?x=1", scheme: "https", host: "example.com")))
     }
 
     @Test(arguments: ["https://", "http://exa mple.com", "https://example.com/\n", "https://[::1", "ftp://example.com", "example.com"])
@@ -111,18 +120,22 @@ struct GS1Tests {
     let gs = "\u{1D}"
 
     @Test func elementStringsAreSplitByAI() {
-        let parsed = PayloadParser.parse("0109521234543213" + "17261231" + "10LOT-42" + gs + "3103000123" + "21SN1", symbology: .code128, symbologyIdentifier: "]C1")
-        #expect(parsed == .gs1([
-            GS1Element(ai: "01", name: "GTIN", value: "09521234543213"),
-            GS1Element(ai: "17", name: "USE BY OR EXPIRY", value: "261231"),
-            GS1Element(ai: "10", name: "BATCH/LOT", value: "LOT-42"),
-            GS1Element(ai: "3103", name: "NET WEIGHT (kg)", value: "000123"),
-            GS1Element(ai: "21", name: "SERIAL", value: "SN1"),
-        ]))
+        let parsed = PayloadParser.parse(
+            "0109521234543213" + "17261231" + "10LOT-42" + gs + "3103000123" + "21SN1", symbology: .code128, symbologyIdentifier: "]C1")
+        #expect(
+            parsed
+                == .gs1([
+                    GS1Element(ai: "01", name: "GTIN", value: "09521234543213"),
+                    GS1Element(ai: "17", name: "USE BY OR EXPIRY", value: "261231"),
+                    GS1Element(ai: "10", name: "BATCH/LOT", value: "LOT-42"),
+                    GS1Element(ai: "3103", name: "NET WEIGHT (kg)", value: "000123"),
+                    GS1Element(ai: "21", name: "SERIAL", value: "SN1"),
+                ]))
     }
 
     @Test func dataBarIsAlwaysGS1AndCode128OnlyWithFNC1() {
-        #expect(PayloadParser.parse("0109521234543213", symbology: .gs1DataBar) == .gs1([GS1Element(ai: "01", name: "GTIN", value: "09521234543213")]))
+        #expect(
+            PayloadParser.parse("0109521234543213", symbology: .gs1DataBar) == .gs1([GS1Element(ai: "01", name: "GTIN", value: "09521234543213")]))
         #expect(PayloadParser.parse("0109521234543213", symbology: .code128, symbologyIdentifier: "]C0") == nil)
         #expect(PayloadParser.parse("0109521234543213", symbology: .code128) == nil)
         #expect(PayloadParser.parse(gs + "0109521234543213", symbology: .qr, symbologyIdentifier: "]Q3") != nil)
@@ -161,20 +174,29 @@ struct AAMVATests {
 
     @Test func aLicenceGivesNameBirthAndExpiry() {
         let payload = Self.licence(elements: ["DAQD1234567", "DCSLINDQVIST", "DACAVERY", "DADJ", "DBB07041990", "DBA07042030", "DAJTX"])
-        #expect(PayloadParser.parse(payload, symbology: .pdf417) == .aamva(DriverLicense(
-            familyName: "LINDQVIST", givenName: "AVERY", middleName: "J", dateOfBirth: "1990-07-04", expiry: "2030-07-04",
-            jurisdiction: "TX", issuer: "636014")))
+        #expect(
+            PayloadParser.parse(payload, symbology: .pdf417)
+                == .aamva(
+                    DriverLicense(
+                        familyName: "LINDQVIST", givenName: "AVERY", middleName: "J", dateOfBirth: "1990-07-04", expiry: "2030-07-04",
+                        jurisdiction: "TX", issuer: "636014")))
         // The licence number stays in the payload only.
         #expect(PayloadParser.parse(payload, symbology: .pdf417)?.json.serialized().contains("D1234567") == false)
     }
 
     @Test func canadianDatesAndWrongOffsetsAndVersionOne() {
         let canadian = Self.licence(elements: ["DCSRAMAN", "DACPRIYA", "DBB19900704", "DBA20300704"], offset: 3, country: "CAN")
-        #expect(PayloadParser.parse(canadian, symbology: .pdf417) == .aamva(DriverLicense(
-            familyName: "RAMAN", givenName: "PRIYA", dateOfBirth: "1990-07-04", expiry: "2030-07-04", issuer: "636014")))
+        #expect(
+            PayloadParser.parse(canadian, symbology: .pdf417)
+                == .aamva(
+                    DriverLicense(
+                        familyName: "RAMAN", givenName: "PRIYA", dateOfBirth: "1990-07-04", expiry: "2030-07-04", issuer: "636014")))
         let first = Self.licence(version: "01", elements: ["DAALINDQVIST,AVERY,J", "DBB07041990"], country: nil)
-        #expect(PayloadParser.parse(first, symbology: .pdf417) == .aamva(DriverLicense(
-            familyName: "LINDQVIST", givenName: "AVERY", middleName: "J", dateOfBirth: "1990-07-04", issuer: "636014")))
+        #expect(
+            PayloadParser.parse(first, symbology: .pdf417)
+                == .aamva(
+                    DriverLicense(
+                        familyName: "LINDQVIST", givenName: "AVERY", middleName: "J", dateOfBirth: "1990-07-04", issuer: "636014")))
     }
 
     @Test func malformedLicencesHaveNoParsedForm() {

@@ -1,15 +1,16 @@
 import Capture
 import ImageDecoding
 import InferenceRuntime
-@testable import Pipeline
 import Recognition
 import ScannerCore
 import TestSupport
+import TestTraits
 import Testing
 import TextDetection
 import TextRecognition
 import Tracking
-import TestTraits
+
+@testable import Pipeline
 
 /// The text seams (issue #40): a fake `LineDetector` and a fake `LineRecognizer` drive the
 /// deterministic pipeline in-process, through `SequenceConfiguration.textReaders`. Swapping the

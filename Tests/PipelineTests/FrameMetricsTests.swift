@@ -2,19 +2,22 @@ import ImageDecoding
 import Pipeline
 import ScannerCore
 import TestSupport
-import Testing
 import TestTraits
+import Testing
 
 /// A box blur of radius `r` (a defocused or moving camera).
 func blurred(_ image: GrayImage, radius r: Int) -> GrayImage {
     var out = [UInt8](repeating: 0, count: image.width * image.height)
     for y in 0..<image.height {
         for x in 0..<image.width {
-            var total = 0, n = 0
+            var total = 0
+            var n = 0
             for dy in -r...r {
                 for dx in -r...r {
-                    let xx = min(max(x + dx, 0), image.width - 1), yy = min(max(y + dy, 0), image.height - 1)
-                    total += Int(image[xx, yy]); n += 1
+                    let xx = min(max(x + dx, 0), image.width - 1)
+                    let yy = min(max(y + dy, 0), image.height - 1)
+                    total += Int(image[xx, yy])
+                    n += 1
                 }
             }
             out[y * image.width + x] = UInt8(total / n)
@@ -33,7 +36,8 @@ func blurred(_ image: GrayImage, radius r: Int) -> GrayImage {
     @Test func sharpTextPassesBlurDoesNot() throws {
         let sharp = try card()
         let threshold = SequenceConfiguration(options: .init()).minimumSharpness
-        let s = FrameMetrics.sharpness(sharp), b = FrameMetrics.sharpness(blurred(sharp, radius: 3))
+        let s = FrameMetrics.sharpness(sharp)
+        let b = FrameMetrics.sharpness(blurred(sharp, radius: 3))
         #expect(s > threshold * 10, "sharp card: \(s)")
         #expect(b < threshold, "blurred card: \(b)")
     }

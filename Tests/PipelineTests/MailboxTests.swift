@@ -1,7 +1,8 @@
 import Foundation
-@testable import Pipeline
-import Testing
 import TestTraits
+import Testing
+
+@testable import Pipeline
 
 @Suite(.offThePool(minutes: 2)) struct MailboxTests {
     @Test func keepsOnlyTheNewestValue() {
@@ -29,7 +30,9 @@ import TestTraits
         Thread.detachNewThread {
             let first = box.take()
             let second = box.take()
-            taken.lock(); values = [first, second]; taken.unlock()
+            taken.lock()
+            values = [first, second]
+            taken.unlock()
             done.signal()
         }
         box.put(7)

@@ -42,8 +42,18 @@ import Testing
     @Test func measureRecordsOnlyRealWork() {
         let clock = FakeClock()
         let metrics = PipelineMetrics(clock: { clock.now })
-        let value = metrics.measure(.barcodes, { () -> Int in clock.advance(0.004); return 7 }, ran: { $0 == 7 })
-        _ = metrics.measure(.barcodes, { () -> Int in clock.advance(0.5); return 0 }, ran: { $0 == 7 })
+        let value = metrics.measure(
+            .barcodes,
+            { () -> Int in
+                clock.advance(0.004)
+                return 7
+            }, ran: { $0 == 7 })
+        _ = metrics.measure(
+            .barcodes,
+            { () -> Int in
+                clock.advance(0.5)
+                return 0
+            }, ran: { $0 == 7 })
         #expect(value == 7)
         #expect(metrics.figures(.barcodes).count == 1)
         #expect(abs((metrics.figures(.barcodes).p50 ?? 0) - 4) < 1e-6)

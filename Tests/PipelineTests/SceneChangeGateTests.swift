@@ -3,8 +3,8 @@ import ImageDecoding
 import Pipeline
 import ScannerCore
 import TestSupport
-import Testing
 import TestTraits
+import Testing
 
 /// A still camera never sends the same pixels twice; the gate must tell that from something coming
 /// into view (issue #14).
@@ -92,7 +92,8 @@ import TestTraits
     @Test func oneChangedCellIsNotAScene() throws {
         let still = try scene()
         let gate = gate(readFirst: still)
-        let cellW = still.width / 32, cellH = still.height / 32
+        let cellW = still.width / 32
+        let cellH = still.height / 32
         func darker(_ cells: [(Int, Int)]) -> [UInt8] {
             var image = still
             for (cx, cy) in cells {
@@ -104,7 +105,8 @@ import TestTraits
             }
             return FrameMetrics.thumbnail(image)
         }
-        let one = gate.isUnchanged(darker([(7, 5)])), two = gate.isUnchanged(darker([(7, 5), (20, 12)]))
+        let one = gate.isUnchanged(darker([(7, 5)]))
+        let two = gate.isUnchanged(darker([(7, 5), (20, 12)]))
         #expect(one)
         #expect(!two)
     }
@@ -128,9 +130,9 @@ import TestTraits
 /// Seeded Gaussian noise (Box–Muller over a 64-bit LCG).
 struct Noise {
     var state: UInt64
-    init(seed: UInt64) { state = seed &* 6364136223846793005 &+ 1442695040888963407 }
+    init(seed: UInt64) { state = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407 }
     mutating func uniform() -> Double {
-        state = state &* 6364136223846793005 &+ 1442695040888963407
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         return (Double(state >> 11) + 0.5) / Double(1 << 53)
     }
     mutating func gaussian() -> Double {

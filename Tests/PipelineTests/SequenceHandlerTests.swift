@@ -1,13 +1,14 @@
 import Capture
 import Foundation
 import ImageDecoding
-@testable import Pipeline
 import Recognition
 import ScannerCore
 import TestSupport
+import TestTraits
 import Testing
 import Tracking
-import TestTraits
+
+@testable import Pipeline
 
 /// The deterministic pipeline's gates and selection, frame by frame, without threads or a daemon
 /// (docs/pipeline.md). OCR runs on every 3rd frame at `balanced`.
@@ -29,7 +30,8 @@ import TestTraits
         let handler = try handler()
         // Passes read the card's lines (a few per pass) until each line's two reads agree; identical
         // frames after that are not read at all.
-        var added = 0, index = 0
+        var added = 0
+        var index = 0
         var before = handler.statistics
         while index < 90 {
             added += handler.process(frame(index, card), time: Double(index) / 30).filter { $0.name == "added" }.count
@@ -232,7 +234,8 @@ import TestTraits
     /// The live pipeline lets the camera decode half the frames once `unchangedStreak` reaches
     /// `LivePipeline.idleAfterFrames`; the first changed frame ends it at once.
     @Test func idleBeginsAfterASecondOfSameFramesAndEndsOnTheFirstChange() throws {
-        let card = try image("bench-640x480.jpg"), codes = try image("multiple.jpg")
+        let card = try image("bench-640x480.jpg")
+        let codes = try image("multiple.jpg")
         let stage = try BarcodeStage(options: ScanOptions(quality: .balanced))
         for _ in 0...LivePipeline.idleAfterFrames { _ = stage.scan(card) }
         #expect(stage.unchangedStreak >= LivePipeline.idleAfterFrames, "idle after a second of the same frame")

@@ -2,12 +2,13 @@ import Capture
 import Foundation
 import ImageDecoding
 import Recognition
-@testable import Pipeline
 import ScannerCore
 import Synchronization
 import TestSupport
 import Testing
 import Tracking
+
+@testable import Pipeline
 
 /// A source that says what it is told to, in order.
 final class ScriptedSource: FrameSource, @unchecked Sendable {
@@ -15,7 +16,11 @@ final class ScriptedSource: FrameSource, @unchecked Sendable {
     init(_ script: [SourceEvent]) { self.script = script }
     func next() -> SourceEvent { script.isEmpty ? .end : script.removeFirst() }
     func cancel() {}
-    var statistics: SourceStatistics { var s = SourceStatistics(); s.delivered = 3; return s }
+    var statistics: SourceStatistics {
+        var s = SourceStatistics()
+        s.delivered = 3
+        return s
+    }
 
     static func frame(_ index: Int) -> SourceEvent {
         let image = GrayImage(width: 8, height: 8, filledWith: 128)
@@ -45,7 +50,9 @@ final class ScriptedSource: FrameSource, @unchecked Sendable {
             ScriptedSource.frame(7),
         ])
         // What is live when the source goes away: a and b; at its end, c (seen after the replug).
-        var frames: [Int] = [], events: [ScannerEvent] = [], live = [[tracked("a", id: 1), tracked("b", id: 2)], [tracked("c", id: 3)]]
+        var frames: [Int] = []
+        var events: [ScannerEvent] = []
+        var live = [[tracked("a", id: 1), tracked("b", id: 2)], [tracked("c", id: 3)]]
         let removeAll = { () -> [TrackerAction] in live.removeFirst().map { .removed($0) } }
         var endedAfter: [Int]?
         runSource(
@@ -59,7 +66,8 @@ final class ScriptedSource: FrameSource, @unchecked Sendable {
     /// The deterministic pipeline runs the same loop: a source gone mid-replay says `unavailable`,
     /// and the replay's end says `end` with the frames delivered.
     @Test func theDeterministicPipelineRunsTheSameLoop() throws {
-        let handler = try SequenceHandler(configuration: SequenceConfiguration(options: ScanOptions(types: RecognitionTypes(symbologies: [.qr], contentTypes: []))))
+        let handler = try SequenceHandler(
+            configuration: SequenceConfiguration(options: ScanOptions(types: RecognitionTypes(symbologies: [.qr], contentTypes: []))))
         let source = ScriptedSource([.available, ScriptedSource.frame(0), .unavailable(reason: "gone"), ScriptedSource.frame(1)])
         let events = Mutex<[ScannerEvent]>([])
         handler.run(source: source, heartbeat: nil) { event in events.withLock { $0.append(event) } }
@@ -83,16 +91,28 @@ final class ScriptedSource: FrameSource, @unchecked Sendable {
         }
         state.lastFrame = 41
         let item = TrackedItem(
-            id: UUID(), item: RecognizedItem(kind: .barcode, symbology: .qr, payload: "a", bounds: Quad(x: 0, y: 0, width: 0.1, height: 0.1), confidence: 1),
+            id: UUID(),
+            item: RecognizedItem(kind: .barcode, symbology: .qr, payload: "a", bounds: Quad(x: 0, y: 0, width: 0.1, height: 0.1), confidence: 1),
             firstFrame: 3, lastFrame: 41)
         var removals = 0
-        state.set(true) { removals += 1; return [.removed(item)] }
-        state.set(true) { removals += 1; return [.removed(item)] }
+        state.set(true) {
+            removals += 1
+            return [.removed(item)]
+        }
+        state.set(true) {
+            removals += 1
+            return [.removed(item)]
+        }
         #expect(state.paused)
-        state.set(false) { removals += 1; return [] }
-        state.set(false) { removals += 1; return [] }
+        state.set(false) {
+            removals += 1
+            return []
+        }
+        state.set(false) {
+            removals += 1
+            return []
+        }
         #expect(!state.paused && removals == 1)
         #expect(events.withLock { $0 } == ["removed a@41", "paused", "resumed"])
     }
 }
-

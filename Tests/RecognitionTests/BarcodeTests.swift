@@ -1,14 +1,17 @@
 import Foundation
-@testable import BarcodeRecognition
 import ImageDecoding
 import Recognition
 import ScannerCore
 import TestSupport
-import Testing
 import TestTraits
+import Testing
+
+@testable import BarcodeRecognition
 
 /// Scans a fixture with `ImageScanner` (barcodes only unless told otherwise).
-func scanFixture(_ name: String, options: ScanOptions = ScanOptions(types: RecognitionTypes(symbologies: Set(Symbology.allCases), contentTypes: []))) throws -> [RecognizedItem] {
+func scanFixture(
+    _ name: String, options: ScanOptions = ScanOptions(types: RecognitionTypes(symbologies: Set(Symbology.allCases), contentTypes: []))
+) throws -> [RecognizedItem] {
     let decoder = try ImageDecoder()
     let scanner = try ImageScanner(options: options)
     let decoded = try decoder.decodeFile(atPath: Fixtures.path(name), targetWidth: scanner.settings.processingWidth)
@@ -115,7 +118,8 @@ func scanFixture(_ name: String, options: ScanOptions = ScanOptions(types: Recog
         let item = try #require(try scanFixture("qr-rotated.jpg").first)
         #expect(item.payload == "ROTATED-QR-30")
         // A 21-module code at 5 px (105 px) rotated 30° counter-clockwise about the centre of 640×480.
-        let angle = 30.0 * .pi / 180, half = 52.5
+        let angle = 30.0 * .pi / 180
+        let half = 52.5
         func rotated(_ dx: Double, _ dy: Double) -> Point {
             Point(
                 x: (320 + dx * cos(angle) + dy * sin(angle)) / 640,
@@ -258,7 +262,7 @@ func scanFixture(_ name: String, options: ScanOptions = ScanOptions(types: Recog
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// zxing-cpp 3.x through its C API (issue #41).
@@ -417,7 +421,8 @@ import Glibc
                 case 0:
                     for _ in 0..<(code.pixels.count / 20) { broken.pixels[Int.random(in: 0..<code.pixels.count, using: &generator)] ^= 0xFF }
                 case 1:
-                    let y0 = Int.random(in: 0..<code.height, using: &generator), rows = max(1, code.height / 6)
+                    let y0 = Int.random(in: 0..<code.height, using: &generator)
+                    let rows = max(1, code.height / 6)
                     for y in y0..<min(code.height, y0 + rows) { for x in 0..<code.width { broken.pixels[y * code.width + x] = 255 } }
                 case 2:
                     broken = code.cropped(to: PixelRect(x: 0, y: 0, width: max(1, code.width / 2), height: code.height)).packed()
@@ -429,8 +434,11 @@ import Glibc
                 }
                 for found in recognizer.recognize(broken) {
                     #expect(!found.payload.isEmpty, "\(file), way \(way)")
-                    #expect(found.corners.corners.allSatisfy { $0.x.isFinite && $0.y.isFinite && $0.x > -2 && $0.y > -2
-                        && $0.x < Double(broken.width) + 2 && $0.y < Double(broken.height) + 2 }, "\(file), way \(way): \(found.corners)")
+                    #expect(
+                        found.corners.corners.allSatisfy {
+                            $0.x.isFinite && $0.y.isFinite && $0.x > -2 && $0.y > -2
+                                && $0.x < Double(broken.width) + 2 && $0.y < Double(broken.height) + 2
+                        }, "\(file), way \(way): \(found.corners)")
                 }
             }
         }
@@ -442,10 +450,12 @@ import Glibc
     /// lines that near; zbar does the same): one reading, nothing else.
     @Test func twoCopiesOfOneCodeAreReadOnceEach() throws {
         let code = try ImageDecoder().decodeFile(atPath: Fixtures.path("ean8.png")).image.packed()
-        let turned = GrayImage(width: code.height, height: code.width, pixels: (0..<(code.width * code.height)).map { index in
-            let (y, x) = index.quotientAndRemainder(dividingBy: code.height)
-            return code[y, code.height - 1 - x]
-        })
+        let turned = GrayImage(
+            width: code.height, height: code.width,
+            pixels: (0..<(code.width * code.height)).map { index in
+                let (y, x) = index.quotientAndRemainder(dividingBy: code.height)
+                return code[y, code.height - 1 - x]
+            })
         func sheet(_ first: GrayImage, _ second: GrayImage, sideBySide: Bool) -> GrayImage {
             let width = sideBySide ? first.width + second.width : max(first.width, second.width)
             let height = sideBySide ? max(first.height, second.height) : first.height + second.height
@@ -455,8 +465,10 @@ import Glibc
             }
             return GrayImage(width: width, height: height, pixels: pixels)
         }
-        for (name, image) in [("side by side", sheet(code, code, sideBySide: true)), ("stacked", sheet(code, code, sideBySide: false)),
-                              ("one turned", sheet(code, turned, sideBySide: true))] {
+        for (name, image) in [
+            ("side by side", sheet(code, code, sideBySide: true)), ("stacked", sheet(code, code, sideBySide: false)),
+            ("one turned", sheet(code, turned, sideBySide: true)),
+        ] {
             let read = try BarcodeRecognizer(symbologies: Set(Symbology.allCases)).recognize(image)
             if name == "stacked" {
                 #expect(read.map(\.payload) == ["96385074"], "\(name): \(read.map(\.corners))")
@@ -487,12 +499,14 @@ import Glibc
         // Turned by 20 degrees: the quad's sides follow the slanted bars, as tall as before.
         let angle = 20.0 * Double.pi / 180
         let (cx, cy) = (Double(code.width) / 2, Double(code.height) / 2)
-        let tilted = GrayImage(width: code.width, height: code.height, pixels: (0..<(code.width * code.height)).map { index in
-            let (y, x) = index.quotientAndRemainder(dividingBy: code.width)
-            let (dx, dy) = (Double(x) - cx, Double(y) - cy)
-            let (sx, sy) = (Int((cx + dx * cos(angle) + dy * sin(angle)).rounded()), Int((cy - dx * sin(angle) + dy * cos(angle)).rounded()))
-            return sx >= 0 && sy >= 0 && sx < code.width && sy < code.height ? code[sx, sy] : 255
-        })
+        let tilted = GrayImage(
+            width: code.width, height: code.height,
+            pixels: (0..<(code.width * code.height)).map { index in
+                let (y, x) = index.quotientAndRemainder(dividingBy: code.width)
+                let (dx, dy) = (Double(x) - cx, Double(y) - cy)
+                let (sx, sy) = (Int((cx + dx * cos(angle) + dy * sin(angle)).rounded()), Int((cy - dx * sin(angle) + dy * cos(angle)).rounded()))
+                return sx >= 0 && sy >= 0 && sx < code.width && sy < code.height ? code[sx, sy] : 255
+            })
         let turned = try #require(ZXingReader(symbologies: [.ean8]).read(tilted).first).corners
         let height = (turned.topLeft.distance(to: turned.bottomLeft) + turned.topRight.distance(to: turned.bottomRight)) / 2
         #expect(height >= 0.35 * (zbar.maxY - zbar.minY), "\(turned)")

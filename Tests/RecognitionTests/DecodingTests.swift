@@ -2,8 +2,8 @@ import Foundation
 import ImageDecoding
 import ScannerCore
 import TestSupport
-import Testing
 import TestTraits
+import Testing
 
 @Suite(.offThePool(minutes: 2)) struct DecodingTests {
     let decoder = try! ImageDecoder()
@@ -106,7 +106,10 @@ import TestTraits
         #expect(throws: ScannerError.self) { try ImageDecoder(limits: small).decodeFile(atPath: qr) }
         #expect(try ImageDecoder().decodeFile(atPath: qr).image.width > 100)
         let tiny = ImageLimits(maximumPixels: 50_000_000, maximumBytes: 100)
-        #expect(throws: ScannerError.unreadableImage(path: qr, reason: "file too large (\(try Data(contentsOf: URL(fileURLWithPath: qr)).count) bytes; at most 0 MiB)")) {
+        #expect(
+            throws: ScannerError.unreadableImage(
+                path: qr, reason: "file too large (\(try Data(contentsOf: URL(fileURLWithPath: qr)).count) bytes; at most 0 MiB)")
+        ) {
             try ImageDecoder(limits: tiny).decodeFile(atPath: qr)
         }
     }
@@ -115,7 +118,10 @@ import TestTraits
         let fifo = NSTemporaryDirectory() + "scannerd-\(UUID().uuidString).fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
         defer { unlink(fifo) }
-        for (path, reason) in [(fifo, "not a regular file"), ("/dev/zero", "not a regular file"), (NSTemporaryDirectory(), "is a directory"), ("/no/such.png", "no such file")] {
+        for (path, reason) in [
+            (fifo, "not a regular file"), ("/dev/zero", "not a regular file"), (NSTemporaryDirectory(), "is a directory"),
+            ("/no/such.png", "no such file"),
+        ] {
             #expect(throws: ScannerError.unreadableImage(path: path, reason: reason)) { try ImageDecoder().decodeFile(atPath: path) }
         }
     }

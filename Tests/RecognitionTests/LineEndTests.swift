@@ -1,8 +1,9 @@
-@testable import Recognition
 import ScannerCore
+import TestTraits
 import Testing
 import TextRecognition
-import TestTraits
+
+@testable import Recognition
 
 /// A line whose text goes on out of sight: under a thumb, past the frame's edge, letters half
 /// covered. What is typed up to such an end is a part of something, and a part is a wrong payload
@@ -132,7 +133,9 @@ import TestTraits
             for y in 0..<60 {
                 for x in 0..<200 {
                     var level = 10 + 60 * x / 200
-                    if Self.glyphs.contains(where: { (($0.x)..<($0.x + $0.width)).contains(x) && (($0.y)..<($0.y + $0.height)).contains(y) }) { level = 100 }
+                    if Self.glyphs.contains(where: { (($0.x)..<($0.x + $0.width)).contains(x) && (($0.y)..<($0.y + $0.height)).contains(y) }) {
+                        level = 100
+                    }
                     if thumb && (20..<55).contains(x) { level = 120 }
                     pixels[y * 200 + x] = UInt8(level)
                 }

@@ -1,11 +1,12 @@
 import Foundation
 import ImageDecoding
-@testable import LineNetwork
-@testable import Recognition
 import ScannerCore
-import Testing
 import TestSupport
 import TestTraits
+import Testing
+
+@testable import LineNetwork
+@testable import Recognition
 
 /// The line network (PP-OCRv6 small on OpenVINO, fetched by `make deps`): it reads lines, a broken model
 /// directory is a clear error at load, and the pure parts (input planes, CTC decoding) do what PaddleOCR does.
@@ -26,7 +27,8 @@ import TestTraits
     @Test func theNetworkReadsTheCardsLines() throws {
         let network = try Self.network()
         let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
-        let reader = LineReader(), recognizer = NetworkLineRecognizer(network)
+        let reader = LineReader()
+        let recognizer = NetworkLineRecognizer(network)
         let texts = reader.lines(in: image).compactMap { recognizer.read($0.quad, in: image)?.line.text }
         for expected in ["(415) 555-0123", "+1 650 253 0000", "jane.doe@example.com", "acme-optics.com/contact"] {
             #expect(texts.contains { $0.contains(expected) }, "\(expected) in \(texts)")
@@ -38,7 +40,8 @@ import TestTraits
     @Test func aLineIsReadAtItsOwnWidth() throws {
         let network = try Self.network()
         let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
-        let reader = LineReader(), recognizer = NetworkLineRecognizer(network)
+        let reader = LineReader()
+        let recognizer = NetworkLineRecognizer(network)
         let quad = try #require(reader.lines(in: image).first { recognizer.read($0.quad, in: image)?.line.text.contains("@") == true }?.quad)
         let plain = image.rectified(quad, height: LineNetwork.lineHeight).normalizedForReading()
         let wide = image.rectified(quad, height: LineNetwork.lineHeight, stretch: 760 / Double(plain.width)).normalizedForReading()
@@ -55,7 +58,8 @@ import TestTraits
     @Test func aReadingPlacesItsSymbolsAlongTheLine() throws {
         let network = try Self.network()
         let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
-        let reader = LineReader(), recognizer = NetworkLineRecognizer(network)
+        let reader = LineReader()
+        let recognizer = NetworkLineRecognizer(network)
         let line = try #require(reader.lines(in: image).first { recognizer.read($0.quad, in: image)?.line.text.contains("@") == true })
         let reading = try #require(recognizer.read(line.quad, in: image))
         let boxes = try #require(reading.byteBoxes)
@@ -121,7 +125,10 @@ import TestTraits
                 _ = try LineNetwork(directory: directory.path)
                 Issue.record("loaded \(bytes.count) bytes of garbage")
             } catch {
-                guard case .unusable(let path, let reason) = error else { Issue.record("\(error)"); continue }
+                guard case .unusable(let path, let reason) = error else {
+                    Issue.record("\(error)")
+                    continue
+                }
                 #expect(path == model.path)
                 #expect(!reason.isEmpty && !reason.contains("\n"))
             }

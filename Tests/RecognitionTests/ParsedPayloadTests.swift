@@ -1,7 +1,7 @@
 import Recognition
 import ScannerCore
-import Testing
 import TestTraits
+import Testing
 
 /// Fixtures made by BWIPP and segno (Tests/Fixtures/generate.py, `codes_2d`) read with the right
 /// `parsed` object; each malformed variant is read, and has none.
@@ -9,13 +9,28 @@ import TestTraits
     static let fixtures: [(file: String, symbology: Symbology, identifier: String, parsed: String?)] = [
         ("qr-wifi.png", .qr, "]Q1", #"{"type":"wifi","ssid":"Kiosk Guest","security":"WPA","hidden":false}"#),
         ("qr-wifi-malformed.png", .qr, "]Q1", nil),
-        ("qr-mecard.png", .qr, "]Q1", #"{"type":"contact","name":"Avery Lindqvist","organization":"Northgate Optics","phones":["+15125550173"],"emails":["avery@northgate-optics.com"]}"#),
-        ("qr-vcard.png", .qr, "]Q1", #"{"type":"contact","name":"Priya Raman","organization":"Kestrel Labs","phones":["+44 113 496 0639"],"emails":["priya@kestrel-labs.co.uk"],"urls":["https://kestrel-labs.co.uk/team"]}"#),
+        (
+            "qr-mecard.png", .qr, "]Q1",
+            #"{"type":"contact","name":"Avery Lindqvist","organization":"Northgate Optics","phones":["+15125550173"],"emails":["avery@northgate-optics.com"]}"#
+        ),
+        (
+            "qr-vcard.png", .qr, "]Q1",
+            #"{"type":"contact","name":"Priya Raman","organization":"Kestrel Labs","phones":["+44 113 496 0639"],"emails":["priya@kestrel-labs.co.uk"],"urls":["https://kestrel-labs.co.uk/team"]}"#
+        ),
         ("qr-vcard-malformed.png", .qr, "]Q1", nil),
-        ("gs1-128.png", .code128, "]C1", #"{"type":"gs1","elements":[{"ai":"01","name":"GTIN","value":"09521234543213"},{"ai":"17","name":"USE BY OR EXPIRY","value":"261231"},{"ai":"10","name":"BATCH/LOT","value":"LOT42"},{"ai":"21","name":"SERIAL","value":"SN7"}]}"#),
+        (
+            "gs1-128.png", .code128, "]C1",
+            #"{"type":"gs1","elements":[{"ai":"01","name":"GTIN","value":"09521234543213"},{"ai":"17","name":"USE BY OR EXPIRY","value":"261231"},{"ai":"10","name":"BATCH/LOT","value":"LOT42"},{"ai":"21","name":"SERIAL","value":"SN7"}]}"#
+        ),
         ("gs1-128-malformed.png", .code128, "]C1", nil),
-        ("gs1-datamatrix.png", .datamatrix, "]d2", #"{"type":"gs1","elements":[{"ai":"01","name":"GTIN","value":"09521234543213"},{"ai":"17","name":"USE BY OR EXPIRY","value":"261231"},{"ai":"10","name":"BATCH/LOT","value":"LOT42"}]}"#),
-        ("aamva.png", .pdf417, "]L2", #"{"type":"aamva","familyName":"LINDQVIST","givenName":"AVERY","middleName":"J","dateOfBirth":"1990-07-04","expiry":"2030-07-04","jurisdiction":"TX","issuer":"636014"}"#),
+        (
+            "gs1-datamatrix.png", .datamatrix, "]d2",
+            #"{"type":"gs1","elements":[{"ai":"01","name":"GTIN","value":"09521234543213"},{"ai":"17","name":"USE BY OR EXPIRY","value":"261231"},{"ai":"10","name":"BATCH/LOT","value":"LOT42"}]}"#
+        ),
+        (
+            "aamva.png", .pdf417, "]L2",
+            #"{"type":"aamva","familyName":"LINDQVIST","givenName":"AVERY","middleName":"J","dateOfBirth":"1990-07-04","expiry":"2030-07-04","jurisdiction":"TX","issuer":"636014"}"#
+        ),
         ("aamva-malformed.png", .pdf417, "]L2", nil),
     ]
 

@@ -1,8 +1,9 @@
-@testable import Recognition
 import ScannerCore
-import Testing
 import TestTraits
+import Testing
 import TextRecognition
+
+@testable import Recognition
 
 /// `scannerd scan` has one image and no frames to vote across: a line that says something typed is
 /// read by every recognizer of the fusion, and a typed payload needs most of the readings (`ReadingFusion.agreed`).
@@ -23,7 +24,8 @@ import TextRecognition
 
     /// "tean" for "team" in one reading: the two readings that agree win, the misread is not reported.
     @Test func aMisreadInOneReadingIsOutvoted() {
-        let right = "http://kestrel-labs.co.uk/team", wrong = "http://kestrel-labs.co.uk/tean"
+        let right = "http://kestrel-labs.co.uk/team"
+        let wrong = "http://kestrel-labs.co.uk/tean"
         let agreed = ReadingFusion.agreed([[typed(wrong)], [typed(right)], [typed(right)]])
         #expect(agreed.map(\.payload) == [right])
     }
@@ -40,7 +42,8 @@ import TextRecognition
     /// Of five readings, two that agree on a misread are not enough (of three they were): the 640×480
     /// phone's "…/tean" came out of three readings alike and is now outvoted.
     @Test func ofFiveReadingsThreeMustAgree() {
-        let right = "http://kestrel-labs.co.uk/team", wrong = "http://kestrel-labs.co.uk/tean"
+        let right = "http://kestrel-labs.co.uk/team"
+        let wrong = "http://kestrel-labs.co.uk/tean"
         let teamn = "http://kestrel-labs.co.uk/teamn"
         // Two alike of five, the rest split: nothing.
         #expect(ReadingFusion.agreed([[typed(wrong)], [typed(wrong)], [typed(right)], [typed(teamn)], [typed(right)]]).isEmpty)
@@ -132,8 +135,10 @@ import TextRecognition
 
     /// Which first readings are read again: typed ones, and ones with the marks of a misread typed item.
     @Test func linesThatMayHoldAMisreadTypedItemAreReadAgain() {
-        for text in ["Wei. 542.555 9173", "anery wndayist@narthgate-optics.com", "www.oldmil-studios com/info", "Tel 5125550",
-            "WW. NOTTAQALe-OPtics com", "WWW Nortagale-optics", "HTTP oldmill"] {
+        for text in [
+            "Wei. 542.555 9173", "anery wndayist@narthgate-optics.com", "www.oldmil-studios com/info", "Tel 5125550",
+            "WW. NOTTAQALe-OPtics com", "WWW Nortagale-optics", "HTTP oldmill",
+        ] {
             #expect(ReadingFusion.mayBeTyped(text), "\(text)")
         }
         for text in ["Thank you for shopping.", "Austin TX 78704", "Sat 6 Dec, 10-16", "", "Comet coffee, common room"] {
@@ -168,19 +173,23 @@ import TextRecognition
     /// first recognizer's reading alone.
     @Test func theFusionReadsAgainOnlyWhatMayBeTypedAndKeepsWhatMostSay() throws {
         let scanner = try ImageScanner(options: TextTests.contentOnly)
-        let right = FakeRecognizer("Web: example.com"), wrong = FakeRecognizer("Web: exarnple.com"), again = FakeRecognizer("Web: example.com")
+        let right = FakeRecognizer("Web: example.com")
+        let wrong = FakeRecognizer("Web: exarnple.com")
+        let again = FakeRecognizer("Web: example.com")
         let fusion = ReadingFusion([right, wrong, again])
         #expect(fusion.still(Self.quad, in: Self.image, items: scanner.items(in:)).map(\.payload) == ["http://example.com"])
         #expect([right.reads, wrong.reads, again.reads] == [1, 1, 1])
         let outvoted = ReadingFusion([wrong, right, FakeRecognizer("Web: exampie.com")])
         #expect(outvoted.still(Self.quad, in: Self.image, items: scanner.items(in:)).isEmpty, "three readings, three payloads")
 
-        let plainFirst = FakeRecognizer("Thank you"), other = FakeRecognizer("Web: example.com")
+        let plainFirst = FakeRecognizer("Thank you")
+        let other = FakeRecognizer("Web: example.com")
         let plain = ReadingFusion([plainFirst, other])
         #expect(plain.still(Self.quad, in: Self.image, items: scanner.items(in:)).isEmpty)
         #expect(other.reads == 0, "plain text is not read again")
 
-        let frameReader = FakeRecognizer("Web: exarnple.com"), unused = FakeRecognizer("Web: example.com")
+        let frameReader = FakeRecognizer("Web: exarnple.com")
+        let unused = FakeRecognizer("Web: example.com")
         #expect(ReadingFusion([frameReader, unused]).frame(Self.quad, in: Self.image)?.line.text == "Web: exarnple.com")
         #expect(unused.reads == 0)
     }

@@ -1,8 +1,9 @@
 import Foundation
 import ScannerCore
-import Testing
-@testable import TextRecognition
 import TestTraits
+import Testing
+
+@testable import TextRecognition
 
 /// Tesseract runs on the thread that calls it, whichever thread made the recognizer. The daemon makes
 /// one on the main thread and reads lines on its text thread; with OpenMP's limit set only where

@@ -1,9 +1,10 @@
 import ImageDecoding
-@testable import Recognition
 import ScannerCore
 import TestSupport
-import Testing
 import TestTraits
+import Testing
+
+@testable import Recognition
 
 /// Text recognition end to end: Tesseract reads rendered text, content typing says what it is.
 @Suite(.offThePool(minutes: 2)) struct TextTests {
@@ -15,12 +16,13 @@ import TestTraits
 
     @Test func businessCard() throws {
         let items = try scanFixture("card-us.jpg", options: Self.contentOnly)
-        #expect(summary(items) == [
-            "telephoneNumber +14155550123",
-            "telephoneNumber +16502530000",
-            "emailAddress jane.doe@example.com",
-            "url http://www.acme-optics.com/contact",
-        ])
+        #expect(
+            summary(items) == [
+                "telephoneNumber +14155550123",
+                "telephoneNumber +16502530000",
+                "emailAddress jane.doe@example.com",
+                "url http://www.acme-optics.com/contact",
+            ])
         #expect(items.first?.transcript == "(415) 555-0123")
         #expect(items.allSatisfy { $0.kind == .text && $0.confidence > 0.5 && $0.confidence <= 1 })
         // "Tel: (415) 555-0123" is the third line: 60 + 2·64 px from the top of 720, 40 px type,
@@ -87,10 +89,12 @@ import TestTraits
         // The rule itself: text centred inside a barcode's quad goes, text beside it stays.
         let barcode = Quad(x: 0.1, y: 0.1, width: 0.5, height: 0.4)
         func line(_ payload: String, _ x: Double, _ y: Double) -> RecognizedItem {
-            RecognizedItem(kind: .text, contentType: .telephoneNumber, payload: payload, transcript: payload,
-                           bounds: Quad(x: x, y: y, width: 0.2, height: 0.05), confidence: 0.9)
+            RecognizedItem(
+                kind: .text, contentType: .telephoneNumber, payload: payload, transcript: payload,
+                bounds: Quad(x: x, y: y, width: 0.2, height: 0.05), confidence: 0.9)
         }
-        let kept = ImageScanner.text([line("+15125550100", 0.2, 0.3), line("+15125550101", 0.7, 0.3), line("+15125550102", 0.2, 0.6)], outside: [barcode])
+        let kept = ImageScanner.text(
+            [line("+15125550100", 0.2, 0.3), line("+15125550101", 0.7, 0.3), line("+15125550102", 0.2, 0.6)], outside: [barcode])
         #expect(kept.map(\.payload) == ["+15125550101", "+15125550102"])
         #expect(ImageScanner.text([line("+15125550100", 0.2, 0.3)], outside: []).count == 1)
     }
@@ -102,13 +106,16 @@ import TestTraits
         let scanner = try ImageScanner(options: options)
         let decoded = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg"), targetWidth: scanner.settings.processingWidth)
         #expect(decoded.image.width == 640, "1280 px reduced by DCT scaling")
-        #expect(scanner.scan(decoded.image).map(\.payload) == [
-            "+14155550123", "+16502530000", "jane.doe@example.com", "http://www.acme-optics.com/contact",
-        ])
+        #expect(
+            scanner.scan(decoded.image).map(\.payload) == [
+                "+14155550123", "+16502530000", "jane.doe@example.com", "http://www.acme-optics.com/contact",
+            ])
     }
 
     @Test func levelsTradeSpeedForReach() {
-        let fast = QualitySettings(.fast), balanced = QualitySettings(.balanced), accurate = QualitySettings(.accurate)
+        let fast = QualitySettings(.fast)
+        let balanced = QualitySettings(.balanced)
+        let accurate = QualitySettings(.accurate)
         #expect(fast.processingWidth! < balanced.processingWidth! && accurate.processingWidth == nil)
         // The documented values (docs/recognition.md, config/scannerd.conf): stills at 640 / 1280 /
         // full size, live at 480 / 640 / 960.

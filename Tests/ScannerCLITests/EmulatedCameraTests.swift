@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
-import Testing
 import TestTraits
+import Testing
 
 /// The unmodified `scannerd` binary on the emulated camera (LD_PRELOAD=libFakeCamera.so): the real V4L2
 /// code path — open, QUERYCAP, format negotiation, mmap streaming, poll, DQBUF/QBUF — without a kernel
@@ -49,7 +49,8 @@ import TestTraits
         #expect(daemon.stderr.contains("format=MJPG"), "MJPEG preferred: \(daemon.stderr)")
         // One `added` per item however many frames show it: never added again before it is removed
         // (the camera loops the clip, and an item that left may come back with the next pass).
-        var present = Set<String>(), addedAgain: [String] = []
+        var present = Set<String>()
+        var addedAgain: [String] = []
         for event in Self.lifecycle(daemon.output) {
             if event.hasPrefix("added ") {
                 let payload = String(event.dropFirst("added ".count))
@@ -125,11 +126,13 @@ import TestTraits
         let noise = Data([0xFF, 0xD8]) + Data((0..<4000).map { _ in UInt8.random(in: 0...0xFE, using: &generator) }) + Data([0xFF, 0xD9])
         try noise.write(to: directory.appendingPathComponent("0000-noise.jpg"))
         try Data().write(to: directory.appendingPathComponent("0001-empty.jpg"))
-        try FileManager.default.copyItem(atPath: Fixtures.path("bench-1280x720.jpg"), toPath: directory.appendingPathComponent("10100-large.jpg").path)
+        try FileManager.default.copyItem(
+            atPath: Fixtures.path("bench-1280x720.jpg"), toPath: directory.appendingPathComponent("10100-large.jpg").path)
         let clip = Fixtures.path("clips/sequence")
         for name in try FileManager.default.contentsOfDirectory(atPath: clip).filter({ $0.hasSuffix(".jpg") }).sorted() {
             let target = try FileManager.default.destinationOfSymbolicLink(atPath: clip + "/" + name)
-            try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("1" + name).path, withDestinationPath: clip + "/" + target)
+            try FileManager.default.createSymbolicLink(
+                atPath: directory.appendingPathComponent("1" + name).path, withDestinationPath: clip + "/" + target)
         }
         let daemon = try camera(["FAKECAM_FRAMES": directory.path, "FAKECAM_FORMATS": "MJPG"])
         let found = daemon.waitFor(timeout: 90) { Self.payloads($0).isSuperset(of: ["https://example.com/clip", "+12125550187"]) }
@@ -173,10 +176,12 @@ import TestTraits
     @Test func cameraControlsAreSetAndOutOfRangeOnesOnlyWarn() throws {
         // Unknown names and words are configuration errors (ConfigurationTests); what only the camera
         // knows — its range — is a warning at open, and capture goes on.
-        let daemon = try camera([:], arguments: [
-            "--control", "focusAuto=off", "--control", "focus=120", "--control", "powerLineFrequency=50",
-            "--control", "zoom=9999",
-        ])
+        let daemon = try camera(
+            [:],
+            arguments: [
+                "--control", "focusAuto=off", "--control", "focus=120", "--control", "powerLineFrequency=50",
+                "--control", "zoom=9999",
+            ])
         let streaming = daemon.waitFor(timeout: 20) { Self.payloads($0).contains("https://example.com/scannerd-demo") }
         _ = daemon.stop()
         #expect(streaming, "bad controls do not stop capture")
@@ -198,7 +203,8 @@ import TestTraits
                 FileManager.default.isExecutableFile(atPath: python),
                 "the footage generator's venv is missing: `make test` creates it (or `make footage`)")
             let generated = try Subprocess.run(
-                python, [
+                python,
+                [
                     "Tests/Fixtures/footage/generate.py", scratch.path, "--seeds", "2", "--size", "1280x720", "--scenarios", "desk",
                     "--seconds", "2",
                 ], timeout: 120)
@@ -277,14 +283,18 @@ import TestTraits
         let stillRunning = daemon.process.isRunning
         _ = daemon.stop()
         #expect(reported && stillRunning, "it waits for the camera instead of exiting")
-        #expect(Self.events(daemon.output).first { $0["event"] as? String == "unavailable" }?["reason"] as? String == "/dev/scannerd-no-such-camera: no such device")
+        #expect(
+            Self.events(daemon.output).first { $0["event"] as? String == "unavailable" }?["reason"] as? String
+                == "/dev/scannerd-no-such-camera: no such device")
         // The repeated open failure is logged once, not on every retry.
         #expect(daemon.stderr.components(separatedBy: "camera not available").count - 1 == 1, "\(daemon.stderr)")
     }
 
     @Test func devicesListsTheEmulatedCamera() throws {
         try #require(FileManager.default.fileExists(atPath: Self.library))
-        let env = ["LD_PRELOAD": Self.library, "FAKECAM_FRAMES": Self.clip, "FAKECAM_FORMATS": "MJPG,YUYV", "FAKECAM_BY_ID": "usb-Fake_Camera-video-index0"]
+        let env = [
+            "LD_PRELOAD": Self.library, "FAKECAM_FRAMES": Self.clip, "FAKECAM_FORMATS": "MJPG,YUYV", "FAKECAM_BY_ID": "usb-Fake_Camera-video-index0",
+        ]
         let table = try Subprocess.run(scannerd, ["devices"], environment: env)
         #expect(table.status == 0)
         #expect(table.stdout.contains("/dev/video0") && table.stdout.contains("MJPG") && table.stdout.contains("640x480 @ 30"))

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
-import Testing
 import TestTraits
+import Testing
 
 /// The floods of issue #39 against the real binary: clients that ask for photos and never read,
 /// thousands of idle HTTP connections under a 1024 open-file limit, event streams that never read.
@@ -12,7 +12,8 @@ import TestTraits
 
     /// The daemon with its socket at `socket` and HTTP on a port the kernel chooses, under `prlimit`
     /// when `openFiles` is given.
-    func daemon(_ arguments: [String], socket: String, environment: [String: String] = [:], openFiles: Int? = nil) throws -> (Subprocess.Running, Int) {
+    func daemon(_ arguments: [String], socket: String, environment: [String: String] = [:], openFiles: Int? = nil) throws -> (Subprocess.Running, Int)
+    {
         try httpDaemon(
             ["run", "--no-config", "--socket", socket] + arguments, environment: environment,
             wrapper: openFiles.map { ["/usr/bin/prlimit", "--nofile=\($0)"] } ?? [])
@@ -105,7 +106,8 @@ import TestTraits
         }
         #expect(idle.count == 2000)
         #expect(try ScannerClientProbe(path: socket).ask(#"{"request":"ping"}"#).contains(#""ok":true"#), "the socket still answers")
-        let items = try Subprocess.run("/usr/bin/curl", ["-s", "--max-time", "10", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/items"])
+        let items = try Subprocess.run(
+            "/usr/bin/curl", ["-s", "--max-time", "10", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/items"])
         #expect(items.stdout == "200", "a new /items is answered")
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline, idle.contains(where: { !$0.isClosedByServer }) { Thread.sleep(forTimeInterval: 0.25) }

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
-import Testing
 import TestTraits
+import Testing
 
 /// Realistic webcam footage (issue #13), made at test time by the committed generator
 /// (Tests/Fixtures/footage/generate.py: perspective, motion blur, hand jitter, a thumb, uneven and

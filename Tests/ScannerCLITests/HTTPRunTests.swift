@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
-import Testing
 import TestTraits
+import Testing
 
 /// A TCP socket bound to a free loopback port (listening if asked): its descriptor and port.
 func loopbackSocket(listening: Bool) throws -> (fd: Int32, port: Int) {
@@ -35,7 +35,8 @@ func freeLoopbackPort() throws -> Int {
 /// listening, attempt after attempt, while its own daemon had exited on "address in use").
 /// `wrapper` runs the daemon under another command (`prlimit --nofile=1024`); then `arguments` must
 /// name `--no-config` themselves (`Subprocess` adds it only when it starts scannerd itself).
-func httpDaemon(_ arguments: [String], environment: [String: String] = [:], wrapper: [String] = []) throws -> (daemon: Subprocess.Running, port: Int) {
+func httpDaemon(_ arguments: [String], environment: [String: String] = [:], wrapper: [String] = []) throws -> (daemon: Subprocess.Running, port: Int)
+{
     let scannerd = Subprocess.executable("scannerd")
     let command = wrapper + [scannerd] + arguments + ["--http", "127.0.0.1:0"]
     let daemon = try Subprocess.Running(command[0], Array(command.dropFirst()), environment: environment)
@@ -65,8 +66,11 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             defer { _ = daemon.stop() }
             // curl waits for the listener (connection refused → retry), then streams.
             let client = try Subprocess.Running(
-                "/usr/bin/curl", ["-s", "-N", "--max-time", "60", "--retry", "100", "--retry-connrefused", "--retry-delay", "0", "--retry-max-time", "30",
-                                  "http://127.0.0.1:\(port)/events"])
+                "/usr/bin/curl",
+                [
+                    "-s", "-N", "--max-time", "60", "--retry", "100", "--retry-connrefused", "--retry-delay", "0", "--retry-max-time", "30",
+                    "http://127.0.0.1:\(port)/events",
+                ])
             defer { _ = client.stop(signal: SIGKILL) }
             let payloads = { (lines: [String]) -> [String] in
                 lines.filter { $0.hasPrefix("data: ") }.map { JSONLines.object(String($0.dropFirst(6))) }
@@ -77,7 +81,11 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             #expect(first?["event"] as? String == "hello" && first?["daemon"] as? String != nil)
             let scratch = try TemporaryDirectory("scannerd-http")
             let snapshot = try Subprocess.run(
-                "/usr/bin/curl", ["-s", "--max-time", "10", "-o", scratch.file("s.jpg"), "-w", "%{http_code} %{content_type}", "http://127.0.0.1:\(port)/snapshot.jpg?annotate=1"])
+                "/usr/bin/curl",
+                [
+                    "-s", "--max-time", "10", "-o", scratch.file("s.jpg"), "-w", "%{http_code} %{content_type}",
+                    "http://127.0.0.1:\(port)/snapshot.jpg?annotate=1",
+                ])
             #expect(snapshot.stdout == "200 image/jpeg", "\(snapshot.stdout)")
             let jpeg = try Data(contentsOf: URL(fileURLWithPath: scratch.file("s.jpg")))
             #expect(jpeg.prefix(3) == Data([0xFF, 0xD8, 0xFF]) && jpeg.count > 1000, "a JPEG")
@@ -95,14 +103,16 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             defer { _ = daemon.stop() }
             try #require(waitForSocket(socket), "\(daemon.stderr)")
             let requests = [
-                #"{"request":"ping","id":"a"}"#, #"{"request":"subscribe","kinds":["barcode"]}"#, #"{"request":"nope"}"#, #"{"request":"set","quality":"best"}"#,
+                #"{"request":"ping","id":"a"}"#, #"{"request":"subscribe","kinds":["barcode"]}"#, #"{"request":"nope"}"#,
+                #"{"request":"set","quality":"best"}"#,
                 #"{"request":"set","single":false,"id":3}"#, #"{"request":"capture","path":"\#(scratch.file("photo.jpg"))"}"#, "not json",
             ]
             let probe = try ScannerClientProbe(path: socket)
             let overSocket = try requests.map { try probe.ask($0) }
             let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
             let client = try Subprocess.Running(
-                python, ["Tests/Fixtures/clients/ws_client.py", "ws://127.0.0.1:\(port)/ws", "--seconds", "20"] + requests.flatMap { ["--send", $0] })
+                python,
+                ["Tests/Fixtures/clients/ws_client.py", "ws://127.0.0.1:\(port)/ws", "--seconds", "20"] + requests.flatMap { ["--send", $0] })
             defer { _ = client.stop(signal: SIGKILL) }
             let replies = { (lines: [String]) in lines.filter { $0.contains(#""reply""#) } }
             #expect(client.waitFor(timeout: 20) { replies($0).count >= requests.count }, "\(client.output)")
@@ -124,8 +134,11 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
             func scrape() throws -> [String: Any] {
                 let text = try Subprocess.run(
-                    "/usr/bin/curl", ["-s", "--max-time", "10", "--retry", "100", "--retry-connrefused", "--retry-delay", "0", "--retry-max-time", "30",
-                                      "http://127.0.0.1:\(port)/metrics"], timeout: 40)
+                    "/usr/bin/curl",
+                    [
+                        "-s", "--max-time", "10", "--retry", "100", "--retry-connrefused", "--retry-delay", "0", "--retry-max-time", "30",
+                        "http://127.0.0.1:\(port)/metrics",
+                    ], timeout: 40)
                 let file = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt").path
                 defer { try? FileManager.default.removeItem(atPath: file) }
                 try text.stdout.write(toFile: file, atomically: true, encoding: .utf8)
@@ -139,7 +152,8 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             // which on a loaded machine can be seconds after the first frames.
             let stages = ["decode", "barcodes", "text", "detection"]
             let moved = { (second: [String: Any]) -> Bool in
-                (second["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) > (first["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) + 5
+                (second["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) > (first["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0)
+                    + 5
                     && stages.allSatisfy { (second["scannerd_stage_duration_seconds_count{stage=\($0)}"] as? Double ?? 0) > 0 }
             }
             var second = first
@@ -148,8 +162,12 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
                 second = try scrape()
             }
             let types = second["#types"] as? [String: String] ?? [:]
-            #expect(types["scannerd_frames"] == "counter" && types["scannerd_events"] == "counter" && types["scannerd_stage_duration_seconds"] == "histogram", "\(types)")
-            #expect((second["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) > (first["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) + 5)
+            #expect(
+                types["scannerd_frames"] == "counter" && types["scannerd_events"] == "counter"
+                    && types["scannerd_stage_duration_seconds"] == "histogram", "\(types)")
+            #expect(
+                (second["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) > (first["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0)
+                    + 5)
             #expect((second["scannerd_events_total{}"] as? Double ?? 0) >= 1, "the demo's QR code was added")
             for stage in stages {
                 #expect((second["scannerd_stage_duration_seconds_count{stage=\(stage)}"] as? Double ?? 0) > 0, "\(stage)")
@@ -170,8 +188,11 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             defer { _ = daemon.stop() }
             // The page itself: served with a policy that lets it load nothing from elsewhere.
             let head = try Subprocess.run(
-                "/usr/bin/curl", ["-s", "-D", "-", "-o", "/dev/null", "--retry", "100", "--retry-connrefused", "--retry-delay", "0", "--retry-max-time", "30",
-                                  "http://127.0.0.1:\(port)/"], timeout: 40)
+                "/usr/bin/curl",
+                [
+                    "-s", "-D", "-", "-o", "/dev/null", "--retry", "100", "--retry-connrefused", "--retry-delay", "0", "--retry-max-time", "30",
+                    "http://127.0.0.1:\(port)/",
+                ], timeout: 40)
             #expect(head.stdout.lowercased().contains("content-security-policy: default-src 'none'; script-src 'self'"), "\(head.stdout)")
             var dom = ""
             // Chromium usually answers in ~2 s. It exited 5 within 0.1 s on every attempt whenever
@@ -189,25 +210,37 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
                 try FileManager.default.createDirectory(atPath: own + "/tmp", withIntermediateDirectories: true)
                 let browser = try Subprocess.run(
                     "/bin/sh",
-                    ["-c", #"umask 022 && exec "$@""#, "sh", "/usr/bin/env", "--default-signal", "/usr/bin/timeout", "-k", "5", "25", "/usr/bin/chromium",
-                     "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(own)/profile", "--virtual-time-budget=3000", "--dump-dom",
-                     "http://127.0.0.1:\(port)/"],
+                    [
+                        "-c", #"umask 022 && exec "$@""#, "sh", "/usr/bin/env", "--default-signal", "/usr/bin/timeout", "-k", "5", "25",
+                        "/usr/bin/chromium",
+                        "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(own)/profile", "--virtual-time-budget=3000", "--dump-dom",
+                        "http://127.0.0.1:\(port)/",
+                    ],
                     environment: ["HOME": own, "TMPDIR": own + "/tmp"], timeout: 40)
                 dom = browser.stdout
-                let said = browser.stderr.split(separator: "\n").filter { !$0.contains("Failed to connect to the bus") && !$0.contains("object_proxy.cc") }.joined(separator: " | ")
+                let said = browser.stderr.split(separator: "\n").filter {
+                    !$0.contains("Failed to connect to the bus") && !$0.contains("object_proxy.cc")
+                }.joined(separator: " | ")
                 attempts.append((browser.status, dom.count, said))
             } while !dom.contains(#"<span class="kind">qr</span>"#) && Date() < deadline
             let failed = attempts.filter { $0.status != 0 }
-            let summary = "\(attempts.count) attempts, \(failed.count) failed; the last: exit \(attempts.last?.status ?? -1), \(attempts.last?.bytes ?? 0) bytes: \(attempts.last?.stderr ?? "")"
-            if !failed.isEmpty { print("thePreviewPageShowsTheItemsInAHeadlessBrowser: Chromium failed to start: \(summary); first failure: \(failed[0].stderr)") }
+            let summary =
+                "\(attempts.count) attempts, \(failed.count) failed; the last: exit \(attempts.last?.status ?? -1), \(attempts.last?.bytes ?? 0) bytes: \(attempts.last?.stderr ?? "")"
+            if !failed.isEmpty {
+                print("thePreviewPageShowsTheItemsInAHeadlessBrowser: Chromium failed to start: \(summary); first failure: \(failed[0].stderr)")
+            }
             #expect(
                 dom.contains(#"<span class="kind">qr</span>https://example.com/scannerd-demo</li>"#),
-                "\(summary)\nthe daemon \(daemon.process.isRunning ? "runs" : "exited \(daemon.process.terminationStatus)"): \(daemon.stderr.suffix(1500))\n\(dom.suffix(1500))")
+                "\(summary)\nthe daemon \(daemon.process.isRunning ? "runs" : "exited \(daemon.process.terminationStatus)"): \(daemon.stderr.suffix(1500))\n\(dom.suffix(1500))"
+            )
             // The QR item's own quad: the polygon with the list entry's id.
             let entry = try #require(dom.range(of: #"<span class="kind">qr</span>"#), "\(dom.suffix(1500))")
             let id = try #require(dom[..<entry.lowerBound].components(separatedBy: #"<li data-id=""#).last?.prefix { $0 != "\"" })
-            let polygon = try #require(dom.range(of: #"<polygon points="([^"]*)" data-id="\#(id)""#, options: .regularExpression), "its quad drawn: \(dom.suffix(1500))")
-            let points = dom[polygon].dropFirst(#"<polygon points=""#.count).prefix { $0 != "\"" }.split(separator: " ").map { $0.split(separator: ",").compactMap { Double($0) } }
+            let polygon = try #require(
+                dom.range(of: #"<polygon points="([^"]*)" data-id="\#(id)""#, options: .regularExpression), "its quad drawn: \(dom.suffix(1500))")
+            let points = dom[polygon].dropFirst(#"<polygon points=""#.count).prefix { $0 != "\"" }.split(separator: " ").map {
+                $0.split(separator: ",").compactMap { Double($0) }
+            }
             #expect(points.count == 4 && points.allSatisfy { $0.count == 2 && $0.allSatisfy { (0...1).contains($0) } }, "\(points)")
             #expect(dom.contains("camera available"), "the hello reached the page")
         }
@@ -219,7 +252,8 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             let (fd, port) = try loopbackSocket(listening: true)
             defer { close(fd) }
             // A looping replay would run forever: the daemon must stop it and exit, not hang.
-            let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"], timeout: 60)
+            let result = try Subprocess.run(
+                scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"], timeout: 60)
             #expect(result.status != 0 && !result.timedOut, "\(result.stderr)")
             #expect(result.stderr.contains("http.listen 127.0.0.1:\(port): cannot listen:") && result.stderr.contains("in use"), "\(result.stderr)")
         }

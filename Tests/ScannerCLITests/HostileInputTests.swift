@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
-import Testing
 import TestTraits
+import Testing
 
 /// The reproductions of issue #11, run against the real binaries the way an attacker or a careless
 /// operator would: each once destroyed data, hung, or took gigabytes. Limits in docs/security.md.
@@ -15,7 +15,8 @@ import TestTraits
 
     func asNobody(_ arguments: [String], user: String = "nobody") throws -> Subprocess.Result {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "util-linux's setpriv runs a command as another user")
-        return try Subprocess.run("/usr/bin/setpriv", ["--reuid=\(user)", "--regid=\(user == "nobody" ? "nogroup" : user)", "--clear-groups"] + arguments)
+        return try Subprocess.run(
+            "/usr/bin/setpriv", ["--reuid=\(user)", "--regid=\(user == "nobody" ? "nogroup" : user)", "--clear-groups"] + arguments)
     }
 
     // Finding 1.
@@ -114,7 +115,8 @@ import TestTraits
         try write("camera:\n  source: demo\n  loop: true\nrecognition:\n  quality: balanced\n")
         let socket = directory + "/s.sock"
         let notify = try NotifyListener()
-        let running = try Subprocess.Running(scannerd, ["run", "--config", config, "--socket", socket, "--events-stdout"], environment: ["NOTIFY_SOCKET": notify.path])
+        let running = try Subprocess.Running(
+            scannerd, ["run", "--config", config, "--socket", socket, "--events-stdout"], environment: ["NOTIFY_SOCKET": notify.path])
         try #require(notify.waitFor(timeout: 20) { $0 == "READY=1" })
         try write(Self.laughs)
         running.signal(SIGHUP)
@@ -125,7 +127,8 @@ import TestTraits
         let deadline = Date().addingTimeInterval(20)
         while !applied && Date() < deadline {
             running.signal(SIGHUP)
-            applied = running.waitFor(timeout: 1) { lines in lines.contains { $0.contains(#""event":"config""#) && $0.contains(#""quality":"fast""#) } }
+            applied = running.waitFor(timeout: 1) { lines in lines.contains { $0.contains(#""event":"config""#) && $0.contains(#""quality":"fast""#) }
+            }
         }
         let ping = try Subprocess.run(scanctl, ["ping", "--socket", socket])
         // Not gone 5 s after SIGTERM: killed, and the status says so.
@@ -134,12 +137,16 @@ import TestTraits
         #expect(applied, "\(running.stderr.suffix(600))")
         #expect(ping.status == 0)
         #expect(status == 0, "SIGTERM ends the daemon")
-        #expect(running.stderr.contains("configuration reload refused") && running.stderr.contains("anchors (&name) are not supported"), "\(running.stderr.suffix(800))")
+        #expect(
+            running.stderr.contains("configuration reload refused") && running.stderr.contains("anchors (&name) are not supported"),
+            "\(running.stderr.suffix(800))")
     }
 
     // Finding 4 and 7.
     @Test func scanRefusesBombsAndStillReportsTheGoodFiles() throws {
-        let bombs = ["bomb-65535.png", "bomb-20000-rgb.png", "bomb.pgm", "bomb.tif", "bomb.gif", "bomb.jpg", "bomb.webp"].map { Fixtures.path("hostile/" + $0) }
+        let bombs = ["bomb-65535.png", "bomb-20000-rgb.png", "bomb.pgm", "bomb.tif", "bomb.gif", "bomb.jpg", "bomb.webp"].map {
+            Fixtures.path("hostile/" + $0)
+        }
         let result = try Subprocess.run(scannerd, ["scan", Fixtures.path("qr.png")] + bombs + [Fixtures.path("hostile/truncated.tif")])
         #expect(result.status == 2)
         #expect(result.stdout.contains("https://example.com/scannerd"), "the good file is reported: \(result.stdout)")
@@ -147,7 +154,9 @@ import TestTraits
             #expect(result.stderr.contains("scannerd: \(bomb): image too large ("), "\(bomb): \(result.stderr)")
         }
         // A truncated TIFF that Leptonica would return with rows missing, after 43 lines of noise.
-        #expect(result.stderr.contains("scannerd: \(Fixtures.path("hostile/truncated.tif")): damaged image: Bad file: amount too big: 192"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("scannerd: \(Fixtures.path("hostile/truncated.tif")): damaged image: Bad file: amount too big: 192"),
+            "\(result.stderr)")
         // One line per bad file, nothing from the libraries.
         #expect(result.stderrLines.count == bombs.count + 1, "\(result.stderr)")
         #expect(result.stderrLines.allSatisfy { $0.hasPrefix("scannerd: ") }, "\(result.stderr)")
@@ -177,14 +186,17 @@ import TestTraits
         png[png.count / 2] ^= 0xFF
         try png.write(to: URL(fileURLWithPath: damaged))
         // The odd name goes through a shell glob, the way a user would hand it over.
-        let result = try Subprocess.run("/bin/sh", ["-c", #"exec "$0" scan "$@" "$1"/qr-*.png"#, scannerd, directory, fifo, "/dev/zero", "/no/such/file.png", damaged, sparse])
+        let result = try Subprocess.run(
+            "/bin/sh", ["-c", #"exec "$0" scan "$@" "$1"/qr-*.png"#, scannerd, directory, fifo, "/dev/zero", "/no/such/file.png", damaged, sparse])
         #expect(result.status == 2)
         let lines = result.stderrLines
         #expect(lines.contains("scannerd: \(directory): is a directory"), "\(lines)")
         #expect(lines.contains("scannerd: \(fifo): not a regular file"))
         #expect(lines.contains("scannerd: /dev/zero: not a regular file"))
         #expect(lines.contains("scannerd: /no/such/file.png: no such file"))
-        #expect(lines.contains { $0.hasPrefix("scannerd: \(damaged): not a readable image") && $0.contains("libpng error: IDAT") }, "libpng's words, on the file's line: \(lines)")
+        #expect(
+            lines.contains { $0.hasPrefix("scannerd: \(damaged): not a readable image") && $0.contains("libpng error: IDAT") },
+            "libpng's words, on the file's line: \(lines)")
         #expect(lines.contains("scannerd: \(sparse): file too large (2147483648 bytes; at most 64 MiB)"), "\(lines)")
         #expect(lines.count == 6, "one line per bad path: \(lines)")
         #expect(result.stdout.contains("https://example.com/scannerd"), "the file with a non-UTF-8 name was scanned: \(result.stdout)")
@@ -198,7 +210,9 @@ import TestTraits
         let result = try Subprocess.run(scannerd, ["run", "--no-config", "--no-socket", "--events-stdout", "--source", directory, "--pace", "none"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains(#""event":"added""#) && result.stdout.contains("https://example.com/scannerd"), "\(result.stdout)")
-        #expect(result.stderr.contains("replay frame skipped") && result.stderr.contains("image too large (65535×65535; at most 50 megapixels)"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("replay frame skipped") && result.stderr.contains("image too large (65535×65535; at most 50 megapixels)"),
+            "\(result.stderr)")
     }
 
     @Test func aReplaySourceThatIsNoFileIsRefusedAtOnce() throws {
@@ -217,7 +231,9 @@ import TestTraits
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"), "util-linux's prlimit")
         let scratch = try TemporaryDirectory("scannerd-hostile")
         let directory = scratch.path
-        let result = try Subprocess.run("/usr/bin/prlimit", ["--nofile=256:256", scannerd, "run", "--no-config", "--source", "demo", "--socket", directory + "/s.sock", "--max-clients", "1000"])
+        let result = try Subprocess.run(
+            "/usr/bin/prlimit",
+            ["--nofile=256:256", scannerd, "run", "--no-config", "--source", "demo", "--socket", directory + "/s.sock", "--max-clients", "1000"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("max-clients 1000 needs 1064 open files, but the limit is 256"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/s.sock"))
@@ -233,7 +249,8 @@ import TestTraits
         try #require(waitForSocket(socket))
         func watcher(_ user: String) throws -> Subprocess.Running {
             let group = user == "nobody" ? "nogroup" : user
-            return try Subprocess.Running("/usr/bin/setpriv", ["--reuid=\(user)", "--regid=\(group)", "--clear-groups", scanctl, "watch", "--json", "--socket", socket])
+            return try Subprocess.Running(
+                "/usr/bin/setpriv", ["--reuid=\(user)", "--regid=\(group)", "--clear-groups", scanctl, "watch", "--json", "--socket", socket])
         }
         func hello(_ client: Subprocess.Running) -> Bool { client.waitFor(timeout: 10) { $0.first?.contains(#""event":"hello""#) == true } }
         // Two per user…

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
-import Testing
 import TestTraits
+import Testing
 
 /// A real mosquitto broker on a free loopback port, in a directory of its own, with persistence (a
 /// persistent subscriber's session survives a restart of the broker). Started and stopped by the test.
@@ -43,7 +43,10 @@ final class Broker: @unchecked Sendable {
         let broker = try Subprocess.Running("/usr/bin/stdbuf", ["-oL", "/usr/sbin/mosquitto", "-c", directory.file("mosquitto.conf")])
         let running = broker.waitFor(timeout: 10) { $0.contains { $0.hasSuffix(" running") } }
         if required { try #require(running, "\(broker.output)") }
-        guard running else { _ = broker.stop(signal: SIGKILL); return false }
+        guard running else {
+            _ = broker.stop(signal: SIGKILL)
+            return false
+        }
         process = broker
         return true
     }
@@ -67,7 +70,8 @@ final class Broker: @unchecked Sendable {
 
     /// The message retained on `topic`, if any, within a few seconds.
     func retained(_ topic: String) throws -> String? {
-        let result = try Subprocess.run("/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-C", "1", "-W", "3", "--retained-only"], timeout: 10)
+        let result = try Subprocess.run(
+            "/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-C", "1", "-W", "3", "--retained-only"], timeout: 10)
         return result.stdout.split(separator: "\n").first.map(String.init)
     }
 
@@ -89,15 +93,20 @@ func eventSeqs(_ lines: [String], topic: String) -> [Int] {
             let subscriber = try broker.subscribe("kiosk/7/#")
             defer { _ = subscriber.stop(signal: SIGKILL) }
             let daemon = try Subprocess.Running(
-                scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-topic", "kiosk/7"],
+                scannerd,
+                ["run", "--no-socket", "--source", "demo", "--loop", "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-topic", "kiosk/7"],
                 environment: ["SCANNERD_MQTT_KEEPALIVE": "5"])
             defer { _ = daemon.stop(signal: SIGKILL) }
-            #expect(subscriber.waitFor(timeout: 30) { lines in lines.contains { $0.hasPrefix("kiosk/7/events ") && $0.contains(#""event":"added""#) } }, "\(subscriber.output.suffix(5))")
+            #expect(
+                subscriber.waitFor(timeout: 30) { lines in lines.contains { $0.hasPrefix("kiosk/7/events ") && $0.contains(#""event":"added""#) } },
+                "\(subscriber.output.suffix(5))")
             #expect(try broker.retained("kiosk/7/status")?.contains(#""state":"online""#) == true)
             #expect(try broker.retained("kiosk/7/items")?.hasPrefix(#"{"items":["#) == true, "the current items, retained")
             // Killed, with no chance to say goodbye: the broker publishes the will within 1.5 keepalives.
             _ = daemon.stop(signal: SIGKILL)
-            #expect(subscriber.waitFor(timeout: 20) { lines in lines.contains { $0.hasPrefix("kiosk/7/status ") && $0.contains(#""state":"offline""#) } }, "\(subscriber.output.suffix(3))")
+            #expect(
+                subscriber.waitFor(timeout: 20) { lines in lines.contains { $0.hasPrefix("kiosk/7/status ") && $0.contains(#""state":"offline""#) } },
+                "\(subscriber.output.suffix(3))")
             #expect(try broker.retained("kiosk/7/status")?.contains(#""state":"offline""#) == true, "the will is retained")
         }
     }
@@ -112,7 +121,11 @@ func eventSeqs(_ lines: [String], topic: String) -> [Int] {
             defer { _ = subscriber.stop(signal: SIGKILL) }
             try #require(broker.waitForLog("dashboard"), "\(broker.log.suffix(5))")
             let daemon = try Subprocess.Running(
-                scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--events-stdout", "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-topic", "fleet/a"])
+                scannerd,
+                [
+                    "run", "--no-socket", "--source", "demo", "--loop", "--events-stdout", "--mqtt", "mqtt://127.0.0.1:\(broker.port)",
+                    "--mqtt-topic", "fleet/a",
+                ])
             defer { _ = daemon.stop(signal: SIGKILL) }
             #expect(subscriber.waitFor(timeout: 30) { eventSeqs($0, topic: "fleet/a/events").count >= 5 })
             broker.stop()
@@ -123,7 +136,9 @@ func eventSeqs(_ lines: [String], topic: String) -> [Int] {
             #expect(subscriber.waitFor(timeout: 60) { eventSeqs($0, topic: "fleet/a/events").max() ?? 0 >= target }, "\(subscriber.output.suffix(3))")
             #expect(daemon.stop() == 0)
             let emitted = daemon.output.compactMap { JSONLines.object($0)["seq"] as? Int }
-            #expect(subscriber.waitFor(timeout: 30) { eventSeqs($0, topic: "fleet/a/events").last == emitted.last }, "the daemon's last event, published at shutdown")
+            #expect(
+                subscriber.waitFor(timeout: 30) { eventSeqs($0, topic: "fleet/a/events").last == emitted.last },
+                "the daemon's last event, published at shutdown")
             let received = eventSeqs(subscriber.output, topic: "fleet/a/events")
             // Lost once in a full run on a busy machine (seqs 45–64, as many as the broker's default
             // max_inflight_messages); not reproduced alone or beside busy loops. The evidence is

@@ -1,8 +1,8 @@
 import Foundation
 import ScannerCore
 import TestSupport
-import Testing
 import TestTraits
+import Testing
 
 /// Parses JSON lines into objects.
 func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
@@ -33,20 +33,21 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
         // The 1-second clip: a QR code drifting left (frames 3–12), then a card (17–26). The QR code
         // moves 4 px a frame, so it is updated each time it has moved more than 2% of the width; the
         // clip ends before any grace period runs out, so everything is removed at the end.
-        #expect(Self.summary(events) == [
-            "hello", "available",
-            "added https://example.com/scannerd-demo@3",
-            "updated https://example.com/scannerd-demo@7",
-            "updated https://example.com/scannerd-demo@11",
-            // The card: OCR on every 3rd frame reads it first on 18; its confident reads are
-            // confirmed on the next frame (a confirming pass, docs/pipeline.md).
-            "added +14155550123@19",
-            "added jane.doe@example.com@19",
-            "removed https://example.com/scannerd-demo@29",
-            "removed +14155550123@29",
-            "removed jane.doe@example.com@29",
-            "end",
-        ])
+        #expect(
+            Self.summary(events) == [
+                "hello", "available",
+                "added https://example.com/scannerd-demo@3",
+                "updated https://example.com/scannerd-demo@7",
+                "updated https://example.com/scannerd-demo@11",
+                // The card: OCR on every 3rd frame reads it first on 18; its confident reads are
+                // confirmed on the next frame (a confirming pass, docs/pipeline.md).
+                "added +14155550123@19",
+                "added jane.doe@example.com@19",
+                "removed https://example.com/scannerd-demo@29",
+                "removed +14155550123@29",
+                "removed jane.doe@example.com@29",
+                "end",
+            ])
         let hello = try #require(events.first)
         #expect(hello["version"] as? Int == 1 && (hello["items"] as? [Any])?.isEmpty == true)
         #expect(hello["daemon"] as? String == Release.version)
@@ -68,28 +69,31 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
     /// with ±1 px jitter 12–41, gone from 43; a flyer card out of focus 90–104, sharp 105–134, gone
     /// from 135. The card holds a phone number, an order number, a price and a date.
     @Test func sequenceClipGivesExactlyTheExpectedEvents() throws {
-        let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "Tests/Fixtures/clips/sequence", "--pace", "none", "--events-stdout"])
+        let result = try Subprocess.run(
+            scannerd, ["run", "--no-socket", "--source", "Tests/Fixtures/clips/sequence", "--pace", "none", "--events-stdout"])
         #expect(result.status == 0, "\(result.stderr)")
         let events = try jsonObjects(result.stdoutLines)
-        #expect(Self.summary(events) == [
-            "hello", "available",
-            // QR: added on its first fully visible frame; jitter gives no updates; removed once the
-            // 0.8 s grace period (24 frames) after its last sighting (41) has passed.
-            "added https://example.com/clip@12",
-            "removed https://example.com/clip@66",
-            // The card out of focus: the person is told (issue #17), once three passes agree.
-            "guidance blurry",
-            // Phone: nothing while the card is blurred; OCR on every 3rd frame reads it first on 105,
-            // and a confirming pass on the next frame (106) agrees: added. The order number, price
-            // and date are never added. Text's grace
-            // period is 0.8 s too, after the last OCR pass that saw it (132).
-            "added +12125550187@106",
-            // Sharp again, and a second after the hint: cleared.
-            "guidance cleared",
-            "removed +12125550187@157",
-            "end",
-        ])
-        let removedPhone = try #require(events.first { ($0["event"] as? String) == "removed" && ($0["item"] as? [String: Any])?["contentType"] as? String == "telephoneNumber" })
+        #expect(
+            Self.summary(events) == [
+                "hello", "available",
+                // QR: added on its first fully visible frame; jitter gives no updates; removed once the
+                // 0.8 s grace period (24 frames) after its last sighting (41) has passed.
+                "added https://example.com/clip@12",
+                "removed https://example.com/clip@66",
+                // The card out of focus: the person is told (issue #17), once three passes agree.
+                "guidance blurry",
+                // Phone: nothing while the card is blurred; OCR on every 3rd frame reads it first on 105,
+                // and a confirming pass on the next frame (106) agrees: added. The order number, price
+                // and date are never added. Text's grace
+                // period is 0.8 s too, after the last OCR pass that saw it (132).
+                "added +12125550187@106",
+                // Sharp again, and a second after the hint: cleared.
+                "guidance cleared",
+                "removed +12125550187@157",
+                "end",
+            ])
+        let removedPhone = try #require(
+            events.first { ($0["event"] as? String) == "removed" && ($0["item"] as? [String: Any])?["contentType"] as? String == "telephoneNumber" })
         let item = try #require(removedPhone["item"] as? [String: Any])
         #expect(item["firstFrame"] as? Int == 105 && item["lastFrame"] as? Int == 132)
         #expect(item["transcript"] as? String == "(212) 555-0187")
@@ -105,22 +109,24 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
     /// Tests/Fixtures/clips/several: two identical QR codes side by side and a card with a UK number,
     /// all in view for frames 5–34, then an empty scene.
     @Test func severalItemsAtOnceEachGetTheirOwnLife() throws {
-        let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "Tests/Fixtures/clips/several", "--pace", "none", "--events-stdout"])
+        let result = try Subprocess.run(
+            scannerd, ["run", "--no-socket", "--source", "Tests/Fixtures/clips/several", "--pace", "none", "--events-stdout"])
         #expect(result.status == 0, "\(result.stderr)")
         let events = try jsonObjects(result.stdoutLines)
-        #expect(Self.summary(events) == [
-            "hello", "available",
-            "added https://example.com/twin@5", "added https://example.com/twin@5",
-            // OCR on frame 6 (first read) and a confirming pass on 7.
-            "added +442079460958@7",
-            // Text after 0.8 s (24 frames) from its last OCR pass (33); barcodes after 0.8 s from
-            // their last decode (33): the hand jitters a pixel, so every frame is scanned, and the
-            // frames of one jitter position (34) do not decode (`scannerd scan` agrees). Until
-            // issue #14 the gate took a pixel's jitter for no change and let frame 34 repeat 33.
-            "removed https://example.com/twin@58", "removed https://example.com/twin@58",
-            "removed +442079460958@58",
-            "end",
-        ])
+        #expect(
+            Self.summary(events) == [
+                "hello", "available",
+                "added https://example.com/twin@5", "added https://example.com/twin@5",
+                // OCR on frame 6 (first read) and a confirming pass on 7.
+                "added +442079460958@7",
+                // Text after 0.8 s (24 frames) from its last OCR pass (33); barcodes after 0.8 s from
+                // their last decode (33): the hand jitters a pixel, so every frame is scanned, and the
+                // frames of one jitter position (34) do not decode (`scannerd scan` agrees). Until
+                // issue #14 the gate took a pixel's jitter for no change and let frame 34 repeat 33.
+                "removed https://example.com/twin@58", "removed https://example.com/twin@58",
+                "removed +442079460958@58",
+                "end",
+            ])
         let twins = events.filter { $0["event"] as? String == "added" }.compactMap { $0["item"] as? [String: Any] }
             .filter { $0["payload"] as? String == "https://example.com/twin" }
         #expect(Set(twins.compactMap { $0["id"] as? String }).count == 2, "two identical codes are two items")
@@ -130,11 +136,14 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
 
     @Test func aReplayGivesTheSameEventsEveryRun() throws {
         func run() throws -> [String] {
-            let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "Tests/Fixtures/clips/sequence", "--pace", "none", "--events-stdout", "--quality", "fast"])
+            let result = try Subprocess.run(
+                scannerd,
+                ["run", "--no-socket", "--source", "Tests/Fixtures/clips/sequence", "--pace", "none", "--events-stdout", "--quality", "fast"])
             #expect(result.status == 0, "\(result.stderr)")
             return Self.summary(try jsonObjects(result.stdoutLines))
         }
-        let first = try run(), second = try run()
+        let first = try run()
+        let second = try run()
         // Something happened (not two empty runs alike): the QR code came and went, and it ended.
         #expect(first.contains { $0.hasPrefix("added https://example.com/clip@") }, "\(first)")
         #expect(first.contains { $0.hasPrefix("removed https://example.com/clip@") })
@@ -156,9 +165,18 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
         (["run", "--device", "/dev/video0", "--control", "focus"], "--control: camera.controls: invalid value '[focus]': expected name=value"),
         (["run", "--device", "/dev/video0", "--control", "sharpness=3"], "unknown camera control 'sharpness'"),
         (["run", "--no-config", "--source", "demo", "--width", "wide"], "--width: camera.width: invalid value 'wide'"),
-        (["run", "--config", "/nonexistent/scannerd.conf", "--source", "demo"], "/nonexistent/scannerd.conf: cannot read the configuration: no such file"),
-        (["run", "--no-config", "--no-socket", "--source", "demo", "--line-model", "models"], "--line-model: recognition.line-model: invalid value 'models': expected auto, none or an absolute path"),
-        (["run", "--no-config", "--no-socket", "--source", "demo", "--line-model", "/nonexistent/line-model"], "line model: /nonexistent/line-model: no such file or directory"),
+        (
+            ["run", "--config", "/nonexistent/scannerd.conf", "--source", "demo"],
+            "/nonexistent/scannerd.conf: cannot read the configuration: no such file"
+        ),
+        (
+            ["run", "--no-config", "--no-socket", "--source", "demo", "--line-model", "models"],
+            "--line-model: recognition.line-model: invalid value 'models': expected auto, none or an absolute path"
+        ),
+        (
+            ["run", "--no-config", "--no-socket", "--source", "demo", "--line-model", "/nonexistent/line-model"],
+            "line model: /nonexistent/line-model: no such file or directory"
+        ),
     ])
     func badArguments(arguments: [String], mentions: String) throws {
         let result = try Subprocess.run(scannerd, arguments)
@@ -171,7 +189,8 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
 @Suite(.offThePool(minutes: 2)) struct GuidanceReplayTests {
     func hints(_ clip: String) throws -> [String] {
         let run = try Subprocess.run(
-            Subprocess.executable("scannerd"), ["run", "--no-config", "--no-socket", "--source", "Tests/Fixtures/clips/\(clip)", "--pace", "none", "--events-stdout"],
+            Subprocess.executable("scannerd"),
+            ["run", "--no-config", "--no-socket", "--source", "Tests/Fixtures/clips/\(clip)", "--pace", "none", "--events-stdout"],
             timeout: 60)
         #expect(run.status == 0, "\(run.stderr)")
         return JSONLines.objects(run.stdoutLines).filter { $0["event"] as? String == "guidance" }.compactMap { $0["hint"] as? String }

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
-import Testing
 import TestTraits
+import Testing
 
 /// `scannerd scan` as a user runs it: arguments in, JSON lines and an exit status out.
 @Suite(.offThePool(minutes: 5)) struct ScanCommandTests {
@@ -35,7 +35,10 @@ import TestTraits
         #expect(items[1]["payload"] as? String == "+12125550187")
         #expect(items[1]["transcript"] as? String == "212-555-0187")
         // Keys come in the documented order.
-        #expect(result.stdoutLines[0].hasPrefix(#"{"image":"Tests/Fixtures/qr.png","kind":"barcode","symbology":"qr","symbologyIdentifier":"]Q1","payload":"https://example.com/scannerd","parsed":{"type":"url",""#))
+        #expect(
+            result.stdoutLines[0].hasPrefix(
+                #"{"image":"Tests/Fixtures/qr.png","kind":"barcode","symbology":"qr","symbologyIdentifier":"]Q1","payload":"https://example.com/scannerd","parsed":{"type":"url",""#
+            ))
         #expect(result.stderr.isEmpty)
     }
 

@@ -3,8 +3,8 @@ import ImageDecoding
 import ScannerClient
 import ScannerCore
 import TestSupport
-import Testing
 import TestTraits
+import Testing
 
 /// `scanctl` against a running `scannerd run` on a replay, through the real socket.
 @Suite(.offThePool(minutes: 5), .serialized) struct ScanctlTests {
@@ -40,9 +40,11 @@ import TestTraits
         #expect(ping.status == 0 && ping.stdout.contains("answered"))
         let stats = try Subprocess.run(scanctl, ["stats", "--socket", socket])
         #expect(stats.status == 0, "\(stats.stderr)")
-        for figure in ["uptime", "capture.frames", "capture.decoded", "capture.dropped", "capture.corrupt", "capture.reconnects", "capture.fps",
-                       "barcodes.scans", "barcodes.latencyP50", "barcodes.latencyP99", "text.passes", "text.perSecond",
-                       "text.latencyP50", "text.latencyP99", "events.items", "events.clients"] {
+        for figure in [
+            "uptime", "capture.frames", "capture.decoded", "capture.dropped", "capture.corrupt", "capture.reconnects", "capture.fps",
+            "barcodes.scans", "barcodes.latencyP50", "barcodes.latencyP99", "text.passes", "text.perSecond",
+            "text.latencyP50", "text.latencyP99", "events.items", "events.clients",
+        ] {
             #expect(stats.stdoutLines.contains { $0.hasPrefix(figure + ": ") }, "scanctl stats shows \(figure): \(stats.stdout)")
         }
         func figure(_ name: String) -> Double? {
@@ -95,7 +97,8 @@ import TestTraits
         let directory = (socket as NSString).deletingLastPathComponent
         let daemon = try Subprocess.Running(scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--loop", "--socket", socket])
         try #require(waitForSocket(socket))
-        let plain = directory + "/plain.jpg", annotated = directory + "/annotated.jpg"
+        let plain = directory + "/plain.jpg"
+        let annotated = directory + "/annotated.jpg"
         let first = try Subprocess.run(scanctl, ["capture", "--socket", socket, plain])
         // Wait for an item, so that there is something to draw.
         let watch = try Subprocess.Running(scanctl, ["watch", "--json", "--socket", socket])
@@ -125,7 +128,8 @@ import TestTraits
         let clip = try TemporaryDirectory("scannerd-still")
         try FileManager.default.copyItem(atPath: Fixtures.path("qr.png"), toPath: clip.file("0.png"))
         let socket = socketPath()
-        let daemon = try Subprocess.Running(scannerd, ["run", "--source", clip.path, "--loop", "--processing-width", "160", "--socket", socket, "--events-stdout"])
+        let daemon = try Subprocess.Running(
+            scannerd, ["run", "--source", clip.path, "--loop", "--processing-width", "160", "--socket", socket, "--events-stdout"])
         try #require(waitForSocket(socket))
         try #require(daemon.waitFor(timeout: 20) { JSONLines.addedPayloads($0).contains("https://example.com/scannerd") })
         let probe = try ScannerClientProbe(path: socket)
@@ -137,7 +141,8 @@ import TestTraits
             let data = try #require(Data(base64Encoded: reply["jpeg"] as? String ?? ""), "\(reply)")
             return try ImageDecoder().decode(data).image
         }
-        let before = try image(plain), after = try image(annotated)
+        let before = try image(plain)
+        let after = try image(annotated)
         let source = try ImageDecoder().decodeFile(atPath: Fixtures.path("qr.png")).image
         // Full resolution: the file's size, not the 160-px processing image.
         #expect(before.width == source.width && before.height == source.height && plain["width"] as? Int == source.width)
@@ -149,13 +154,16 @@ import TestTraits
         try #require(corners.count == 4)
         func distanceToOutline(_ p: Point) -> Double {
             (0..<4).map { i in
-                let a = corners[i], b = corners[(i + 1) % 4]
-                let dx = b.x - a.x, dy = b.y - a.y
+                let a = corners[i]
+                let b = corners[(i + 1) % 4]
+                let dx = b.x - a.x
+                let dy = b.y - a.y
                 let t = max(0, min(1, ((p.x - a.x) * dx + (p.y - a.y) * dy) / (dx * dx + dy * dy)))
                 return hypot(p.x - (a.x + t * dx), p.y - (a.y + t * dy))
             }.min()!
         }
-        var drawn = 0, stray = 0
+        var drawn = 0
+        var stray = 0
         for y in 0..<before.height {
             for x in 0..<before.width where abs(Int(before.pixels[y * before.width + x]) - Int(after.pixels[y * after.width + x])) > 64 {
                 if distanceToOutline(Point(x: Double(x), y: Double(y))) <= 8 { drawn += 1 } else { stray += 1 }
@@ -197,10 +205,12 @@ import TestTraits
 
     @Test(.enabled(if: canRunAsOtherUsers)) func peersOutsideTheAllowedGroupsAreRefused() throws {
         let socket = sharedDirectory() + "/s.sock"
-        let daemon = try Subprocess.Running(scannerd, ["run", "--source", "demo", "--loop", "--socket", socket, "--socket-mode", "0666", "--allow-group", "root"])
+        let daemon = try Subprocess.Running(
+            scannerd, ["run", "--source", "demo", "--loop", "--socket", socket, "--socket-mode", "0666", "--allow-group", "root"])
         try #require(waitForSocket(socket))
         let root = try Subprocess.run(scanctl, ["ping", "--socket", socket])
-        let nobody = try Subprocess.run("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", scanctl, "ping", "--socket", socket])
+        let nobody = try Subprocess.run(
+            "/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", scanctl, "ping", "--socket", socket])
         _ = daemon.stop()
         #expect(root.status == 0)
         #expect(nobody.status == 3, "\(nobody.stderr)")
@@ -215,9 +225,12 @@ import TestTraits
     /// `pause`) once control users are named, and only they may have the daemon write files.
     @Test(.enabled(if: canRunAsOtherUsers)) func controlUsersAndGroupsDecideWhoMayChangeAndWrite() throws {
         let socket = sharedDirectory() + "/control.sock"
-        let daemon = try Subprocess.Running(scannerd, [
-            "run", "--source", "demo", "--loop", "--socket", socket, "--socket-mode", "0666", "--control-user", "bin", "--control-group", "daemon",
-        ])
+        let daemon = try Subprocess.Running(
+            scannerd,
+            [
+                "run", "--source", "demo", "--loop", "--socket", socket, "--socket-mode", "0666", "--control-user", "bin", "--control-group",
+                "daemon",
+            ])
         try #require(waitForSocket(socket))
         let set = [scanctl, "set", "--socket", socket, "--quality", "fast"]
         let write = [scanctl, "request", "--socket", socket, #"{"request":"capture","path":"\#(sharedDirectory())/by-nobody.jpg"}"#]
@@ -244,7 +257,8 @@ import TestTraits
 
     @Test(.enabled(if: canRunAsOtherUsers)) func allowUserLetsOnlyThatUserIn() throws {
         let socket = sharedDirectory() + "/allow.sock"
-        let daemon = try Subprocess.Running(scannerd, ["run", "--source", "demo", "--loop", "--socket", socket, "--socket-mode", "0666", "--allow-user", "nobody"])
+        let daemon = try Subprocess.Running(
+            scannerd, ["run", "--source", "demo", "--loop", "--socket", socket, "--socket-mode", "0666", "--allow-user", "nobody"])
         try #require(waitForSocket(socket))
         let nobody = try runAs("nobody", [scanctl, "ping", "--socket", socket])
         let bin = try runAs("bin", [scanctl, "ping", "--socket", socket])
@@ -283,8 +297,13 @@ import TestTraits
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(path.utf8)); raw[path.utf8.count] = 0 }
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8))
+            raw[path.utf8.count] = 0
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
         try #require(bound == 0 && listen(fd, 16) == 0)
         defer { close(fd) }
         // LISTEN_PID must be the daemon's own pid: a shell sets it to $$ and then execs the daemon.
@@ -322,7 +341,8 @@ import TestTraits
     @Test func setTurnsTextRecognitionOnAndOff() throws {
         let scratch = try TemporaryDirectory("scannerd-text-on")
         let socket = scratch.file("s.sock")
-        let daemon = try Subprocess.Running(scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--loop", "--types", "qr", "--socket", socket, "--events-stdout"])
+        let daemon = try Subprocess.Running(
+            scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--loop", "--types", "qr", "--socket", socket, "--events-stdout"])
         try #require(waitForSocket(socket))
         // The QR code shows the pipeline runs; no phone number is read while only qr is asked for.
         try #require(daemon.waitFor(timeout: 30) { JSONLines.addedPayloads($0).contains("https://example.com/clip") })
@@ -338,7 +358,8 @@ import TestTraits
     @Test func setChangesTypesForEveryClientAndIsAnnounced() throws {
         let scratch = try TemporaryDirectory("scannerd-set")
         let socket = scratch.file("s.sock")
-        let daemon = try Subprocess.Running(scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--loop", "--socket", socket, "--events-stdout"])
+        let daemon = try Subprocess.Running(
+            scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--loop", "--socket", socket, "--events-stdout"])
         try #require(waitForSocket(socket))
         let connection = try ScannerClientProbe(path: socket)
         let reply = try connection.ask(#"{"request":"set","id":"s1","types":["telephoneNumber"]}"#)
@@ -346,7 +367,9 @@ import TestTraits
         #expect(reply.contains(#""types":["telephoneNumber"]"#))
         // The same through scanctl.
         let scanctl = try Subprocess.run(Subprocess.executable("scanctl"), ["set", "--socket", socket, "--single", "off", "--roi", "full"])
-        #expect(scanctl.status == 0 && (scanctl.stdout.contains("single: 0") || scanctl.stdout.contains("single: false")), "\(scanctl.stdout)\(scanctl.stderr)")
+        #expect(
+            scanctl.status == 0 && (scanctl.stdout.contains("single: 0") || scanctl.stdout.contains("single: false")),
+            "\(scanctl.stdout)\(scanctl.stderr)")
         let bad = try Subprocess.run(Subprocess.executable("scanctl"), ["set", "--socket", socket, "--quality", "best"])
         #expect(bad.status == 1 && bad.stderr.contains("bad-argument"))
         // Every client hears the change; after it, only phone numbers are added (a loop is 6.5 s).
@@ -396,9 +419,11 @@ import TestTraits
         try #require(daemon.waitFor(timeout: 10) { lines in JSONLines.eventNames(lines).contains("paused") })
         let names = JSONLines.eventNames(daemon.output)
         let pausedIndex = try #require(names.lastIndex(of: "paused"))
-        #expect(JSONLines.objects(daemon.output).enumerated().contains { index, event in
-            index < pausedIndex && event["event"] as? String == "removed" && (event["item"] as? [String: Any])?["payload"] as? String == Self.demoQR
-        }, "the QR code is removed before `paused`")
+        #expect(
+            JSONLines.objects(daemon.output).enumerated().contains { index, event in
+                index < pausedIndex && event["event"] as? String == "removed"
+                    && (event["item"] as? [String: Any])?["payload"] as? String == Self.demoQR
+            }, "the QR code is removed before `paused`")
 
         // A client connecting now is told so in its hello.
         let probe = try ScannerClientProbe(path: socket)
@@ -420,8 +445,9 @@ import TestTraits
         let resume = try Subprocess.run(scanctl, ["resume", "--socket", socket])
         #expect(resume.status == 0 && resume.stdout == "recognition running\n", "\(resume.stdout)\(resume.stderr)")
         let resumedAt = daemon.output.count
-        #expect(daemon.waitFor(timeout: 30) { lines in JSONLines.objects(Array(lines.dropFirst(resumedAt))).contains(where: added) },
-                "the next pass of the loop is found again")
+        #expect(
+            daemon.waitFor(timeout: 30) { lines in JSONLines.objects(Array(lines.dropFirst(resumedAt))).contains(where: added) },
+            "the next pass of the loop is found again")
         #expect(JSONLines.eventNames(Array(daemon.output.dropFirst(pausedAt))).filter { $0 == "resumed" }.count == 1)
         // Resuming what runs changes nothing and says nothing more.
         #expect(try probe.ask(#"{"request":"resume","id":2}"#).contains(#""ok":true,"recognition":"running""#))
@@ -434,10 +460,12 @@ import TestTraits
     @Test func oncePerSessionHearsOfTheCodeOnceWhileOthersHearEveryPass() throws {
         let scratch = try TemporaryDirectory("scannerd-repeat")
         let socket = scratch.file("s.sock")
-        let daemon = try Subprocess.Running(Subprocess.executable("scannerd"), ["run", "--no-config", "--source", "demo", "--loop", "--socket", socket])
+        let daemon = try Subprocess.Running(
+            Subprocess.executable("scannerd"), ["run", "--no-config", "--source", "demo", "--loop", "--socket", socket])
         defer { _ = daemon.stop() }
         try #require(waitForSocket(socket), "\(daemon.stderr)")
-        let once = try ScannerConnection(path: socket), every = try ScannerConnection(path: socket)
+        let once = try ScannerConnection(path: socket)
+        let every = try ScannerConnection(path: socket)
         #expect(try once.request(line: #"{"request":"subscribe","symbologies":["qr"],"repeat":"oncePerSession"}"#).head.ok == true)
         #expect(try every.request(line: #"{"request":"subscribe","symbologies":["qr"]}"#).head.ok == true)
         /// The demo QR code's events on `connection` until `done` says so, or until nothing comes for
@@ -448,7 +476,9 @@ import TestTraits
             while !done(names), Date() < deadline {
                 guard let line = try? connection.readLine(timeout: quiet) else { break }
                 let event = JSONLines.object(line)
-                if (event["item"] as? [String: Any])?["payload"] as? String == PauseTests.demoQR, let name = event["event"] as? String { names.append(name) }
+                if (event["item"] as? [String: Any])?["payload"] as? String == PauseTests.demoQR, let name = event["event"] as? String {
+                    names.append(name)
+                }
             }
             return names
         }
@@ -457,12 +487,13 @@ import TestTraits
         #expect(everyPass.filter { $0 == "added" }.count >= 2, "\(everyPass)")
         // Meanwhile the other heard of the first showing only, whole: one added, its updates, one removed.
         let onePass = try qrEvents(once, quiet: 1)
-        #expect(onePass.first == "added" && onePass.filter { $0 == "added" }.count == 1 && onePass.filter { $0 == "removed" }.count <= 1, "\(onePass)")
+        #expect(
+            onePass.first == "added" && onePass.filter { $0 == "added" }.count == 1 && onePass.filter { $0 == "removed" }.count <= 1, "\(onePass)")
     }
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The client library's reading of a stream the daemon cut off.
@@ -480,7 +511,9 @@ import Glibc
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (i, byte) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = byte }
         }
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(server, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(server, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
         try #require(bound == 0 && listen(server, 1) == 0)
         let writer = Thread {
             let client = accept(server, nil, nil)

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
-import Testing
 import TestTraits
+import Testing
 
 /// `scanctl wait`: one-shot scanning for scripts, against a daemon playing the demo in a loop.
 @Suite(.offThePool(minutes: 2)) struct ScanctlWaitTests {
@@ -17,7 +17,8 @@ import TestTraits
             try #require(waitForSocket(socket), "\(daemon.stderr)")
             let qr = try Subprocess.run(scanctl, ["wait", "--socket", socket, "--types", "qr", "--timeout", "30"], timeout: 40)
             #expect(qr.status == 0 && qr.stdout == "https://example.com/scannerd-demo\n", "\(qr.stdout) \(qr.stderr)")
-            let phone = try Subprocess.run(scanctl, ["wait", "--socket", socket, "--types", "telephoneNumber", "--json", "--timeout", "30"], timeout: 40)
+            let phone = try Subprocess.run(
+                scanctl, ["wait", "--socket", socket, "--types", "telephoneNumber", "--json", "--timeout", "30"], timeout: 40)
             #expect(phone.status == 0, "\(phone.stderr)")
             let item = JSONLines.object(phone.stdout)
             #expect(item["contentType"] as? String == "telephoneNumber" && item["payload"] as? String == "+14155550123", "\(phone.stdout)")

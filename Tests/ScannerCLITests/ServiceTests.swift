@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
-import Testing
 import TestTraits
+import Testing
 
 /// The daemon as a service: signals, reload, systemd notification and the watchdog — the unmodified
 /// binary, driven the way systemd drives it.
@@ -25,7 +25,8 @@ import TestTraits
         env.merge(environment) { $1 }
         return try Subprocess.Running(
             scannerd,
-            ["run", "--no-config", "--device", "/dev/video0", "--width", "640", "--height", "480", "--quality", "fast", "--socket", socket] + arguments,
+            ["run", "--no-config", "--device", "/dev/video0", "--width", "640", "--height", "480", "--quality", "fast", "--socket", socket]
+                + arguments,
             environment: env)
     }
 
@@ -40,9 +41,10 @@ import TestTraits
         let client = try watch(socket)
         let sawItem = client.waitFor(timeout: 20) { lines in Self.events(lines).contains { $0["event"] as? String == "added" } }
         try #require(sawItem, "the client saw an item added: \(client.output)")
-        let live = Set(Self.events(client.output).compactMap { e -> String? in
-            e["event"] as? String == "added" ? (e["item"] as? [String: Any])?["id"] as? String : nil
-        })
+        let live = Set(
+            Self.events(client.output).compactMap { e -> String? in
+                e["event"] as? String == "added" ? (e["item"] as? [String: Any])?["id"] as? String : nil
+            })
         // Not gone 5 s after SIGTERM: killed, and the status says so (the soak measures the real
         // figure, about 0.4 s: docs/benchmarks.md).
         let status = daemon.stop(signal: SIGTERM, timeout: 5)
@@ -81,9 +83,11 @@ import TestTraits
         // The clip is played once (FAKECAM_LOOP=0): 30 frames at 10 fps, then the camera stays open
         // and silent — a wedged capture, which only a restart can fix.
         let notify = try NotifyListener()
-        let daemon = try cameraDaemon(socket: socketPath(), environment: [
-            "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000", "FAKECAM_LOOP": "0", "FAKECAM_FPS": "10",
-        ])
+        let daemon = try cameraDaemon(
+            socket: socketPath(),
+            environment: [
+                "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000", "FAKECAM_LOOP": "0", "FAKECAM_FPS": "10",
+            ])
         try #require(notify.waitFor(timeout: 20) { $0 == "WATCHDOG=1" }, "pings while frames arrive")
         // Frames stop about 3 s after streaming starts; wait until the watchdog has been silent for
         // three of its timeouts (or give up after 20 s).
@@ -119,7 +123,9 @@ import TestTraits
 
     /// A daemon on a configuration file the test rewrites (`write`), with a systemd notify listener
     /// and a watching client, all ready.
-    func reloadable(_ initial: String) throws
+    func reloadable(
+        _ initial: String
+    ) throws
         -> (write: (String) throws -> Void, socket: String, notify: NotifyListener, daemon: Subprocess.Running, client: Subprocess.Running)
     {
         let config = scratch.file("reload-\(UUID().uuidString.prefix(8)).conf")
@@ -190,7 +196,9 @@ import TestTraits
         // A bad file: refused whole, the old configuration stays, systemd's status says why.
         try write("camera:\n  source: demo\n  loop: true\nrecognition:\n  quality: best\n  types: [qr, url]\n  colour: red\n")
         daemon.signal(SIGHUP)
-        #expect(notify.waitFor(timeout: 10) { $0.hasPrefix("STATUS=reload refused: ") && $0.contains(":5: recognition.quality: invalid value 'best'") }, "\(notify.fields.suffix(4))")
+        #expect(
+            notify.waitFor(timeout: 10) { $0.hasPrefix("STATUS=reload refused: ") && $0.contains(":5: recognition.quality: invalid value 'best'") },
+            "\(notify.fields.suffix(4))")
 
         // Then a good one again: the next `config` event is this one (nothing was applied in between).
         try write("camera:\n  source: demo\n  loop: true\nrecognition:\n  quality: accurate\n  types: [qr]\n")
@@ -213,14 +221,19 @@ import TestTraits
         try "camera:\n  fps: fast\n  device: /dev/video0\nserver:\n  socket-mode: rw\n".write(toFile: bad, atomically: true, encoding: .utf8)
         let result = try Subprocess.run(scannerd, ["check-config", bad])
         #expect(result.status == 2)
-        #expect(result.stderrLines == [
-            "\(bad):2: camera.fps: invalid value 'fast': expected a number above 0 and at most 1000",
-            "\(bad):5: server.socket-mode: invalid value 'rw': expected an octal mode such as \"0660\"",
-        ])
-        let effective = try Subprocess.run(scannerd, ["check-config", "--effective", "config/scannerd.conf"], environment: ["SCANNERD_CAMERA_FPS": "12"])
+        #expect(
+            result.stderrLines == [
+                "\(bad):2: camera.fps: invalid value 'fast': expected a number above 0 and at most 1000",
+                "\(bad):5: server.socket-mode: invalid value 'rw': expected an octal mode such as \"0660\"",
+            ])
+        let effective = try Subprocess.run(
+            scannerd, ["check-config", "--effective", "config/scannerd.conf"], environment: ["SCANNERD_CAMERA_FPS": "12"])
         #expect(effective.stdoutLines.contains { $0.hasPrefix("camera.fps") && $0.contains("auto") && $0.contains("config/scannerd.conf:") })
-        let withEnvironment = try Subprocess.run(scannerd, ["check-config", "--environment", "--effective", "config/scannerd.conf"], environment: ["SCANNERD_CAMERA_FPS": "12"])
-        #expect(withEnvironment.stdoutLines.contains { $0.hasPrefix("camera.fps") && $0.contains("12") && $0.contains("environment SCANNERD_CAMERA_FPS") })
+        let withEnvironment = try Subprocess.run(
+            scannerd, ["check-config", "--environment", "--effective", "config/scannerd.conf"], environment: ["SCANNERD_CAMERA_FPS": "12"])
+        #expect(
+            withEnvironment.stdoutLines.contains { $0.hasPrefix("camera.fps") && $0.contains("12") && $0.contains("environment SCANNERD_CAMERA_FPS") }
+        )
     }
 
     @Test func theEnvironmentSitsBetweenTheFileAndTheCommandLine() throws {
@@ -228,7 +241,8 @@ import TestTraits
         let config = scratch.file("env.conf")
         try "camera:\n  source: demo\nrecognition:\n  quality: balanced\n".write(toFile: config, atomically: true, encoding: .utf8)
         let socket = socketPath()
-        let daemon = try Subprocess.Running(scannerd, ["run", "--config", config, "--socket", socket, "--loop"], environment: ["SCANNERD_RECOGNITION_QUALITY": "fast"])
+        let daemon = try Subprocess.Running(
+            scannerd, ["run", "--config", config, "--socket", socket, "--loop"], environment: ["SCANNERD_RECOGNITION_QUALITY": "fast"])
         let client = try watch(socket)
         client.waitFor(timeout: 10) { !$0.isEmpty }
         let reply = try Subprocess.run(scanctl, ["set", "--socket", socket, "--single", "off"])

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
-import Testing
 import TestTraits
+import Testing
 
 /// Issue #39, against the real binary: `check-config` and `run` refuse the same settings with the
 /// same line; a refused broker URL never shows its password; a client `set`ting in a loop gets ten
@@ -10,10 +10,22 @@ import TestTraits
     let scannerd = Subprocess.executable("scannerd")
 
     @Test(arguments: [
-        ("http:\n  listen: 0.0.0.0:8390\n", ":4: http.listen: 0.0.0.0:8390 is not loopback: set http.token-file so that only clients with the token are served"),
-        ("mqtt:\n  broker: mqtt://127.0.0.1:1\n  topic: \"$SYS/kiosk\"\n", ":5: mqtt.topic: invalid value '$SYS/kiosk': topics beginning with $ are reserved for the broker"),
-        ("mqtt:\n  broker: mqtt://127.0.0.1:1\n  topic: \"kiosk\\x1b[2J\"\n", ":5: mqtt.topic: invalid value 'kiosk\\u{1B}[2J': control characters (U+001B) are not allowed"),
-        ("mqtt:\n  broker: mqtt://kiosk:hunter2@127.0.0.1\n", ":4: mqtt.broker: invalid value 'mqtt://kiosk:***@127.0.0.1': credentials do not go in the URL: set mqtt.username and mqtt.password-file"),
+        (
+            "http:\n  listen: 0.0.0.0:8390\n",
+            ":4: http.listen: 0.0.0.0:8390 is not loopback: set http.token-file so that only clients with the token are served"
+        ),
+        (
+            "mqtt:\n  broker: mqtt://127.0.0.1:1\n  topic: \"$SYS/kiosk\"\n",
+            ":5: mqtt.topic: invalid value '$SYS/kiosk': topics beginning with $ are reserved for the broker"
+        ),
+        (
+            "mqtt:\n  broker: mqtt://127.0.0.1:1\n  topic: \"kiosk\\x1b[2J\"\n",
+            ":5: mqtt.topic: invalid value 'kiosk\\u{1B}[2J': control characters (U+001B) are not allowed"
+        ),
+        (
+            "mqtt:\n  broker: mqtt://kiosk:hunter2@127.0.0.1\n",
+            ":4: mqtt.broker: invalid value 'mqtt://kiosk:***@127.0.0.1': credentials do not go in the URL: set mqtt.username and mqtt.password-file"
+        ),
     ])
     func checkConfigAndRunRefuseTheSameSettingsWithTheSameLine(yaml: String, expected: String) throws {
         let scratch = try TemporaryDirectory("scannerd-agreement")
@@ -42,7 +54,9 @@ import TestTraits
             let logged = daemon.stderr.split(separator: "\n").filter { $0.contains("configuration changed") }
             #expect(logged.count == 10, "at most ten a minute: \(logged.count)")
             // The region this request set, and who; not the whole configuration (~560 bytes).
-            #expect(logged.allSatisfy { $0.contains("roi=") && $0.contains("client=") && !$0.contains("types=") && !$0.contains("config=") }, "\(logged.first ?? "")")
+            #expect(
+                logged.allSatisfy { $0.contains("roi=") && $0.contains("client=") && !$0.contains("types=") && !$0.contains("config=") },
+                "\(logged.first ?? "")")
         }
     }
 }

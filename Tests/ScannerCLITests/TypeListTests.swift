@@ -13,7 +13,9 @@ import Testing
     static let plain = item(.text)
 
     static func item(_ kind: RecognizedItem.Kind, symbology: Symbology? = nil, contentType: TextContentType? = nil) -> RecognizedItem {
-        RecognizedItem(kind: kind, symbology: symbology, contentType: contentType, payload: "x", bounds: Quad(x: 0, y: 0, width: 0.1, height: 0.1), confidence: 1)
+        RecognizedItem(
+            kind: kind, symbology: symbology, contentType: contentType, payload: "x", bounds: Quad(x: 0, y: 0, width: 0.1, height: 0.1), confidence: 1
+        )
     }
 
     /// Which of qr, ean13, phone, url, plain text pass the filter `types` becomes in the daemon.

@@ -42,9 +42,10 @@ import Testing
             .ping, .items, .stats, .subscribe(EventFilter()),
             .subscribe(EventFilter(kinds: [.barcode], symbologies: [.qr, .ean13], contentTypes: [.telephoneNumber, .emailAddress])),
             .set(ConfigChange(regionOfInterest: .full)),
-            .set(ConfigChange(
-                regionOfInterest: NormalizedRect(x: 0.1, y: 0.2, width: 0.3, height: 0.4), quality: .accurate,
-                types: RecognitionTypes(symbologies: [.code128], contentTypes: [.url], plainText: true), singleItem: false)),
+            .set(
+                ConfigChange(
+                    regionOfInterest: NormalizedRect(x: 0.1, y: 0.2, width: 0.3, height: 0.4), quality: .accurate,
+                    types: RecognitionTypes(symbologies: [.code128], contentTypes: [.url], plainText: true), singleItem: false)),
             .set(ConfigChange(types: .all)),
             .capture(path: nil, annotate: false, overwrite: false), .capture(path: "/var/lib/x.jpg", annotate: true, overwrite: true),
             .pause, .resume,
@@ -80,8 +81,9 @@ import Testing
     /// with the groups named.
     @Test func aSubscriptionNamesSymbologyGroups() throws {
         func parsed(_ line: String) -> Result<Request, Request.Failure> { Request.parse(line).result }
-        #expect(try parsed(#"{"request":"subscribe","symbologies":["retail","qr"]}"#).get()
-            == .subscribe(EventFilter(symbologies: Symbology.groups["retail"]!.union([.qr]))))
+        #expect(
+            try parsed(#"{"request":"subscribe","symbologies":["retail","qr"]}"#).get()
+                == .subscribe(EventFilter(symbologies: Symbology.groups["retail"]!.union([.qr]))))
         guard case .failure(let failure) = parsed(#"{"request":"subscribe","symbologies":["shelf"]}"#) else {
             Issue.record("an unknown group was accepted")
             return

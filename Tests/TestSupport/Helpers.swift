@@ -7,9 +7,12 @@ import Tracking
 
 /// A tracked item for event tests: a QR code, or a phone number when `kind` is text.
 public func tracked(_ payload: String, kind: RecognizedItem.Kind = .barcode, id: Int = 1) -> TrackedItem {
-    let item = kind == .barcode
+    let item =
+        kind == .barcode
         ? RecognizedItem(kind: .barcode, symbology: .qr, payload: payload, bounds: Quad(x: 0.1, y: 0.1, width: 0.2, height: 0.2), confidence: 1)
-        : RecognizedItem(kind: .text, contentType: .telephoneNumber, payload: payload, transcript: payload, bounds: Quad(x: 0.1, y: 0.5, width: 0.3, height: 0.05), confidence: 0.9)
+        : RecognizedItem(
+            kind: .text, contentType: .telephoneNumber, payload: payload, transcript: payload, bounds: Quad(x: 0.1, y: 0.5, width: 0.3, height: 0.05),
+            confidence: 0.9)
     return TrackedItem(id: UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", id))!, item: item, firstFrame: 0, lastFrame: 0)
 }
 
@@ -81,12 +84,16 @@ extension TemporaryDirectory {
 
 /// Other users to run clients as (root, util-linux's setpriv, Debian's nobody/nogroup, daemon, bin):
 /// tests of access control are skipped, not failed, where they are missing.
-public let canRunAsOtherUsers: Bool = geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+public let canRunAsOtherUsers: Bool =
+    geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
     && ["nobody", "daemon", "bin"].allSatisfy { (name: String) in getpwnam(name) != nil } && getgrnam("nogroup") != nil
 
 /// Runs `arguments` as `user` (group `group`, and supplementary `groups`), hermetically and bounded.
-public func runAs(_ user: String, group: String? = nil, groups: [String] = [], _ arguments: [String], timeout: Double = 60) throws -> Subprocess.Result {
+public func runAs(
+    _ user: String, group: String? = nil, groups: [String] = [], _ arguments: [String], timeout: Double = 60
+) throws -> Subprocess.Result {
     let primary = group ?? (user == "nobody" ? "nogroup" : user)
-    let supplementary = groups.isEmpty ? ["--clear-groups"] : ["--groups=" + groups.map { String(getgrnam($0)?.pointee.gr_gid ?? 0) }.joined(separator: ",")]
+    let supplementary =
+        groups.isEmpty ? ["--clear-groups"] : ["--groups=" + groups.map { String(getgrnam($0)?.pointee.gr_gid ?? 0) }.joined(separator: ",")]
     return try Subprocess.run("/usr/bin/setpriv", ["--reuid=\(user)", "--regid=\(primary)"] + supplementary + arguments, timeout: timeout)
 }

@@ -48,7 +48,8 @@ public final class NotifyListener: @unchecked Sendable {
     }
 
     public var messages: [Message] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return received
     }
 
@@ -63,7 +64,8 @@ public final class NotifyListener: @unchecked Sendable {
     @discardableResult
     public func waitFor(timeout: Double, _ condition: (String) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         while !received.contains(where: { $0.fields.contains(where: condition) }) {
             if !lock.wait(until: deadline) { return received.contains(where: { $0.fields.contains(where: condition) }) }
         }
@@ -78,7 +80,8 @@ public final class NotifyListener: @unchecked Sendable {
         func enough() -> Bool {
             received.filter { $0.time > since }.flatMap(\.fields).filter(condition).count >= count
         }
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         while !enough() {
             if !lock.wait(until: deadline) { return enough() }
         }

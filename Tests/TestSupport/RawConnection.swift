@@ -21,7 +21,9 @@ public final class RawConnection {
         var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
         var error: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
-        guard started == 0 || (errno == EINPROGRESS && poll(&poller, 1, 5000) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0)
+        guard
+            started == 0
+                || (errno == EINPROGRESS && poll(&poller, 1, 5000) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0)
         else {
             close(fd)
             throw POSIXError(.ETIMEDOUT)

@@ -66,7 +66,8 @@ public enum Subprocess {
         process.arguments = hermetic(executable, arguments)
         process.currentDirectoryURL = Fixtures.packageRoot
         process.environment = environment(extra)
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         let exited = DispatchSemaphore(value: 0)
@@ -74,11 +75,18 @@ public enum Subprocess {
         try process.run()
         // Drain both pipes while the child runs so a chatty child cannot block on a full pipe.
         let group = DispatchGroup()
-        nonisolated(unsafe) var outData = Data(), errData = Data()
+        nonisolated(unsafe) var outData = Data()
+        nonisolated(unsafe) var errData = Data()
         group.enter()
-        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async {
+            outData = out.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
         group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
         var timedOut = false
         if exited.wait(timeout: .now() + timeout) == .timedOut {
             timedOut = true
@@ -110,7 +118,8 @@ extension Subprocess {
             process.arguments = Subprocess.hermetic(executable, arguments)
             process.currentDirectoryURL = Fixtures.packageRoot
             process.environment = Subprocess.environment(environment)
-            let out = Pipe(), err = Pipe()
+            let out = Pipe()
+            let err = Pipe()
             process.standardOutput = out
             process.standardError = err
             let exited = self.exited
@@ -125,24 +134,37 @@ extension Subprocess {
                     while let newline = pending.firstIndex(of: 0x0A) {
                         let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                         pending.removeSubrange(pending.startIndex...newline)
-                        lock.lock(); lines.append(line); lock.broadcast(); lock.unlock()
+                        lock.lock()
+                        lines.append(line)
+                        lock.broadcast()
+                        lock.unlock()
                     }
                 }
-                lock.lock(); finishedReading = true; lock.broadcast(); lock.unlock()
+                lock.lock()
+                finishedReading = true
+                lock.broadcast()
+                lock.unlock()
             }
             Thread.detachNewThread { [self] in
                 while true {
                     let chunk = err.fileHandleForReading.availableData
                     if chunk.isEmpty { break }
-                    lock.lock(); errorText.append(chunk); lock.broadcast(); lock.unlock()
+                    lock.lock()
+                    errorText.append(chunk)
+                    lock.broadcast()
+                    lock.unlock()
                 }
-                lock.lock(); finishedError = true; lock.broadcast(); lock.unlock()
+                lock.lock()
+                finishedError = true
+                lock.broadcast()
+                lock.unlock()
             }
         }
 
         /// Lines read so far.
         public var output: [String] {
-            lock.lock(); defer { lock.unlock() }
+            lock.lock()
+            defer { lock.unlock() }
             return lines
         }
 
@@ -150,14 +172,15 @@ extension Subprocess {
         /// seconds pass or stderr ends (false).
         @discardableResult
         public func waitForStderr(timeout: Double, _ condition: (String) -> Bool) -> Bool {
-            wait(timeout: timeout, ended: { finishedError }) { condition(String(decoding: errorText, as: UTF8.self)) }
+            wait(timeout: timeout, ended: { finishedError }, until: { condition(String(decoding: errorText, as: UTF8.self)) })
         }
 
         /// Holding `lock`, waits until `holds` (true), or `timeout` seconds pass or the stream
         /// `ended` (then whether it holds).
         private func wait(timeout: Double, ended: () -> Bool, until holds: () -> Bool) -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
-            lock.lock(); defer { lock.unlock() }
+            lock.lock()
+            defer { lock.unlock() }
             while !holds() {
                 if ended() || !lock.wait(until: deadline) { return holds() }
             }
@@ -166,7 +189,8 @@ extension Subprocess {
 
         /// What the child wrote to stderr so far; complete once it has exited (`stop`).
         public var stderr: String {
-            lock.lock(); defer { lock.unlock() }
+            lock.lock()
+            defer { lock.unlock() }
             return String(decoding: errorText, as: UTF8.self)
         }
 
@@ -174,7 +198,7 @@ extension Subprocess {
         /// output ends (false).
         @discardableResult
         public func waitFor(timeout: Double, _ condition: ([String]) -> Bool) -> Bool {
-            wait(timeout: timeout, ended: { finishedReading }) { condition(lines) }
+            wait(timeout: timeout, ended: { finishedReading }, until: { condition(lines) })
         }
 
         /// Sends `signal` and waits for the exit status (killing it after `timeout` seconds).

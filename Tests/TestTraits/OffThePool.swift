@@ -104,7 +104,10 @@ public final class TestThreads: TaskExecutor, @unchecked Sendable {
             let job = jobs[next]
             next += 1
             // Drop what has been taken once the queue has drained, so the array does not grow.
-            if next == jobs.count { jobs.removeAll(keepingCapacity: true); next = 0 }
+            if next == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                next = 0
+            }
             condition.unlock()
             job.runSynchronously(on: asUnownedTaskExecutor())
         }

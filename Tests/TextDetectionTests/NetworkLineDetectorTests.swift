@@ -5,9 +5,10 @@ import LineNetwork
 import Recognition
 import ScannerCore
 import TestSupport
-import Testing
-@testable import TextDetection
 import TestTraits
+import Testing
+
+@testable import TextDetection
 
 /// The detector network (PP-OCRv6 small, fetched by `make deps`) and its post-processing: a map in,
 /// rectangles out, by PaddleOCR's rules; on a real image, the lines a person reads.
@@ -23,7 +24,9 @@ import TestTraits
         return map
     }
 
-    func candidates(_ map: [Float], _ width: Int, _ height: Int, _ post: ProbabilityMapLines = ProbabilityMapLines()) -> [ProbabilityMapLines.Candidate] {
+    func candidates(
+        _ map: [Float], _ width: Int, _ height: Int, _ post: ProbabilityMapLines = ProbabilityMapLines()
+    ) -> [ProbabilityMapLines.Candidate] {
         map.withUnsafeBufferPointer { post.candidates($0, width: width, height: height) }
     }
 
@@ -53,7 +56,8 @@ import TestTraits
 
     /// A tilted region gives its tilt, and a region read upward still runs left to right.
     @Test func aTiltedRegionGivesItsAngle() throws {
-        let width = 100, height = 100
+        let width = 100
+        let height = 100
         var map = [Float](repeating: 0, count: width * height)
         // A band 6 px thick along y = 0.3 x + 20.
         for x in 10..<90 {

@@ -3,9 +3,10 @@ import ImageDecoding
 import Recognition
 import ScannerCore
 import TestSupport
-import Testing
-@testable import TextDetection
 import TestTraits
+import Testing
+
+@testable import TextDetection
 
 @Suite(.offThePool(minutes: 2)) struct TextLineDetectorTests {
     func image(_ name: String, width: Int? = nil) throws -> GrayImage {
@@ -35,7 +36,8 @@ import TestTraits
         let card = try image("card-us.jpg", width: 640)
         var inverted = card
         inverted.pixels = card.pixels.map { 255 - $0 }
-        let normal = TextLineDetector().detect(card), negative = TextLineDetector().detect(inverted)
+        let normal = TextLineDetector().detect(card)
+        let negative = TextLineDetector().detect(inverted)
         #expect(abs(normal.count - negative.count) <= 1, "\(normal.count) vs \(negative.count)")
     }
 
@@ -44,12 +46,16 @@ import TestTraits
         var canvas = GrayImage(width: 400, height: 200, filledWith: 230)
         let angle = 20.0 * .pi / 180
         for k in 0..<12 {
-            let cx = 60.0 + Double(k) * 22 * cos(angle), cy = 150.0 - Double(k) * 22 * sin(angle)
+            let cx = 60.0 + Double(k) * 22 * cos(angle)
+            let cy = 150.0 - Double(k) * 22 * sin(angle)
             // A glyph-like ring: a 3-px stroke around an 11x19 box.
-            for dy in -9...9 { for dx in -5...5 where abs(dx) >= 3 || abs(dy) >= 7 {
-                let x = Int(cx) + dx, y = Int(cy) + dy
-                canvas.pixels[y * canvas.width + x] = 30
-            } }
+            for dy in -9...9 {
+                for dx in -5...5 where abs(dx) >= 3 || abs(dy) >= 7 {
+                    let x = Int(cx) + dx
+                    let y = Int(cy) + dy
+                    canvas.pixels[y * canvas.width + x] = 30
+                }
+            }
         }
         let lines = TextLineDetector().detect(canvas)
         try #require(lines.count == 1, "\(lines)")
@@ -60,7 +66,8 @@ import TestTraits
     /// than the letters: the quad follows the ink, not the boxes (seen: "oldmill-studios.com/info"
     /// tilted 11° got a quad three times its height and the network read "oldmil-s").
     @Test func aTiltedLineOfRunTogetherLettersIsAsTallAsItsLetters() throws {
-        let angle = 15.0 * .pi / 180, thickness = 14.0
+        let angle = 15.0 * .pi / 180
+        let thickness = 14.0
         // Three words of run-together "letters" (3-px uprights every 7 px), 10 px apart, rising 15°.
         let canvas = Self.runTogetherWords([110, 110, 110], gap: 10, angle: angle, thickness: thickness, period: 7, stroke: 3, left: 30)
         let lines = TextLineDetector().detect(canvas)
@@ -74,7 +81,8 @@ import TestTraits
     /// their boxes' (seen: `Questions? (415) 555-0169` tilted 12° found without its first word, the
     /// number's start then taken for cut; a card's e-mail address split in two).
     @Test func tiltedWordsOfRunTogetherLettersAreOneLine() throws {
-        let angle = 12.0 * .pi / 180, thickness = 12.0
+        let angle = 12.0 * .pi / 180
+        let thickness = 12.0
         // A long word, a word gap of 7 px, a one-letter word, another gap, a long word.
         let canvas = Self.runTogetherWords([150, 5, 120], gap: 7, angle: angle, thickness: thickness, period: 6, stroke: 2.5, left: 20)
         let detector = TextLineDetector()
@@ -102,7 +110,8 @@ import TestTraits
                 for t in stride(from: 0.0, to: thickness, by: 0.5) {
                     guard s.truncatingRemainder(dividingBy: period) < stroke || t < 2 || t >= thickness - 2 else { continue }
                     let u = start + s
-                    let x = Int(left + u * cos(angle) + t * sin(angle)), y = Int(200 - u * sin(angle) + t * cos(angle) - thickness)
+                    let x = Int(left + u * cos(angle) + t * sin(angle))
+                    let y = Int(200 - u * sin(angle) + t * cos(angle) - thickness)
                     canvas.pixels[y * canvas.width + x] = 30
                 }
             }
@@ -118,9 +127,11 @@ import TestTraits
     @Test func aGlyphThatLosesItsNeighbourLinksToTheOneBetween() throws {
         var canvas = GrayImage(width: 400, height: 200, filledWith: 230)
         func block(_ x: Int, _ top: Int, _ width: Int, _ height: Int, ring: Bool = true) {
-            for y in top..<(top + height) { for dx in 0..<width where !ring || dx < 2 || dx >= width - 2 || y < top + 2 || y >= top + height - 2 {
-                canvas.pixels[y * canvas.width + x + dx] = 30
-            } }
+            for y in top..<(top + height) {
+                for dx in 0..<width where !ring || dx < 2 || dx >= width - 2 || y < top + 2 || y >= top + height - 2 {
+                    canvas.pixels[y * canvas.width + x + dx] = 30
+                }
+            }
         }
         // "ave", "ry" (x-height and a descender), a tall thin "l", a short "i", then "ndqvist".
         for x in [89, 99, 110] { block(x, 117, 9, 12) }
@@ -142,4 +153,3 @@ import TestTraits
         #expect(TextLineDetector().detect(wall).isEmpty)
     }
 }
-

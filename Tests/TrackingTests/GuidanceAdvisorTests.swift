@@ -4,8 +4,13 @@ import Tracking
 
 /// issue #17: guidance for the person at the kiosk, as a pure state machine: samples in, changes out.
 @Suite struct GuidanceAdvisorTests {
-    static func sample(_ time: Double, text: Bool = true, brightness: Double = 120, saturated: Double = 0, sharpness: Double = 500, motion: Double = 1, glyph: Double? = 20) -> GuidanceSample {
-        GuidanceSample(time: time, textInView: text, brightness: brightness, saturated: saturated, sharpness: sharpness, motion: motion, largestGlyphHeight: glyph)
+    static func sample(
+        _ time: Double, text: Bool = true, brightness: Double = 120, saturated: Double = 0, sharpness: Double = 500, motion: Double = 1,
+        glyph: Double? = 20
+    ) -> GuidanceSample {
+        GuidanceSample(
+            time: time, textInView: text, brightness: brightness, saturated: saturated, sharpness: sharpness, motion: motion,
+            largestGlyphHeight: glyph)
     }
 
     @Test func eachConditionHasItsHintAndLightComesFirst() {

@@ -8,7 +8,8 @@ final class IDs: @unchecked Sendable {
     private var next = 0
     private let lock = NSLock()
     func make() -> UUID {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         next += 1
         return UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", next))!
     }
@@ -34,7 +35,9 @@ func code39(_ payload: String) -> RecognizedItem {
 }
 
 func text(_ type: TextContentType, _ payload: String, x: Double = 0.1, y: Double = 0.5, confidence: Double = 0.9) -> RecognizedItem {
-    RecognizedItem(kind: .text, contentType: type, payload: payload, transcript: payload, bounds: Quad(x: x, y: y, width: 0.4, height: 0.05), confidence: confidence)
+    RecognizedItem(
+        kind: .text, contentType: type, payload: payload, transcript: payload, bounds: Quad(x: x, y: y, width: 0.4, height: 0.05),
+        confidence: confidence)
 }
 
 /// Drives a tracker at 30 fps.
@@ -245,8 +248,13 @@ struct Replay {
         replay.step([ean13("1781958637676", y: 0.43, height: 0)])
         #expect(replay.log == ["1 added 1781958637676 #01"])
         // A second EAN-13 a code's length away is another item.
-        replay.steps(2, [ean13("1781958637676", y: 0.43, height: 0), RecognizedItem(
-            kind: .barcode, symbology: .ean13, payload: "5901234123457", bounds: Quad(x: 0.6, y: 0.43, width: 0.12, height: 0), confidence: 1)])
+        replay.steps(
+            2,
+            [
+                ean13("1781958637676", y: 0.43, height: 0),
+                RecognizedItem(
+                    kind: .barcode, symbology: .ean13, payload: "5901234123457", bounds: Quad(x: 0.6, y: 0.43, width: 0.12, height: 0), confidence: 1),
+            ])
         #expect(replay.log == ["1 added 1781958637676 #01", "3 added 5901234123457 #02"])
     }
 
@@ -277,7 +285,8 @@ struct Replay {
     /// the symbol's longest recent decode they are at its place, and a half gives no bounds.
     @Test func decodesOfEachHalfOfOneSymbolAreOneItem() {
         func half(_ x: Double) -> RecognizedItem {
-            RecognizedItem(kind: .barcode, symbology: .ean13, payload: "1781958637676", bounds: Quad(x: x, y: 0.4, width: 0.1, height: 0.01), confidence: 1)
+            RecognizedItem(
+                kind: .barcode, symbology: .ean13, payload: "1781958637676", bounds: Quad(x: x, y: 0.4, width: 0.1, height: 0.01), confidence: 1)
         }
         let whole = RecognizedItem(
             kind: .barcode, symbology: .ean13, payload: "1781958637676", bounds: Quad(x: 0.3, y: 0.4, width: 0.2, height: 0.02), confidence: 1)
@@ -370,9 +379,10 @@ struct Replay {
         replay.step(text: [text(.telephoneNumber, phone, x: 0.45)])
         replay.step(text: [text(.telephoneNumber, phone, x: 0.45)])
         for _ in 0..<90 {
-            replay.tracker.update(FrameObservations(
-                frame: replay.frame, time: Double(replay.frame) / 30, barcodes: nil, text: [],
-                textCarried: [text(.telephoneNumber, phone, x: 0.25)])
+            replay.tracker.update(
+                FrameObservations(
+                    frame: replay.frame, time: Double(replay.frame) / 30, barcodes: nil, text: [],
+                    textCarried: [text(.telephoneNumber, phone, x: 0.25)])
             ).forEach { replay.log.append("\(replay.frame) \($0.name) \($0.item.item.payload) #\($0.item.id.uuidString.suffix(2))") }
             replay.frame += 1
         }
@@ -397,7 +407,10 @@ struct Replay {
 
     @Test func ocrNoiseIsVotedOut() {
         var replay = Replay()
-        let reads = ["jJane.doe@example.com", "jane.doe@example.com", "jane.doe@example.com", "jJane.doe@example.com", "jane.doe@example.com", "jane.doe@example.com"]
+        let reads = [
+            "jJane.doe@example.com", "jane.doe@example.com", "jane.doe@example.com", "jJane.doe@example.com", "jane.doe@example.com",
+            "jane.doe@example.com",
+        ]
         for read in reads { replay.step(text: [text(.emailAddress, read)]) }
         // A bad read neither resets nor wins; while the bad reads are in the window (6 reads) the
         // right reading needs a lead of two over them (2 to 1 at frame 2, 3 to 2 at frame 4), which
@@ -495,8 +508,9 @@ struct Replay {
         replay.steps(2, [qr("A")], text: [text(.emailAddress, "a@example.com")])
         // A pass begins at frame 2 and runs for 1.2 s (36 frames); barcode updates go on without the code.
         for _ in 0..<36 {
-            _ = replay.tracker.update(FrameObservations(
-                frame: replay.frame, time: Double(replay.frame) / 30, barcodes: [], text: nil, textPassStarted: 2.0 / 30))
+            _ = replay.tracker.update(
+                FrameObservations(
+                    frame: replay.frame, time: Double(replay.frame) / 30, barcodes: [], text: nil, textPassStarted: 2.0 / 30))
             replay.frame += 1
         }
         #expect(replay.tracker.liveItems.map(\.item.payload) == ["a@example.com"], "the code is gone, the text is kept")
@@ -514,7 +528,8 @@ struct Replay {
         replay.step(text: [phone])
         // The same reading carried over to unchanged frames: not a second read.
         for _ in 0..<5 {
-            _ = replay.tracker.update(FrameObservations(frame: replay.frame, time: Double(replay.frame) / 30, barcodes: [], text: [phone], textIsRepeat: true))
+            _ = replay.tracker.update(
+                FrameObservations(frame: replay.frame, time: Double(replay.frame) / 30, barcodes: [], text: [phone], textIsRepeat: true))
             replay.frame += 1
         }
         #expect(replay.log.isEmpty)
@@ -522,7 +537,8 @@ struct Replay {
         #expect(replay.log == ["6 added +14155550123 #01"])
         // Once live, repeats keep it from expiring: 3 s of unchanged frames, no removal.
         for _ in 0..<90 {
-            _ = replay.tracker.update(FrameObservations(frame: replay.frame, time: Double(replay.frame) / 30, barcodes: [], text: [phone], textIsRepeat: true))
+            _ = replay.tracker.update(
+                FrameObservations(frame: replay.frame, time: Double(replay.frame) / 30, barcodes: [], text: [phone], textIsRepeat: true))
             replay.frame += 1
         }
         #expect(replay.log == ["6 added +14155550123 #01"])

@@ -121,7 +121,9 @@ import Testing
         var schedule = LineSchedule<String>(configuration: configuration())
         // Two tilted lines one above the other: their boxes overlap, they are still two lines.
         func tilted(_ dy: Double) -> Quad {
-            Quad(topLeft: Point(x: 0, y: 100 + dy), topRight: Point(x: 300, y: 20 + dy), bottomRight: Point(x: 305, y: 40 + dy), bottomLeft: Point(x: 5, y: 120 + dy))
+            Quad(
+                topLeft: Point(x: 0, y: 100 + dy), topRight: Point(x: 300, y: 20 + dy), bottomRight: Point(x: 305, y: 40 + dy),
+                bottomLeft: Point(x: 5, y: 120 + dy))
         }
         _ = schedule.plan([tilted(0), tilted(30)], time: 0)
         schedule.record("upper", key: ["upper"], forQuad: 0, time: 0)
@@ -158,7 +160,9 @@ import Testing
     @Test func aConfirmedLineThatLooksDifferentIsReadAgainAtOnce() {
         var schedule = LineSchedule<String>(configuration: configuration())
         let quads = [line(10, 10)]
-        let before: [Double] = [1, -1, 1, -1], after: [Double] = [-1, 1, -1, 1], jittered: [Double] = [0.9, -0.8, 1.1, -1]
+        let before: [Double] = [1, -1, 1, -1]
+        let after: [Double] = [-1, 1, -1, 1]
+        let jittered: [Double] = [0.9, -0.8, 1.1, -1]
         for t in [0.0, 0.1] {
             _ = schedule.plan(quads, signatures: [before], time: t)
             schedule.record("old", key: ["old"], forQuad: 0, time: t)
@@ -289,7 +293,8 @@ import Testing
     /// not read yet, however long; for up to `rereadNothingAfter`, then it competes again.
     @Test func aLineReadConfidentlyAsNothingWaitsBehindLinesNotReadYet() {
         var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
-        let plain = line(10, 10, width: 400), phone = line(10, 60)
+        let plain = line(10, 10, width: 400)
+        let phone = line(10, 60)
         _ = schedule.plan([plain], priorities: [30], time: 0)
         schedule.record("", key: [], forQuad: 0, time: 0, confidence: 0.95)
         #expect(schedule.plan([plain, phone], priorities: [30, 14], time: 0.1) == [1], "the line not read yet first")
@@ -310,7 +315,8 @@ import Testing
     /// not read yet (a receipt's phone number read twice as nothing while it came into focus).
     @Test func readsInDoubtAgreeOnlyWhenTheyReadTheSame() {
         var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
-        let phone = line(10, 10), other = line(10, 60)
+        let phone = line(10, 10)
+        let other = line(10, 60)
         _ = schedule.plan([phone], priorities: [30], time: 0)
         schedule.record("", key: [], forQuad: 0, time: 0, confidence: 0.95, doubt: "Questions7 17555-0142")
         #expect(schedule.plan([phone, other], priorities: [30, 14], time: 0.1) == [0], "read again before the line not read yet")
@@ -352,7 +358,8 @@ import Testing
             time += 0.1
         }
         let again = try! #require(readAgainAt)
-        #expect(again >= 0.2 + schedule.configuration.plainTextCompetesAfter - 1e-9 && again < 0.2 + schedule.configuration.plainTextCompetesAfter + 0.15)
+        #expect(
+            again >= 0.2 + schedule.configuration.plainTextCompetesAfter - 1e-9 && again < 0.2 + schedule.configuration.plainTextCompetesAfter + 0.15)
     }
 
     @Test func aLineUnseenPastTheForgettingTimeStartsOver() {

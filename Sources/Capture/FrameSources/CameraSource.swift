@@ -1,8 +1,8 @@
 import Foundation
 import ImageDecoding
-import Synchronization
 import Logging
 import ScannerCore
+import Synchronization
 
 /// A V4L2 camera as a frame source that survives being unplugged.
 ///
@@ -101,10 +101,12 @@ public final class CameraSource: FrameSource {
                     continue
                 case .failure(let error):
                     if case .report(let previous) = openErrors.record(error.description) {
-                        logger.warning("camera not available", metadata: [
-                            "device": "\(configuration.path)", "reason": "\(error)",
-                            "previousErrorRepeated": "\(previous)",
-                        ])
+                        logger.warning(
+                            "camera not available",
+                            metadata: [
+                                "device": "\(configuration.path)", "reason": "\(error)",
+                                "previousErrorRepeated": "\(previous)",
+                            ])
                     }
                     let wait = backoff
                     backoff = min(backoff * 2, configuration.maximumBackoff)
@@ -145,8 +147,11 @@ public final class CameraSource: FrameSource {
                     }
                     // Reduced: keep the bytes for text (MJPEG only; a full-size raw frame is megabytes,
                     // and its reduction is a cheap decimation that text then reads from).
-                    let encoded = image.scale < 1 && raw.format.format == .mjpeg
-                        ? EncodedFrame(bytes: Data(raw.bytes), format: .mjpeg, width: raw.format.width, height: raw.format.height, bytesPerLine: raw.bytesPerLine)
+                    let encoded =
+                        image.scale < 1 && raw.format.format == .mjpeg
+                        ? EncodedFrame(
+                            bytes: Data(raw.bytes), format: .mjpeg, width: raw.format.width, height: raw.format.height, bytesPerLine: raw.bytesPerLine
+                        )
                         : nil
                     return Frame(index: 0, decoded: image, format: raw.format.format, encoded: encoded)
                 }
@@ -210,10 +215,12 @@ public final class CameraSource: FrameSource {
             let format = try device.configure(configuration.request)
             CameraControls.apply(configuration.controls, to: device, logger: logger)
             try device.start(bufferCount: configuration.bufferCount)
-            logger.info("camera streaming", metadata: [
-                "device": "\(configuration.path)", "format": "\(format.format.rawValue)",
-                "size": "\(format.width)x\(format.height)", "fps": "\(format.fps)",
-            ])
+            logger.info(
+                "camera streaming",
+                metadata: [
+                    "device": "\(configuration.path)", "format": "\(format.format.rawValue)",
+                    "size": "\(format.width)x\(format.height)", "fps": "\(format.fps)",
+                ])
             return .success(device)
         } catch {
             return .failure(error)

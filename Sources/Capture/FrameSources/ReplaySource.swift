@@ -1,9 +1,9 @@
 import DemoClip
 import Foundation
 import ImageDecoding
-import Synchronization
 import Logging
 import ScannerCore
+import Synchronization
 
 /// How a replay hands out frames.
 public enum ReplayPace: String, Sendable, CaseIterable {
@@ -214,7 +214,8 @@ public final class ReplaySource: FrameSource {
         case .concatenated(let data, let ranges):
             let slice = data.subdata(in: ranges[position])
             bytes = slice
-            image = try CaptureMetrics.timedDecode { () throws(ScannerError) in try decoder.decode(slice, targetWidth: configuration.processingWidth) }
+            image = try CaptureMetrics.timedDecode { () throws(ScannerError) in try decoder.decode(slice, targetWidth: configuration.processingWidth)
+            }
         }
         guard image.scale < 1 else { return (image, nil) }
         return (image, EncodedFrame(bytes: bytes, format: nil, width: image.sourceWidth, height: image.sourceHeight, bytesPerLine: 0))
@@ -234,7 +235,10 @@ public enum MJPEGStream {
             let n = bytes.count
             func isSOI(_ at: Int) -> Bool { at + 2 < n && bytes[at] == 0xFF && bytes[at + 1] == 0xD8 && bytes[at + 2] == 0xFF }
             while i < n {
-                guard isSOI(i) else { i += 1; continue }
+                guard isSOI(i) else {
+                    i += 1
+                    continue
+                }
                 var j = i + 2
                 var end: Int? = nil
                 while j + 1 < n {

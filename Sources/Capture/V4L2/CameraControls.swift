@@ -72,7 +72,9 @@ public enum CameraControls {
                 continue
             }
             guard let value = control.words[setting.value] ?? Int(setting.value) else {
-                warn("camera control '\(setting.name)': '\(setting.value)' is not a number or one of \(control.words.keys.sorted().joined(separator: ", "))")
+                warn(
+                    "camera control '\(setting.name)': '\(setting.value)' is not a number or one of \(control.words.keys.sorted().joined(separator: ", "))"
+                )
                 continue
             }
             do {

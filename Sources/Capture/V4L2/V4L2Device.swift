@@ -143,7 +143,8 @@ public final class V4L2Device {
             size.index = index
             size.pixel_format = fourcc
             do { try ioctl(cv4l2_VIDIOC_ENUM_FRAMESIZES(), "VIDIOC_ENUM_FRAMESIZES", &size) } catch .ioctl(_, _, .invalidArgument) { break }
-            let (w, h) = size.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue
+            let (w, h) =
+                size.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue
                 ? (Int(size.discrete.width), Int(size.discrete.height))
                 : (Int(size.stepwise.max_width), Int(size.stepwise.max_height))
             sizes.append(FrameSize(width: w, height: h, rates: try rates(of: fourcc, width: w, height: h)))
@@ -162,7 +163,9 @@ public final class V4L2Device {
             interval.pixel_format = fourcc
             interval.width = UInt32(width)
             interval.height = UInt32(height)
-            do { try ioctl(cv4l2_VIDIOC_ENUM_FRAMEINTERVALS(), "VIDIOC_ENUM_FRAMEINTERVALS", &interval) } catch .ioctl(_, _, .invalidArgument) { break }
+            do { try ioctl(cv4l2_VIDIOC_ENUM_FRAMEINTERVALS(), "VIDIOC_ENUM_FRAMEINTERVALS", &interval) } catch .ioctl(_, _, .invalidArgument) {
+                break
+            }
             let fraction = interval.type == V4L2_FRMIVAL_TYPE_DISCRETE.rawValue ? interval.discrete : interval.stepwise.min
             if fraction.numerator > 0 { rates.append(Double(fraction.denominator) / Double(fraction.numerator)) }
             if interval.type != V4L2_FRMIVAL_TYPE_DISCRETE.rawValue { break }
