@@ -5,9 +5,10 @@
 //   capture ─▶ decode ─▶ (sequence pipeline) ─▶ recognizers ─▶ tracking ─▶ events ─▶ requests ─▶ socket · HTTP
 //                                                                                └──▶ MQTT
 //
-// Each C library sits behind one `Sources/C*` target that exactly one Swift module imports.
-// Stages depend on `ScannerCore` (the shared value types) and on their own C module only;
-// the `Daemon` library wires them together for `scannerd run`.
+// Each C library sits behind one `Sources/C*` target that exactly one Swift module imports. A stage
+// depends on `ScannerCore` (the shared value types), its own C module, and the stages before it that it
+// builds on (the whole graph: docs/architecture.md, "Targets"); the `Daemon` library wires them together
+// for `scannerd run`.
 import PackageDescription
 
 /// Where `make deps` unpacks OpenVINO's C runtime (config/runtime/fetch-openvino.sh).
