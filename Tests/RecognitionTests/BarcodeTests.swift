@@ -261,10 +261,6 @@ func scanFixture(
     }
 }
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// zxing-cpp 3.x through its C API (issue #41).
 @Suite(.offThePool(minutes: 2)) struct ZXingReaderTests {
     /// A 1-D symbol large enough to be found on two layers of zxing-cpp's downscaled pyramid made 1.4

@@ -6,6 +6,10 @@ import TestSupport
 import TestTraits
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `scanctl` against a running `scannerd run` on a replay, through the real socket.
 @Suite(.offThePool(minutes: 5), .serialized) struct ScanctlTests {
     let scannerd = Subprocess.executable("scannerd")
@@ -491,10 +495,6 @@ import Testing
             onePass.first == "added" && onePass.filter { $0 == "added" }.count == 1 && onePass.filter { $0 == "removed" }.count <= 1, "\(onePass)")
     }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The client library's reading of a stream the daemon cut off.
 @Suite(.timeLimit(.minutes(1))) struct ScannerConnectionTests {
