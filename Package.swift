@@ -303,7 +303,8 @@ let package = Package(
         ),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "ScannerCore", "ImageDecoding", "TestSupport", "TestTraits"]),
         .testTarget(
-            name: "ScannerCLITests", dependencies: ["ScannerCore", "ScannerClient", "ScannerProtocol", "ImageDecoding", "TestSupport", "TestTraits"]),
+            name: "ScannerCLITests",
+            dependencies: ["ScannerCore", "ScannerClient", "ScannerProtocol", "ImageDecoding", "DaemonConfiguration", "TestSupport", "TestTraits"]),
     ],
     cxxLanguageStandard: .cxx17
 )

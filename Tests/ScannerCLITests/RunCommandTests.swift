@@ -1,3 +1,4 @@
+import DaemonConfiguration
 import Foundation
 import ScannerCore
 import TestSupport
@@ -58,6 +59,19 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
 
     /// The version is written once (`Release.version`): both commands say it, as `hello` does above
     /// and the Debian package does (Tests/system/check-deb.sh).
+    /// Every setting the schema gives a command-line option (`SettingKey.flag`, spelled once there) is
+    /// an option of `scannerd run` (issue #42): its help lists each, as itself, not only as the start of
+    /// a longer one (`--socket` beside `--socket-mode`).
+    @Test func everySettingsFlagIsAnOptionOfRun() throws {
+        let help = try Subprocess.run(Subprocess.executable("scannerd"), ["run", "--help"])
+        #expect(help.status == 0, "\(help.stderr)")
+        let words = Set(help.stdout.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "-") }).map(String.init))
+        let flags = SettingsSchema.keys.compactMap(\.flag)
+        #expect(flags.count >= 30, "the schema's flags: \(flags)")
+        let missing = flags.filter { !words.contains($0) }
+        #expect(missing.isEmpty, "not options of scannerd run: \(missing)")
+    }
+
     @Test func bothCommandsSayTheReleaseVersion() throws {
         for command in [scannerd, Subprocess.executable("scanctl")] {
             let result = try Subprocess.run(command, ["--version"])
