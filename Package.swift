@@ -223,8 +223,7 @@ let package = Package(
         .executableTarget(
             name: "scannerd",
             dependencies: [
-                "ScannerCore", "ImageDecoding", "Recognition", "Capture", "Tracking", "Pipeline", "Events",
-                "EventServer", "DaemonConfiguration", "Daemon",
+                "ScannerCore", "ImageDecoding", "Recognition", "Capture", "DaemonConfiguration", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
