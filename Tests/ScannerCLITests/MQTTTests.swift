@@ -166,7 +166,14 @@ func eventSeqs(_ lines: [String], topic: String) -> [Int] {
                 environment: ["SCANNERD_MQTT_QUEUE_LIMIT": "3"])
             defer { _ = daemon.stop(signal: SIGKILL) }
             try #require(waitForSocket(socket), "\(daemon.stderr)")
-            let probe = try ScannerClientProbe(path: socket)
+            // The socket's file exists from its bind, a moment before the daemon listens (a connection then
+            // is refused: seen once in a full run on a busy machine): try again for a few seconds.
+            var connected: ScannerClientProbe?
+            for _ in 0..<100 where connected == nil {
+                connected = try? ScannerClientProbe(path: socket)
+                if connected == nil { Thread.sleep(forTimeInterval: 0.05) }
+            }
+            let probe = try #require(connected, "\(daemon.stderr)")
             func mqtt() throws -> [String: Any] { JSONLines.object(try probe.ask(#"{"request":"stats"}"#))["mqtt"] as? [String: Any] ?? [:] }
             var stats = try mqtt()
             let deadline = Date().addingTimeInterval(30)
