@@ -521,10 +521,16 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
         scanned += 1
         guidanceChange = nil
         let image = frame.image
+        // The frame at full resolution, decoded once for both stages (each decoded it for itself).
+        var decodedFull: GrayImage??
+        func fullResolution() -> GrayImage? {
+            if decodedFull == nil { decodedFull = .some(frame.fullResolution()) }
+            return decodedFull!
+        }
         metrics.record(.capture)
         let scansBefore = barcodes.scans
         let found = selectSingle(
-            metrics.measure(.barcodes, { barcodes.scan(image, detail: { frame.fullResolution() }) }, ran: { _ in barcodes.scans > scansBefore }),
+            metrics.measure(.barcodes, { barcodes.scan(image, detail: fullResolution) }, ran: { _ in barcodes.scans > scansBefore }),
             configuration)
         var reading: TextStage.Reading? = nil
         if let text {
@@ -535,7 +541,7 @@ public final class SequenceHandler: ScannerPipeline, @unchecked Sendable {
                 let passesBefore = text.passes
                 let believed = TextStage.believed(tracker.liveItems)
                 reading = metrics.measure(
-                    .text, { text.read(image, detail: { frame.fullResolution() }, believed: believed, time: time, confirming: confirming) },
+                    .text, { text.read(image, detail: fullResolution, believed: believed, time: time, confirming: confirming) },
                     ran: { _ in text.passes > passesBefore })
                 if let sample = text.guidanceSample { guidanceChange = pause.guidance(after: sample) }
             }

@@ -128,12 +128,7 @@ public final class ImageScanner {
     /// Scans only `area` (normalized, e.g. the part of a frame that changed) — intersected with the
     /// configured region of interest by the caller. Bounds are still whole-image coordinates.
     public func scan(_ image: GrayImage, within area: NormalizedRect) -> [RecognizedItem] {
-        let roi = area.pixelRect(width: image.width, height: image.height)
-        let region = image.cropped(to: roi)
-        // Pixel coordinates in `region` → normalized coordinates in `image`.
-        let toImage = { (p: Point) in
-            Point(x: (p.x + Double(roi.x)) / Double(image.width), y: (p.y + Double(roi.y)) / Double(image.height))
-        }
+        let (region, toImage) = Self.region(area, of: image)
 
         var items = Self.items(barcodes.recognize(region), at: toImage)
         if let fusion, region.contrastSpread() >= settings.minimumContrastForText {
@@ -150,11 +145,17 @@ public final class ImageScanner {
     /// The barcodes of `image` within the region of interest, in reading order (a camera frame's
     /// barcode stage: no text); `thorough`: see `BarcodeRecognizer.recognize(_:thorough:)`.
     public func scanBarcodes(_ image: GrayImage, thorough: Bool) -> [RecognizedItem] {
-        let roi = options.regionOfInterest.pixelRect(width: image.width, height: image.height)
+        let (region, toImage) = Self.region(options.regionOfInterest, of: image)
+        return Self.items(barcodes.recognize(region, thorough: thorough), at: toImage).sorted(by: RecognizedItem.readingOrder)
+    }
+
+    /// `area` of `image` cut out, and the map from its pixel coordinates to normalized coordinates in `image`.
+    static func region(_ area: NormalizedRect, of image: GrayImage) -> (GrayImage, (Point) -> Point) {
+        let roi = area.pixelRect(width: image.width, height: image.height)
         let toImage = { (p: Point) in
             Point(x: (p.x + Double(roi.x)) / Double(image.width), y: (p.y + Double(roi.y)) / Double(image.height))
         }
-        return Self.items(barcodes.recognize(image.cropped(to: roi), thorough: thorough), at: toImage).sorted(by: RecognizedItem.readingOrder)
+        return (image.cropped(to: roi), toImage)
     }
 
     static func items(_ observations: [BarcodeObservation], at toImage: (Point) -> Point) -> [RecognizedItem] {
