@@ -27,7 +27,7 @@ public final class RequestHandler: Sendable {
     let hub: EventHub
     let logger: Logger
     let stats: @Sendable () -> [(String, JSONValue)]
-    let configure: @Sendable (ConfigChange) -> Result<[(String, JSONValue)], Refusal>
+    let configure: @Sendable (ConfigChange) async -> Result<[(String, JSONValue)], Refusal>
     let capture: @Sendable (_ annotate: Bool) async -> Result<CapturedPhoto, Refusal>
     let pause: @Sendable (_ paused: Bool) -> Result<Void, Refusal>
 
@@ -52,13 +52,13 @@ public final class RequestHandler: Sendable {
     /// - Parameters:
     ///   - stats: extra figures for the `stats` reply (source and pipeline counters).
     ///   - configure: applies a `set` request to the pipeline and returns the configuration now in
-    ///     force (announced to every client as a `config` event).
+    ///     force; it announces that to every client (the `config` event).
     ///   - capture: the next frame as JPEG, the current items drawn on it when asked.
     ///   - pause: pauses (true) or resumes recognition; the pipeline announces it (`paused`, `resumed`).
     public init(
         hub: EventHub, logger: Logger,
         stats: @escaping @Sendable () -> [(String, JSONValue)] = { [] },
-        configure: @escaping @Sendable (ConfigChange) -> Result<[(String, JSONValue)], Refusal> = { _ in
+        configure: @escaping @Sendable (ConfigChange) async -> Result<[(String, JSONValue)], Refusal> = { _ in
             .failure(Refusal("this daemon cannot be reconfigured"))
         },
         capture: @escaping @Sendable (_ annotate: Bool) async -> Result<CapturedPhoto, Refusal> = { _ in
@@ -111,7 +111,7 @@ public final class RequestHandler: Sendable {
             guard rights.mayControl else {
                 return Reply.error(echo, code: .accessDenied, message: "this user may watch but not change the daemon's settings")
             }
-            switch configure(change) {
+            switch await configure(change) {
             case .success(let applied):
                 // What this request changed, not the whole configuration (the `config` event has it); a
                 // client may `set` in a loop, so the daemon rate-limits these lines too.
@@ -119,7 +119,6 @@ public final class RequestHandler: Sendable {
                 var metadata: Logger.Metadata = ["client": .string(client)]
                 for (key, value) in applied where changed.contains(key) { metadata[key] = .string(value.serialized()) }
                 logger.notice("configuration changed", metadata: metadata)
-                hub.publishNotice("config", applied)
                 return Reply.ok(echo, applied)
             case .failure(let refusal):
                 return Reply.error(echo, code: .refused, message: refusal.message)

@@ -37,15 +37,18 @@ public enum DaemonAssembly {
         }
     }
 
-    /// A replay with `--pace none`: one thread, OCR on every n-th frame, the clock is frame index /
-    /// fps. Anything else: the live pipeline, newest frame to each recognizer.
-    static func pipeline(_ s: DaemonSettings) throws(DaemonError) -> any ScannerPipeline {
-        do {
-            if case .replay = s.input, s.pace == .none {
-                return try SequenceHandler(configuration: sequenceConfiguration(s), fps: s.effectiveFPS)
-            }
+    /// A replay with `--pace none`: every frame, OCR on every n-th frame, the clock is frame index /
+    /// fps. Anything else: the newest frame to each stage, on the wall clock.
+    static func pipeline(_ s: DaemonSettings) throws(DaemonError) -> Pipeline {
+        let pacing: Pipeline.Pacing
+        if case .replay = s.input, s.pace == .none {
+            pacing = .everyFrame(fps: s.effectiveFPS)
+        } else {
             let start = ContinuousClock.now
-            return try LivePipeline(configuration: sequenceConfiguration(s), clock: { (ContinuousClock.now - start).inSeconds })
+            pacing = .newestFrame(clock: { (ContinuousClock.now - start).inSeconds })
+        }
+        do {
+            return try Pipeline(configuration: sequenceConfiguration(s), pacing: pacing)
         } catch {
             throw .cannotStart("\(error)")
         }
@@ -65,30 +68,46 @@ public enum DaemonAssembly {
         return SequenceConfiguration(options: options, tracker: tracker, singleItem: s.singleItem, lineModel: s.lineModel.directory)
     }
 
-    /// The requests of every transport, answered by this daemon (through the weak box: the daemon
-    /// owns the servers that own the handler).
+    /// The requests of every transport, answered by the daemon's parts: `set` by the settings
+    /// control, `pause` by the pipeline and the source, `capture` by the source.
     ///
     /// Every line the handler logs is one a client can cause once per request (`set`, `pause`, a
     /// photo written): at most `requestLogLines` of each kind a minute, the rest summed up
     /// (`RateLimitedLogHandler`), so a client in a loop cannot fill the journal.
-    static func requestHandler(hub: EventHub, logger: Logger, daemon: WeakDaemon) -> RequestHandler {
-        let limited = clientCaused(logger)
+    static func requestHandler(
+        hub: EventHub, logger: Logger, control: SettingsControl, pipeline: Pipeline, source: FrameSource,
+        stats: @escaping @Sendable () -> [(String, JSONValue)]
+    ) -> RequestHandler {
+        nonisolated(unsafe) let source = source
         return RequestHandler(
-            hub: hub, logger: limited,
-            stats: { daemon.daemon?.statistics() ?? [] },
-            configure: { change in
-                guard let daemon = daemon.daemon else { return .failure(.init("shutting down")) }
-                return .success(daemon.apply(change))
-            },
-            capture: { annotate in
-                guard let daemon = daemon.daemon else { return .failure(.init("shutting down")) }
-                return await daemon.photo(annotate: annotate)
-            },
+            hub: hub, logger: clientCaused(logger), stats: stats,
+            configure: { change in await control.apply(change) },
+            capture: { annotate in await photo(source: source, items: hub.items.map(\.item.bounds), annotate: annotate) },
             pause: { paused in
-                guard let daemon = daemon.daemon else { return .failure(.init("shutting down")) }
-                daemon.setPaused(paused)
+                setPaused(paused, pipeline: pipeline, source: source)
                 return .success(())
             })
+    }
+
+    /// `pause` / `resume`: the pipeline first (it removes what it tracked and announces the pause),
+    /// then the source, which stops decoding; resuming in the other order, so the first frame decoded
+    /// is recognized.
+    static func setPaused(_ paused: Bool, pipeline: Pipeline, source: FrameSource) {
+        if paused {
+            pipeline.setPaused(true)
+            source.setPaused(true)
+        } else {
+            source.setPaused(false)
+            pipeline.setPaused(false)
+        }
+    }
+
+    /// `capture`: the next frame at full resolution as JPEG, `items`' bounds drawn if asked.
+    static func photo(source: FrameSource, items: [Quad], annotate: Bool) async -> Result<RequestHandler.CapturedPhoto, RequestHandler.Refusal> {
+        nonisolated(unsafe) let source = source
+        let photo: Photo?? = await OffThread.waitForCallback(deadline: .seconds(3)) { finish in source.takePhoto(finish) }
+        guard let photo = photo ?? nil else { return .failure(.init("no frame within 3 s (is the camera available?)")) }
+        return PhotoRendering.jpeg(of: photo, annotating: annotate ? items : nil)
     }
 
     /// `logger` for lines a client can cause once per request or connection (`set`, refusals,

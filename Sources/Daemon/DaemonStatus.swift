@@ -1,6 +1,9 @@
+import Events
 import Foundation
+import Pipeline
 import ScannerCore
 import Synchronization
+import Tracking
 
 /// What the daemon is doing, for `READY=1` and the `STATUS=` line systemd shows.
 public final class DaemonStatus: Sendable {
@@ -47,5 +50,38 @@ public final class DaemonStatus: Sendable {
             }
             return "\(name): \(String(format: "%.1f", fps)) fps" + tail
         }
+    }
+}
+
+extension DaemonStatus {
+    /// Notes what a pipeline event says about the source.
+    func note(_ event: ScannerEvent) {
+        switch event {
+        case .sourceAvailable: source = .available
+        case .sourceUnavailable(let reason): source = .unavailable(reason: reason)
+        case .end: source = .ended
+        case .item, .recognition, .guidance: break
+        }
+    }
+}
+
+/// The `STATUS=` line from the parts it describes (`DaemonStatus.line`).
+struct StatusReport: Sendable {
+    let status: DaemonStatus
+    let heartbeat: Heartbeat
+    let watchdogTimeout: Duration?
+    /// The source as the line names it ("camera /dev/video0", a file's path).
+    let sourceLabel: String
+    let hub: EventHub
+    let metrics: PipelineMetrics
+
+    func line() -> String {
+        let stalled: Duration? = watchdogTimeout.flatMap { timeout in
+            let age = heartbeat.age
+            return WatchdogPolicy(timeout: timeout).shouldPing(heartbeatAge: age) ? nil : age
+        }
+        return DaemonStatus.line(
+            source: status.source, name: sourceLabel, fps: metrics.figures(.capture).perSecond, stalledFor: stalled, items: hub.items.count,
+            clients: hub.subscriberCount)
     }
 }

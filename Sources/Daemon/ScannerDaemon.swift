@@ -32,20 +32,12 @@ public enum DaemonError: Error, CustomStringConvertible {
 ///   the pipeline stops capture and publishes `removed` for what is left and `end`, the server sends
 ///   those to every client and closes;
 /// - a source that ends (a replay) ends the group the same way;
-/// - `SIGHUP` reloads the configuration (`reload()`).
+/// - `SIGHUP` reloads the configuration (`SettingsControl.reload`).
 public final class ScannerDaemon: Sendable {
     let logger: Logger
-    let logLevel: LogLevelControl
-    let notifier: SystemdNotifier
-    let reloadConfiguration: @Sendable () throws(ConfigurationErrors) -> LoadedConfiguration
-    /// The configuration loaded at start and at the last successful reload.
-    let startup: LoadedConfiguration
-    let loaded: Mutex<LoadedConfiguration>
-    /// The recognition and tracking settings in force (the file's, then `set` requests and reloads).
-    let settings: Mutex<DaemonSettings>
     nonisolated(unsafe) let source: FrameSource
     let hub: EventHub
-    let sequence: any ScannerPipeline
+    let pipeline: Pipeline
     /// `--events-stdout`: the events on standard output, written off the hub's lock.
     let printer: LinePrinter?
     let server: EventServer?
@@ -53,8 +45,11 @@ public final class ScannerDaemon: Sendable {
     let http: HTTPServer?
     /// `mqtt.broker`: every event to a broker (docs/mqtt.md).
     let mqtt: MQTTPublisher?
-    let heartbeat = Heartbeat()
+    let notifier: SystemdNotifier
+    let heartbeat: Heartbeat
     let status = DaemonStatus()
+    let report: StatusReport
+    let control: SettingsControl
     let startedAt = ContinuousClock.now
     let serverReady = ReadyGate()
 
@@ -64,54 +59,84 @@ public final class ScannerDaemon: Sendable {
         reload: @escaping @Sendable () throws(ConfigurationErrors) -> LoadedConfiguration
     ) throws(DaemonError) {
         let s = configuration.settings
+        let startedAt = self.startedAt
         self.logger = logger
-        self.logLevel = logLevel
         self.notifier = notifier
-        self.reloadConfiguration = reload
-        self.startup = configuration
-        self.loaded = Mutex(configuration)
-        self.settings = Mutex(s)
-        source = try DaemonAssembly.source(s, logger: logger, heartbeat: heartbeat)
+        let heartbeat = Heartbeat()
+        self.heartbeat = heartbeat
+        let source = try DaemonAssembly.source(s, logger: logger, heartbeat: heartbeat)
+        self.source = source
         let printer = s.eventsStdout ? LinePrinter() : nil
         self.printer = printer
         // A browser's EventSource reconnects with the last seq it had: keep enough to fill the gap.
-        hub = EventHub(
+        let hub = EventHub(
             daemonVersion: Release.version, sourceName: s.input.name, replayLimit: s.httpListen == nil ? 0 : DaemonAssembly.httpReplayLimit
         ) { line in
             printer?.print(line)
         }
-        sequence = try DaemonAssembly.pipeline(s)
-        // The server's requests reach the daemon through a weak box: the daemon owns the server.
-        let box = WeakDaemon()
-        let requests = DaemonAssembly.requestHandler(hub: hub, logger: logger, daemon: box)
+        self.hub = hub
+        let pipeline = try DaemonAssembly.pipeline(s)
+        self.pipeline = pipeline
+        report = StatusReport(
+            status: status, heartbeat: heartbeat, watchdogTimeout: notifier.watchdogTimeout,
+            sourceLabel: source is CameraSource ? "camera \(s.input.name)" : s.input.name, hub: hub, metrics: pipeline.metrics)
+        control = SettingsControl(
+            configuration: configuration, pipeline: pipeline, hub: hub, logger: logger, logLevel: logLevel, notifier: notifier, status: report,
+            read: reload)
+        let mqtt = try DaemonAssembly.mqttPublisher(s, hub: hub, logger: logger, version: Release.version)
+        self.mqtt = mqtt
+        let status = self.status
+        nonisolated(unsafe) let unsafeSource = source
+        let requests = DaemonAssembly.requestHandler(
+            hub: hub, logger: logger, control: control, pipeline: pipeline, source: source,
+            stats: {
+                let available: Bool = if case .available = status.source { true } else { false }
+                return DaemonStatistics.reply(
+                    source: unsafeSource.statistics, metrics: pipeline.metrics, sourceName: hub.sourceName, available: available,
+                    uptime: (ContinuousClock.now - startedAt).inSeconds) + (mqtt.map { [("mqtt", DaemonStatistics.mqtt($0.statistics))] } ?? [])
+            })
         server = s.socketEnabled ? DaemonAssembly.eventServer(s, hub: hub, logger: logger, requests: requests) : nil
-        http = try DaemonAssembly.httpServer(s, hub: hub, requests: requests, logger: logger) { [hub, box] in
-            metrics.render(source: box.daemon?.source.statistics ?? SourceStatistics(), hub: hub, mqtt: box.daemon?.mqtt?.statistics)
+        http = try DaemonAssembly.httpServer(s, hub: hub, requests: requests, logger: logger) {
+            metrics.render(source: unsafeSource.statistics, hub: hub, mqtt: mqtt?.statistics)
         }
         // The socket's server checks the descriptor budget for both when it listens; without it the
         // HTTP port's connections are checked here.
         if server == nil, http != nil {
             do { try DescriptorBudget.ensure(maximumClients: 0, httpConnections: s.httpMaxConnections) } catch { throw .cannotStart("\(error)") }
         }
-        mqtt = try DaemonAssembly.mqttPublisher(s, hub: hub, logger: logger, version: Release.version)
         printer?.print(hub.hello())
-        box.daemon = self
     }
 
-    /// Runs until a signal or the end of the source.
+    /// Runs until a signal or the end of the source. Each service gets the parts it uses, never the
+    /// daemon (issue #42).
     public func run() async throws {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
-        if let server { services.append(.init(service: ServerService(server: server, daemon: self))) } else { serverReady.open() }
+        if let server {
+            services.append(.init(service: ServerService(server: server, ready: serverReady, status: status)))
+        } else {
+            serverReady.open()
+        }
         // An HTTP server that cannot listen (its port taken) ends the daemon, as the socket's does,
         // after the pipeline stops.
-        if let http { services.append(.init(service: HTTPService(server: http, daemon: self), failureTerminationBehavior: .gracefullyShutdownGroup)) }
-        if let mqtt { services.append(.init(service: MQTTService(publisher: mqtt, daemon: self))) }
+        if let http {
+            services.append(.init(service: HTTPService(server: http, hub: hub, logger: logger), failureTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        if let mqtt { services.append(.init(service: MQTTService(publisher: mqtt, hub: hub))) }
+        let (status, hub) = (status, hub)
         services.append(
             .init(
-                service: PipelineService(daemon: self),
+                service: PipelineService(
+                    pipeline: pipeline, source: source, ready: serverReady, heartbeat: heartbeat, logger: logger,
+                    publish: { event in
+                        status.note(event)
+                        hub.publish(event)
+                    }),
                 successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup))
-        services.append(.init(service: SystemdService(daemon: self)))
-        services.append(.init(service: ReloadService(daemon: self)))
+        services.append(
+            .init(
+                service: SystemdService(
+                    notifier: notifier, status: status, report: report, needsServer: server != nil, logger: logger)))
+        services.append(.init(service: ReloadService(control: control)))
         var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.logger = Logger(label: "scannerd.lifecycle", factory: { _ in SwiftLogNoOpLogHandler() })
         // Every event printed before the run ends (the replay's `end` last).
@@ -126,151 +151,6 @@ public final class ScannerDaemon: Sendable {
                 "uptime": "\(String(format: "%.1f", (ContinuousClock.now - startedAt).inSeconds))",
             ])
     }
-
-    // MARK: Configuration
-
-    /// A `set` request: applied from the next frame, described in the reply and the `config` event.
-    func apply(_ change: ConfigChange) -> [(String, JSONValue)] {
-        let updated = settings.withLock { s -> DaemonSettings in
-            if let roi = change.regionOfInterest { s.regionOfInterest = roi }
-            if let quality = change.quality { s.quality = quality }
-            if let types = change.types { s.types = types }
-            if let single = change.singleItem { s.singleItem = single }
-            return s
-        }
-        sequence.reconfigure(DaemonAssembly.sequenceConfiguration(updated))
-        return Self.describe(updated)
-    }
-
-    /// The configuration in force, as the `config` event and the `set` reply carry it.
-    static func describe(_ s: DaemonSettings) -> [(String, JSONValue)] {
-        let roi = s.regionOfInterest
-        let types = s.types
-        let names = types.symbologies.sorted().map(\.rawValue) + types.contentTypes.map(\.rawValue).sorted() + (types.plainText ? ["text"] : [])
-        return [
-            ("roi", .array([roi.x, roi.y, roi.width, roi.height].map { .number($0, decimals: 4) })),
-            ("quality", .string(s.quality.rawValue)),
-            ("types", .array(names.map { .string($0) })),
-            ("single", .bool(s.singleItem)),
-        ]
-    }
-
-    /// How long reading the configuration may take before a reload gives up on it. Reading is
-    /// bounded by the file's limits (docs/security.md) and takes milliseconds; the deadline is for
-    /// what no limit foresaw (a file on a hung network mount).
-    public static let reloadDeadline: Duration = .seconds(5)
-
-    /// `SIGHUP`: reads the configuration again. Keys that changed and can change live (recognition,
-    /// tracking, log level) are applied from the next frame and announced as a `config` event; keys
-    /// that need a restart are named in the log (and the event). A configuration with any error is
-    /// refused whole, with every reason logged, and the one in force stays. The file is read on a
-    /// thread of its own: past `deadline`, or when the caller is cancelled (shutdown), the reload is
-    /// abandoned and whatever that read finds later is ignored.
-    public func reload(deadline: Duration = ScannerDaemon.reloadDeadline) async {
-        notifier.notify(["RELOADING=1", "MONOTONIC_USEC=\(Heartbeat.monotonicNanoseconds() / 1000)"])
-        defer { notifier.notify(["READY=1", "STATUS=\(statusLine())"]) }
-        let read = reloadConfiguration
-        let outcome = await OffThread.run(deadline: deadline) { () -> Result<LoadedConfiguration, ConfigurationErrors> in
-            do throws(ConfigurationErrors) { return .success(try read()) } catch { return .failure(error) }
-        }
-        let inForce = loaded.withLock { $0 }
-        let decision = ReloadDecision.decide(
-            read: outcome, inForce: inForce, startup: startup, cancelled: Task.isCancelled, deadline: deadline.inSeconds)
-        switch decision {
-        case .abandoned(let reason):
-            logger.error("configuration reload abandoned", metadata: ["reason": "\(reason)"])
-            notifier.notify(["STATUS=reload abandoned: \(reason)"])
-            return
-        case .refused(let problems):
-            for problem in problems {
-                logger.error("configuration reload refused", metadata: ["error": "\(problem)"])
-            }
-            notifier.notify(["STATUS=reload refused: \(problems.first.map { "\($0)" } ?? "")"])
-            return
-        case .unchanged, .apply:
-            break
-        }
-        // Both remaining decisions come from a read that succeeded.
-        guard case .success(let next)? = outcome else { return }
-        loaded.withLock { $0 = next }
-        guard case .apply(let live, let restart) = decision else {
-            logger.info("configuration reloaded: nothing changed")
-            return
-        }
-        logLevel.current = next.settings.logLevel
-        let updated = settings.withLock { s -> DaemonSettings in
-            s.takeLive(Set(live), from: next.settings)
-            return s
-        }
-        if !live.isEmpty { sequence.reconfigure(DaemonAssembly.sequenceConfiguration(updated)) }
-        logger.notice(
-            "configuration reloaded",
-            metadata: [
-                "applied": "\(live.joined(separator: ","))",
-                "restartRequired": "\(restart.joined(separator: ","))",
-            ])
-        if !live.isEmpty {
-            hub.publishNotice(
-                "config",
-                Self.describe(updated) + [
-                    ("reason", .string("reload")), ("changed", .array(live.map { .string($0) })),
-                    ("restartRequired", .array(restart.map { .string($0) })),
-                ])
-        }
-    }
-
-    // MARK: Status
-
-    func statusLine(fps: Double = 0) -> String {
-        let stalled: Duration? = notifier.watchdogTimeout.flatMap { timeout in
-            let age = heartbeat.age
-            return WatchdogPolicy(timeout: timeout).shouldPing(heartbeatAge: age) ? nil : age
-        }
-        return DaemonStatus.line(
-            source: status.source, name: source is CameraSource ? "camera \(hub.sourceName)" : hub.sourceName,
-            fps: fps, stalledFor: stalled, items: hub.items.count, clients: hub.subscriberCount)
-    }
-
-    /// Pipeline events: published, and noted for the status line.
-    func emit(_ event: ScannerEvent) {
-        switch event {
-        case .sourceAvailable: status.source = .available
-        case .sourceUnavailable(let reason): status.source = .unavailable(reason: reason)
-        case .end: status.source = .ended
-        case .item, .recognition, .guidance: break
-        }
-        hub.publish(event)
-    }
-
-    /// `pause` / `resume`: the pipeline first (it removes what it tracked and announces the pause),
-    /// then the source, which stops decoding; resuming in the other order, so the first frame decoded
-    /// is recognized.
-    func setPaused(_ paused: Bool) {
-        if paused {
-            sequence.setPaused(true)
-            source.setPaused(true)
-        } else {
-            source.setPaused(false)
-            sequence.setPaused(false)
-        }
-    }
-
-    // MARK: Server
-
-    /// `capture`: the next frame at full resolution as JPEG, the current items' bounds drawn if asked.
-    func photo(annotate: Bool) async -> Result<RequestHandler.CapturedPhoto, RequestHandler.Refusal> {
-        nonisolated(unsafe) let source = self.source
-        let items = hub.items.map(\.item.bounds)
-        let photo: Photo?? = await OffThread.waitForCallback(deadline: .seconds(3)) { finish in source.takePhoto(finish) }
-        guard let photo = photo ?? nil else { return .failure(.init("no frame within 3 s (is the camera available?)")) }
-        return PhotoRendering.jpeg(of: photo, annotating: annotate ? items : nil)
-    }
-}
-
-/// The daemon as the server's closures see it.
-final class WeakDaemon: @unchecked Sendable {
-    // Written once, in the daemon's init, before the server runs.
-    weak var daemon: ScannerDaemon?
 }
 
 /// Opens once; waiters before and after pass.

@@ -1,5 +1,6 @@
 import Capture
 import EventServer
+import Events
 import Foundation
 import HTTPServer
 import Logging
@@ -7,13 +8,16 @@ import MQTTPublisher
 import Pipeline
 import ScannerCore
 import ServiceLifecycle
+import Tracking
 import UnixSignals
 
 /// The event server. Starts listening first; on shutdown it lets every client receive what is
 /// already queued for it (the pipeline's last events), then closes.
 struct ServerService: Service {
     let server: EventServer
-    let daemon: ScannerDaemon
+    /// Opened once the server listens: the pipeline waits for it.
+    let ready: ReadyGate
+    let status: DaemonStatus
 
     func run() async throws {
         let server = self.server
@@ -23,9 +27,9 @@ struct ServerService: Service {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { server.removeSocketFile() }
         try await withGracefulShutdownHandler {
-            try await server.run(ready: {
-                daemon.status.serverListening()
-                daemon.serverReady.open()
+            try await server.run(ready: { [status, ready] in
+                status.serverListening()
+                ready.open()
             })
         } onGracefulShutdown: {
             server.shutdownGracefully()
@@ -37,20 +41,21 @@ struct ServerService: Service {
 /// queued for them (the pipeline's last `removed` and `end`), and Hummingbird closes.
 struct HTTPService: Service {
     let server: HTTPServer
-    let daemon: ScannerDaemon
+    let hub: EventHub
+    let logger: Logger
 
     func run() async throws {
-        let (server, daemon) = (server, daemon)
+        let (server, hub, logger) = (server, hub, logger)
         let host = server.configuration.host.contains(":") ? "[\(server.configuration.host)]" : server.configuration.host
         let listening = ReadyGate()
         do {
             try await withGracefulShutdownHandler {
                 try await server.run(ready: { port in
                     listening.open()
-                    daemon.logger.notice("http listening", metadata: ["url": "http://\(host):\(port)/"])
+                    logger.notice("http listening", metadata: ["url": "http://\(host):\(port)/"])
                 })
             } onGracefulShutdown: {
-                daemon.hub.finishSubscribers()
+                hub.finishSubscribers()
             }
         } catch  where !listening.isOpen {
             // Its port taken, or an address this host does not have: one line that says which.
@@ -64,14 +69,14 @@ struct HTTPService: Service {
 /// then `offline` and a clean disconnect.
 struct MQTTService: Service {
     let publisher: MQTTPublisher
-    let daemon: ScannerDaemon
+    let hub: EventHub
 
     func run() async throws {
-        let (publisher, daemon) = (publisher, daemon)
+        let (publisher, hub) = (publisher, hub)
         try await withGracefulShutdownHandler {
             try await publisher.run()
         } onGracefulShutdown: {
-            daemon.hub.finishSubscribers()
+            hub.finishSubscribers()
         }
         await Task.detached { publisher.stop() }.value
     }
@@ -81,19 +86,28 @@ struct MQTTService: Service {
 /// pool); graceful shutdown cancels the source, whose `next()` then returns `.end` within one poll
 /// slice, and the pipeline publishes `removed` for what is left and `end`.
 struct PipelineService: Service {
-    let daemon: ScannerDaemon
+    let pipeline: Pipeline
+    nonisolated(unsafe) let source: FrameSource
+    /// The server listens (or there is none): clients hear the first events.
+    let ready: ReadyGate
+    let heartbeat: Heartbeat
+    let logger: Logger
+    /// Where the pipeline's events go (the hub), in order.
+    let publish: @Sendable (ScannerEvent) -> Void
 
     func run() async throws {
-        await daemon.serverReady.wait()
-        guard daemon.serverReady.isOpen, !Task.isCancelled else { return }
-        nonisolated(unsafe) let source = daemon.source
+        await ready.wait()
+        guard ready.isOpen, !Task.isCancelled else { return }
+        nonisolated(unsafe) let source = self.source
+        let (pipeline, heartbeat, logger, publish) = (pipeline, heartbeat, logger, publish)
         // Graceful shutdown, or cancellation (another service failed): either way the source is
         // cancelled, or the thread would run on (a camera, a looping replay) and the daemon never end.
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                     let thread = Thread {
-                        daemon.runPipeline()
+                        pipeline.run(source: source, heartbeat: heartbeat, emit: publish)
+                        logger.info("pipeline", metadata: DaemonStatistics.metadata(pipeline.statistics))
                         done.resume()
                     }
                     thread.name = "scannerd-capture"
@@ -111,10 +125,14 @@ struct PipelineService: Service {
 /// sd_notify: `READY=1` once clients can connect and the source has been tried, `STATUS=` when it
 /// changes, `WATCHDOG=1` while the heartbeat is recent, `STOPPING=1` on shutdown.
 struct SystemdService: Service {
-    let daemon: ScannerDaemon
+    let notifier: SystemdNotifier
+    let status: DaemonStatus
+    let report: StatusReport
+    /// Whether `READY=1` waits for the socket's server to listen.
+    let needsServer: Bool
+    let logger: Logger
 
     func run() async throws {
-        let notifier = daemon.notifier
         guard notifier.isEnabled else {
             try? await gracefulShutdown()
             return
@@ -125,30 +143,29 @@ struct SystemdService: Service {
         var lastStatus = ""
         var pinging = true
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            let fps = daemon.sequence.metrics.figures(.capture).perSecond
             var fields: [String] = []
-            if !ready, daemon.status.isReady(needsServer: daemon.server != nil) {
+            if !ready, status.isReady(needsServer: needsServer) {
                 ready = true
                 fields.append("READY=1")
-                daemon.logger.notice("ready", metadata: ["source": "\(daemon.hub.sourceName)"])
+                logger.notice("ready", metadata: ["source": "\(report.hub.sourceName)"])
             }
-            let status = daemon.statusLine(fps: fps)
+            let status = report.line()
             if status != lastStatus {
                 fields.append("STATUS=\(status)")
                 lastStatus = status
             }
             if let policy {
-                let healthy = policy.shouldPing(heartbeatAge: daemon.heartbeat.age)
+                let healthy = policy.shouldPing(heartbeatAge: report.heartbeat.age)
                 if healthy { fields.append("WATCHDOG=1") }
                 if healthy != pinging {
                     pinging = healthy
                     if healthy {
-                        daemon.logger.notice("pipeline moving again; watchdog pings resumed")
+                        logger.notice("pipeline moving again; watchdog pings resumed")
                     } else {
-                        daemon.logger.error(
+                        logger.error(
                             "pipeline stalled; watchdog pings stopped",
                             metadata: [
-                                "lastProgress": "\(String(format: "%.1f", daemon.heartbeat.age.inSeconds))s ago"
+                                "lastProgress": "\(String(format: "%.1f", report.heartbeat.age.inSeconds))s ago"
                             ])
                     }
                 }
@@ -162,30 +179,14 @@ struct SystemdService: Service {
 }
 
 /// `SIGHUP`: reload the configuration. The file is read on a thread of its own with a deadline
-/// (`ScannerDaemon.reload`), so neither a slow file nor shutdown waits on it: the next `SIGHUP` is
+/// (`SettingsControl.reload`), so neither a slow file nor shutdown waits on it: the next `SIGHUP` is
 /// heard, and `SIGTERM` ends this service at once.
 struct ReloadService: Service {
-    let daemon: ScannerDaemon
+    let control: SettingsControl
 
     func run() async throws {
         for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
-            try? await cancelWhenGracefulShutdown { await daemon.reload() }
+            try? await cancelWhenGracefulShutdown { await control.reload() }
         }
-    }
-}
-
-extension ScannerDaemon {
-    /// The blocking capture → recognition loop (on its own thread).
-    func runPipeline() {
-        sequence.run(source: source, heartbeat: heartbeat) { self.emit($0) }
-        logger.info("pipeline", metadata: DaemonStatistics.metadata(sequence.statistics))
-    }
-
-    /// The `stats` reply's figures beyond the server's own (`events`): per stage.
-    func statistics() -> [(String, JSONValue)] {
-        let available: Bool = if case .available = status.source { true } else { false }
-        return DaemonStatistics.reply(
-            source: source.statistics, metrics: sequence.metrics, sourceName: hub.sourceName, available: available,
-            uptime: (ContinuousClock.now - startedAt).inSeconds) + (mqtt.map { [("mqtt", DaemonStatistics.mqtt($0.statistics))] } ?? [])
     }
 }

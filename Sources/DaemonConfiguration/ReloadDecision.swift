@@ -1,5 +1,5 @@
 /// What a `SIGHUP` reload does, decided from what the read found: inputs in, an action out, so every
-/// rule is a test without a daemon, signals or threads (`ScannerDaemon.reload` carries it out).
+/// rule is a test without a daemon, signals or threads (`SettingsControl.reload` carries it out).
 public enum ReloadDecision: Sendable, Equatable {
     /// The read did not finish (past the deadline, or the daemon is shutting down): nothing changes,
     /// and what the read finds later is ignored.

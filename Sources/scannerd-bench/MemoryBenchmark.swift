@@ -31,7 +31,7 @@ enum MemoryBenchmark {
         Stage(name: "barcodes-all", calls: 1500, note: "every symbology, as `scan` reads them (zxing-cpp, enlarged 1.5×, zbar)"),
         Stage(name: "tesseract", calls: 500, note: "TessBaseAPI Recognize, one instance reused"),
         Stage(name: "text", calls: 1000, note: "ImageScanner: Tesseract + phone/URL/e-mail detection"),
-        Stage(name: "sequence", calls: 3000, note: "SequenceHandler, every type, deterministic (OCR every 3rd frame)"),
+        Stage(name: "sequence", calls: 3000, note: "Pipeline every frame, every type, deterministic (OCR every 3rd frame)"),
     ]
 
     /// The table for docs/benchmarks.md; each stage runs in a child process (`--memory-probe`).
@@ -126,7 +126,7 @@ enum MemoryBenchmark {
                 options: ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: Set(TextContentType.allCases))))
             call = { i in _ = scanner.scan(images[i % images.count]) }
         case "sequence":
-            let handler = try SequenceHandler(configuration: SequenceConfiguration(options: ScanOptions()))
+            let handler = try Pipeline(configuration: SequenceConfiguration(options: ScanOptions()), pacing: .everyFrame(fps: 30))
             call = { i in
                 var frame = frames[i % frames.count]
                 frame.index = i

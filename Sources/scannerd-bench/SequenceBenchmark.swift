@@ -65,8 +65,8 @@ enum SequenceBenchmark {
     /// Ours: the live pipeline (two recognizer threads, keep-latest hand-offs, gates, trackers).
     static func ours(_ clip: String = "sequence", seconds: Double? = nil) throws -> Run {
         let start = ContinuousClock.now
-        let pipeline = try LivePipeline(
-            configuration: SequenceConfiguration(options: ScanOptions()), clock: { (ContinuousClock.now - start).inSeconds })
+        let pipeline = try Pipeline(
+            configuration: SequenceConfiguration(options: ScanOptions()), pacing: .newestFrame(clock: { (ContinuousClock.now - start).inSeconds }))
         let replay = try source(clip, loop: seconds != nil)
         final class Box: @unchecked Sendable {
             var run = Run()

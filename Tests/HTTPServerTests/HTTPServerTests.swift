@@ -25,7 +25,12 @@ final class RunningHTTPServer: @unchecked Sendable {
         let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9])
         let requests = RequestHandler(
             hub: hub, logger: Logger(label: "test"),
-            configure: { change in .success([("single", .bool(change.singleItem ?? false))]) },
+            // As the daemon's settings control does: the change announced, then described.
+            configure: { change in
+                let applied: [(String, JSONValue)] = [("single", .bool(change.singleItem ?? false))]
+                hub.publishNotice("config", applied)
+                return .success(applied)
+            },
             capture: { annotate in .success(.init(jpeg: annotate ? jpeg + [0] : jpeg, width: 4, height: 3)) })
         let server = try HTTPServer(
             hub: hub, requests: requests,

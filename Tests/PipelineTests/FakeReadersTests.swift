@@ -45,14 +45,14 @@ import Tracking
         Frame(index: index, decoded: DecodedImage(image: image, sourceWidth: image.width, sourceHeight: image.height), format: nil)
     }
 
-    func handler(_ detector: FakeDetector, _ recognizer: FakeRecognizer) throws -> SequenceHandler {
+    func handler(_ detector: FakeDetector, _ recognizer: FakeRecognizer) throws -> Pipeline {
         var options = ScanOptions(quality: .balanced)
         options.types = try RecognitionTypes(parsing: "contentTypes")
         var configuration = SequenceConfiguration(options: options)
         // One detector and recognizer for every stage the handler builds: the test reads their counts.
         nonisolated(unsafe) let readers = TextReaders(detector: detector, recognizers: [recognizer])
         configuration.textReaders = { readers }
-        return try SequenceHandler(configuration: configuration)
+        return try Pipeline(configuration: configuration, pacing: .everyFrame(fps: 30))
     }
 
     /// What the fakes say is what the pipeline reports: a phone number the card does not show is
@@ -131,7 +131,7 @@ import Tracking
         let detector = FailingDetector()
         nonisolated(unsafe) let readers = TextReaders(detector: detector, recognizers: [FakeRecognizer(["+1 212 555 0187"])])
         configuration.textReaders = { readers }
-        let handler = try SequenceHandler(configuration: configuration)
+        let handler = try Pipeline(configuration: configuration, pacing: .everyFrame(fps: 30))
         let image = try card()
         for index in 0..<9 { _ = handler.process(frame(index, image), time: Double(index) / 30) }
         #expect(detector.failures > 0)

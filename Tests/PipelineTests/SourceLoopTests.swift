@@ -22,8 +22,7 @@ final class ScriptedSource: FrameSource, @unchecked Sendable {
         return s
     }
 
-    static func frame(_ index: Int) -> SourceEvent {
-        let image = GrayImage(width: 8, height: 8, filledWith: 128)
+    static func frame(_ index: Int, _ image: GrayImage = GrayImage(width: 8, height: 8, filledWith: 128)) -> SourceEvent {
         return .frame(Frame(index: index, decoded: DecodedImage(image: image, sourceWidth: 8, sourceHeight: 8), format: nil))
     }
 }
@@ -66,8 +65,9 @@ final class ScriptedSource: FrameSource, @unchecked Sendable {
     /// The deterministic pipeline runs the same loop: a source gone mid-replay says `unavailable`,
     /// and the replay's end says `end` with the frames delivered.
     @Test func theDeterministicPipelineRunsTheSameLoop() throws {
-        let handler = try SequenceHandler(
-            configuration: SequenceConfiguration(options: ScanOptions(types: RecognitionTypes(symbologies: [.qr], contentTypes: []))))
+        let handler = try Pipeline(
+            configuration: SequenceConfiguration(options: ScanOptions(types: RecognitionTypes(symbologies: [.qr], contentTypes: []))),
+            pacing: .everyFrame(fps: 30))
         let source = ScriptedSource([.available, ScriptedSource.frame(0), .unavailable(reason: "gone"), ScriptedSource.frame(1)])
         let events = Mutex<[ScannerEvent]>([])
         handler.run(source: source, heartbeat: nil) { event in events.withLock { $0.append(event) } }
@@ -75,7 +75,26 @@ final class ScriptedSource: FrameSource, @unchecked Sendable {
     }
 }
 
-/// issue #17: the pause rule both pipelines follow.
+extension SourceLoopTests {
+    /// The newest-frame pacing runs the same loop on its stage threads, in process (issue #42: the
+    /// live pipeline was reached only through subprocesses): the code is added, and at the source's
+    /// end removed before `end`, after the stages have finished the frames in flight.
+    @Test(.timeLimit(.minutes(1))) func theNewestFramePacingRunsTheSameLoop() throws {
+        let qr = try ImageDecoder().decodeFile(atPath: Fixtures.path("qr.png"), targetWidth: 640).image
+        let pipeline = try Pipeline(
+            configuration: SequenceConfiguration(options: ScanOptions(types: RecognitionTypes(symbologies: [.qr], contentTypes: []))),
+            pacing: .newestFrame(clock: { 0 }))
+        let source = ScriptedSource([.available] + (0..<3).map { ScriptedSource.frame($0, qr) })
+        let events = Mutex<[ScannerEvent]>([])
+        pipeline.run(source: source, heartbeat: nil) { event in events.withLock { $0.append(event) } }
+        let said = names(events.withLock { $0 })
+        #expect(said.first == "available" && said.last == "end 3", "\(said)")
+        #expect(said.filter { $0.hasPrefix("added") }.count == 1 && said.filter { $0.hasPrefix("removed") }.count == 1, "\(said)")
+        #expect(pipeline.statistics.framesScanned >= 1 && pipeline.liveItems.isEmpty)
+    }
+}
+
+/// issue #17: the pause rule of both pacings.
 @Suite struct PauseStateTests {
     @Test func pausingRemovesWhatIsTrackedThenSaysSoAndSayingItAgainDoesNothing() {
         let events = Mutex<[String]>([])

@@ -125,7 +125,8 @@ import Testing
         defer { _ = daemon.stop() }
         let stalled = try (0..<63).map { _ in try RawConnection(port: port, receiveBuffer: 4096) }
         for client in stalled { client.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n") }
-        // Every `set` is a `config` event to every subscriber: the quickest way to fill their queues.
+        // Every `set` is a `config` event to every subscriber: the quickest way to fill their queues
+        // (single-item mode: a change that rebuilds no recognizer).
         let control = try ScannerClientProbe(path: socket)
         func overflows() throws -> Int {
             ((JSONLines.object(try control.ask(#"{"request":"stats"}"#))["events"] as? [String: Any])?["overflows"] as? Int) ?? -1
@@ -135,7 +136,7 @@ import Testing
         while Date() < deadline, try overflows() < 63 {
             for _ in 0..<100 {
                 n += 1
-                _ = try control.ask(#"{"request":"set","quality":"\#(n % 2 == 0 ? "fast" : "balanced")"}"#)
+                _ = try control.ask(#"{"request":"set","single":\#(n % 2 == 0)}"#)
             }
         }
         #expect(try overflows() == 63)

@@ -12,17 +12,17 @@ import Tracking
 
 /// The deterministic pipeline's gates and selection, frame by frame, without threads or a daemon
 /// (docs/pipeline.md). OCR runs on every 3rd frame at `balanced`.
-@Suite(.offThePool(minutes: 2)) struct SequenceHandlerTests {
+@Suite(.offThePool(minutes: 2)) struct PipelineTests {
     func frame(_ index: Int, _ image: GrayImage) -> Frame {
         Frame(index: index, decoded: DecodedImage(image: image, sourceWidth: image.width, sourceHeight: image.height), format: nil)
     }
 
     func image(_ name: String) throws -> GrayImage { try ImageDecoder().decodeFile(atPath: Fixtures.path(name), targetWidth: 640).image }
 
-    func handler(types: String = "barcodes,contentTypes", single: Bool = false) throws -> SequenceHandler {
+    func handler(types: String = "barcodes,contentTypes", single: Bool = false) throws -> Pipeline {
         var options = ScanOptions(quality: .balanced)
         options.types = try RecognitionTypes(parsing: types)
-        return try SequenceHandler(configuration: SequenceConfiguration(options: options, singleItem: single))
+        return try Pipeline(configuration: SequenceConfiguration(options: options, singleItem: single), pacing: .everyFrame(fps: 30))
     }
 
     @Test func anUnchangedFrameIsNotReadAgainOnceItsLinesAreConfirmed() throws {
@@ -156,7 +156,7 @@ import Tracking
         for lineModel in [model, nil] {
             var options = ScanOptions(quality: .balanced)
             options.types = try RecognitionTypes(parsing: "contentTypes")
-            let handler = try SequenceHandler(configuration: SequenceConfiguration(options: options, lineModel: lineModel))
+            let handler = try Pipeline(configuration: SequenceConfiguration(options: options, lineModel: lineModel), pacing: .everyFrame(fps: 30))
             var added: Set<String> = []
             for index in stride(from: 0, to: 45, by: 3) {
                 added.formUnion(handler.process(frame(index, card), time: Double(index) / 30).filter { $0.name == "added" }.map(\.item.item.payload))
@@ -180,7 +180,8 @@ import Tracking
         func run(fullResolution: Bool) throws -> (payloads: [String], statistics: SequenceStatistics) {
             var options = ScanOptions(quality: .balanced)
             options.types = try RecognitionTypes(parsing: "barcodes")
-            let handler = try SequenceHandler(configuration: SequenceConfiguration(options: options, barcodesAtFullResolution: fullResolution))
+            let handler = try Pipeline(
+                configuration: SequenceConfiguration(options: options, barcodesAtFullResolution: fullResolution), pacing: .everyFrame(fps: 30))
             var payloads: [String] = []
             for index in 0..<8 {
                 var frame = full
@@ -209,7 +210,7 @@ import Tracking
         let handler = try handler(types: "barcodes")
         var configuration = handler.configuration
         configuration.options.regionOfInterest = NormalizedRect(x: 0, y: 0, width: 0.5, height: 0.5)
-        handler.reconfigure(configuration)
+        try handler.reconfigure(configuration)
         let found = handler.process(frame(0, codes), time: 0).compactMap { action -> String? in
             if case .added(let item) = action { return item.item.payload }
             return nil
@@ -218,13 +219,48 @@ import Tracking
         #expect(found == ["MULTI-QR-LEFT"], "\(found)")
     }
 
+    /// A configuration whose stages cannot be built is refused whole (issue #42: the failure was
+    /// dropped with `try?` and the stage of before went on, under the new configuration's name).
+    @Test func aConfigurationThatCannotBeBuiltIsRefusedAndChangesNothing() throws {
+        let handler = try handler(types: "barcodes")
+        var broken = handler.configuration
+        broken.options.types = try RecognitionTypes(parsing: "barcodes,contentTypes")
+        broken.options.regionOfInterest = NormalizedRect(x: 0, y: 0, width: 0.5, height: 0.5)
+        broken.lineModel = "/nonexistent/scannerd-models"
+        #expect(throws: ScannerError.self) { try handler.reconfigure(broken) }
+        #expect(handler.configuration.options.regionOfInterest == NormalizedRect(x: 0, y: 0, width: 1, height: 1))
+        #expect(!handler.configuration.options.types.wantsText)
+        let card = try image("bench-640x480.jpg")
+        _ = handler.process(frame(0, card), time: 0)
+        #expect(handler.statistics.ocrPasses == 0 && handler.statistics.barcodeScans == 1)
+    }
+
+    /// A change that needs no new recognizer (single-item mode, tracking) keeps the stages in force:
+    /// building them takes up to 0.2 s, and their state (the scene they last scanned) stays.
+    @Test func aChangeThatNeedsNoNewStageKeepsTheStages() throws {
+        let codes = try image("multiple.jpg")
+        let handler = try handler(types: "barcodes")
+        _ = handler.process(frame(0, codes), time: 0)
+        var single = handler.configuration
+        single.singleItem = true
+        try handler.reconfigure(single)
+        _ = handler.process(frame(1, codes), time: 1.0 / 30)
+        // The same stage: the unchanged frame reuses its scan (a new one would scan it again).
+        #expect(handler.statistics.barcodeScans == 1 && handler.statistics.barcodeScansReused == 1, "\(handler.statistics)")
+        var elsewhere = handler.configuration
+        elsewhere.options.regionOfInterest = NormalizedRect(x: 0, y: 0, width: 0.5, height: 0.5)
+        try handler.reconfigure(elsewhere)
+        _ = handler.process(frame(2, codes), time: 2.0 / 30)
+        #expect(handler.statistics.barcodeScans == 1 && handler.statistics.barcodeScansReused == 0, "a new stage: \(handler.statistics)")
+    }
+
     @Test func aNewQualityLevelChangesTheReadingCadence() throws {
         let card = try image("bench-640x480.jpg")
         let balanced = try handler()
         _ = balanced.process(frame(3, card), time: 0.1)
         #expect(balanced.statistics.ocrPasses == 1, "balanced reads every 3rd frame")
         let switched = try handler()
-        switched.reconfigure(SequenceConfiguration(options: ScanOptions(quality: .fast)))
+        try switched.reconfigure(SequenceConfiguration(options: ScanOptions(quality: .fast)))
         _ = switched.process(frame(3, card), time: 0.1)
         #expect(switched.statistics.ocrPasses == 0, "fast reads every 6th frame: not the 3rd")
         _ = switched.process(frame(6, card), time: 0.2)
@@ -232,17 +268,17 @@ import Tracking
     }
 
     /// The live pipeline lets the camera decode half the frames once `unchangedStreak` reaches
-    /// `LivePipeline.idleAfterFrames`; the first changed frame ends it at once.
+    /// `Pipeline.idleAfterFrames`; the first changed frame ends it at once.
     @Test func idleBeginsAfterASecondOfSameFramesAndEndsOnTheFirstChange() throws {
         let card = try image("bench-640x480.jpg")
         let codes = try image("multiple.jpg")
         let stage = try BarcodeStage(options: ScanOptions(quality: .balanced))
-        for _ in 0...LivePipeline.idleAfterFrames { _ = stage.scan(card) }
-        #expect(stage.unchangedStreak >= LivePipeline.idleAfterFrames, "idle after a second of the same frame")
+        for _ in 0...Pipeline.idleAfterFrames { _ = stage.scan(card) }
+        #expect(stage.unchangedStreak >= Pipeline.idleAfterFrames, "idle after a second of the same frame")
         _ = stage.scan(codes)
         #expect(stage.unchangedStreak == 0, "the first changed frame ends it")
         // A thorough first scan (`BarcodeCadence`), reuse; the change: a quick scan.
-        #expect(stage.scans == 2 && stage.reused == LivePipeline.idleAfterFrames)
+        #expect(stage.scans == 2 && stage.reused == Pipeline.idleAfterFrames)
     }
 
     /// A still scene is not read again once its lines are settled, nor after 2 s of lines that never
@@ -276,7 +312,7 @@ import Tracking
         // Four frames: a 1-D code is added on its second agreeing decode, or its fourth when only
         // zbar reads it (the EAN-13, whose first digit sits in the quiet zone): zbar looks on the
         // first, thorough, scan (`BarcodeCadence`), which the unchanged frames after it reuse.
-        func frames(_ handler: SequenceHandler) -> [TrackerAction] {
+        func frames(_ handler: Pipeline) -> [TrackerAction] {
             (0..<4).flatMap { handler.process(frame($0, codes), time: Double($0) / 30) }
         }
         let all = try handler(types: "barcodes")

@@ -1,0 +1,78 @@
+import Recognition
+import ScannerCore
+
+/// Barcodes for one frame, skipping the scan when the frame equals the last one scanned.
+///
+/// zxing-cpp reads the frame at full resolution (`SequenceConfiguration.barcodesAtFullResolution`):
+/// every code of a page, each on every scan (issue #41). Before zxing-cpp 3, zbar read the reduced
+/// processing image and the full frame was scanned every fourth scan and in a few spots around codes
+/// found there, which cannot follow thirty codes at once.
+/// Owned by one thread at a time (`Pipeline`: the caller's thread, every frame; or the barcode thread, newest frame).
+final class BarcodeStage: @unchecked Sendable {
+    private let scanner: ImageScanner
+    private var gate: SceneChangeGate
+    private let fullResolution: Bool
+    private var cadence: BarcodeCadence
+    private var lastResult: [RecognizedItem] = []
+    var scans = 0
+    var reused = 0
+    /// Scans of the frame at full resolution.
+    var fullResolutionScans = 0
+    /// Reads zxing-cpp failed, and why it last did (`BarcodeRecognizer.zxingFailures`).
+    var readFailures: (count: Int, last: String?) { scanner.barcodeFailures }
+    /// Consecutive frames that matched the last scanned one.
+    private(set) var unchangedStreak = 0
+
+    init(options: ScanOptions, sceneChange: SceneChangeGate.Configuration = .init(), fullResolution: Bool = false) throws(ScannerError) {
+        var barcodeOptions = options
+        barcodeOptions.types = RecognitionTypes(symbologies: options.types.symbologies, contentTypes: [])
+        scanner = try ImageScanner(options: barcodeOptions, live: true)
+        gate = SceneChangeGate(configuration: sceneChange)
+        self.fullResolution = fullResolution
+        cadence = BarcodeCadence(thoroughEvery: scanner.settings.liveThoroughBarcodeScanEvery)
+    }
+
+    convenience init(configuration: SequenceConfiguration) throws(ScannerError) {
+        try self.init(
+            options: configuration.options, sceneChange: configuration.sceneChange, fullResolution: configuration.barcodesAtFullResolution)
+    }
+
+    /// - Parameter detail: the frame at full resolution (decoded only when scanned at full resolution).
+    func scan(_ image: GrayImage, detail: () -> GrayImage? = { nil }) -> [RecognizedItem] {
+        // A static scene (a kiosk with nobody in front of it) costs a thumbnail, not a scan.
+        let thumbnail = FrameMetrics.thumbnail(image)
+        let changed = !gate.isUnchanged(thumbnail)
+        if changed {
+            unchangedStreak = 0
+            gate.rebase(on: thumbnail)
+        } else {
+            unchangedStreak += 1
+        }
+        let next = cadence.next(sceneChanged: changed)
+        guard next != .reuse else {
+            reused += 1
+            return lastResult
+        }
+        scans += 1
+        var found: [RecognizedItem]
+        if fullResolution, let full = detail(), full.width > image.width {
+            fullResolutionScans += 1
+            found = scanner.scanBarcodes(full, thorough: next == .thorough)
+        } else {
+            found = scanner.scanBarcodes(image, thorough: next == .thorough)
+        }
+        // Come to rest: the thorough look adds to what the last scan of this scene found.
+        if !changed { found = Self.merge(lastResult, found) }
+        lastResult = found
+        return found
+    }
+
+    /// `found` plus what `more` found that `found` does not already hold at the same place (one
+    /// symbol must not become two observations in one frame).
+    static func merge(_ found: [RecognizedItem], _ more: [RecognizedItem]) -> [RecognizedItem] {
+        found
+            + more.filter { item in
+                !found.contains { $0.symbology == item.symbology && $0.payload == item.payload && $0.bounds.contains(item.bounds.center) }
+            }
+    }
+}

@@ -1,0 +1,356 @@
+import Capture
+import Foundation
+import Recognition
+import ScannerCore
+import Synchronization
+import Tracking
+
+/// Frames from a source in, `ScannerEvent`s out: the barcode stage, the text stage behind its
+/// cadence (`TextCadence`), single-item selection and one tracker, in either of two pacings:
+///
+/// - `everyFrame`: every frame in order on the caller's thread, the trackers' clock the frame's
+///   index over `fps` (a replay at `--pace none`, tests): every decision a function of the frame,
+///   the same events on every run.
+/// - `newestFrame`: the live pipeline on 2 cores. The caller's thread captures; one thread scans
+///   barcodes on the newest frame whenever it is free, one reads text on the newest frame at the
+///   cadence's pace. Hand-offs keep only the newest frame (`Mailbox`), so capture never waits and
+///   nothing queues behind a busy stage. Both stages feed the tracker under the lock, which also
+///   orders the events.
+///
+/// Stages are built in one place (`Stages`), at start and by `reconfigure`, which throws when they
+/// cannot be (issue #42: they were built in four places, and a failure was dropped).
+public final class Pipeline: @unchecked Sendable {
+    public enum Pacing: Sendable {
+        /// Every frame, on the caller's thread; the trackers' clock is the frame index over `fps`.
+        case everyFrame(fps: Double)
+        /// The newest frame to each stage on a thread of its own; `clock` is the trackers' time in
+        /// seconds (monotonic).
+        case newestFrame(clock: @Sendable () -> Double)
+    }
+
+    /// The stages one configuration needs: built together, handed to the threads that use them.
+    struct Stages {
+        var barcodes: BarcodeStage
+        /// Nil when no text type is wanted.
+        var text: TextStage?
+
+        init(_ configuration: SequenceConfiguration, metrics: PipelineMetrics) throws(ScannerError) {
+            barcodes = try BarcodeStage(configuration: configuration)
+            text = configuration.options.types.wantsText ? try TextStage(configuration: configuration, metrics: metrics) : nil
+        }
+    }
+
+    public let pacing: Pacing
+    /// Live per-stage figures (`stats`).
+    public let metrics = PipelineMetrics()
+    /// A second of unchanged frames on the barcode thread lets the camera decode half of them.
+    static let idleAfterFrames = 30
+
+    // Guarded by `lock`: the configuration in force, the tracker, the pause rule.
+    private let lock = NSLock()
+    private var current: SequenceConfiguration
+    private var tracker: ItemTracker
+    private var pause = PauseState()
+    /// When the text pass in progress began (nil: none is; `FrameObservations.textPassStarted`).
+    private var textPassStarted: Double?
+
+    /// Stages built by `reconfigure`, with a generation each stage's thread compares with its own:
+    /// a change applies from the next frame that thread takes, without a pause.
+    private let posted: Mutex<(generation: Int, stages: Stages)>
+    // Each stage belongs to the thread that runs it (`everyFrame`: the caller's).
+    private var barcodes: BarcodeStage
+    private var text: TextStage?
+    private var cadence: TextCadence
+    private var framesScanned = 0
+
+    public init(
+        configuration: SequenceConfiguration, pacing: Pacing, makeID: @escaping @Sendable () -> UUID = { UUID() }
+    ) throws(ScannerError) {
+        let stages = try Stages(configuration, metrics: metrics)
+        self.pacing = pacing
+        current = configuration
+        tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
+        posted = Mutex((0, stages))
+        barcodes = stages.barcodes
+        text = stages.text
+        cadence = Self.cadence(configuration, pacing)
+    }
+
+    /// The configuration in force.
+    public var configuration: SequenceConfiguration { withLock { current } }
+
+    public var liveItems: [TrackedItem] { withLock { tracker.liveItems } }
+
+    /// The stages' counters; read them after `run` returns (the stages' threads write them unlocked).
+    public var statistics: SequenceStatistics {
+        var s = SequenceStatistics(barcodes: barcodes, text: text)
+        s.framesScanned = framesScanned
+        return s
+    }
+
+    /// Builds the stages `configuration` needs, on the caller's thread, and applies them from the
+    /// next frame each stage takes; selection and tracking settings at once. Throws, changing
+    /// nothing, when a stage cannot be built (a model or language gone since the start). Building
+    /// takes 0.06–0.22 s (Tesseract, the networks; docs/benchmarks.md), so the stages in force are
+    /// kept when they serve the new configuration (only tracking or single-item mode changed).
+    /// Callable from any thread, while `run` runs.
+    public func reconfigure(_ configuration: SequenceConfiguration) throws(ScannerError) {
+        if !configuration.buildsTheSameStages(as: self.configuration) {
+            let stages = try Stages(configuration, metrics: metrics)
+            posted.withLock { $0 = ($0.generation + 1, stages) }
+        }
+        withLock {
+            current = configuration
+            tracker.configuration = configuration.tracker
+        }
+    }
+
+    /// Pauses or resumes recognition (`pause` / `resume`). Pausing removes every item (`removed`
+    /// events, then `recognition(paused: true)`), and frames are ignored until recognition resumes
+    /// (`recognition(paused: false)`); what is still in view is then added again. Saying what already
+    /// holds changes nothing and emits nothing. Callable from any thread, while `run` runs.
+    public func setPaused(_ paused: Bool) {
+        withLock { pause.set(paused) { tracker.removeAll() } }
+    }
+
+    /// Runs until the source ends or is cancelled; `emit` is called in order, with the lock held.
+    /// `heartbeat` is beaten once per frame the barcode stage takes: proof for the watchdog that
+    /// frames arrive and recognition is not stuck.
+    public func run(source: FrameSource, heartbeat: Heartbeat? = nil, emit: @escaping @Sendable (ScannerEvent) -> Void) {
+        withLock { pause.emit = emit }
+        defer { withLock { pause.emit = nil } }
+        switch pacing {
+        case .everyFrame(let fps): runEveryFrame(source, fps: fps, heartbeat: heartbeat, emit: emit)
+        case .newestFrame(let clock): runNewestFrame(source, clock: clock, heartbeat: heartbeat, emit: emit)
+        }
+    }
+
+    // MARK: Every frame
+
+    /// One frame through both stages and the tracker (`everyFrame`); `time` is the trackers' clock
+    /// in seconds. With `run`, the lock is held; a test may call it directly.
+    public func process(_ frame: Frame, time: Double) -> [TrackerAction] {
+        takeStages(since: &barcodeGeneration, barcodes: true, text: true)
+        framesScanned += 1
+        guidanceChange = nil
+        // The frame at full resolution, decoded once for both stages (each decoded it for itself).
+        var decodedFull: GrayImage??
+        func fullResolution() -> GrayImage? {
+            if decodedFull == nil { decodedFull = .some(frame.fullResolution()) }
+            return decodedFull!
+        }
+        metrics.record(.capture)
+        let found = scanBarcodes(frame, fullResolution: fullResolution)
+        var reading: TextStage.Reading?
+        if let text {
+            cadence.clock = Self.cadence(current, pacing).clock
+            let action = cadence.next(frame: frame.index, time: time, awaitsConfirmation: text.awaitsConfirmation)
+            if action == .pass || action == .confirmingPass {
+                reading = readText(
+                    text, frame, fullResolution: fullResolution, believed: TextStage.believed(tracker.liveItems), time: time,
+                    confirming: action == .confirmingPass)
+                if let sample = text.guidanceSample { guidanceChange = pause.guidance(after: sample) }
+            }
+        }
+        let read = reading.map { selectSingle($0, current) }
+        return tracker.update(
+            FrameObservations(
+                frame: frame.index, time: time, barcodes: found, text: read?.items, textIsRepeat: reading?.isRepeat ?? false,
+                textCarried: read?.carried ?? []))
+    }
+
+    /// What the last `process` said about guidance, to be emitted after its item events.
+    private(set) var guidanceChange: GuidanceAdvisor.Change?
+    /// The generation of the stages this pipeline's barcode (and, every frame, text) stage is from.
+    private var barcodeGeneration = 0
+    private var textGeneration = 0
+
+    /// Ends everything that is still live (end of a file source, shutdown).
+    public func finish() -> [TrackerAction] { tracker.removeAll() }
+
+    private func runEveryFrame(_ source: FrameSource, fps: Double, heartbeat: Heartbeat?, emit: @escaping @Sendable (ScannerEvent) -> Void) {
+        runSource(
+            source,
+            frame: { frame in
+                heartbeat?.beat()
+                withLock {
+                    guard !pause.paused else { return }
+                    pause.lastFrame = frame.index
+                    for action in process(frame, time: Double(frame.index) / fps) { emit(.item(action, frame: frame.index)) }
+                    if let guidanceChange { emit(.guidance(guidanceChange)) }
+                }
+            },
+            removeAll: finish, locked: { withLock($0) }, emit: emit)
+    }
+
+    // MARK: Newest frame
+
+    private func runNewestFrame(
+        _ source: FrameSource, clock: @escaping @Sendable () -> Double, heartbeat: Heartbeat?, emit: @escaping @Sendable (ScannerEvent) -> Void
+    ) {
+        let barcodeBox = Mailbox<Frame>()
+        let textBox = Mailbox<Frame>()
+        let workers = DispatchGroup()
+        // The barcode thread only calls `setIdle`, which sources make thread-safe.
+        nonisolated(unsafe) let idleHint = source
+        startWorker(workers, name: "scannerd-barcodes") { [self] in
+            while let frame = barcodeBox.take() {
+                heartbeat?.beat()
+                takeStages(since: &barcodeGeneration, barcodes: true, text: false)
+                framesScanned += 1
+                let found = scanBarcodes(frame, fullResolution: { frame.fullResolution() })
+                idleHint.setIdle(barcodes.unchangedStreak >= Self.idleAfterFrames)
+                update(FrameObservations(frame: frame.index, time: clock(), barcodes: found, text: nil), emit)
+            }
+        }
+        // The text thread runs even when no text type is wanted yet: a `set` or a reload may ask for
+        // text later, and frames reach it only while some text type is wanted.
+        startWorker(workers, name: "scannerd-text") { [self] in
+            while var frame = textBox.take() {
+                takeStages(since: &textGeneration, barcodes: false, text: true)
+                guard let text else { continue }
+                cadence.clock = Self.cadence(configuration, pacing).clock
+                var action = cadence.next(frame: frame.index, time: clock(), awaitsConfirmation: text.awaitsConfirmation)
+                if case .wait(let until) = action {
+                    Thread.sleep(forTimeInterval: max(0, until - clock()))
+                    // A newer frame may have arrived meanwhile: read that one.
+                    frame = textBox.takeIfPresent() ?? frame
+                    action = cadence.next(frame: frame.index, time: clock(), awaitsConfirmation: text.awaitsConfirmation)
+                }
+                let now = clock()
+                let believed = TextStage.believed(liveItems)
+                withLock { textPassStarted = now }
+                let read = readText(
+                    text, frame, fullResolution: { frame.fullResolution() }, believed: believed, time: now, confirming: action == .confirmingPass)
+                if let sample = text.guidanceSample {
+                    withLock {
+                        guard let change = pause.guidance(after: sample) else { return }
+                        emit(.guidance(change))
+                    }
+                }
+                // The pass's update ends it (`update`): until then its lines are not judged absent.
+                guard let reading = read else {
+                    withLock { textPassStarted = nil }
+                    continue
+                }
+                let selected = selectSingle(reading, configuration)
+                update(
+                    FrameObservations(
+                        frame: frame.index, time: clock(), barcodes: nil, text: selected.items, textIsRepeat: reading.isRepeat,
+                        textCarried: selected.carried), emit)
+            }
+        }
+        runSource(
+            source,
+            frame: { frame in
+                metrics.record(.capture)
+                // Paused: the source skips frames itself (`setPaused`); one already on its way is dropped.
+                if withLock({ pause.paused }) { return }
+                barcodeBox.put(frame)
+                if posted.withLock({ $0.stages.text != nil }) { textBox.put(frame) }
+            },
+            removeAll: { [self] in tracker.removeAll() }, locked: { withLock($0) },
+            beforeEnd: {
+                barcodeBox.close()
+                textBox.close()
+                workers.wait()
+            }, emit: emit)
+    }
+
+    /// One stage thread's observations into the tracker, in order, with the lock held.
+    private func update(_ observations: FrameObservations, _ emit: (ScannerEvent) -> Void) {
+        withLock {
+            var observations = observations
+            if observations.text == nil { observations.textPassStarted = textPassStarted } else { textPassStarted = nil }
+            // A frame read while recognition was being paused: what it saw is no longer wanted.
+            guard !pause.paused else { return }
+            pause.lastFrame = max(pause.lastFrame, observations.frame)
+            for action in tracker.update(observations) { emit(.item(action, frame: observations.frame)) }
+        }
+    }
+
+    /// Recognizers block (zxing-cpp, Tesseract, the networks): they get threads of their own, never
+    /// the cooperative pool.
+    private func startWorker(_ group: DispatchGroup, name: String, _ body: @escaping @Sendable () -> Void) {
+        group.enter()
+        let thread = Thread {
+            body()
+            group.leave()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    // MARK: Both pacings
+
+    /// The stages `reconfigure` posted since `generation`, taken by the thread that runs them.
+    private func takeStages(since generation: inout Int, barcodes takesBarcodes: Bool, text takesText: Bool) {
+        guard let stages = posted.withLock({ $0.generation == generation ? nil : ($0.generation, $0.stages) }) else { return }
+        generation = stages.0
+        if takesBarcodes { barcodes = stages.1.barcodes }
+        if takesText { text = stages.1.text }
+    }
+
+    /// The barcode stage's items for `frame`, timed, single-item mode applied.
+    private func scanBarcodes(_ frame: Frame, fullResolution: () -> GrayImage?) -> [RecognizedItem] {
+        let scansBefore = barcodes.scans
+        let found = metrics.measure(
+            .barcodes, { barcodes.scan(frame.image, detail: fullResolution) }, ran: { _ in barcodes.scans > scansBefore })
+        return selectSingle(found, selectionConfiguration)
+    }
+
+    /// The text stage's pass on `frame`, timed.
+    private func readText(
+        _ text: TextStage, _ frame: Frame, fullResolution: () -> GrayImage?, believed: Set<String>, time: Double, confirming: Bool
+    ) -> TextStage.Reading? {
+        let passesBefore = text.passes
+        return metrics.measure(
+            .text, { text.read(frame.image, detail: fullResolution, believed: believed, time: time, confirming: confirming) },
+            ran: { _ in text.passes > passesBefore })
+    }
+
+    /// The configuration single-item selection follows: read under the lock on the stages' threads
+    /// (`newestFrame`), directly where the lock is already held (`everyFrame`).
+    private var selectionConfiguration: SequenceConfiguration {
+        if case .everyFrame = pacing { return current }
+        return configuration
+    }
+
+    private static func cadence(_ configuration: SequenceConfiguration, _ pacing: Pacing) -> TextCadence {
+        let realTime = if case .newestFrame = pacing { true } else { false }
+        return TextCadence(everyFrames: configuration.ocrEveryFrames, realTime: realTime)
+    }
+
+    private func withLock<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+}
+
+/// The pause rule, with the pipeline's lock held: inputs in, events out. It holds the guidance
+/// advisor too, because pausing silences guidance: no hint while paused, and the one showing is
+/// cleared.
+struct PauseState {
+    private(set) var paused = false
+    private var advisor = GuidanceAdvisor()
+    /// The last frame that reached the tracker: the `frame` of the `removed` events a pause causes.
+    var lastFrame = 0
+    /// Set while `run` runs.
+    var emit: (@Sendable (ScannerEvent) -> Void)?
+
+    /// Goes to `paused`; `removeAll` is called (and its actions emitted) only when pausing.
+    mutating func set(_ paused: Bool, removeAll: () -> [TrackerAction]) {
+        guard paused != self.paused else { return }
+        // Whatever the person was told no longer applies.
+        if paused, advisor.reset() { emit?(.guidance(.cleared)) }
+        self.paused = paused
+        if paused { for action in removeAll() { emit?(.item(action, frame: lastFrame)) } }
+        emit?(.recognition(paused: paused))
+    }
+
+    /// What clients are to be told about guidance after `sample` (`GuidanceAdvisor`); nothing while paused.
+    mutating func guidance(after sample: GuidanceSample) -> GuidanceAdvisor.Change? {
+        paused ? nil : advisor.observe(sample)
+    }
+}
