@@ -187,7 +187,7 @@ let package = Package(
         // MARK: MQTT: the events to a broker, for fleets (libmosquitto)
         .target(
             name: "MQTTPublisher",
-            dependencies: ["CMosquitto", "Events", "ScannerCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CMosquitto", "Events", "ScannerCore", "ScannerProtocol", .product(name: "Logging", package: "swift-log")]
         ),
 
         // MARK: Configuration: defaults < file < environment < command line, validated with lines
@@ -223,7 +223,7 @@ let package = Package(
         .executableTarget(
             name: "scannerd",
             dependencies: [
-                "ScannerCore", "ImageDecoding", "Recognition", "Capture", "DaemonConfiguration", "Daemon",
+                "ScannerCore", "ImageDecoding", "Recognition", "Capture", "DaemonConfiguration", "Daemon", "ScannerProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -288,7 +288,7 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests",
             dependencies: [
-                "HTTPServer", "ClientRequests", "Events", "Tracking", "ScannerCore", "TestSupport",
+                "HTTPServer", "ClientRequests", "Events", "Tracking", "ScannerCore", "ScannerProtocol", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -27,7 +27,7 @@ public final class RequestHandler: Sendable {
     let hub: EventHub
     let logger: Logger
     let stats: @Sendable () -> [(String, JSONValue)]
-    let configure: @Sendable (ConfigChange) async -> Result<[(String, JSONValue)], Refusal>
+    let configure: @Sendable (ConfigChange) async -> Result<Event.Configuration, Refusal>
     let capture: @Sendable (_ annotate: Bool) async -> Result<CapturedPhoto, Refusal>
     let pause: @Sendable (_ paused: Bool) -> Result<Void, Refusal>
 
@@ -58,7 +58,7 @@ public final class RequestHandler: Sendable {
     public init(
         hub: EventHub, logger: Logger,
         stats: @escaping @Sendable () -> [(String, JSONValue)] = { [] },
-        configure: @escaping @Sendable (ConfigChange) async -> Result<[(String, JSONValue)], Refusal> = { _ in
+        configure: @escaping @Sendable (ConfigChange) async -> Result<Event.Configuration, Refusal> = { _ in
             .failure(Refusal("this daemon cannot be reconfigured"))
         },
         capture: @escaping @Sendable (_ annotate: Bool) async -> Result<CapturedPhoto, Refusal> = { _ in
@@ -89,7 +89,7 @@ public final class RequestHandler: Sendable {
         case .success(.ping):
             return Reply.ok(echo)
         case .success(.items):
-            return Reply.ok(echo, [("items", .array(hub.items.map(\.json)))])
+            return Reply.ok(echo, [("items", .array(hub.items.map { Event.Item($0).json }))])
         case .success(.stats):
             return Reply.ok(
                 echo,
@@ -117,9 +117,9 @@ public final class RequestHandler: Sendable {
                 // client may `set` in a loop, so the daemon rate-limits these lines too.
                 let changed = change.wireKeys
                 var metadata: Logger.Metadata = ["client": .string(client)]
-                for (key, value) in applied where changed.contains(key) { metadata[key] = .string(value.serialized()) }
+                for (key, value) in applied.fields where changed.contains(key) { metadata[key] = .string(value.serialized()) }
                 logger.notice("configuration changed", metadata: metadata)
-                return Reply.ok(echo, applied)
+                return Reply.ok(echo, applied.fields)
             case .failure(let refusal):
                 return Reply.error(echo, code: .refused, message: refusal.message)
             }

@@ -1,5 +1,6 @@
 import Foundation
 import ScannerCore
+import ScannerProtocol
 import Synchronization
 
 /// Lines to a file descriptor (`--events-stdout`: standard output), in order, written by a thread of
@@ -67,7 +68,7 @@ public final class LinePrinter: Sendable {
             var text = lines.map { $0 + "\n" }.joined()
             if dropped > 0 {
                 let message = "\(dropped) event line(s) dropped: more than \(capacity) were waiting for standard output"
-                text += JSONValue.object([("event", .string("overflow")), ("message", .string(message))]).serialized() + "\n"
+                text += EventLine(.overflow(message: message)).encoded() + "\n"
             }
             write(text)
             if closed && state.withLock({ $0.lines.isEmpty && $0.dropped == 0 }) {

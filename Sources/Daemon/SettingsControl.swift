@@ -53,7 +53,7 @@ final class SettingsControl: Sendable {
     static let applyDeadline: Duration = .seconds(20)
 
     /// A `set` request: applied from the next frame, described in the reply and the `config` event.
-    func apply(_ change: ConfigChange) async -> Result<[(String, JSONValue)], RequestHandler.Refusal> {
+    func apply(_ change: ConfigChange) async -> Result<Event.Configuration, RequestHandler.Refusal> {
         let outcome = await OffThread.run(deadline: Self.applyDeadline) { [self] in
             self.change { s in
                 if let roi = change.regionOfInterest { s.regionOfInterest = roi }
@@ -70,7 +70,7 @@ final class SettingsControl: Sendable {
             return .failure(.init("not applied: \(error)"))
         case .success(let updated)?:
             let described = Self.describe(updated)
-            hub.publishNotice("config", described)
+            hub.publish(config: described)
             return .success(described)
         }
     }
@@ -139,12 +139,9 @@ final class SettingsControl: Sendable {
                 "restartRequired": "\(restart.joined(separator: ","))",
             ])
         if !live.isEmpty {
-            hub.publishNotice(
-                "config",
-                Self.describe(updated) + [
-                    ("reason", .string("reload")), ("changed", .array(live.map { .string($0) })),
-                    ("restartRequired", .array(restart.map { .string($0) })),
-                ])
+            var described = Self.describe(updated)
+            described.reload = .init(changed: live, restartRequired: restart)
+            hub.publish(config: described)
         }
     }
 
@@ -165,15 +162,9 @@ final class SettingsControl: Sendable {
     }
 
     /// The configuration in force, as the `config` event and the `set` reply carry it.
-    static func describe(_ s: DaemonSettings) -> [(String, JSONValue)] {
-        let roi = s.regionOfInterest
+    static func describe(_ s: DaemonSettings) -> Event.Configuration {
         let types = s.types
         let names = types.symbologies.sorted().map(\.rawValue) + types.contentTypes.map(\.rawValue).sorted() + (types.plainText ? ["text"] : [])
-        return [
-            ("roi", .array([roi.x, roi.y, roi.width, roi.height].map { .number($0, decimals: 4) })),
-            ("quality", .string(s.quality.rawValue)),
-            ("types", .array(names.map { .string($0) })),
-            ("single", .bool(s.singleItem)),
-        ]
+        return Event.Configuration(regionOfInterest: s.regionOfInterest, quality: s.quality, types: names, single: s.singleItem)
     }
 }

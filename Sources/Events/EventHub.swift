@@ -126,16 +126,16 @@ public final class EventHub: Sendable {
         // Finish cut-off streams after unlocking: finishing runs their termination handlers.
         let (line, cutOff) = state.withLock { state -> (String, [Subscriber]) in
             state.seq += 1
-            let line: String
             var item: RecognizedItem? = nil
             var itemAction: TrackerAction? = nil
+            let wire: Event
             switch event {
             case .sourceAvailable:
                 state.sourceAvailable = true
-                line = encode("available", seq: state.seq, [])
+                wire = .available
             case .sourceUnavailable(let reason):
                 state.sourceAvailable = false
-                line = encode("unavailable", seq: state.seq, [("reason", .string(reason))])
+                wire = .unavailable(reason: reason)
             case .item(let action, let frame):
                 let tracked = action.item
                 switch action {
@@ -144,20 +144,23 @@ public final class EventHub: Sendable {
                 }
                 item = tracked.item
                 itemAction = action
-                line = encode(action.name, seq: state.seq, frame: frame, [("item", tracked.json)])
+                switch action {
+                case .added: wire = .added(Event.Item(tracked), frame: frame)
+                case .updated: wire = .updated(Event.Item(tracked), frame: frame)
+                case .removed: wire = .removed(Event.Item(tracked), frame: frame)
+                }
             case .end(let frames):
-                line = encode("end", seq: state.seq, [("frames", .integer(frames))])
+                wire = .end(frames: frames)
             case .recognition(let paused):
                 state.paused = paused
-                line = encode(paused ? "paused" : "resumed", seq: state.seq, [])
+                wire = paused ? .paused : .resumed
             case .guidance(let change):
-                let hint: String
                 switch change {
-                case .hint(let h): hint = h.rawValue
-                case .cleared: hint = "cleared"
+                case .hint(let hint): wire = .guidance(hint: hint.rawValue)
+                case .cleared: wire = .guidance(hint: "cleared")
                 }
-                line = encode("guidance", seq: state.seq, [("hint", .string(hint))])
             }
+            let line = EventLine(wire, seq: state.seq, time: Timestamp.string(Date())).encoded()
             mirror(line)
             remember(Recent(seq: state.seq, line: line, item: item), in: &state)
             let now = clock()
@@ -181,12 +184,12 @@ public final class EventHub: Sendable {
         }
     }
 
-    /// Publishes a notice that is not a pipeline event (e.g. `config`) to every subscriber.
+    /// Publishes the recognition settings now in force (`config`) to every subscriber.
     @discardableResult
-    public func publishNotice(_ event: String, _ fields: [(String, JSONValue)]) -> String {
+    public func publish(config: Event.Configuration) -> String {
         let (line, cutOff) = state.withLock { state -> (String, [Subscriber]) in
             state.seq += 1
-            let line = encode(event, seq: state.seq, fields)
+            let line = EventLine(.config(config), seq: state.seq, time: Timestamp.string(Date())).encoded()
             mirror(line)
             remember(Recent(seq: state.seq, line: line, item: nil), in: &state)
             return (line, Self.fanOut(line, seq: state.seq, to: &state) { _ in true })
@@ -381,19 +384,16 @@ public final class EventHub: Sendable {
     }
 
     private func helloLine(items: [TrackedItem], available: Bool, paused: Bool) -> String {
-        JSONValue.object([
-            ("event", .string("hello")), ("time", .string(Timestamp.string(Date()))),
-            ("version", .integer(Self.protocolVersion)), ("daemon", .string(daemonVersion)),
-            ("source", .string(sourceName)), ("camera", .string(available ? "available" : "unavailable")),
-            ("recognition", .string(paused ? "paused" : "running")),
-            ("items", .array(items.map(\.json))),
-        ]).serialized()
+        let hello = Event.Hello(
+            version: Self.protocolVersion, daemon: daemonVersion, source: sourceName, cameraAvailable: available, paused: paused,
+            items: items.map(Event.Item.init))
+        return EventLine(.hello(hello), time: Timestamp.string(Date())).encoded()
     }
+}
 
-    private func encode(_ event: String, seq: Int, frame: Int? = nil, _ fields: [(String, JSONValue)]) -> String {
-        var object: [(String, JSONValue)] = [("event", .string(event)), ("seq", .integer(seq))]
-        if let frame { object.append(("frame", .integer(frame))) }
-        object.append(("time", .string(Timestamp.string(Date()))))
-        return JSONValue.object(object + fields).serialized()
+extension Event.Item {
+    /// A tracked item as the wire carries it.
+    public init(_ tracked: TrackedItem) {
+        self.init(tracked.item, id: tracked.id, firstFrame: tracked.firstFrame, lastFrame: tracked.lastFrame)
     }
 }

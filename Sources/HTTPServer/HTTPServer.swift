@@ -188,7 +188,7 @@ public final class HTTPServer: Sendable {
                 body: ResponseBody(byteBuffer: ByteBuffer(string: PreviewPage.script)))
         }
         readable("items") { [hub] _, _ -> Response in
-            Self.json(.object([("items", .array(hub.items.map(\.json)))]))
+            Self.json(.object([("items", .array(hub.items.map { Event.Item($0).json }))]))
         }
         readable("snapshot.jpg") { [requests] request, _ -> Response in
             let annotate = ["1", "true", "yes"].contains(request.uri.queryParameters.get("annotate") ?? "")

@@ -2,6 +2,7 @@ import Events
 import Foundation
 import Logging
 import ScannerCore
+import ScannerProtocol
 import Synchronization
 
 /// Publishes the event hub to an MQTT broker (docs/mqtt.md): every event on `TOPIC/events`, the
@@ -261,7 +262,7 @@ public final class MQTTPublisher: @unchecked Sendable {
                 defer { s.itemsDue = false }
                 return s.itemsDue
             }) {
-                let items = JSONValue.object([("items", .array(hub.items.map(\.json)))]).serialized()
+                let items = JSONValue.object([("items", .array(hub.items.map { Event.Item($0).json }))]).serialized()
                 send(topic("items"), items, retain: true)
             }
         }

@@ -64,30 +64,4 @@ extension RecognizedItem {
         if abs(boxA.minY - boxB.minY) > 0.01 { return boxA.minY < boxB.minY }
         return boxA.minX < boxB.minX
     }
-
-    /// The item as the ordered JSON object used by `scannerd scan`, events and the socket protocol.
-    public var json: JSONValue {
-        var fields: [(String, JSONValue)] = [("kind", .string(kind.rawValue))]
-        if let symbology { fields.append(("symbology", .string(symbology.rawValue))) }
-        if let identifier = details?.symbologyIdentifier { fields.append(("symbologyIdentifier", .string(identifier))) }
-        if let contentType { fields.append(("contentType", .string(contentType.rawValue))) }
-        fields.append(("payload", .string(payload)))
-        if let base64 = details?.payloadBase64 { fields.append(("payloadBase64", .string(base64))) }
-        if let parsed = details?.parsed { fields.append(("parsed", parsed.json)) }
-        if let transcript { fields.append(("transcript", .string(transcript))) }
-        fields.append(("bounds", bounds.json))
-        fields.append(("confidence", .number(confidence, decimals: 3)))
-        return .object(fields)
-    }
-}
-
-extension Quad {
-    /// `{"topLeft":[x,y],…}` with 4 decimals (a tenth of a pixel at 1920 px).
-    public var json: JSONValue {
-        func point(_ p: Point) -> JSONValue { .array([.number(p.x, decimals: 4), .number(p.y, decimals: 4)]) }
-        return .object([
-            ("topLeft", point(topLeft)), ("topRight", point(topRight)),
-            ("bottomRight", point(bottomRight)), ("bottomLeft", point(bottomLeft)),
-        ])
-    }
 }

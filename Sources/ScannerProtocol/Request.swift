@@ -280,10 +280,8 @@ public enum Reply {
     /// The last line a client that fell too far behind gets before it is disconnected: more than
     /// `queueLimit` lines, or more than `byteLimit` bytes, were waiting for it.
     public static func overflow(queueLimit: Int, byteLimit: Int) -> String {
-        JSONValue.object([
-            ("event", .string("overflow")),
-            ("message", .string("more than \(queueLimit) events or \(byteLimit >> 10) KiB were waiting for this client; disconnecting")),
-        ]).serialized()
+        EventLine(.overflow(message: "more than \(queueLimit) events or \(byteLimit >> 10) KiB were waiting for this client; disconnecting"))
+            .encoded()
     }
 
     /// The request's name and the client's id, echoed as given (the parser lets only strings and

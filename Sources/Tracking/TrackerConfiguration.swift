@@ -84,14 +84,6 @@ public struct TrackedItem: Sendable, Equatable {
         self.firstFrame = firstFrame
         self.lastFrame = lastFrame
     }
-
-    /// The item's JSON: the `scannerd scan` object plus `id`, `firstFrame`, `lastFrame`.
-    public var json: JSONValue {
-        guard case .object(let fields) = item.json else { return item.json }
-        return .object(
-            [("id", .string(id.uuidString.lowercased()))] + fields
-                + [("firstFrame", .integer(firstFrame)), ("lastFrame", .integer(lastFrame))])
-    }
 }
 
 /// What the tracker tells the world.

@@ -3,6 +3,7 @@ import Foundation
 import ImageDecoding
 import Recognition
 import ScannerCore
+import ScannerProtocol
 
 /// `scannerd scan IMAGE…`: one still image at a time through the recognition core.
 struct ScanCommand: ParsableCommand {
@@ -94,7 +95,7 @@ struct ScanCommand: ParsableCommand {
             case .success(let image):
                 for item in scanner.scan(image.image) {
                     found = true
-                    guard case .object(let fields) = item.json else { continue }
+                    guard case .object(let fields) = Event.Item(item).json else { continue }
                     print(JSONValue.object([("image", .string(path))] + fields).serialized())
                 }
             case .failure(let error):

@@ -4,6 +4,7 @@ import Foundation
 import HTTPServer
 import Logging
 import ScannerCore
+import ScannerProtocol
 import Synchronization
 import TestSupport
 import Testing
@@ -27,8 +28,10 @@ final class RunningHTTPServer: @unchecked Sendable {
             hub: hub, logger: Logger(label: "test"),
             // As the daemon's settings control does: the change announced, then described.
             configure: { change in
-                let applied: [(String, JSONValue)] = [("single", .bool(change.singleItem ?? false))]
-                hub.publishNotice("config", applied)
+                let applied = Event.Configuration(
+                    regionOfInterest: NormalizedRect(x: 0, y: 0, width: 1, height: 1), quality: .balanced, types: ["qr"],
+                    single: change.singleItem ?? false)
+                hub.publish(config: applied)
                 return .success(applied)
             },
             capture: { annotate in .success(.init(jpeg: annotate ? jpeg + [0] : jpeg, width: 4, height: 3)) })

@@ -57,14 +57,4 @@ import Testing
         #expect(JSONValue.number(-0.00001, decimals: 3).serialized() == "0")
         #expect(JSONValue.number(.nan).serialized() == "null")
     }
-
-    @Test func itemJSONHasTheDocumentedShape() {
-        let item = RecognizedItem(
-            kind: .text, contentType: .telephoneNumber, payload: "+14155550123", transcript: "(415) 555-0123",
-            bounds: Quad(x: 0.1, y: 0.2, width: 0.3, height: 0.05), confidence: 0.91)
-        #expect(
-            item.json.serialized()
-                == #"{"kind":"text","contentType":"telephoneNumber","payload":"+14155550123","transcript":"(415) 555-0123","bounds":{"topLeft":[0.1,0.2],"topRight":[0.4,0.2],"bottomRight":[0.4,0.25],"bottomLeft":[0.1,0.25]},"confidence":0.91}"#
-        )
-    }
 }

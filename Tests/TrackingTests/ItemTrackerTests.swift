@@ -341,14 +341,6 @@ struct Replay {
         #expect(actions.first?.item.item.payload == "A")
         #expect(replay.tracker.liveItems.isEmpty)
     }
-
-    @Test func itemJSONCarriesIDAndFrames() {
-        var replay = Replay()
-        replay.steps(3, [qr("A")])
-        let json = replay.tracker.liveItems[0].json.serialized()
-        #expect(json.hasPrefix(#"{"id":"00000000-0000-0000-0000-000000000001","kind":"barcode","symbology":"qr","payload":"A","#))
-        #expect(json.hasSuffix(#""firstFrame":0,"lastFrame":2}"#))
-    }
 }
 
 @Suite(.timeLimit(.minutes(2))) struct TextTrackingTests {
