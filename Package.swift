@@ -248,7 +248,7 @@ let package = Package(
 
         // MARK: Tests
         // Fixture paths and helpers shared by the test targets and the benchmarks.
-        .target(name: "TestSupport", dependencies: ["ScannerCore", "Tracking", "ScannerClient"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ScannerCore", "Tracking", "ScannerClient", "ScannerProtocol"], path: "Tests/TestSupport"),
         // Swift Testing traits of our own (tests only: the benchmarks do not link Testing).
         .target(name: "TestTraits", path: "Tests/TestTraits"),
         .testTarget(name: "ScannerCoreTests", dependencies: ["ScannerCore", "TestSupport"]),

@@ -138,25 +138,25 @@ struct Watch: ParsableCommand {
         FileHandle.standardOutput.write(Data(((json ? line : Self.readable(line)) + "\n").utf8))
     }
 
-    /// `12:00:01.250  added    qr                 https://example.com  3f2a9c1e`
+    /// `12:00:01.250  added    qr                 https://example.com  3f2a9c1e`; a line that is not an
+    /// event this client knows (a newer daemon's) as it came.
     static func readable(_ line: String) -> String {
-        guard let event = ServerLine(line)?.object else { return line }
-        let time = plain(event["time"]).map { String($0.dropFirst(11).prefix(12)) } ?? ""
-        let name = plain(event["event"]) ?? "?"
+        guard let decoded = try? EventLine(decoding: line) else { return line }
+        let time = decoded.time.map { String($0.dropFirst(11).prefix(12)) } ?? ""
+        let name = decoded.event.name
         func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
-        if let item = event["item"] {
-            let kind = plain(item["symbology"]) ?? plain(item["contentType"]) ?? plain(item["kind"]) ?? ""
-            let id = plain(item["id"]).map { String($0.prefix(8)) } ?? ""
-            return "\(time)  \(pad(name, 8)) \(pad(kind, 18)) \(plain(item["payload"]) ?? "")  \(id)"
+        if let item = decoded.event.item {
+            let kind = item.symbology?.rawValue ?? item.contentType?.rawValue ?? item.kind.rawValue
+            let id = item.id.map { String($0.uuidString.lowercased().prefix(8)) } ?? ""
+            return "\(time)  \(pad(name, 8)) \(pad(kind, 18)) \(item.payload)  \(id)"
         }
-        switch name {
-        case "hello":
-            var items = 0
-            if case .array(let list)? = event["items"] { items = list.count }
+        switch decoded.event {
+        case .hello(let hello):
             return
-                "\(time)  hello    scannerd \(plain(event["daemon"]) ?? "?"), source \(plain(event["source"]) ?? "?"), camera \(plain(event["camera"]) ?? "?"), \(items) item(s)"
-        case "unavailable": return "\(time)  \(pad(name, 8)) \(plain(event["reason"]) ?? "")"
-        case "overflow": return "\(time)  overflow \(plain(event["message"]) ?? "")"
+                "\(time)  hello    scannerd \(hello.daemon), source \(hello.source), camera \(hello.cameraAvailable ? "available" : "unavailable"), \(hello.items.count) item(s)"
+        case .unavailable(let reason): return "\(time)  \(pad(name, 8)) \(reason)"
+        case .overflow(let message): return "\(time)  overflow \(message)"
+        case .guidance(let hint): return "\(time)  \(pad(name, 8)) \(hint)"
         default: return "\(time)  \(name)"
         }
     }
@@ -202,8 +202,8 @@ struct Wait: ParsableCommand {
                 FileHandle.standardError.write(Data("scanctl: the daemon closed the connection\n".utf8))
                 throw ExitCode(1)
             }
-            guard let event = ServerLine(line)?.object, plain(event["event"]) == "added", let item = event["item"] else { continue }
-            print(json ? item.serialized() : plain(item["payload"]) ?? "")
+            guard case .added(let item, _)? = try? EventLine(decoding: line).event else { continue }
+            print(json ? item.json.serialized() : item.payload)
             return
         }
     }

@@ -188,14 +188,14 @@ import Testing
         metrics.record(.text, seconds: 0.040)
         let reply = JSONValue.object(DaemonStatistics.reply(source: source, metrics: metrics, sourceName: "demo", available: true, uptime: 12.34))
         let object = JSONLines.object(reply.serialized())
-        let capture = object["capture"] as? [String: Any] ?? [:]
-        #expect(capture["frames"] as? Int == 120 && capture["decoded"] as? Int == 90 && capture["idleSkipped"] as? Int == 20)
-        #expect(capture["corrupt"] as? Int == 3 && capture["reconnects"] as? Int == 1 && capture["available"] as? Bool == true)
-        #expect(capture["fps"] as? Double == 10, "10 frames in 1 s: \(capture)")
-        let barcodes = object["barcodes"] as? [String: Any] ?? [:]
-        #expect(barcodes["scans"] as? Int == 10 && barcodes["latencyP50"] as? Double == 5 && barcodes["latencyP99"] as? Double == 10, "\(barcodes)")
-        let text = object["text"] as? [String: Any] ?? [:]
-        #expect(text["passes"] as? Int == 1 && text["latencyP50"] as? Double == 40)
-        #expect(object["uptime"] as? Double == 12.3)
+        let capture = object["capture"] ?? .null
+        #expect(capture["frames"]?.int == 120 && capture["decoded"]?.int == 90 && capture["idleSkipped"]?.int == 20)
+        #expect(capture["corrupt"]?.int == 3 && capture["reconnects"]?.int == 1 && capture["available"]?.bool == true)
+        #expect(capture["fps"]?.doubleValue == 10, "10 frames in 1 s: \(capture)")
+        let barcodes = object["barcodes"] ?? .null
+        #expect(barcodes["scans"]?.int == 10 && barcodes["latencyP50"]?.doubleValue == 5 && barcodes["latencyP99"]?.doubleValue == 10, "\(barcodes)")
+        let text = object["text"] ?? .null
+        #expect(text["passes"]?.int == 1 && text["latencyP50"]?.doubleValue == 40)
+        #expect(object["uptime"]?.doubleValue == 12.3)
     }
 }

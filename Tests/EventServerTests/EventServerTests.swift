@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import ScannerClient
 import ScannerCore
+import ScannerProtocol
 import Synchronization
 import TestSupport
 import Testing
@@ -50,13 +51,14 @@ final class RunningServer: @unchecked Sendable {
         server.hub.publish(.item(.added(tracked("A")), frame: 3))
         try await blocking { [server] in
             let client = try server.connect()
-            let hello = JSONLines.object(try client.readLine(timeout: 5))
-            #expect(hello["event"] as? String == "hello" && hello["camera"] as? String == "available" && hello["version"] as? Int == 1)
-            #expect((hello["items"] as? [[String: Any]])?.map { $0["payload"] as? String } == ["A"])
+            let line = try client.readLine(timeout: 5)
+            guard case .hello(let hello)? = try line.map({ try EventLine(decoding: $0).event }) else { throw ExpectedEvent("hello", line) }
+            #expect(hello.cameraAvailable && hello.version == 1)
+            #expect(hello.items.map(\.payload) == ["A"])
             server.hub.publish(.item(.added(tracked("B", id: 2)), frame: 4))
-            let added = JSONLines.object(try client.readLine(timeout: 5))
-            #expect(added["event"] as? String == "added" && added["seq"] as? Int == 3 && added["frame"] as? Int == 4)
-            #expect((added["item"] as? [String: Any])?["payload"] as? String == "B")
+            let added = try EventLine(decoding: try client.readLine(timeout: 5) ?? "")
+            #expect(added.event.name == "added" && added.seq == 3 && added.event.frame == 4)
+            #expect(added.event.item?.payload == "B")
         }
         await server.stop()
     }
@@ -67,22 +69,22 @@ final class RunningServer: @unchecked Sendable {
         try await blocking { [server] in
             let client = try server.connect()
             _ = try client.readLine(timeout: 5)
-            func ask(_ line: String) throws -> [String: Any] {
+            func ask(_ line: String) throws -> JSONValue {
                 try client.send(line)
                 return JSONLines.object(try client.readLine(timeout: 5))
             }
             let ping = try ask(#"{"request":"ping","id":7}"#)
-            #expect(ping["reply"] as? String == "ping" && ping["ok"] as? Bool == true && ping["id"] as? Int == 7)
-            #expect(try ask(#"{"request":"ping","id":"abc"}"#)["id"] as? String == "abc")
-            #expect(try ask(#"{"request":"ping","id":1}"#)["id"] as? Int == 1, "1 is a number, not true")
+            #expect(ping["reply"]?.string == "ping" && ping["ok"]?.bool == true && ping["id"]?.int == 7)
+            #expect(try ask(#"{"request":"ping","id":"abc"}"#)["id"]?.string == "abc")
+            #expect(try ask(#"{"request":"ping","id":1}"#)["id"]?.int == 1, "1 is a number, not true")
             // An id is a string or a number; anything else is refused, not echoed (issue #11).
             let boolean = try ask(#"{"request":"ping","id":true}"#)
-            #expect(boolean["id"] == nil && (boolean["error"] as? [String: Any])?["code"] as? String == "bad-argument")
+            #expect(boolean["id"] == nil && boolean["error"]?["code"]?.string == "bad-argument")
             let items = try ask(#"{"request":"items"}"#)
-            #expect((items["items"] as? [[String: Any]])?.count == 1)
-            let stats = try #require(try ask(#"{"request":"stats"}"#)["events"] as? [String: Any])
-            #expect(stats["clients"] as? Int == 1 && stats["items"] as? Int == 1 && stats["overflows"] as? Int == 0)
-            #expect((stats["published"] as? Int ?? 0) >= 1)
+            #expect(items["items"]?.array?.count == 1)
+            let stats = try #require(try ask(#"{"request":"stats"}"#)["events"])
+            #expect(stats["clients"]?.int == 1 && stats["items"]?.int == 1 && stats["overflows"]?.int == 0)
+            #expect((stats["published"]?.int ?? 0) >= 1)
             for (line, code) in [
                 ("not json", "malformed"), (#"{"id":1}"#, "malformed"), (#"[1,2]"#, "malformed"),
                 (#"{"request":"explode"}"#, "unknown-request"),
@@ -97,10 +99,10 @@ final class RunningServer: @unchecked Sendable {
                 (#"{"request":"set","quality":"fast"}"#, "refused"),  // this test server has no pipeline to change
             ] {
                 let reply = try ask(line)
-                #expect(reply["ok"] as? Bool == false, "\(line)")
-                #expect((reply["error"] as? [String: Any])?["code"] as? String == code, "\(line) → \(reply)")
+                #expect(reply["ok"]?.bool == false, "\(line)")
+                #expect(reply["error"]?["code"]?.string == code, "\(line) → \(reply)")
             }
-            #expect(try ask(#"{"request":"ping"}"#)["ok"] as? Bool == true, "still open after every error")
+            #expect(try ask(#"{"request":"ping"}"#)["ok"]?.bool == true, "still open after every error")
         }
         await server.stop()
     }
@@ -111,14 +113,14 @@ final class RunningServer: @unchecked Sendable {
             let client = try server.connect()
             _ = try client.readLine(timeout: 5)
             try client.send(#"{"request":"subscribe","kinds":["text"],"contentTypes":["telephoneNumber"]}"#)
-            #expect(JSONLines.object(try client.readLine(timeout: 5))["ok"] as? Bool == true)
+            #expect(JSONLines.object(try client.readLine(timeout: 5))["ok"]?.bool == true)
             server.hub.publish(.item(.added(tracked("QR")), frame: 1))
             server.hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 2)), frame: 2))
             server.hub.publish(.sourceUnavailable(reason: "unplugged"))
-            let first = JSONLines.object(try client.readLine(timeout: 5))
-            let second = JSONLines.object(try client.readLine(timeout: 5))
-            #expect((first["item"] as? [String: Any])?["payload"] as? String == "+14155550123")
-            #expect(second["event"] as? String == "unavailable")
+            let first = try EventLine(decoding: try client.readLine(timeout: 5) ?? "").event
+            let second = try EventLine(decoding: try client.readLine(timeout: 5) ?? "").event
+            #expect(first.item?.payload == "+14155550123")
+            #expect(second == .unavailable(reason: "unplugged"))
         }
         await server.stop()
     }
@@ -129,20 +131,20 @@ final class RunningServer: @unchecked Sendable {
             let client = try server.connect()
             _ = try client.readLine(timeout: 5)
             try client.send(#"{"request":"subscribe","symbologies":["ean13"]}"#)
-            #expect(JSONLines.object(try client.readLine(timeout: 5))["ok"] as? Bool == true)
+            #expect(JSONLines.object(try client.readLine(timeout: 5))["ok"]?.bool == true)
             var ean = tracked("4006381333931", id: 3)
             ean.item.symbology = .ean13
             server.hub.publish(.item(.added(tracked("QR")), frame: 1))
             server.hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 2)), frame: 2))
             server.hub.publish(.item(.added(ean), frame: 3))
             // Each list filters its own kind: symbologies the codes, contentTypes (empty: all) the text.
-            let first = JSONLines.object(try client.readLine(timeout: 5))
-            let second = JSONLines.object(try client.readLine(timeout: 5))
-            #expect((first["item"] as? [String: Any])?["payload"] as? String == "+14155550123", "\(first)")
-            #expect((second["item"] as? [String: Any])?["payload"] as? String == "4006381333931", "the QR code was filtered out: \(second)")
+            let first = try EventLine(decoding: try client.readLine(timeout: 5) ?? "").event
+            let second = try EventLine(decoding: try client.readLine(timeout: 5) ?? "").event
+            #expect(first.item?.payload == "+14155550123", "\(first)")
+            #expect(second.item?.payload == "4006381333931", "the QR code was filtered out: \(second)")
             try client.send(#"{"request":"subscribe","symbologies":["aztec-ish"]}"#)
             let bad = JSONLines.object(try client.readLine(timeout: 5))
-            #expect((bad["error"] as? [String: Any])?["code"] as? String == "bad-argument")
+            #expect(bad["error"]?["code"]?.string == "bad-argument")
         }
         await server.stop()
     }
@@ -156,10 +158,10 @@ final class RunningServer: @unchecked Sendable {
             _ = try good.readLine(timeout: 5)
             try bad.send(String(repeating: "x", count: 5000))
             let reply = JSONLines.object(try bad.readLine(timeout: 5))
-            #expect((reply["error"] as? [String: Any])?["code"] as? String == "line-too-long")
+            #expect(reply["error"]?["code"]?.string == "line-too-long")
             #expect(try bad.readLine(timeout: 5) == nil, "then closed")
             try good.send(#"{"request":"ping"}"#)
-            #expect(JSONLines.object(try good.readLine(timeout: 5))["ok"] as? Bool == true)
+            #expect(JSONLines.object(try good.readLine(timeout: 5))["ok"]?.bool == true)
         }
         await server.stop()
     }
@@ -184,13 +186,13 @@ final class RunningServer: @unchecked Sendable {
                 }
                 for _ in 0..<lines {
                     let reply = JSONLines.object(try client.readLine(timeout: 5))
-                    #expect(reply["ok"] as? Bool == false)
+                    #expect(reply["ok"]?.bool == false)
                 }
             }
             let after = try server.connect()
             _ = try after.readLine(timeout: 5)
             try after.send(#"{"request":"ping"}"#)
-            #expect(JSONLines.object(try after.readLine(timeout: 5))["ok"] as? Bool == true)
+            #expect(JSONLines.object(try after.readLine(timeout: 5))["ok"]?.bool == true)
         }
         await server.stop()
     }
@@ -208,7 +210,7 @@ final class RunningServer: @unchecked Sendable {
             var inOrder = 0
             for client in clients {
                 var frames: [Int] = []
-                for _ in 0..<50 { frames.append(JSONLines.object(try client.readLine(timeout: 10))["frame"] as? Int ?? -1) }
+                for _ in 0..<50 { frames.append(JSONLines.object(try client.readLine(timeout: 10))["frame"]?.int ?? -1) }
                 if frames == Array(0..<50) { inOrder += 1 }
             }
             #expect(inOrder == 200, "clients that got all 50 events in order")
@@ -230,7 +232,7 @@ final class RunningServer: @unchecked Sendable {
             try await blocking { () -> [Int] in
                 var frames: [Int] = []
                 while frames.count < 2000, let line = try reader.readLine(timeout: 20) {
-                    frames.append(JSONLines.object(line)["frame"] as? Int ?? -1)
+                    frames.append(JSONLines.object(line)["frame"]?.int ?? -1)
                     received.withLock { $0 = frames.count }
                 }
                 return frames
@@ -249,13 +251,13 @@ final class RunningServer: @unchecked Sendable {
         // The stalled client finds, when it looks, some events, maybe the notice, then the end.
         // …and the connection was closed (readLine's nil is the end of the stream; a time-out throws).
         let (count, lastEvent) = try await blocking { () -> (Int, String?) in
-            var last: [String: Any] = [:]
+            var last: String?
             var count = 0
             while let line = try stalled.readLine(timeout: 10) {
-                last = JSONLines.object(line)
+                last = (try? EventLine(decoding: line))?.event.name
                 count += 1
             }
-            return (count, last["event"] as? String)
+            return (count, last)
         }
         #expect(count < 2000, "it did not get everything: it was cut off")
         #expect(lastEvent == "overflow" || lastEvent == "updated")
@@ -270,7 +272,7 @@ final class RunningServer: @unchecked Sendable {
             _ = try a.readLine(timeout: 5)
             _ = try b.readLine(timeout: 5)
             let c = try server.connect()
-            #expect((JSONLines.object(try c.readLine(timeout: 5))["error"] as? [String: Any])?["code"] as? String == "too-many-clients")
+            #expect(JSONLines.object(try c.readLine(timeout: 5))["error"]?["code"]?.string == "too-many-clients")
             #expect(try c.readLine(timeout: 5) == nil)
         }
         await server.stop()
@@ -306,7 +308,9 @@ final class RunningServer: @unchecked Sendable {
         let task = Task(executorPreference: ServerExecutor.shared) { try await third.run(ready: { ready.continuation.yield() }) }
         var iterator = ready.stream.makeAsyncIterator()
         _ = await iterator.next()
-        let event = try await blocking { JSONLines.object(try ScannerConnection(path: path).readLine(timeout: 5))["event"] as? String }
+        let event = try await blocking {
+            (try ScannerConnection(path: path).readLine(timeout: 5)).flatMap { try? EventLine(decoding: $0).event.name }
+        }
         #expect(event == "hello")
         task.cancel()
         // A regular file at the path is never removed.

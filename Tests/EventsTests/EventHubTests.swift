@@ -8,16 +8,19 @@ import Testing
 import Tracking
 
 @Suite(.timeLimit(.minutes(2))) struct EventHubTests {
-    @Test func helloCarriesTheCurrentItemsAndNothingIsLostOrRepeated() async {
+    @Test func helloCarriesTheCurrentItemsAndNothingIsLostOrRepeated() async throws {
         let hub = EventHub(daemonVersion: "t", sourceName: "test")
         hub.publish(.sourceAvailable)
         hub.publish(.item(.added(tracked("A")), frame: 1))
         hub.publish(.item(.added(tracked("B", id: 2)), frame: 2))
         hub.publish(.item(.removed(tracked("A")), frame: 3))
         let (_, hello, events) = hub.subscribe()
-        let h = JSONLines.object(hello)
-        #expect(h["event"] as? String == "hello" && h["version"] as? Int == 1 && h["camera"] as? String == "available")
-        #expect((h["items"] as? [[String: Any]])?.compactMap { $0["payload"] as? String } == ["B"])
+        guard case .hello(let h) = try EventLine(decoding: hello).event else {
+            Issue.record("expected hello: \(hello)")
+            return
+        }
+        #expect(h.version == 1 && h.cameraAvailable)
+        #expect(h.items.map(\.payload) == ["B"])
         hub.publish(.item(.updated(tracked("B", id: 2)), frame: 4))
         hub.publish(.end(frames: 5))
         var iterator = events.makeAsyncIterator()
@@ -25,8 +28,9 @@ import Tracking
             Issue.record("expected two lines")
             return
         }
-        #expect(JSONLines.object(first)["event"] as? String == "updated" && JSONLines.object(first)["seq"] as? Int == 5)
-        #expect(JSONLines.object(second)["event"] as? String == "end")
+        let updated = try EventLine(decoding: first)
+        #expect(updated.event.name == "updated" && updated.seq == 5)
+        #expect(try EventLine(decoding: second).event == .end(frames: 5))
     }
 
     /// An SSE client reconnecting with `Last-Event-ID` gets what it missed while the hub still holds
@@ -36,7 +40,7 @@ import Tracking
         hub.publish(.sourceAvailable)  // 1
         for n in 2...5 { hub.publish(.item(.added(tracked("P\(n)", id: n)), frame: n)) }  // 2…5
         func seqs(_ s: EventHub.Subscription) -> [Int] { s.opening.map(\.seq) }
-        func names(_ s: EventHub.Subscription) -> [String] { s.opening.map { JSONLines.object($0.line)["event"] as? String ?? "?" } }
+        func names(_ s: EventHub.Subscription) -> [String] { s.opening.map { (try? EventLine(decoding: $0.line).event.name) ?? "?" } }
         // Held: 3, 4, 5. Had up to 2 or later: the rest, in order.
         let resumed = hub.resume(after: 2)
         #expect(resumed.resumed && seqs(resumed) == [3, 4, 5] && names(resumed) == ["added", "added", "added"])
@@ -47,7 +51,11 @@ import Tracking
         for gone in [1, 0, 6, 99] {
             let fresh = hub.resume(after: gone)
             #expect(!fresh.resumed && names(fresh) == ["hello"] && seqs(fresh) == [5], "after \(gone)")
-            #expect((JSONLines.object(fresh.opening[0].line)["items"] as? [Any])?.count == 4)
+            guard case .hello(let hello)? = try? EventLine(decoding: fresh.opening[0].line).event else {
+                Issue.record("expected hello")
+                continue
+            }
+            #expect(hello.items.count == 4)
         }
         // A filter applies to the missed events as to live ones; source events always pass.
         hub.publish(.sourceUnavailable(reason: "gone"))  // 6
@@ -61,7 +69,7 @@ import Tracking
         #expect(live == [6, 7])
     }
 
-    @Test func filtersNarrowItemEventsButNotSourceEvents() async {
+    @Test func filtersNarrowItemEventsButNotSourceEvents() async throws {
         let hub = EventHub(daemonVersion: "t", sourceName: "test")
         let (_, _, events) = hub.subscribe(filter: EventFilter(kinds: [.text]))
         hub.publish(.item(.added(tracked("QR")), frame: 1))
@@ -71,7 +79,8 @@ import Tracking
         var names: [String] = []
         for _ in 0..<2 {
             if case .line(let line, _) = await iterator.next() {
-                names.append("\(JSONLines.object(line)["event"]!) \((JSONLines.object(line)["item"] as? [String: Any])?["payload"] ?? "")")
+                let event = try EventLine(decoding: line).event
+                names.append("\(event.name) \(event.item?.payload ?? "")")
             }
         }
         #expect(names == ["added +14155550123", "unavailable "])
@@ -121,7 +130,7 @@ import Tracking
     }
     /// A reply waits behind the events queued before it: once a client has the `ok` to its
     /// `subscribe`, every item it gets passes the new filter (`scanctl wait --types …` relies on it).
-    @Test func aReplyComesAfterTheEventsQueuedBeforeItAndNothingTheNewFilterExcludesFollowsIt() async {
+    @Test func aReplyComesAfterTheEventsQueuedBeforeItAndNothingTheNewFilterExcludesFollowsIt() async throws {
         let hub = EventHub(daemonVersion: "t", sourceName: "test")
         let (id, _, events) = hub.subscribe()
         hub.publish(.item(.added(tracked("QR")), frame: 1))  // queued under the old filter
@@ -134,8 +143,8 @@ import Tracking
         for await outbound in events {
             switch outbound {
             case .line(let line, _):
-                let object = JSONLines.object(line)
-                received.append("\(object["event"]!) \((object["item"] as? [String: Any])?["payload"] ?? "")")
+                let event = try EventLine(decoding: line).event
+                received.append("\(event.name) \(event.item?.payload ?? "")")
                 hub.acknowledge(id)
             case .reply(let line):
                 received.append(line)

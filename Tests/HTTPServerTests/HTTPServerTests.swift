@@ -87,8 +87,8 @@ func sseEvents(_ lines: [String]) -> [(id: Int?, name: String, seq: Int?)] {
         // `id: RUN-SEQ`
         if line.hasPrefix("id: ") { id = line.split(separator: "-").last.flatMap { Int($0) } }
         if line.hasPrefix("data: ") {
-            let object = JSONLines.object(String(line.dropFirst(6)))
-            events.append((id, object["event"] as? String ?? "?", object["seq"] as? Int))
+            let event = try? EventLine(decoding: String(line.dropFirst(6)))
+            events.append((id, event?.event.name ?? "?", event?.seq))
             id = nil
         }
     }
@@ -181,7 +181,7 @@ func sseEvents(_ lines: [String]) -> [(id: Int?, name: String, seq: Int?)] {
             running.hub.publish(.item(.added(tracked("https://example.com/a")), frame: 1))
             let items = try running.get("/items")
             #expect(items.status == 200)
-            let listed = (JSONLines.object(items.body)["items"] as? [[String: Any]])?.compactMap { $0["payload"] as? String }
+            let listed = JSONLines.object(items.body)["items"]?.array?.compactMap { $0["payload"]?.string }
             #expect(listed == ["https://example.com/a"])
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("snap-\(UUID().uuidString).jpg").path
             defer { try? FileManager.default.removeItem(atPath: path) }
@@ -215,18 +215,19 @@ func sseEvents(_ lines: [String]) -> [(id: Int?, name: String, seq: Int?)] {
             running.hub.publish(.item(.added(tracked("done-marker", id: 2)), frame: 2))
             #expect(client.waitFor(timeout: 15) { $0.contains { $0.contains("done-marker") } }, "\(client.output)")
             let messages = client.output.map { JSONLines.object($0) }
-            #expect(messages.first?["event"] as? String == "hello")
-            #expect((messages.first?["items"] as? [[String: Any]])?.first?["payload"] as? String == "https://example.com/a")
+            let events = JSONLines.events(client.output)
+            guard case .hello(let hello)? = events.first else { throw ExpectedEvent("hello", client.output.first) }
+            #expect(hello.items.first?.payload == "https://example.com/a")
             let replies = messages.filter { $0["ok"] != nil }
             try #require(replies.count == 5, "\(client.output)")
-            #expect(replies[0]["ok"] as? Bool == true && replies[0]["id"] as? Int == 7)
-            #expect((replies[1]["items"] as? [Any])?.count == 1)
-            #expect((replies[2]["error"] as? [String: Any])?["code"] as? String == "unknown-request")
-            #expect(replies[3]["ok"] as? Bool == true && replies[3]["single"] as? Bool == true, "no control users: anyone may set")
-            #expect((replies[4]["error"] as? [String: Any])?["code"] as? String == "access-denied", "never files for HTTP clients")
+            #expect(replies[0]["ok"]?.bool == true && replies[0]["id"]?.int == 7)
+            #expect(replies[1]["items"]?.array?.count == 1)
+            #expect(replies[2]["error"]?["code"]?.string == "unknown-request")
+            #expect(replies[3]["ok"]?.bool == true && replies[3]["single"]?.bool == true, "no control users: anyone may set")
+            #expect(replies[4]["error"]?["code"]?.string == "access-denied", "never files for HTTP clients")
             // The set was announced to every subscriber, this one included.
-            #expect(messages.contains { $0["event"] as? String == "config" })
-            #expect(messages.last?["event"] as? String == "added")
+            #expect(events.contains { $0.name == "config" })
+            #expect(events.last?.name == "added")
         }
     }
 
@@ -246,12 +247,12 @@ func sseEvents(_ lines: [String]) -> [(id: Int?, name: String, seq: Int?)] {
             ])
             _ = own.stop(timeout: 15)
             let reply = own.output.map { JSONLines.object($0) }.first { $0["ok"] != nil }
-            #expect((reply?["error"] as? [String: Any])?["code"] as? String == "access-denied", "control users are configured: \(own.output)")
+            #expect(reply?["error"]?["code"]?.string == "access-denied", "control users are configured: \(own.output)")
             // Binary frames are not requests.
             let binary = try running.webSocket(["--send", #"{"request":"ping"}"#, "--binary", "--until", "\"ok\"", "--seconds", "10"])
             _ = binary.stop(timeout: 15)
             let refused = binary.output.map { JSONLines.object($0) }.first { $0["ok"] != nil }
-            #expect((refused?["error"] as? [String: Any])?["code"] as? String == "malformed", "\(binary.output)")
+            #expect(refused?["error"]?["code"]?.string == "malformed", "\(binary.output)")
         }
     }
 

@@ -1,4 +1,6 @@
 import Foundation
+import ScannerCore
+import ScannerProtocol
 import TestSupport
 import TestTraits
 import Testing
@@ -24,17 +26,13 @@ import Testing
             environment: env)
     }
 
-    static func events(_ lines: [String]) -> [[String: Any]] { JSONLines.objects(lines) }
+    static func events(_ lines: [String]) -> [Event] { JSONLines.events(lines) }
     static func names(_ lines: [String]) -> [String] { JSONLines.eventNames(lines) }
     static func payloads(_ lines: [String]) -> Set<String> { JSONLines.addedPayloads(lines) }
 
     /// Names of the source and item-lifecycle events, in order.
     static func lifecycle(_ lines: [String]) -> [String] {
-        events(lines).compactMap { event in
-            guard let name = event["event"] as? String else { return nil }
-            let payload = (event["item"] as? [String: Any])?["payload"] as? String
-            return payload.map { "\(name) \($0)" } ?? name
-        }
+        events(lines).map { event in event.item.map { "\(event.name) \($0.payload)" } ?? event.name }
     }
 
     @Test func mjpegStreamsTheClipThroughV4L2() throws {
@@ -94,7 +92,7 @@ import Testing
             if event.hasPrefix("removed") { showing = false }
             if event == "unavailable" { #expect(!showing, "\(events)") }
         }
-        let reasons = Self.events(daemon.output).compactMap { $0["reason"] as? String }
+        let reasons = Self.events(daemon.output).compactMap { if case .unavailable(let reason) = $0 { reason } else { nil } }
         #expect(!reasons.isEmpty && reasons.allSatisfy { $0.contains("/dev/video0") }, "\(reasons)")
     }
 
@@ -218,13 +216,13 @@ import Testing
         // After a second of a still scene the camera source leaves two frames in three undecoded
         // (`idleSkipped`, apart from `dropped`, which counts frames a busy scanner had no time for).
         // Polled: from the first skip on, over the next 60 frames about two thirds are skipped.
-        func capture() throws -> [String: Any] {
-            JSONLines.object(try ScannerClientProbe(path: socket).ask(#"{"request":"stats"}"#))["capture"] as? [String: Any] ?? [:]
+        func capture() throws -> JSONValue {
+            JSONLines.object(try ScannerClientProbe(path: socket).ask(#"{"request":"stats"}"#))["capture"] ?? .null
         }
         func textPasses() throws -> Int {
-            (JSONLines.object(try ScannerClientProbe(path: socket).ask(#"{"request":"stats"}"#))["text"] as? [String: Any])?["passes"] as? Int ?? -1
+            JSONLines.object(try ScannerClientProbe(path: socket).ask(#"{"request":"stats"}"#))["text"]?["passes"]?.int ?? -1
         }
-        func poll(until done: ([String: Any]) -> Bool) throws -> [String: Any] {
+        func poll(until done: (JSONValue) -> Bool) throws -> JSONValue {
             var stats = try capture()
             for _ in 0..<150 where !done(stats) {
                 _ = daemon.waitFor(timeout: 0.2) { Self.names($0).contains("added") }
@@ -232,18 +230,18 @@ import Testing
             }
             return stats
         }
-        let idle = try poll { ($0["idleSkipped"] as? Int ?? 0) > 0 }
-        let later = try poll { ($0["frames"] as? Int ?? 0) >= (idle["frames"] as? Int ?? 0) + 60 }
+        let idle = try poll { ($0["idleSkipped"]?.int ?? 0) > 0 }
+        let later = try poll { ($0["frames"]?.int ?? 0) >= (idle["frames"]?.int ?? 0) + 60 }
         // And the text thread rests: no pass over the next 60 frames, which start more than 2 s
         // (`TextStage.pendingReadingWhileStill`) after the scene last changed (its first frame).
         let passes = try textPasses()
-        _ = try poll { ($0["frames"] as? Int ?? 0) >= (later["frames"] as? Int ?? 0) + 60 }
+        _ = try poll { ($0["frames"]?.int ?? 0) >= (later["frames"]?.int ?? 0) + 60 }
         let passesAfter = try textPasses()
         let status = daemon.stop()
         #expect(passes == passesAfter, "text passes on a still scene: \(passes) → \(passesAfter)")
         #expect(status == 0)
-        let frames = (later["frames"] as? Int ?? 0) - (idle["frames"] as? Int ?? 0)
-        let skipped = (later["idleSkipped"] as? Int ?? 0) - (idle["idleSkipped"] as? Int ?? 0)
+        let frames = (later["frames"]?.int ?? 0) - (idle["frames"]?.int ?? 0)
+        let skipped = (later["idleSkipped"]?.int ?? 0) - (idle["idleSkipped"]?.int ?? 0)
         #expect(frames >= 60, "\(idle) \(later)")
         #expect(skipped * 2 >= frames && skipped * 6 <= frames * 5, "about two frames in three: \(skipped) of \(frames)")
         #expect(!Self.names(daemon.output).contains("added"), "nothing in view")
@@ -261,17 +259,17 @@ import Testing
         let reply = JSONLines.object(try probe.ask(#"{"request":"capture"}"#))
         let failed = JSONLines.object(try probe.ask(#"{"request":"capture","path":"\#(scratch.path)/no/such/dir/photo.jpg"}"#))
         #expect(daemon.stop() == 0)
-        let photo = try #require(Data(base64Encoded: reply["jpeg"] as? String ?? ""), "\(reply)")
+        let photo = try #require(Data(base64Encoded: reply["jpeg"]?.string ?? ""), "\(reply)")
         let clip = try Data(contentsOf: URL(fileURLWithPath: Self.clip))
         #expect(photo.count > 1000 && clip.range(of: photo) != nil, "byte for byte one of the clip's frames (\(photo.count) bytes)")
-        #expect((failed["error"] as? [String: Any])?["code"] as? String == "write-failed", "\(failed)")
+        #expect(failed["error"]?["code"]?.string == "write-failed", "\(failed)")
 
         let missing = scratch.file("missing.sock")
         let nocamera = try Subprocess.Running(scannerd, ["run", "--device", "/dev/scannerd-no-such-camera", "--socket", missing])
         try #require(waitForSocket(missing))
         let unavailable = JSONLines.object(try ScannerClientProbe(path: missing).ask(#"{"request":"capture"}"#))
         #expect(nocamera.stop() == 0)
-        #expect((unavailable["error"] as? [String: Any])?["code"] as? String == "unavailable", "\(unavailable)")
+        #expect(unavailable["error"]?["code"]?.string == "unavailable", "\(unavailable)")
     }
 
     @Test func missingCameraIsReportedAndWaitedFor() throws {
@@ -284,7 +282,7 @@ import Testing
         _ = daemon.stop()
         #expect(reported && stillRunning, "it waits for the camera instead of exiting")
         #expect(
-            Self.events(daemon.output).first { $0["event"] as? String == "unavailable" }?["reason"] as? String
+            Self.events(daemon.output).compactMap { if case .unavailable(let reason) = $0 { reason } else { nil } }.first
                 == "/dev/scannerd-no-such-camera: no such device")
         // The repeated open failure is logged once, not on every retry.
         #expect(daemon.stderr.components(separatedBy: "camera not available").count - 1 == 1, "\(daemon.stderr)")
@@ -299,11 +297,11 @@ import Testing
         #expect(table.status == 0)
         #expect(table.stdout.contains("/dev/video0") && table.stdout.contains("MJPG") && table.stdout.contains("640x480 @ 30"))
         let json = try Subprocess.run(scannerd, ["devices", "--json", "/dev/v4l/by-id/usb-Fake_Camera-video-index0"], environment: env)
-        let cameras = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let cameras = try #require(JSONLines.object(json.stdout).array)
         #expect(cameras.count == 1, "the by-id link and /dev/video0 are one camera")
-        #expect(cameras.first?["byId"] as? String == "/dev/v4l/by-id/usb-Fake_Camera-video-index0")
-        let formats = cameras.first?["formats"] as? [[String: Any]]
-        #expect(formats?.compactMap { $0["fourcc"] as? String } == ["MJPG", "YUYV"])
+        #expect(cameras.first?["byId"]?.string == "/dev/v4l/by-id/usb-Fake_Camera-video-index0")
+        let formats = cameras.first?["formats"]?.array
+        #expect(formats?.compactMap { $0["fourcc"]?.string } == ["MJPG", "YUYV"])
         // A path no real camera has (the machine may have cameras of its own).
         let none = try Subprocess.run(scannerd, ["devices", "/dev/scannerd-no-such-camera"], environment: ["LD_PRELOAD": Self.library])
         #expect(none.status == 1 && none.stderr.contains("no cameras found"))

@@ -56,7 +56,7 @@ import Testing
         defer { _ = daemon.stop() }
         let control = try ScannerClientProbe(path: socket)
         let photo = JSONLines.object(try control.ask(#"{"request":"capture"}"#))
-        #expect(photo["width"] as? Int == 1280 && (photo["bytes"] as? Int ?? 0) > 300_000, "a real 720p photo: \(photo["bytes"] ?? "none")")
+        #expect(photo["width"]?.int == 1280 && (photo["bytes"]?.int ?? 0) > 300_000, "a real 720p photo: \(photo["bytes"] ?? .null)")
         let request = Array(#"{"request":"capture"}"#.utf8)
         var flooders = try (0..<4).map { _ in (try RawConnection(unixPath: socket, receiveBuffer: 4096), request + [0x0A]) }
         for _ in 0..<8 {
@@ -129,7 +129,7 @@ import Testing
         // (single-item mode: a change that rebuilds no recognizer).
         let control = try ScannerClientProbe(path: socket)
         func overflows() throws -> Int {
-            ((JSONLines.object(try control.ask(#"{"request":"stats"}"#))["events"] as? [String: Any])?["overflows"] as? Int) ?? -1
+            (JSONLines.object(try control.ask(#"{"request":"stats"}"#))["events"]?["overflows"]?.int) ?? -1
         }
         let deadline = Date().addingTimeInterval(60)
         var n = 0

@@ -1,4 +1,6 @@
 import Foundation
+import ScannerCore
+import ScannerProtocol
 import TestSupport
 import TestTraits
 import Testing

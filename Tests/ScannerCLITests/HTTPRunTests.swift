@@ -1,4 +1,6 @@
 import Foundation
+import ScannerCore
+import ScannerProtocol
 import TestSupport
 import TestTraits
 import Testing
@@ -73,12 +75,15 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
                 ])
             defer { _ = client.stop(signal: SIGKILL) }
             let payloads = { (lines: [String]) -> [String] in
-                lines.filter { $0.hasPrefix("data: ") }.map { JSONLines.object(String($0.dropFirst(6))) }
-                    .filter { $0["event"] as? String == "added" }.compactMap { ($0["item"] as? [String: Any])?["payload"] as? String }
+                Array(JSONLines.addedPayloads(lines.filter { $0.hasPrefix("data: ") }.map { String($0.dropFirst(6)) }))
             }
             #expect(client.waitFor(timeout: 60) { payloads($0).contains("https://example.com/scannerd-demo") }, "\(client.output.suffix(5))")
-            let first = client.output.first { $0.hasPrefix("data: ") }.map { JSONLines.object(String($0.dropFirst(6))) }
-            #expect(first?["event"] as? String == "hello" && first?["daemon"] as? String != nil)
+            let first = client.output.first { $0.hasPrefix("data: ") }.flatMap { try? EventLine(decoding: String($0.dropFirst(6))).event }
+            if case .hello(let hello)? = first {
+                #expect(!hello.daemon.isEmpty)
+            } else {
+                Issue.record("no hello first: \(String(describing: first))")
+            }
             let scratch = try TemporaryDirectory("scannerd-http")
             let snapshot = try Subprocess.run(
                 "/usr/bin/curl",
@@ -120,7 +125,7 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             // never has files written.
             var expected = overSocket
             expected[5] = try #require(replies(client.output).dropFirst(5).first)
-            #expect(JSONLines.object(expected[5])["ok"] as? Bool == false && expected[5].contains("access-denied"), "\(expected[5])")
+            #expect(JSONLines.object(expected[5])["ok"]?.bool == false && expected[5].contains("access-denied"), "\(expected[5])")
             #expect(replies(client.output) == expected, "socket: \(overSocket)")
             #expect(overSocket.allSatisfy { !$0.isEmpty })
         }
@@ -132,7 +137,7 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             let (daemon, port) = try httpDaemon(["run", "--no-socket", "--source", "demo", "--loop"])
             defer { _ = daemon.stop() }
             let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
-            func scrape() throws -> [String: Any] {
+            func scrape() throws -> JSONValue {
                 let text = try Subprocess.run(
                     "/usr/bin/curl",
                     [
@@ -151,26 +156,28 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             // the demo plays at 10 fps, and text is read on the latest frame when the reader is free,
             // which on a loaded machine can be seconds after the first frames.
             let stages = ["decode", "barcodes", "text", "detection"]
-            let moved = { (second: [String: Any]) -> Bool in
-                (second["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) > (first["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0)
+            let moved = { (second: JSONValue) -> Bool in
+                (second["scannerd_frames_total{outcome=decoded}"]?.doubleValue ?? 0)
+                    > (first["scannerd_frames_total{outcome=decoded}"]?.doubleValue ?? 0)
                     + 5
-                    && stages.allSatisfy { (second["scannerd_stage_duration_seconds_count{stage=\($0)}"] as? Double ?? 0) > 0 }
+                    && stages.allSatisfy { (second["scannerd_stage_duration_seconds_count{stage=\($0)}"]?.doubleValue ?? 0) > 0 }
             }
             var second = first
             let deadline = Date().addingTimeInterval(60)
             while Date() < deadline, !moved(second) {
                 second = try scrape()
             }
-            let types = second["#types"] as? [String: String] ?? [:]
+            let types = second["#types"] ?? .null
             #expect(
-                types["scannerd_frames"] == "counter" && types["scannerd_events"] == "counter"
-                    && types["scannerd_stage_duration_seconds"] == "histogram", "\(types)")
+                types["scannerd_frames"]?.string == "counter" && types["scannerd_events"]?.string == "counter"
+                    && types["scannerd_stage_duration_seconds"]?.string == "histogram", "\(types)")
             #expect(
-                (second["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0) > (first["scannerd_frames_total{outcome=decoded}"] as? Double ?? 0)
+                (second["scannerd_frames_total{outcome=decoded}"]?.doubleValue ?? 0)
+                    > (first["scannerd_frames_total{outcome=decoded}"]?.doubleValue ?? 0)
                     + 5)
-            #expect((second["scannerd_events_total{}"] as? Double ?? 0) >= 1, "the demo's QR code was added")
+            #expect((second["scannerd_events_total{}"]?.doubleValue ?? 0) >= 1, "the demo's QR code was added")
             for stage in stages {
-                #expect((second["scannerd_stage_duration_seconds_count{stage=\(stage)}"] as? Double ?? 0) > 0, "\(stage)")
+                #expect((second["scannerd_stage_duration_seconds_count{stage=\(stage)}"]?.doubleValue ?? 0) > 0, "\(stage)")
             }
             #expect(second["scannerd_clients{}"] != nil && second["scannerd_items{}"] != nil)
         }

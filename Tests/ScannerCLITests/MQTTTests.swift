@@ -1,4 +1,6 @@
 import Foundation
+import ScannerCore
+import ScannerProtocol
 import TestSupport
 import TestTraits
 import Testing
@@ -80,7 +82,7 @@ final class Broker: @unchecked Sendable {
 
 /// The seq of each event line a subscriber printed ("topic {json}").
 func eventSeqs(_ lines: [String], topic: String) -> [Int] {
-    lines.filter { $0.hasPrefix(topic + " ") }.compactMap { JSONLines.object(String($0.dropFirst(topic.count + 1)))["seq"] as? Int }
+    lines.filter { $0.hasPrefix(topic + " ") }.compactMap { JSONLines.object(String($0.dropFirst(topic.count + 1)))["seq"]?.int }
 }
 
 /// `scannerd run --mqtt`: the events through a real broker, as a fleet's dashboard gets them.
@@ -132,10 +134,10 @@ func eventSeqs(_ lines: [String], topic: String) -> [Int] {
             // The scenario: away for 5 s while events keep coming (the demo adds and removes items each 3 s).
             Thread.sleep(forTimeInterval: 5)
             try broker.start()
-            let target = (daemon.output.compactMap { JSONLines.object($0)["seq"] as? Int }.max() ?? 0) + 3
+            let target = (daemon.output.compactMap { JSONLines.object($0)["seq"]?.int }.max() ?? 0) + 3
             #expect(subscriber.waitFor(timeout: 60) { eventSeqs($0, topic: "fleet/a/events").max() ?? 0 >= target }, "\(subscriber.output.suffix(3))")
             #expect(daemon.stop() == 0)
-            let emitted = daemon.output.compactMap { JSONLines.object($0)["seq"] as? Int }
+            let emitted = daemon.output.compactMap { JSONLines.object($0)["seq"]?.int }
             #expect(
                 subscriber.waitFor(timeout: 30) { eventSeqs($0, topic: "fleet/a/events").last == emitted.last },
                 "the daemon's last event, published at shutdown")
@@ -174,15 +176,15 @@ func eventSeqs(_ lines: [String], topic: String) -> [Int] {
                 if connected == nil { Thread.sleep(forTimeInterval: 0.05) }
             }
             let probe = try #require(connected, "\(daemon.stderr)")
-            func mqtt() throws -> [String: Any] { JSONLines.object(try probe.ask(#"{"request":"stats"}"#))["mqtt"] as? [String: Any] ?? [:] }
+            func mqtt() throws -> JSONValue { JSONLines.object(try probe.ask(#"{"request":"stats"}"#))["mqtt"] ?? .null }
             var stats = try mqtt()
             let deadline = Date().addingTimeInterval(30)
-            while Date() < deadline, (stats["dropped"] as? Int ?? 0) < 2 { stats = try mqtt() }
-            #expect(stats["connected"] as? Bool == false && stats["queued"] as? Int == 3 && (stats["dropped"] as? Int ?? 0) >= 2, "\(stats)")
+            while Date() < deadline, (stats["dropped"]?.int ?? 0) < 2 { stats = try mqtt() }
+            #expect(stats["connected"]?.bool == false && stats["queued"]?.int == 3 && (stats["dropped"]?.int ?? 0) >= 2, "\(stats)")
             try broker.start()
             let drained = Date().addingTimeInterval(30)
-            while Date() < drained, !(stats["connected"] as? Bool == true && stats["queued"] as? Int == 0) { stats = try mqtt() }
-            #expect(stats["connected"] as? Bool == true && stats["queued"] as? Int == 0, "\(stats)")
+            while Date() < drained, !(stats["connected"]?.bool == true && stats["queued"]?.int == 0) { stats = try mqtt() }
+            #expect(stats["connected"]?.bool == true && stats["queued"]?.int == 0, "\(stats)")
             _ = daemon.stop()
             let said = daemon.stderr.split(separator: "\n").filter { $0.contains("mqtt queue full") }
             #expect(said.count == 1 && said.first?.contains("queueLimit=3") == true, "\(daemon.stderr)")
@@ -280,16 +282,16 @@ final class SilentBroker: @unchecked Sendable {
             defer { _ = daemon.stop(signal: SIGKILL) }
             try #require(waitForSocket(socket), "\(daemon.stderr)")
             let probe = try ScannerClientProbe(path: socket)
-            func mqtt() throws -> [String: Any] { JSONLines.object(try probe.ask(#"{"request":"stats"}"#))["mqtt"] as? [String: Any] ?? [:] }
+            func mqtt() throws -> JSONValue { JSONLines.object(try probe.ask(#"{"request":"stats"}"#))["mqtt"] ?? .null }
             var stats = try mqtt()
             let deadline = Date().addingTimeInterval(45)
-            while Date() < deadline, !((stats["lastError"] as? String) != nil && silent.accepted >= 2) {
+            while Date() < deadline, !((stats["lastError"]?.string) != nil && silent.accepted >= 2) {
                 Thread.sleep(forTimeInterval: 0.5)
                 stats = try mqtt()
             }
-            #expect(stats["connected"] as? Bool == false)
+            #expect(stats["connected"]?.bool == false)
             #expect(
-                stats["lastError"] as? String == "the broker accepted the connection but did not answer (no CONNACK within 10 s)", "\(stats)")
+                stats["lastError"]?.string == "the broker accepted the connection but did not answer (no CONNACK within 10 s)", "\(stats)")
             #expect(silent.accepted >= 2, "tried again after giving up")
             // Another give-up or two, still one line.
             let more = silent.accepted + 1

@@ -1,15 +1,14 @@
 import DaemonConfiguration
 import Foundation
 import ScannerCore
+import ScannerProtocol
 import TestSupport
 import TestTraits
 import Testing
 
-/// Parses JSON lines into objects.
-func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
-    try lines.map { line in
-        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
-    }
+/// Event lines through the protocol's decoder (`EventLine`): each line must be an event.
+func eventLines(_ lines: [String]) throws -> [EventLine] {
+    try lines.map { try EventLine(decoding: $0) }
 }
 
 /// `scannerd run` on replay sources.
@@ -17,20 +16,20 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
     let scannerd = Subprocess.executable("scannerd")
 
     /// "event payload@frame" for the item events, the name alone for the others.
-    static func summary(_ events: [[String: Any]]) -> [String] {
-        events.map { event in
-            let name = event["event"] as? String ?? "?"
-            if let hint = event["hint"] as? String { return "\(name) \(hint)" }
-            guard let item = event["item"] as? [String: Any] else { return name }
-            return "\(name) \(item["payload"] as? String ?? "?")@\(event["frame"] as? Int ?? -1)"
+    static func summary(_ events: [EventLine]) -> [String] {
+        events.map { line in
+            let event = line.event
+            if case .guidance(let hint) = event { return "\(event.name) \(hint)" }
+            guard let item = event.item else { return event.name }
+            return "\(event.name) \(item.payload)@\(event.frame ?? -1)"
         }
     }
 
     @Test func demoClipGivesItsEventsAndFinishesCleanly() throws {
         let result = try Subprocess.run(scannerd, ["run", "--no-socket", "--source", "demo", "--pace", "none", "--events-stdout", "--fps", "30"])
         #expect(result.status == 0, "\(result.stderr)")
-        let events = try jsonObjects(result.stdoutLines)
-        #expect(events.dropFirst().map { $0["seq"] as? Int } == Array(1..<events.count).map { $0 }, "seq counts every event after hello")
+        let events = try eventLines(result.stdoutLines)
+        #expect(events.dropFirst().map(\.seq) == Array(1..<events.count).map { $0 }, "seq counts every event after hello")
         // The 1-second clip: a QR code drifting left (frames 3–12), then a card (17–26). The QR code
         // moves 4 px a frame, so it is updated each time it has moved more than 2% of the width; the
         // clip ends before any grace period runs out, so everything is removed at the end.
@@ -49,11 +48,11 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
                 "removed jane.doe@example.com@29",
                 "end",
             ])
-        let hello = try #require(events.first)
-        #expect(hello["version"] as? Int == 1 && (hello["items"] as? [Any])?.isEmpty == true)
-        #expect(hello["daemon"] as? String == Release.version)
+        guard case .hello(let hello)? = events.first?.event else { throw ExpectedEvent("hello", result.stdoutLines.first) }
+        #expect(hello.version == 1 && hello.items.isEmpty)
+        #expect(hello.daemon == Release.version)
         // One id per item, the same in every event about it.
-        let ids = events.compactMap { ($0["item"] as? [String: Any]).map { "\($0["payload"]!) \($0["id"]!)" } }
+        let ids = events.compactMap { $0.event.item.map { "\($0.payload) \($0.id?.uuidString ?? "none")" } }
         #expect(Set(ids).count == 3)
     }
 
@@ -86,7 +85,7 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
         let result = try Subprocess.run(
             scannerd, ["run", "--no-socket", "--source", "Tests/Fixtures/clips/sequence", "--pace", "none", "--events-stdout"])
         #expect(result.status == 0, "\(result.stderr)")
-        let events = try jsonObjects(result.stdoutLines)
+        let events = try eventLines(result.stdoutLines)
         #expect(
             Self.summary(events) == [
                 "hello", "available",
@@ -106,11 +105,10 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
                 "removed +12125550187@157",
                 "end",
             ])
-        let removedPhone = try #require(
-            events.first { ($0["event"] as? String) == "removed" && ($0["item"] as? [String: Any])?["contentType"] as? String == "telephoneNumber" })
-        let item = try #require(removedPhone["item"] as? [String: Any])
-        #expect(item["firstFrame"] as? Int == 105 && item["lastFrame"] as? Int == 132)
-        #expect(item["transcript"] as? String == "(212) 555-0187")
+        let item = try #require(
+            events.compactMap { if case .removed(let item, _) = $0.event, item.contentType == .telephoneNumber { item } else { nil } }.first)
+        #expect(item.firstFrame == 105 && item.lastFrame == 132)
+        #expect(item.transcript == "(212) 555-0187")
         // The gates: Tesseract ran on a handful of the 65 OCR slots (blurred and blank frames are
         // skipped, a card held still is read once and the reading reused), zbar on a fraction of frames.
         let stats = result.stderr.split(whereSeparator: \.isWhitespace)
@@ -126,7 +124,7 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
         let result = try Subprocess.run(
             scannerd, ["run", "--no-socket", "--source", "Tests/Fixtures/clips/several", "--pace", "none", "--events-stdout"])
         #expect(result.status == 0, "\(result.stderr)")
-        let events = try jsonObjects(result.stdoutLines)
+        let events = try eventLines(result.stdoutLines)
         #expect(
             Self.summary(events) == [
                 "hello", "available",
@@ -141,10 +139,10 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
                 "removed +442079460958@58",
                 "end",
             ])
-        let twins = events.filter { $0["event"] as? String == "added" }.compactMap { $0["item"] as? [String: Any] }
-            .filter { $0["payload"] as? String == "https://example.com/twin" }
-        #expect(Set(twins.compactMap { $0["id"] as? String }).count == 2, "two identical codes are two items")
-        let lefts = twins.compactMap { ($0["bounds"] as? [String: [Double]])?["topLeft"]?.first }.sorted()
+        let twins = events.compactMap { if case .added(let item, _) = $0.event { item } else { nil } }
+            .filter { $0.payload == "https://example.com/twin" }
+        #expect(Set(twins.compactMap(\.id)).count == 2, "two identical codes are two items")
+        let lefts = twins.map(\.bounds.topLeft.x).sorted()
         #expect(lefts.count == 2 && lefts[0] < 0.2 && lefts[1] > 0.5)
     }
 
@@ -154,7 +152,7 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
                 scannerd,
                 ["run", "--no-socket", "--source", "Tests/Fixtures/clips/sequence", "--pace", "none", "--events-stdout", "--quality", "fast"])
             #expect(result.status == 0, "\(result.stderr)")
-            return Self.summary(try jsonObjects(result.stdoutLines))
+            return Self.summary(try eventLines(result.stdoutLines))
         }
         let first = try run()
         let second = try run()
@@ -207,7 +205,7 @@ func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
             ["run", "--no-config", "--no-socket", "--source", "Tests/Fixtures/clips/\(clip)", "--pace", "none", "--events-stdout"],
             timeout: 60)
         #expect(run.status == 0, "\(run.stderr)")
-        return JSONLines.objects(run.stdoutLines).filter { $0["event"] as? String == "guidance" }.compactMap { $0["hint"] as? String }
+        return JSONLines.events(run.stdoutLines).compactMap { if case .guidance(let hint) = $0 { hint } else { nil } }
     }
 
     @Test func aDarkRoomIsTooDarkAndAnEmptySceneGetsNothing() throws {

@@ -1,4 +1,6 @@
 import Foundation
+import ScannerCore
+import ScannerProtocol
 import TestSupport
 import TestTraits
 import Testing
@@ -11,9 +13,11 @@ import Testing
         try Subprocess.run(scannerd, ["scan"] + arguments)
     }
 
-    func objects(_ result: Subprocess.Result) throws -> [[String: Any]] {
+    func objects(_ result: Subprocess.Result) throws -> [JSONValue] {
         try result.stdoutLines.map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+            let value = JSONLines.object(line)
+            try #require(!value.keys.isEmpty, "not a JSON object: \(line)")
+            return value
         }
     }
 
@@ -22,18 +26,18 @@ import Testing
         #expect(result.status == 0)
         let items = try objects(result)
         #expect(items.count == 2)
-        #expect(items[0]["image"] as? String == "Tests/Fixtures/qr.png")
-        #expect(items[0]["kind"] as? String == "barcode")
-        #expect(items[0]["symbology"] as? String == "qr")
-        #expect(items[0]["payload"] as? String == "https://example.com/scannerd")
-        #expect(items[0]["confidence"] as? Double == 1)
-        let bounds = try #require(items[0]["bounds"] as? [String: [Double]])
-        #expect(Set(bounds.keys) == ["topLeft", "topRight", "bottomRight", "bottomLeft"])
-        #expect(bounds.values.allSatisfy { $0.count == 2 && $0.allSatisfy { (0...1).contains($0) } })
-        #expect(items[1]["kind"] as? String == "text")
-        #expect(items[1]["contentType"] as? String == "telephoneNumber")
-        #expect(items[1]["payload"] as? String == "+12125550187")
-        #expect(items[1]["transcript"] as? String == "212-555-0187")
+        #expect(items[0]["image"]?.string == "Tests/Fixtures/qr.png")
+        #expect(items[0]["kind"]?.string == "barcode")
+        #expect(items[0]["symbology"]?.string == "qr")
+        #expect(items[0]["payload"]?.string == "https://example.com/scannerd")
+        #expect(items[0]["confidence"]?.doubleValue == 1)
+        // The item is the protocol's (`Event.Item`, whose decoder checks each corner is [x, y]).
+        let bounds = try Event.Item(items[0]).bounds
+        #expect(bounds.corners.allSatisfy { (0...1).contains($0.x) && (0...1).contains($0.y) })
+        #expect(items[1]["kind"]?.string == "text")
+        #expect(items[1]["contentType"]?.string == "telephoneNumber")
+        #expect(items[1]["payload"]?.string == "+12125550187")
+        #expect(items[1]["transcript"]?.string == "212-555-0187")
         // Keys come in the documented order.
         #expect(
             result.stdoutLines[0].hasPrefix(
@@ -55,7 +59,7 @@ import Testing
             "Tests/Fixtures/ean8.png",
         ])
         #expect(result.status == 2)
-        #expect(try objects(result).map { $0["payload"] as? String } == ["https://example.com/scannerd", "96385074"])
+        #expect(try objects(result).map { $0["payload"]?.string } == ["https://example.com/scannerd", "96385074"])
         let errors = result.stderrLines
         #expect(errors.count == 5, "\(errors)")
         let expected = [
@@ -70,12 +74,12 @@ import Testing
     @Test func typesRestrictWhatIsReported() throws {
         let result = try scan(["--types", "ean13,code128", "Tests/Fixtures/multiple.jpg"])
         #expect(result.status == 0)
-        #expect(try objects(result).map { $0["symbology"] as? String } == ["ean13", "code128"])
+        #expect(try objects(result).map { $0["symbology"]?.string } == ["ean13", "code128"])
     }
 
     @Test func regionOfInterestOption() throws {
         let result = try scan(["--roi", "0.5,0,0.5,1", "Tests/Fixtures/roi.png"])
-        #expect(try objects(result).map { $0["payload"] as? String } == ["9780201379624"])
+        #expect(try objects(result).map { $0["payload"]?.string } == ["9780201379624"])
     }
 
     @Test func phoneRegionOption() throws {
@@ -119,14 +123,14 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         let items = JSONLines.objects(run.stdoutLines)
         for (file, symbology, parsed) in expected {
-            let item = items.filter { $0["image"] as? String == "Tests/Fixtures/\(file)" }
+            let item = items.filter { $0["image"]?.string == "Tests/Fixtures/\(file)" }
             #expect(item.count == 1, "\(file): \(item)")
-            #expect(item.first?["symbology"] as? String == symbology, "\(file)")
-            #expect((item.first?["parsed"] as? [String: Any])?["type"] as? String == parsed, "\(file): \(item)")
+            #expect(item.first?["symbology"]?.string == symbology, "\(file)")
+            #expect(item.first?["parsed"]?["type"]?.string == parsed, "\(file): \(item)")
         }
         // The Wi-Fi password is in the payload, never in `parsed`.
-        let wifi = try #require(items.first { $0["image"] as? String == "Tests/Fixtures/qr-wifi.png" })
-        #expect((wifi["payload"] as? String)?.contains("correct horse") == true)
-        #expect(!(String(describing: wifi["parsed"] ?? "")).contains("correct horse"))
+        let wifi = try #require(items.first { $0["image"]?.string == "Tests/Fixtures/qr-wifi.png" })
+        #expect((wifi["payload"]?.string)?.contains("correct horse") == true)
+        #expect(!(wifi["parsed"] ?? .null).serialized().contains("correct horse"))
     }
 }

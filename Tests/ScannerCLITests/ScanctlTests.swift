@@ -2,6 +2,7 @@ import Foundation
 import ImageDecoding
 import ScannerClient
 import ScannerCore
+import ScannerProtocol
 import TestSupport
 import TestTraits
 import Testing
@@ -137,24 +138,22 @@ import Testing
         try #require(waitForSocket(socket))
         try #require(daemon.waitFor(timeout: 20) { JSONLines.addedPayloads($0).contains("https://example.com/scannerd") })
         let probe = try ScannerClientProbe(path: socket)
-        let items = JSONLines.object(try probe.ask(#"{"request":"items"}"#))["items"] as? [[String: Any]] ?? []
+        let items = JSONLines.object(try probe.ask(#"{"request":"items"}"#))["items"]?.array ?? []
         let plain = JSONLines.object(try probe.ask(#"{"request":"capture"}"#))
         let annotated = JSONLines.object(try probe.ask(#"{"request":"capture","annotate":true}"#))
         _ = daemon.stop()
-        func image(_ reply: [String: Any]) throws -> GrayImage {
-            let data = try #require(Data(base64Encoded: reply["jpeg"] as? String ?? ""), "\(reply)")
+        func image(_ reply: JSONValue) throws -> GrayImage {
+            let data = try #require(Data(base64Encoded: reply["jpeg"]?.string ?? ""), "\(reply)")
             return try ImageDecoder().decode(data).image
         }
         let before = try image(plain)
         let after = try image(annotated)
         let source = try ImageDecoder().decodeFile(atPath: Fixtures.path("qr.png")).image
         // Full resolution: the file's size, not the 160-px processing image.
-        #expect(before.width == source.width && before.height == source.height && plain["width"] as? Int == source.width)
+        #expect(before.width == source.width && before.height == source.height && plain["width"]?.int == source.width)
         #expect(after.width == source.width && after.height == source.height)
-        let bounds = try #require(items.first?["bounds"] as? [String: [Double]])
-        let corners = ["topLeft", "topRight", "bottomRight", "bottomLeft"].compactMap { bounds[$0] }.map {
-            Point(x: $0[0] * Double(source.width), y: $0[1] * Double(source.height))
-        }
+        let bounds = try Event.Item(try #require(items.first)).bounds
+        let corners = bounds.corners.map { Point(x: $0.x * Double(source.width), y: $0.y * Double(source.height)) }
         try #require(corners.count == 4)
         func distanceToOutline(_ p: Point) -> Double {
             (0..<4).map { i in
@@ -383,12 +382,11 @@ import Testing
         // The clip is 196 frames, the QR code in view at 10–41 of each pass, the phone at 105–134.
         // Only a phone added in a pass that *started* after the change proves the QR code's frames of
         // that pass went by with the new types.
-        let lastFrameBefore = JSONLines.objects(Array(daemon.output[..<configIndex])).compactMap { $0["frame"] as? Int }.max() ?? 0
+        let lastFrameBefore = JSONLines.events(Array(daemon.output[..<configIndex])).compactMap(\.frame).max() ?? 0
         let nextPass = (lastFrameBefore / 196 + 1) * 196
         let sawPhone = daemon.waitFor(timeout: 40) { lines in
-            JSONLines.objects(Array(lines[configIndex...])).contains { event in
-                event["event"] as? String == "added" && (event["item"] as? [String: Any])?["payload"] as? String == "+12125550187"
-                    && (event["frame"] as? Int ?? 0) >= nextPass
+            JSONLines.events(Array(lines[configIndex...])).contains { event in
+                if case .added(let item, let frame) = event { item.payload == "+12125550187" && frame >= nextPass } else { false }
             }
         }
         _ = daemon.stop()
@@ -410,11 +408,11 @@ import Testing
         let daemon = try Subprocess.Running(scannerd, ["run", "--no-config", "--source", "demo", "--loop", "--socket", socket, "--events-stdout"])
         defer { _ = daemon.stop() }
         try #require(waitForSocket(socket), "\(daemon.stderr)")
-        func events(after index: Int) -> [[String: Any]] { JSONLines.objects(Array(daemon.output.dropFirst(index))) }
-        func added(_ event: [String: Any]) -> Bool {
-            event["event"] as? String == "added" && (event["item"] as? [String: Any])?["payload"] as? String == Self.demoQR
+        func events(after index: Int) -> [Event] { JSONLines.events(Array(daemon.output.dropFirst(index))) }
+        func added(_ event: Event) -> Bool {
+            if case .added(let item, _) = event { item.payload == Self.demoQR } else { false }
         }
-        try #require(daemon.waitFor(timeout: 30) { JSONLines.objects($0).contains(where: added) }, "the demo's QR code is added")
+        try #require(daemon.waitFor(timeout: 30) { JSONLines.events($0).contains(where: added) }, "the demo's QR code is added")
 
         let pause = try Subprocess.run(scanctl, ["pause", "--socket", socket])
         #expect(pause.status == 0 && pause.stdout == "recognition paused\n", "\(pause.stdout)\(pause.stderr)")
@@ -424,16 +422,15 @@ import Testing
         let names = JSONLines.eventNames(daemon.output)
         let pausedIndex = try #require(names.lastIndex(of: "paused"))
         #expect(
-            JSONLines.objects(daemon.output).enumerated().contains { index, event in
-                index < pausedIndex && event["event"] as? String == "removed"
-                    && (event["item"] as? [String: Any])?["payload"] as? String == Self.demoQR
+            JSONLines.events(daemon.output).enumerated().contains { index, event in
+                if case .removed(let item, _) = event { index < pausedIndex && item.payload == Self.demoQR } else { false }
             }, "the QR code is removed before `paused`")
 
         // A client connecting now is told so in its hello.
         let probe = try ScannerClientProbe(path: socket)
         let stats = { () throws -> (decoded: Int, skipped: Int) in
-            let capture = (JSONLines.object(try probe.ask(#"{"request":"stats"}"#))["capture"] as? [String: Any]) ?? [:]
-            return (capture["decoded"] as? Int ?? -1, capture["idleSkipped"] as? Int ?? -1)
+            let capture = JSONLines.object(try probe.ask(#"{"request":"stats"}"#))["capture"] ?? .null
+            return (capture["decoded"]?.int ?? -1, capture["idleSkipped"]?.int ?? -1)
         }
         let hello = try ScannerClientProbe(path: socket).hello()
         #expect(hello.contains(#""recognition":"paused""#), "\(hello)")
@@ -450,7 +447,7 @@ import Testing
         #expect(resume.status == 0 && resume.stdout == "recognition running\n", "\(resume.stdout)\(resume.stderr)")
         let resumedAt = daemon.output.count
         #expect(
-            daemon.waitFor(timeout: 30) { lines in JSONLines.objects(Array(lines.dropFirst(resumedAt))).contains(where: added) },
+            daemon.waitFor(timeout: 30) { lines in JSONLines.events(Array(lines.dropFirst(resumedAt))).contains(where: added) },
             "the next pass of the loop is found again")
         #expect(JSONLines.eventNames(Array(daemon.output.dropFirst(pausedAt))).filter { $0 == "resumed" }.count == 1)
         // Resuming what runs changes nothing and says nothing more.
@@ -479,9 +476,8 @@ import Testing
             let deadline = Date().addingTimeInterval(40)
             while !done(names), Date() < deadline {
                 guard let line = try? connection.readLine(timeout: quiet) else { break }
-                let event = JSONLines.object(line)
-                if (event["item"] as? [String: Any])?["payload"] as? String == PauseTests.demoQR, let name = event["event"] as? String {
-                    names.append(name)
+                if let event = try? EventLine(decoding: line).event, event.item?.payload == PauseTests.demoQR {
+                    names.append(event.name)
                 }
             }
             return names

@@ -21,7 +21,7 @@ import Testing
                 scanctl, ["wait", "--socket", socket, "--types", "telephoneNumber", "--json", "--timeout", "30"], timeout: 40)
             #expect(phone.status == 0, "\(phone.stderr)")
             let item = JSONLines.object(phone.stdout)
-            #expect(item["contentType"] as? String == "telephoneNumber" && item["payload"] as? String == "+14155550123", "\(phone.stdout)")
+            #expect(item["contentType"]?.string == "telephoneNumber" && item["payload"]?.string == "+14155550123", "\(phone.stdout)")
             // Nothing of that kind in the demo: it gives up when told, with exit 1.
             let none = try Subprocess.run(scanctl, ["wait", "--socket", socket, "--types", "ean13", "--timeout", "2"], timeout: 20)
             #expect(none.status == 1 && none.stderr.contains("no item within 2.0 s"), "\(none.stderr)")

@@ -1,4 +1,6 @@
 import Foundation
+import ScannerCore
+import ScannerProtocol
 import TestSupport
 import TestTraits
 import Testing
@@ -14,7 +16,10 @@ import Testing
     init() throws { scratch = try TemporaryDirectory("scannerd-service") }
     func socketPath() -> String { scratch.file("s-\(UUID().uuidString.prefix(8)).sock") }
 
-    static func events(_ lines: [String]) -> [[String: Any]] { EmulatedCameraTests.events(lines) }
+    static func events(_ lines: [String]) -> [Event] { EmulatedCameraTests.events(lines) }
+    static func configurations(_ lines: [String]) -> [Event.Configuration] {
+        events(lines).compactMap { if case .config(let configuration) = $0 { configuration } else { nil } }
+    }
 
     /// A camera daemon on the emulated camera, serving `socket`.
     func cameraDaemon(socket: String, environment: [String: String] = [:], arguments: [String] = []) throws -> Subprocess.Running {
@@ -39,24 +44,24 @@ import Testing
         let socket = socketPath()
         let daemon = try cameraDaemon(socket: socket)
         let client = try watch(socket)
-        let sawItem = client.waitFor(timeout: 20) { lines in Self.events(lines).contains { $0["event"] as? String == "added" } }
+        let sawItem = client.waitFor(timeout: 20) { lines in Self.events(lines).contains { $0.name == "added" } }
         try #require(sawItem, "the client saw an item added: \(client.output)")
         let live = Set(
-            Self.events(client.output).compactMap { e -> String? in
-                e["event"] as? String == "added" ? (e["item"] as? [String: Any])?["id"] as? String : nil
+            Self.events(client.output).compactMap { e -> UUID? in
+                e.name == "added" ? e.item?.id : nil
             })
         // Not gone 5 s after SIGTERM: killed, and the status says so (the soak measures the real
         // figure, about 0.4 s: docs/benchmarks.md).
         let status = daemon.stop(signal: SIGTERM, timeout: 5)
         #expect(status == 0)
-        #expect(client.waitFor(timeout: 5) { Self.events($0).last?["event"] as? String == "end" }, "\(client.output.suffix(5))")
+        #expect(client.waitFor(timeout: 5) { Self.events($0).last?.name == "end" }, "\(client.output.suffix(5))")
         let events = Self.events(client.output)
         // Everything that was added and not yet removed is removed before `end`.
-        var open = Set<String>()
+        var open = Set<UUID>()
         for event in events {
-            guard let id = (event["item"] as? [String: Any])?["id"] as? String else { continue }
-            if event["event"] as? String == "added" { open.insert(id) }
-            if event["event"] as? String == "removed" { open.remove(id) }
+            guard let id = event.item?.id else { continue }
+            if event.name == "added" { open.insert(id) }
+            if event.name == "removed" { open.remove(id) }
         }
         #expect(open.isEmpty, "items left without `removed`: \(open)")
         #expect(!live.isEmpty)
@@ -136,7 +141,7 @@ import Testing
         let daemon = try Subprocess.Running(scannerd, ["run", "--config", config, "--socket", socket], environment: ["NOTIFY_SOCKET": notify.path])
         try #require(notify.waitFor(timeout: 20) { $0 == "READY=1" })
         let client = try watch(socket)
-        try #require(client.waitFor(timeout: 10) { Self.events($0).first?["event"] as? String == "hello" })
+        try #require(client.waitFor(timeout: 10) { Self.events($0).first?.name == "hello" })
         return (write, socket, notify, daemon, client)
     }
 
@@ -144,7 +149,7 @@ import Testing
     /// `log.level` applies at once; systemd hears READY=1 again after RELOADING=1.
     @Test func aReloadKeepsSetValuesAppliesTheLogLevelAndSaysReady() throws {
         let (write, socket, notify, daemon, client) = try reloadable("camera:\n  source: demo\n  loop: true\nlog:\n  level: info\n")
-        func configEvents(_ lines: [String]) -> [[String: Any]] { Self.events(lines).filter { $0["event"] as? String == "config" } }
+        func configEvents(_ lines: [String]) -> [Event.Configuration] { Self.configurations(lines) }
         let scanctl = Subprocess.executable("scanctl")
 
         // A `set` at info level: logged ("configuration changed" is a notice).
@@ -155,8 +160,10 @@ import Testing
         daemon.signal(SIGHUP)
         try #require(client.waitFor(timeout: 10) { configEvents($0).count == 2 }, "\(client.output.suffix(3))")
         let reloaded = configEvents(client.output)[1]
-        #expect(reloaded["roi"] as? [Double] == [0, 0, 0.5, 0.5], "the set region survives a reload that did not touch it: \(reloaded)")
-        #expect(reloaded["changed"] as? [String] == ["tracking.grace-period", "log.level"])
+        #expect(
+            reloaded.regionOfInterest == NormalizedRect(x: 0, y: 0, width: 0.5, height: 0.5),
+            "the set region survives a reload that did not touch it: \(reloaded)")
+        #expect(reloaded.reload?.changed == ["tracking.grace-period", "log.level"])
         // READY=1 comes after RELOADING=1 (it is sent when the reload is done, maybe after the
         // `config` event reached the client): waited for, not assumed. RELOADING=1 itself is sent
         // before the event, but the listener's thread may not have taken it in yet (seen in a clean
@@ -177,19 +184,17 @@ import Testing
         let (write, _, notify, daemon, client) = try reloadable("camera:\n  source: demo\n  loop: true\nrecognition:\n  quality: balanced\n")
 
         // (Conditions get the lines: `client.output` inside one would take the lock waitFor holds.)
-        func configEvents(_ lines: [String]? = nil) -> [[String: Any]] {
-            Self.events(lines ?? client.output).filter { $0["event"] as? String == "config" }
-        }
+        func configEvents(_ lines: [String]? = nil) -> [Event.Configuration] { Self.configurations(lines ?? client.output) }
 
         // A good change: applied live and announced; a restart-only key is named, not applied.
         try write("camera:\n  source: demo\n  loop: true\n  width: 640\nrecognition:\n  quality: fast\n  types: [qr]\n")
         daemon.signal(SIGHUP)
         try #require(client.waitFor(timeout: 10) { configEvents($0).count == 1 }, "\(client.output.suffix(3))")
         let first = configEvents()[0]
-        #expect(first["quality"] as? String == "fast")
-        #expect(first["types"] as? [String] == ["qr"])
-        #expect(first["changed"] as? [String] == ["recognition.types", "recognition.quality"])
-        #expect(first["restartRequired"] as? [String] == ["camera.width"])
+        #expect(first.quality == .fast)
+        #expect(first.types == ["qr"])
+        #expect(first.reload?.changed == ["recognition.types", "recognition.quality"])
+        #expect(first.reload?.restartRequired == ["camera.width"])
         // The datagram was sent before the event, but the test's reader thread may take it later.
         #expect(notify.waitFor(timeout: 10) { $0 == "RELOADING=1" }, "\(notify.fields.suffix(4))")
 
@@ -204,7 +209,7 @@ import Testing
         try write("camera:\n  source: demo\n  loop: true\nrecognition:\n  quality: accurate\n  types: [qr]\n")
         daemon.signal(SIGHUP)
         #expect(client.waitFor(timeout: 10) { configEvents($0).count == 2 })
-        #expect(configEvents().map { $0["quality"] as? String } == ["fast", "accurate"])
+        #expect(configEvents().map(\.quality) == [.fast, .accurate])
         #expect(daemon.stop() == 0)
         let log = daemon.stderr
         #expect(log.contains("configuration reload refused"), "\(log)")

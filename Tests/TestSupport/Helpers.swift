@@ -1,6 +1,7 @@
 import Foundation
 import ScannerClient
 import ScannerCore
+import ScannerProtocol
 import Tracking
 
 /// One home for what several test targets need.
@@ -16,26 +17,45 @@ public func tracked(_ payload: String, kind: RecognizedItem.Kind = .barcode, id:
     return TrackedItem(id: UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", id))!, item: item, firstFrame: 0, lastFrame: 0)
 }
 
-/// Event and reply lines, as tests read them.
+/// Event and reply lines, as tests read them: events typed (`EventLine`, the protocol's one
+/// decoder), anything else as `JSONValue`.
 public enum JSONLines {
-    /// One line's object; empty when it is not one.
-    public static func object(_ line: String?) -> [String: Any] {
-        guard let line else { return [:] }
-        return (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
+    /// One line's JSON; `.null` when it is not JSON.
+    public static func object(_ line: String?) -> JSONValue {
+        guard let line, let value = try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)) else { return .null }
+        return value
     }
 
-    /// The objects among `lines` (log lines and the like are skipped).
-    public static func objects(_ lines: [String]) -> [[String: Any]] {
-        lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    /// The JSON objects among `lines` (log lines and the like are skipped).
+    public static func objects(_ lines: [String]) -> [JSONValue] {
+        lines.map(object).filter { if case .object = $0 { true } else { false } }
     }
+
+    /// The events among `lines`, in order (replies and log lines are skipped).
+    public static func events(_ lines: [String]) -> [Event] { lines.compactMap { try? EventLine(decoding: $0).event } }
 
     /// The `event` names, in order.
-    public static func eventNames(_ lines: [String]) -> [String] { objects(lines).compactMap { $0["event"] as? String } }
+    public static func eventNames(_ lines: [String]) -> [String] { events(lines).map(\.name) }
 
     /// Payloads of the items added so far.
     public static func addedPayloads(_ lines: [String]) -> Set<String> {
-        Set(objects(lines).filter { $0["event"] as? String == "added" }.compactMap { ($0["item"] as? [String: Any])?["payload"] as? String })
+        Set(events(lines).compactMap { if case .added(let item, _) = $0 { item.payload } else { nil } })
     }
+}
+
+/// A test that needed a certain event first and got something else.
+public struct ExpectedEvent: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ name: String, _ line: String?) { description = "expected \(name), got \(line ?? "nothing")" }
+}
+
+extension JSONValue {
+    public var string: String? { if case .string(let text) = self { text } else { nil } }
+    public var int: Int? { if case .integer(let number) = self { number } else { nil } }
+    public var bool: Bool? { if case .bool(let flag) = self { flag } else { nil } }
+    public var array: [JSONValue]? { if case .array(let values) = self { values } else { nil } }
+    /// An object's keys, in order.
+    public var keys: [String] { if case .object(let fields) = self { fields.map(\.0) } else { [] } }
 }
 
 /// One request at a time over a real connection to a running daemon (on `ScannerConnection`, the
