@@ -1,6 +1,7 @@
 # scannerd — build, test and run on Debian 12.
 #
 #   make run     install what is missing, build, and run on the bundled demo clip (DEVICE=/dev/video0 for a camera)
+#   make watch   the events of the daemon `make run` started, as scanctl shows them
 #   make test    install what is missing and run every test (format lint with .swift-format, unit, system, check-units)
 #   make test-package  build the Debian package and install, run, remove and purge it in a throwaway
 #                root (Tests/system/check-deb.sh); a second, static release build, so not in make test
@@ -26,6 +27,12 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 CONFIG ?= debug
+# Debug builds without an index store and without debug info: a clean build of scannerd compiles ~940
+# Swift files (SwiftNIO, Hummingbird, …), 146 s → 101 s on 2 cores (issue #42, docs/benchmarks.md).
+# Every debug build here passes them (a build with other flags recompiles everything): for lldb or an
+# editor's index, `make build BUILD_FLAGS=` (and then `swift build`, `swift test` by hand agree with it).
+BUILD_FLAGS ?= $(if $(filter debug,$(CONFIG)),--disable-index-store -Xswiftc -gnone)
+BIN = $$($(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS) --show-bin-path)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Three sets of Debian packages, each installed (when missing) only by the targets that need it (issue #42:
@@ -48,7 +55,7 @@ TEST_PACKAGES := systemd udev chromium mosquitto mosquitto-clients
 # Tests/system/check-deb.sh (lintian, readelf).
 PACKAGE_PACKAGES := dpkg-dev lintian binutils
 
-.PHONY: format deps build run test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps test-deps package-deps runtime models zxing
+.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps test-deps package-deps runtime models zxing
 
 deps: apt-deps runtime models zxing
 
@@ -104,20 +111,27 @@ $(MODELS_DIR)/alphabet.json: config/models/build-models.py | $(PYPI_VENV)/bin/pi
 	$(PYPI_VENV)/bin/python config/models/build-models.py $(MODELS_DIR) --wheel $(PYPI_VENV)/rapidocr-3.10.0-py3-none-any.whl
 
 build: deps
-	$(SWIFT) build -c $(CONFIG)
+	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS)
 
 # The repository's configuration (every key at its default), not an installed /etc/scannerd/scannerd.conf.
 # HTTP on loopback: events at /events, items at /items, the newest frame at /snapshot.jpg (docs/http.md).
 HTTP ?= 127.0.0.1:8390
 RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock --http $(HTTP)
-run: build
+# Only the daemon is built (`make watch` builds the client when asked), and run from the build directory.
+run: deps
+	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS) --product scannerd
 ifdef DEVICE
-	$(SWIFT) run -c $(CONFIG) scannerd run --device $(DEVICE) $(RUN_FLAGS)
+	"$(BIN)/scannerd" run --device $(DEVICE) $(RUN_FLAGS)
 else
-	@echo "# the demo clip, looping (Ctrl-C to stop); in another terminal: .build/debug/scanctl watch --socket .build/scannerd.sock"
+	@echo "# the demo clip, looping (Ctrl-C to stop); in another terminal: make watch"
 	@echo "# the preview page: http://$(HTTP)/ ; events: curl -N http://$(HTTP)/events (docs/http.md)"
-	$(SWIFT) run -c $(CONFIG) scannerd run --source demo --loop $(RUN_FLAGS)
+	"$(BIN)/scannerd" run --source demo --loop $(RUN_FLAGS)
 endif
+
+# The events of the daemon `make run` started, as scanctl shows them.
+watch:
+	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS) --product scanctl
+	"$(BIN)/scanctl" watch --socket $(CURDIR)/.build/scannerd.sock
 
 # The code's layout (.swift-format, the toolchain's swift-format; issue #42): `make format` rewrites it,
 # `make test` fails on what does not follow it.
@@ -131,9 +145,9 @@ format:
 # 15 minutes make test has (docs/benchmarks.md).
 test: deps test-deps footage-venv
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	bash Tests/system/swift-test.sh $(SWIFT)
-	bash Tests/system/check-units.sh "$$($(SWIFT) build --show-bin-path)/scannerd"
+	bash Tests/system/check-units.sh "$(BIN)/scannerd"
 
 test-package: deps package-deps
 	$(MAKE) --no-print-directory deb DEB_OUTPUT=$(DEB_BUILD)
@@ -191,7 +205,7 @@ footage: footage-venv
 
 # Each clip through `scannerd run --pace none` (deterministic), scored against its truth.
 score-footage: build
-	@bin="$$($(SWIFT) build -c $(CONFIG) --show-bin-path)"; for truth in $(FOOTAGE_DIR)/*.json; do \
+	@bin="$(BIN)"; for truth in $(FOOTAGE_DIR)/*.json; do \
 		clip="$${truth%.json}.mjpeg"; \
 		"$$bin/scannerd" run --no-config --no-socket --source "$$clip" --pace none --events-stdout > "$${truth%.json}.events" 2>/dev/null; \
 		python3 Tests/Fixtures/footage/score.py "$$truth" "$${truth%.json}.events"; \
@@ -202,7 +216,7 @@ score-footage: build
 # models (.build/models).
 SCAN_FRAMES ?= mid
 score-scan: build
-	@bin="$$($(SWIFT) build -c $(CONFIG) --show-bin-path)"; \
+	@bin="$(BIN)"; \
 	python3 Tests/Fixtures/footage/score_scan.py "$$bin/scannerd" $(FOOTAGE_DIR)/frames $(SCAN_FRAMES) $(FOOTAGE_DIR) -- \
 
 

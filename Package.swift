@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 //
 // The targets follow the data flow (see docs/architecture.md):
 //
@@ -35,7 +35,9 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         // HTTP for web kiosks (issue #15): server-sent events, WebSocket, the preview page.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        // Without its default traits: swift-configuration (which `ConfigurationSupport` brings, 47 of the
+        // ~940 compile steps of `make run`) is not used here, nor full-Foundation URL-encoded forms.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         // Metrics: the stages time themselves through swift-metrics; the daemon exports Prometheus text.
