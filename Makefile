@@ -55,7 +55,7 @@ TEST_PACKAGES := systemd udev chromium mosquitto mosquitto-clients
 # Tests/system/check-deb.sh (lintian, readelf).
 PACKAGE_PACKAGES := dpkg-dev lintian binutils
 
-.PHONY: format deps build run watch swift-packages test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps test-deps package-deps runtime models zxing
+.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps test-deps package-deps runtime models zxing
 
 deps: apt-deps runtime models zxing
 
@@ -118,11 +118,7 @@ build: deps
 HTTP ?= 127.0.0.1:8390
 RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock --http $(HTTP)
 # Only the daemon is built (`make watch` builds the client when asked), and run from the build directory.
-# The Swift packages it needs (SwiftNIO, Hummingbird: most of its compile steps) are compiled while the
-# runtime is fetched, the text networks converted and zxing-cpp built, which leave a core idle much of
-# the time (docs/benchmarks.md: first event 213 s → … on 2 cores).
-run: apt-deps
-	@$(MAKE) --no-print-directory -j2 runtime models zxing swift-packages
+run: deps
 	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS) --product scannerd
 ifdef DEVICE
 	"$(BIN)/scannerd" run --device $(DEVICE) $(RUN_FLAGS)
@@ -131,10 +127,6 @@ else
 	@echo "# the preview page: http://$(HTTP)/ ; events: curl -N http://$(HTTP)/events (docs/http.md)"
 	"$(BIN)/scannerd" run --source demo --loop $(RUN_FLAGS)
 endif
-
-# The servers' targets and every package they use (no C library of ours, so they build before `deps`).
-swift-packages: apt-deps
-	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS) --target HTTPServer
 
 # The events of the daemon `make run` started, as scanctl shows them.
 watch:
