@@ -27,12 +27,14 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 CONFIG ?= debug
-# Debug builds without an index store and without debug info: a clean build of scannerd compiles ~940
-# Swift files (SwiftNIO, Hummingbird, …), 146 s → 101 s on 2 cores (issue #42, docs/benchmarks.md).
-# Every debug build here passes them (a build with other flags recompiles everything): for lldb or an
-# editor's index, `make build BUILD_FLAGS=` (and then `swift build`, `swift test` by hand agree with it).
-BUILD_FLAGS ?= $(if $(filter debug,$(CONFIG)),--disable-index-store -Xswiftc -gnone)
-BIN = $$($(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS) --show-bin-path)
+BIN = $$($(SWIFT) build -c $(CONFIG) --show-bin-path)
+# `make run` builds the daemon alone in a directory of its own, without an index store and without debug
+# info: a clean build compiles ~940 Swift files (SwiftNIO, Hummingbird, …), 146 s → 101 s on 2 cores
+# (issue #42, docs/benchmarks.md). Not for the other builds: SwiftPM discovers tests through the index
+# store, and a build with other flags in the same directory compiles everything again.
+RUN_SCRATCH := .build/run
+RUN_BUILD = $(SWIFT) build -c debug --scratch-path $(RUN_SCRATCH) --disable-index-store -Xswiftc -gnone
+RUN_BIN = $$($(RUN_BUILD) --show-bin-path)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Three sets of Debian packages, each installed (when missing) only by the targets that need it (issue #42:
@@ -111,27 +113,28 @@ $(MODELS_DIR)/alphabet.json: config/models/build-models.py | $(PYPI_VENV)/bin/pi
 	$(PYPI_VENV)/bin/python config/models/build-models.py $(MODELS_DIR) --wheel $(PYPI_VENV)/rapidocr-3.10.0-py3-none-any.whl
 
 build: deps
-	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS)
+	$(SWIFT) build -c $(CONFIG)
 
 # The repository's configuration (every key at its default), not an installed /etc/scannerd/scannerd.conf.
 # HTTP on loopback: events at /events, items at /items, the newest frame at /snapshot.jpg (docs/http.md).
 HTTP ?= 127.0.0.1:8390
 RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock --http $(HTTP)
-# Only the daemon is built (`make watch` builds the client when asked), and run from the build directory.
+# Only the daemon is built (`make watch` builds the client when asked), in $(RUN_SCRATCH), and run from there.
 run: deps
-	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS) --product scannerd
+	$(RUN_BUILD) --product scannerd
+	@$(call link-beside,$(RUN_SCRATCH))
 ifdef DEVICE
-	"$(BIN)/scannerd" run --device $(DEVICE) $(RUN_FLAGS)
+	"$(RUN_BIN)/scannerd" run --device $(DEVICE) $(RUN_FLAGS)
 else
 	@echo "# the demo clip, looping (Ctrl-C to stop); in another terminal: make watch"
 	@echo "# the preview page: http://$(HTTP)/ ; events: curl -N http://$(HTTP)/events (docs/http.md)"
-	"$(BIN)/scannerd" run --source demo --loop $(RUN_FLAGS)
+	"$(RUN_BIN)/scannerd" run --source demo --loop $(RUN_FLAGS)
 endif
 
 # The events of the daemon `make run` started, as scanctl shows them.
 watch:
-	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS) --product scanctl
-	"$(BIN)/scanctl" watch --socket $(CURDIR)/.build/scannerd.sock
+	$(RUN_BUILD) --product scanctl
+	"$(RUN_BIN)/scanctl" watch --socket $(CURDIR)/.build/scannerd.sock
 
 # The code's layout (.swift-format, the toolchain's swift-format; issue #42): `make format` rewrites it,
 # `make test` fails on what does not follow it.
@@ -145,7 +148,7 @@ format:
 # 15 minutes make test has (docs/benchmarks.md).
 test: deps test-deps footage-venv
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
-	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	$(SWIFT) build --build-tests
 	bash Tests/system/swift-test.sh $(SWIFT)
 	bash Tests/system/check-units.sh "$(BIN)/scannerd"
 

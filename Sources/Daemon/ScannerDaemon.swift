@@ -39,7 +39,7 @@ public final class ScannerDaemon: Sendable {
     let hub: EventHub
     let pipeline: Pipeline
     /// `--events-stdout`: the events on standard output, written off the hub's lock.
-    let printer: LinePrinter?
+    let printer: EventPrinter?
     let server: EventServer?
     /// `http.listen`: events, items and snapshots over HTTP (docs/http.md).
     let http: HTTPServer?
@@ -66,7 +66,7 @@ public final class ScannerDaemon: Sendable {
         self.heartbeat = heartbeat
         let source = try DaemonAssembly.source(s, logger: logger, heartbeat: heartbeat)
         self.source = source
-        let printer = s.eventsStdout ? LinePrinter() : nil
+        let printer = s.eventsStdout ? EventPrinter() : nil
         self.printer = printer
         // A browser's EventSource reconnects with the last seq it had: keep enough to fill the gap.
         let hub = EventHub(

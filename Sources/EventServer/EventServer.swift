@@ -138,7 +138,7 @@ public final class EventServer: Sendable {
         let maximumLineLength = configuration.maximumLineLength
         let initializer: @Sendable (Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> = { channel in
             channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder(maximumLength: maximumLineLength)))
+                try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(RequestLineDecoder(maximumLength: maximumLineLength)))
                 // The deinit-finishing initializer, deliberately: a connection accepted while the
                 // server shuts down is never handed to `serve`, and NIO traps (in release builds too)
                 // when such a channel's writer is released unfinished. Everything that is handed over
@@ -295,7 +295,7 @@ public final class EventServer: Sendable {
                                     return
                                 }
                             }
-                        } catch let tooLong as LineDecoder.LineTooLong {
+                        } catch let tooLong as RequestLineDecoder.LineTooLong {
                             try? await send(
                                 Reply.error(
                                     Request.Echo(), code: .lineTooLong, message: "request lines are limited to \(tooLong.limit) bytes; disconnecting")

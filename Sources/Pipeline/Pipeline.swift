@@ -141,7 +141,7 @@ public final class Pipeline: @unchecked Sendable {
         }
         metrics.record(.capture)
         let found = scanBarcodes(frame, fullResolution: fullResolution)
-        var reading: TextStage.Reading?
+        var reading: TextStage.PassText?
         if let text {
             cadence.clock = Self.cadence(current, pacing).clock
             let action = cadence.next(frame: frame.index, time: time, awaitsConfirmation: text.awaitsConfirmation)
@@ -302,7 +302,7 @@ public final class Pipeline: @unchecked Sendable {
     /// The text stage's pass on `frame`, timed.
     private func readText(
         _ text: TextStage, _ frame: Frame, fullResolution: () -> GrayImage?, believed: Set<String>, time: Double, confirming: Bool
-    ) -> TextStage.Reading? {
+    ) -> TextStage.PassText? {
         let passesBefore = text.passes
         return metrics.measure(
             .text, { text.read(frame.image, detail: fullResolution, believed: believed, time: time, confirming: confirming) },

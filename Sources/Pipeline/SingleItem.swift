@@ -10,7 +10,7 @@ func selectSingle(_ items: [RecognizedItem], _ configuration: SequenceConfigurat
 
 /// Single-item mode on a pass's text: the new reads are one
 /// choice, the carried ones another.
-func selectSingle(_ reading: TextStage.Reading, _ configuration: SequenceConfiguration) -> TextStage.Reading {
+func selectSingle(_ reading: TextStage.PassText, _ configuration: SequenceConfiguration) -> TextStage.PassText {
     var selected = reading
     selected.items = selectSingle(reading.items, configuration)
     selected.carried = selectSingle(reading.carried, configuration)

@@ -16,7 +16,7 @@ final class TextStage: @unchecked Sendable {
     private var gate: SceneChangeGate
     /// When the scene last changed and was read (the trackers' clock).
     private var sceneReadAt: Double?
-    private var lastReading = Reading(items: [], carried: [], isRepeat: true)
+    private var lastReading = PassText(items: [], carried: [], isRepeat: true)
     var passes = 0
     /// Lines read by the recognizer (a pass reads a few of the lines it finds).
     var linesRead = 0
@@ -60,7 +60,7 @@ final class TextStage: @unchecked Sendable {
 
     /// A pass's text: `items` read on this pass (new evidence), `carried` the readings of lines found
     /// again but not read again (no new evidence), and whether it merely repeats the previous pass.
-    struct Reading {
+    struct PassText {
         var items: [RecognizedItem]
         var carried: [RecognizedItem]
         var isRepeat: Bool
@@ -76,7 +76,7 @@ final class TextStage: @unchecked Sendable {
     ///     confirming read are read, and nil is returned when none is found.
     func read(
         _ image: GrayImage, detail: () -> GrayImage? = { nil }, believed: Set<String>? = nil, time: Double, confirming: Bool = false
-    ) -> Reading? {
+    ) -> PassText? {
         let thumbnail = FrameMetrics.thumbnail(image)
         defer { guidanceSample = sample(thumbnail, time: time) }
         let unchanged = gate.isUnchanged(thumbnail)
@@ -145,7 +145,7 @@ final class TextStage: @unchecked Sendable {
                 doubt: doubt)
         }
         let toImage = { (p: Point) in Point(x: p.x / Double(full.width), y: p.y / Double(full.height)) }
-        var reading = Reading(items: [], carried: [], isRepeat: false)
+        var reading = PassText(items: [], carried: [], isRepeat: false)
         for index in quads.indices {
             // New evidence only from a line read on this pass, not merely chosen (a line put off
             // keeps what it said), and not read as garbage or as a part of what it said: that

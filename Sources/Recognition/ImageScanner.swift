@@ -239,7 +239,7 @@ public final class ImageScanner {
 
     /// What one line says: the line as plain text (when wanted and confident), and every phone
     /// number, URL and e-mail address in it with the part of the line it covers.
-    func items(in reading: LineReader.Reading) -> [LineItem] {
+    func items(in reading: LineReading) -> [LineItem] {
         let line = reading.line
         let lineText = line.text
         var items: [LineItem] = []
@@ -269,7 +269,7 @@ public final class ImageScanner {
                 // there is no room for a glyph and the gap before it between them: less than half the
                 // line's height (the line's padding is a fifth of it; an icon and its gap are more
                 // than one height).
-                // Room counts from clear ground (`Reading.clear`): a thumb's edge the quad took in
+                // Room counts from clear ground (`LineReading.clear`): a thumb's edge the quad took in
                 // is no room (640×480 poster seed 4: `ill-studios.com/info` read past the edge of a
                 // thumb over `oldm`, its first glyph 0.5–1.2 line heights in).
                 let room = LineNetwork.lineHeight / 2

@@ -31,41 +31,10 @@ public struct LineReader: Sendable {
 
     /// The lines the classical detector finds in `image` (`ClassicalLineDetector`), in its pixel
     /// coordinates, inside the image.
-    public func lines(in image: GrayImage) -> [TextLineDetector.Line] {
+    public func lines(in image: GrayImage) -> [TextLineDetector.GlyphLine] {
         Self.classical.lines(in: image)
     }
 
-    /// One line read: its text as words, and where each word lies along the line (0…1 from its left end).
-    public struct Reading: Sendable {
-        public var line: RecognizedLine
-        public var quad: Quad
-        /// Width of the straightened image the word boxes refer to.
-        public var width: Int
-        /// Which of its ends are cut (`LineReader.cutEnds`).
-        public var cut: CutEnds = .none
-        /// Where each UTF-8 byte of `line.text` lies (the line network's readings): an item's span
-        /// and whether it reaches a cut end are then the item's own, not its words' (the network
-        /// reads `Tel.512.555.0173` as one word). Nil: the words' boxes (Tesseract's readings).
-        public var byteBoxes: [PixelRect]? = nil
-        /// With `byteBoxes`: the columns of the straightened line between its ends and what was read
-        /// that are clear ground, `clear.lowerBound` just past the last column before the first
-        /// symbol that is not (`LineReader.unreadEnds`). An item at a cut end has room for a glyph
-        /// before it only on clear ground: the network reads nothing of a thumb's edge the quad took
-        /// in, nor of the remains of letters under it.
-        public var clear: Range<Int>? = nil
-
-        /// A reading of the line at `quad`: `line`'s boxes lie in the straightened line, `width` wide.
-        public init(
-            line: RecognizedLine, quad: Quad, width: Int, cut: CutEnds = .none, byteBoxes: [PixelRect]? = nil, clear: Range<Int>? = nil
-        ) {
-            self.line = line
-            self.quad = quad
-            self.width = width
-            self.cut = cut
-            self.byteBoxes = byteBoxes
-            self.clear = clear
-        }
-    }
 
     /// Whether a line's text may go on past its start or its end, out of sight.
     public struct CutEnds: Sendable, Equatable {
@@ -107,7 +76,7 @@ public struct LineReader: Sendable {
     }
 
     /// A network reading as a line of words (split at its spaces), with a box for each byte of the text.
-    static func reading(_ read: NetworkReading, quad: Quad, cut: CutEnds) -> Reading? {
+    static func reading(_ read: NetworkReading, quad: Quad, cut: CutEnds) -> LineReading? {
         let height = LineNetwork.lineHeight
         var words: [RecognizedWord] = []
         var byteBoxes: [PixelRect] = []
@@ -128,7 +97,7 @@ public struct LineReader: Sendable {
         }
         endWord()
         guard let box = PixelRect.union(words.map(\.box)) else { return nil }
-        return Reading(line: RecognizedLine(words: words, box: box), quad: quad, width: read.width, cut: cut, byteBoxes: byteBoxes)
+        return LineReading(line: RecognizedLine(words: words, box: box), quad: quad, width: read.width, cut: cut, byteBoxes: byteBoxes)
     }
 
     /// Which ends of the line at `quad` are cut: just past the end lies the image's edge, something
@@ -260,7 +229,7 @@ public struct LineReader: Sendable {
 
     /// Where the columns of `box` (in the straightened line `reading` was read from) lie along the
     /// line, as fractions of its length.
-    public static func span(of box: PixelRect, in reading: Reading) -> ClosedRange<Double> {
+    public static func span(of box: PixelRect, in reading: LineReading) -> ClosedRange<Double> {
         let s0 = max(0, min(1, Double(box.x) / Double(reading.width)))
         let s1 = max(s0, min(1, Double(box.x + box.width) / Double(reading.width)))
         return s0...s1
@@ -282,6 +251,38 @@ public struct LineReader: Sendable {
 
 /// An item read from a line, with where along the line it lies: when the line is found again
 /// elsewhere (the card moved) and not read again, the item is placed on the line's new quad.
+/// One line read: its text as words, and where each word lies along the line (0…1 from its left end).
+public struct LineReading: Sendable {
+    public var line: RecognizedLine
+    public var quad: Quad
+    /// Width of the straightened image the word boxes refer to.
+    public var width: Int
+    /// Which of its ends are cut (`LineReader.cutEnds`).
+    public var cut: LineReader.CutEnds = .none
+    /// Where each UTF-8 byte of `line.text` lies (the line network's readings): an item's span
+    /// and whether it reaches a cut end are then the item's own, not its words' (the network
+    /// reads `Tel.512.555.0173` as one word). Nil: the words' boxes (Tesseract's readings).
+    public var byteBoxes: [PixelRect]? = nil
+    /// With `byteBoxes`: the columns of the straightened line between its ends and what was read
+    /// that are clear ground, `clear.lowerBound` just past the last column before the first
+    /// symbol that is not (`LineReader.unreadEnds`). An item at a cut end has room for a glyph
+    /// before it only on clear ground: the network reads nothing of a thumb's edge the quad took
+    /// in, nor of the remains of letters under it.
+    public var clear: Range<Int>? = nil
+
+    /// A reading of the line at `quad`: `line`'s boxes lie in the straightened line, `width` wide.
+    public init(
+        line: RecognizedLine, quad: Quad, width: Int, cut: LineReader.CutEnds = .none, byteBoxes: [PixelRect]? = nil, clear: Range<Int>? = nil
+    ) {
+        self.line = line
+        self.quad = quad
+        self.width = width
+        self.cut = cut
+        self.byteBoxes = byteBoxes
+        self.clear = clear
+    }
+}
+
 public struct LineItem: Sendable, Equatable {
     /// Bounds in the pixel coordinates of the image the line was read in.
     public var item: RecognizedItem

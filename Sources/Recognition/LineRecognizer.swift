@@ -10,7 +10,7 @@ import TextRecognition
 public protocol LineRecognizer: AnyObject {
     /// Reads `quad` of `image` (pixel coordinates, top-left first, clockwise) as one line; nil when
     /// nothing was read.
-    func read(_ quad: Quad, in image: GrayImage) -> LineReader.Reading?
+    func read(_ quad: Quad, in image: GrayImage) -> LineReading?
 }
 
 /// Tesseract's LSTM in single-line mode, on the line straightened to `reader.readingHeight` and
@@ -25,13 +25,13 @@ public final class TesseractLineRecognizer: LineRecognizer {
         self.reader = LineReader(readingHeight: readingHeight)
     }
 
-    public func read(_ quad: Quad, in image: GrayImage) -> LineReader.Reading? {
+    public func read(_ quad: Quad, in image: GrayImage) -> LineReading? {
         // Sharpening (unsharp mask, amount 0.5-2) was measured on the footage: no change beyond
         // noise; nor bicubic or Lanczos sampling (docs/recognition.md).
         let straight = image.rectified(quad, height: reader.readingHeight).normalizedForReading()
         let words = recognizer.recognize(straight, segmentation: .singleLine).flatMap(\.words)
         guard let box = PixelRect.union(words.map(\.box)) else { return nil }
-        return LineReader.Reading(
+        return LineReading(
             line: RecognizedLine(words: words, box: box), quad: quad, width: straight.width, cut: reader.cutEnds(of: quad, in: image))
     }
 }
@@ -46,7 +46,7 @@ public final class NetworkLineRecognizer: LineRecognizer {
         self.network = network
     }
 
-    public func read(_ quad: Quad, in image: GrayImage) -> LineReader.Reading? {
+    public func read(_ quad: Quad, in image: GrayImage) -> LineReading? {
         let plain = image.rectified(quad, height: LineNetwork.lineHeight)
         // The network was loaded whole and the line is its height: an error here is the runtime failing
         // on one line, which then has no reading.

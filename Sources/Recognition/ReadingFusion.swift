@@ -23,7 +23,7 @@ public final class ReadingFusion {
     }
 
     /// What the line at `quad` of `image` says in a still image, typed by `items`.
-    public func still(_ quad: Quad, in image: GrayImage, items: (LineReader.Reading) -> [LineItem]) -> [RecognizedItem] {
+    public func still(_ quad: Quad, in image: GrayImage, items: (LineReading) -> [LineItem]) -> [RecognizedItem] {
         guard let reading = recognizers[0].read(quad, in: image) else { return [] }
         let first = items(reading)
         // Only a line that may say something typed is read again: most lines are plain text.
@@ -34,7 +34,7 @@ public final class ReadingFusion {
     }
 
     /// A camera frame's reading of the line at `quad`: the first recognizer's.
-    public func frame(_ quad: Quad, in image: GrayImage) -> LineReader.Reading? {
+    public func frame(_ quad: Quad, in image: GrayImage) -> LineReading? {
         recognizers[0].read(quad, in: image)
     }
 

@@ -7,7 +7,7 @@ import ScannerCore
 /// Lines come back in the image's pixel coordinates, inside the image, top-left corner first and
 /// clockwise, their top edge along the text's top.
 public protocol LineDetector: AnyObject {
-    func lines(in image: GrayImage) -> [TextLineDetector.Line]
+    func lines(in image: GrayImage) -> [TextLineDetector.GlyphLine]
     /// Images it failed on (its runtime's error), and the last error: those images gave no lines.
     var failures: Int { get }
     var lastFailure: InferenceError? { get }
@@ -38,7 +38,7 @@ public final class ClassicalLineDetector: LineDetector, Sendable {
 
     public init() {}
 
-    public func lines(in image: GrayImage) -> [TextLineDetector.Line] {
+    public func lines(in image: GrayImage) -> [TextLineDetector.GlyphLine] {
         let factor = image.width > Self.detectionWidth ? Double(Self.detectionWidth) / Double(image.width) : 1
         let found = detector.detect(factor == 1 ? image : image.scaled(by: factor))
         let w = Double(image.width)
@@ -54,7 +54,7 @@ public final class ClassicalLineDetector: LineDetector, Sendable {
 
 extension NetworkLineDetector: LineDetector {
     /// The network's lines; none when the runtime failed on this image (`lastFailure` says why).
-    public func lines(in image: GrayImage) -> [TextLineDetector.Line] {
+    public func lines(in image: GrayImage) -> [TextLineDetector.GlyphLine] {
         do {
             return try detect(image)
         } catch {

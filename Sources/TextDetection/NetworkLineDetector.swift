@@ -62,7 +62,7 @@ public final class NetworkLineDetector {
     }
 
     /// The lines of `image`, in its pixel coordinates.
-    public func detect(_ image: GrayImage) throws(InferenceError) -> [TextLineDetector.Line] {
+    public func detect(_ image: GrayImage) throws(InferenceError) -> [TextLineDetector.GlyphLine] {
         let size = Self.inputSize(
             width: image.width, height: image.height, shorterSideAtLeast: shorterSideAtLeast, longerSideAtMost: longerSideAtMost)
         let input = Self.inputPlanes(image, width: size.width, height: size.height)
@@ -80,7 +80,7 @@ public final class NetworkLineDetector {
         return candidates.map { candidate in
             let quad = candidate.quad.map { Point(x: min(w, max(0, $0.x * sx)), y: min(h, max(0, $0.y * sy))) }
             let height = candidate.height * (sx + sy) / 2
-            return TextLineDetector.Line(quad: quad, height: height, angle: candidate.angle, glyphs: Self.glyphs(quad))
+            return TextLineDetector.GlyphLine(quad: quad, height: height, angle: candidate.angle, glyphs: Self.glyphs(quad))
         }
     }
 

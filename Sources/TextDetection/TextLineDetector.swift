@@ -41,7 +41,7 @@ public struct TextLineDetector: Sendable {
 
     /// One line: its corners (top-left first, clockwise, in the image's pixels), its height and
     /// the number of glyph candidates it was built from.
-    public struct Line: Sendable, Equatable {
+    public struct GlyphLine: Sendable, Equatable {
         public var quad: Quad
         public var height: Double
         public var angle: Double
@@ -66,7 +66,7 @@ public struct TextLineDetector: Sendable {
         self.configuration = configuration
     }
 
-    public func detect(_ image: GrayImage) -> [Line] {
+    public func detect(_ image: GrayImage) -> [GlyphLine] {
         let (dark, light) = inkMasks(image)
         let glyphs = components(dark, image: image, polarity: 0) + components(light, image: image, polarity: 1)
         return Self.oneReadingPerPlace(lines(from: glyphs), in: image)
@@ -76,7 +76,7 @@ public struct TextLineDetector: Sendable {
     /// the local mean that the letters darken. Those chain into a line at the same place, which would
     /// be read twice. Of two lines of opposite polarity that mostly overlap, the real one is the line
     /// whose glyphs differ most from the ground around them (the median of its box).
-    static func oneReadingPerPlace(_ lines: [Line], in image: GrayImage) -> [Line] {
+    static func oneReadingPerPlace(_ lines: [GlyphLine], in image: GrayImage) -> [GlyphLine] {
         var dropped = Set<Int>()
         for i in lines.indices where lines[i].polarity == 0 {
             for j in lines.indices where lines[j].polarity == 1 && !dropped.contains(j) && !dropped.contains(i) {
@@ -287,7 +287,7 @@ public struct TextLineDetector: Sendable {
 
     // MARK: 4–5: glyphs into lines
 
-    func lines(from glyphs: [Glyph]) -> [Line] {
+    func lines(from glyphs: [Glyph]) -> [GlyphLine] {
         guard !glyphs.isEmpty else { return [] }
         var parent = Array(0..<glyphs.count)
         func find(_ i: Int) -> Int {
@@ -354,7 +354,7 @@ public struct TextLineDetector: Sendable {
         for (j, link) in bestLeft { parent[find(j)] = find(link.from) }
         var groups: [Int: [Int]] = [:]
         for i in glyphs.indices { groups[find(i), default: []].append(i) }
-        var result: [Line] = []
+        var result: [GlyphLine] = []
         for members in groups.values {
             let parts = members.map { glyphs[$0] }
             let heights = parts.map { Double($0.letterHeight) }.sorted()
@@ -390,7 +390,7 @@ public struct TextLineDetector: Sendable {
     /// projecting the glyphs' pixels (their row ends) on the direction and its normal, padded by a
     /// fifth of the height. (Box corners made the quad of a line tilted 11° whose letters ran together
     /// three times as tall as its text: "oldmill-studios.com/info" then read as "oldmil-s".)
-    static func fit(_ parts: [Glyph], height: Double) -> Line? {
+    static func fit(_ parts: [Glyph], height: Double) -> GlyphLine? {
         let centers = parts.map(\.center)
         let n = Double(centers.count)
         let mx = centers.map(\.x).reduce(0, +) / n
@@ -436,7 +436,7 @@ public struct TextLineDetector: Sendable {
         minV -= pad
         maxV += pad
         func point(_ u: Double, _ v: Double) -> Point { Point(x: mx + u * ux + v * vx, y: my + u * uy + v * vy) }
-        return Line(
+        return GlyphLine(
             quad: Quad(topLeft: point(minU, minV), topRight: point(maxU, minV), bottomRight: point(maxU, maxV), bottomLeft: point(minU, maxV)),
             height: maxV - minV, angle: angle, glyphs: parts.count)
     }

@@ -20,8 +20,8 @@ import Tracking
     final class FakeDetector: LineDetector, @unchecked Sendable {
         var quads: [Quad]
         init(_ quads: [Quad]) { self.quads = quads }
-        func lines(in image: GrayImage) -> [TextLineDetector.Line] {
-            quads.map { TextLineDetector.Line(quad: $0, height: $0.meanHeight, glyphs: 12) }
+        func lines(in image: GrayImage) -> [TextLineDetector.GlyphLine] {
+            quads.map { TextLineDetector.GlyphLine(quad: $0, height: $0.meanHeight, glyphs: 12) }
         }
     }
 
@@ -30,11 +30,11 @@ import Tracking
         var texts: [String]
         var reads = 0
         init(_ texts: [String]) { self.texts = texts }
-        func read(_ quad: Quad, in image: GrayImage) -> LineReader.Reading? {
+        func read(_ quad: Quad, in image: GrayImage) -> LineReading? {
             let text = texts[min(reads, texts.count - 1)]
             reads += 1
             let word = RecognizedWord(text: text, box: PixelRect(x: 4, y: 4, width: 300, height: 28), confidence: 0.95)
-            return LineReader.Reading(line: RecognizedLine(words: [word], box: word.box), quad: quad, width: 320)
+            return LineReading(line: RecognizedLine(words: [word], box: word.box), quad: quad, width: 320)
         }
     }
 
@@ -119,7 +119,7 @@ import Tracking
         final class FailingDetector: LineDetector, @unchecked Sendable {
             var failures = 0
             var lastFailure: InferenceError?
-            func lines(in image: GrayImage) -> [TextLineDetector.Line] {
+            func lines(in image: GrayImage) -> [TextLineDetector.GlyphLine] {
                 failures += 1
                 lastFailure = .failed(reason: "the device is gone")
                 return []

@@ -156,7 +156,7 @@ import TextRecognition
         let words = [word("lo@oldmill-studios.com", 0), word("or", 110), word("+1", 220), word("512-555-0173", 260)]
         func marked(_ cut: LineReader.CutEnds) -> [String] {
             let line = RecognizedLine(words: words, box: PixelRect(x: 0, y: 4, width: 360, height: 30))
-            let reading = LineReader.Reading(line: line, quad: Self.quad, width: 400, cut: cut)
+            let reading = LineReading(line: line, quad: Self.quad, width: 400, cut: cut)
             return scanner.items(in: reading).map { "\($0.item.payload)\($0.reachesCutEnd ? " cut" : "")" }
         }
         #expect(marked(.none) == ["lo@oldmill-studios.com", "+15125550173"])
@@ -176,7 +176,7 @@ import TextRecognition
         }
         func marked(_ words: [RecognizedWord], _ cut: LineReader.CutEnds) -> [String] {
             let line = RecognizedLine(words: words, box: PixelRect.union(words.map(\.box))!)
-            let reading = LineReader.Reading(line: line, quad: Self.quad, width: 400, cut: cut)
+            let reading = LineReading(line: line, quad: Self.quad, width: 400, cut: cut)
             return scanner.items(in: reading).map { "\($0.item.payload)\($0.reachesCutEnd ? " cut" : "")" }
         }
         let atTextStart = LineReader.CutEnds(start: true, end: false, startAtText: true)

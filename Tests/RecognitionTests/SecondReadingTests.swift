@@ -91,10 +91,10 @@ import TextRecognition
 
     /// A reading of `text` as one word whose bytes lie 10 px apart from `start`, on a line 400 px long
     /// whose start is cut; with per-byte boxes (the network's) or without (Tesseract's).
-    func cutReading(_ text: String, from start: Int, byteBoxes: Bool) -> LineReader.Reading {
+    func cutReading(_ text: String, from start: Int, byteBoxes: Bool) -> LineReading {
         let boxes = (0..<text.utf8.count).map { PixelRect(x: start + 10 * $0, y: 0, width: 10, height: 48) }
         let word = RecognizedWord(text: text, box: PixelRect.union(boxes)!, confidence: 0.9)
-        return LineReader.Reading(
+        return LineReading(
             line: RecognizedLine(words: [word], box: word.box), quad: Self.quad, width: 400,
             cut: LineReader.CutEnds(start: true, end: false), byteBoxes: byteBoxes ? boxes : nil)
     }
@@ -115,7 +115,7 @@ import TextRecognition
         #expect(reachesCut(from: 48, byteBoxes: false) == [true])
     }
 
-    /// Room for a glyph counts from clear ground (`Reading.clear`), not from the quad's end: the
+    /// Room for a glyph counts from clear ground (`LineReading.clear`), not from the quad's end: the
     /// network reads nothing of a thumb's edge the quad took in (640×480 poster seed 4:
     /// `ill-studios.com/info` read past the thumb over `oldm`, its first glyph half a line height
     /// and more in). A cut end only: an end that is not cut is where the text stops.
@@ -159,10 +159,10 @@ import TextRecognition
         let text: String
         var reads = 0
         init(_ text: String) { self.text = text }
-        func read(_ quad: Quad, in image: GrayImage) -> LineReader.Reading? {
+        func read(_ quad: Quad, in image: GrayImage) -> LineReading? {
             reads += 1
             let word = RecognizedWord(text: text, box: PixelRect(x: 0, y: 0, width: 100, height: 10), confidence: 0.9)
-            return LineReader.Reading(line: RecognizedLine(words: [word], box: word.box), quad: quad, width: 100)
+            return LineReading(line: RecognizedLine(words: [word], box: word.box), quad: quad, width: 100)
         }
     }
 

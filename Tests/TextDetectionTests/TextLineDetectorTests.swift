@@ -14,7 +14,7 @@ import Testing
     }
 
     /// A line's quad holds this pixel point.
-    func found(_ lines: [TextLineDetector.Line], at point: Point) -> TextLineDetector.Line? {
+    func found(_ lines: [TextLineDetector.GlyphLine], at point: Point) -> TextLineDetector.GlyphLine? {
         lines.first { $0.quad.contains(point) }
     }
 

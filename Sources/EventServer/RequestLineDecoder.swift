@@ -2,7 +2,7 @@ import NIOCore
 
 /// Splits the byte stream into lines (LF, with an optional CR before it), refusing any line longer
 /// than `maximumLength` bytes: a client cannot make the daemon buffer without bound.
-struct LineDecoder: ByteToMessageDecoder {
+struct RequestLineDecoder: ByteToMessageDecoder {
     typealias InboundOut = ByteBuffer
 
     struct LineTooLong: Error {

@@ -4,7 +4,7 @@ import Testing
 
 /// `--events-stdout` is written by a thread of its own: in order, never holding up the caller, and
 /// bounded when nobody reads (issue #14: the hub used to write under its lock).
-@Suite(.timeLimit(.minutes(1))) struct LinePrinterTests {
+@Suite(.timeLimit(.minutes(1))) struct EventPrinterTests {
     /// A pipe: (read end, write end).
     func pipe() throws -> (Int32, Int32) {
         var fds: [Int32] = [0, 0]
@@ -26,7 +26,7 @@ import Testing
     @Test func linesComeOutInOrder() throws {
         let (r, w) = try pipe()
         defer { close(r) }
-        let printer = LinePrinter(descriptor: w)
+        let printer = EventPrinter(descriptor: w)
         for i in 0..<500 { printer.print("{\"seq\":\(i)}") }
         printer.finish()
         close(w)
@@ -49,7 +49,7 @@ import Testing
             filled += n
         }
         _ = fcntl(w, F_SETFL, flags)
-        let printer = LinePrinter(descriptor: w, capacity: 5)
+        let printer = EventPrinter(descriptor: w, capacity: 5)
         let start = ContinuousClock.now
         for i in 0..<1000 { printer.print("line \(i)") }
         #expect(ContinuousClock.now - start < .seconds(5), "print never waits for the reader")

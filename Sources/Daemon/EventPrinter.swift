@@ -13,7 +13,7 @@ import Synchronization
 /// catches up it is told, in the words a socket client that stopped reading hears
 /// (`{"event":"overflow","message":"…"}`, docs/protocol.md), so it knows it missed events and memory
 /// stays bounded.
-public final class LinePrinter: Sendable {
+public final class EventPrinter: Sendable {
     private struct State {
         var lines: [String] = []
         var dropped = 0
