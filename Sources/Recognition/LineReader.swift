@@ -35,7 +35,6 @@ public struct LineReader: Sendable {
         Self.classical.lines(in: image)
     }
 
-
     /// Whether a line's text may go on past its start or its end, out of sight.
     public struct CutEnds: Sendable, Equatable {
         public var start: Bool
