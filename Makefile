@@ -151,6 +151,7 @@ test: deps test-deps footage-venv
 	$(SWIFT) build --build-tests
 	bash Tests/system/swift-test.sh $(SWIFT)
 	bash Tests/system/check-units.sh "$(BIN)/scannerd"
+	$(SWIFT) package dump-package | python3 Tests/system/check-architecture.py docs/architecture.md
 
 test-package: deps package-deps
 	$(MAKE) --no-print-directory deb DEB_OUTPUT=$(DEB_BUILD)
