@@ -48,15 +48,20 @@ struct CheckConfigCommand: ParsableCommand {
             throw ExitCode(2)
         }
         if effective {
-            let width = SettingsSchema.keys.map(\.name.count).max() ?? 0
-            var out = ""
-            for key in SettingsSchema.keys {
-                let name = key.name.padding(toLength: width, withPad: " ", startingAt: 0)
-                out += "\(name)  \(key.value(in: loaded.settings))  (\(loaded.origins[key.name].map { "\($0)" } ?? "default"))\n"
-            }
-            FileHandle.standardOutput.write(Data(out.utf8))
+            FileHandle.standardOutput.write(Data(Self.effective(loaded).utf8))
         } else {
             FileHandle.standardOutput.write(Data("\(path): ok\n".utf8))
         }
+    }
+
+    /// Every key's value and where it comes from, one line each (`--effective`, `scannerd run --check`).
+    static func effective(_ loaded: LoadedConfiguration) -> String {
+        let width = SettingsSchema.keys.map(\.name.count).max() ?? 0
+        var out = ""
+        for key in SettingsSchema.keys {
+            let name = key.name.padding(toLength: width, withPad: " ", startingAt: 0)
+            out += "\(name)  \(key.value(in: loaded.settings))  (\(loaded.origins[key.name].map { "\($0)" } ?? "default"))\n"
+        }
+        return out
     }
 }

@@ -26,6 +26,11 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Read no configuration file.")
     var noConfig = false
 
+    @Flag(
+        name: .long,
+        help: "Check the configuration this command gives (file, environment, options), print every key's value and where it comes from, and exit.")
+    var check = false
+
     @Option(name: .long, help: ArgumentHelp("Camera device: /dev/videoN or /dev/v4l/by-id/… (camera.device).", valueName: "path"))
     var device: String?
 
@@ -200,6 +205,10 @@ struct RunCommand: AsyncParsableCommand {
             loaded = try loader.load()
         } catch {
             Self.fail(error.errors.map { "scannerd: \($0)" }.joined(separator: "\n"))
+        }
+        if check {
+            FileHandle.standardOutput.write(Data(CheckConfigCommand.effective(loaded).utf8))
+            return
         }
         let level = LogLevelControl(loaded.settings.logLevel)
         LoggingSystem.bootstrap { label in JournalLogHandler(label: label, level: level) }

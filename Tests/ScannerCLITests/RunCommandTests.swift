@@ -71,6 +71,34 @@ func eventLines(_ lines: [String]) throws -> [EventLine] {
         #expect(missing.isEmpty, "not options of scannerd run: \(missing)")
     }
 
+    /// Each schema flag given to `scannerd run` reaches its own key (issue #42: `commandLineEntries`
+    /// names each option's flag a second time, and a slip there trapped only when that flag was
+    /// passed): `--check` prints where every key's value comes from. A flag with no sample here fails,
+    /// so a new setting cannot be left out.
+    @Test func everySettingsFlagIsRoutedToItsKey() throws {
+        let samples: [String: [String]] = [
+            "--device": ["/dev/video7"], "--source": ["demo"], "--formats": ["MJPG"], "--width": ["800"], "--height": ["600"],
+            "--fps": ["15"], "--processing-width": ["480"], "--control": ["brightness=10"], "--pace": ["none"], "--loop": [],
+            "--types": ["qr"], "--quality": ["fast"], "--roi": ["0,0,0.5,0.5"], "--single": [], "--region": ["GB"],
+            "--languages": ["eng"], "--line-model": ["none"], "--no-socket": [], "--socket": ["/tmp/scannerd-check.sock"],
+            "--socket-mode": ["0600"], "--socket-group": ["root"], "--max-clients": ["9"], "--max-clients-per-user": ["3"],
+            "--allow-user": ["root"], "--allow-group": ["root"], "--control-user": ["root"], "--control-group": ["root"],
+            "--http": ["127.0.0.1:8391"], "--http-token-file": ["/etc/hostname"], "--http-allowed-origin": ["http://kiosk.local"],
+            "--mqtt": ["mqtt://127.0.0.1"], "--mqtt-topic": ["kiosk"], "--log-level": ["debug"], "--events-stdout": [],
+        ]
+        for key in SettingsSchema.keys {
+            guard let flag = key.flag else { continue }
+            guard let sample = samples[flag] else {
+                Issue.record("\(flag) (\(key.name)): no sample value in this test")
+                continue
+            }
+            let result = try Subprocess.run(scannerd, ["run", "--no-config", "--check", flag] + sample)
+            #expect(result.status == 0, "\(flag): \(result.stderr)")
+            let line = result.stdoutLines.first { $0.hasPrefix(key.name + " ") }
+            #expect(line?.hasSuffix("(\(flag))") == true, "\(flag) should set \(key.name): \(line ?? "no such line")")
+        }
+    }
+
     @Test func bothCommandsSayTheReleaseVersion() throws {
         for command in [scannerd, Subprocess.executable("scanctl")] {
             let result = try Subprocess.run(command, ["--version"])
