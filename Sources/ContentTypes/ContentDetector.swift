@@ -1,14 +1,17 @@
 import ScannerCore
 
-/// A phone number, URL or e-mail address found in a line of text.
+/// A phone number, URL, e-mail address or tracking number found in a line of text.
 public struct ContentMatch: Sendable, Equatable {
     public var contentType: TextContentType
-    /// The normalized value: E.164 phone number, URL with scheme, e-mail address.
+    /// The normalized value: E.164 phone number, URL with scheme, e-mail address, tracking number
+    /// without its spaces.
     public var payload: String
     /// The characters as read.
     public var transcript: String
     /// Byte range of `transcript` in the UTF-8 line.
     public var utf8Range: Range<Int>
+    /// What the value means beyond itself (a tracking number's carrier).
+    public var parsed: ParsedPayload? = nil
 }
 
 /// Finds what a line of recognized text *is*: Vision's `textContentType` for Linux.
@@ -37,6 +40,15 @@ public struct ContentDetector: Sendable {
                 found += WebIdentifiers.urls(in: web).map { Self.transcribed($0, from: bytes) }.filter { url in
                     !emails.contains { $0.utf8Range.overlaps(url.utf8Range) }
                 }
+            }
+        }
+        if contentTypes.contains(.shipmentTrackingNumber) {
+            let taken = found.map(\.utf8Range)
+            found += TrackingNumbers.find(in: line).filter { number in !taken.contains { $0.overlaps(number.utf8Range) } }.map { number in
+                ContentMatch(
+                    contentType: .shipmentTrackingNumber, payload: number.number,
+                    transcript: String(decoding: bytes[number.utf8Range], as: UTF8.self), utf8Range: number.utf8Range,
+                    parsed: .shipment(ShipmentTracking(carrier: number.carrier.rawValue, country: number.country)))
             }
         }
         if contentTypes.contains(.telephoneNumber) {

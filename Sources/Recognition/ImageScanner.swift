@@ -306,7 +306,8 @@ public final class ImageScanner {
             add(
                 RecognizedItem(
                     kind: .text, contentType: match.contentType, payload: match.payload, transcript: match.transcript,
-                    bounds: reading.quad, confidence: words.map(\.confidence).reduce(0, +) / Double(words.count)), box,
+                    bounds: reading.quad, confidence: words.map(\.confidence).reduce(0, +) / Double(words.count),
+                    details: match.parsed.map { PayloadDetails(parsed: $0) }), box,
                 reachesCutEnd: reachesCutEnd)
         }
         return items

@@ -67,8 +67,19 @@ public final class ReadingFusion {
             }
         }
         var agreed = (readings.first ?? []).filter { $0.item.contentType == nil }.map(\.item)
+        // A payload its own check digit confirms (a tracking number) stands on the first reading's
+        // word, unless another reading gives a different confirmed payload of its type at the same
+        // place: the label fixture's `1Z 999 AA1 01 2345 6784`, read right by the network and as
+        // `AAl1` by Tesseract at every height, was outvoted by readings that carry no evidence.
+        let first = Set((readings.first ?? []).map(\.item.payload))
+        func confirmedByItsCheckDigit(_ candidate: LineItem) -> Bool {
+            guard let type = candidate.item.contentType, type.carriesCheckDigit, first.contains(candidate.item.payload) else { return false }
+            return !votes.values.contains { other in
+                other.item.item.contentType == type && other.item.item.payload != candidate.item.payload && other.item.span.overlaps(candidate.span)
+            }
+        }
         // Along the line (the votes' order is a dictionary's).
-        let most = votes.values.filter { $0.count * 2 > readings.count }.map(\.item)
+        let most = votes.values.filter { $0.count * 2 > readings.count || confirmedByItsCheckDigit($0.item) }.map(\.item)
         for candidate in most.sorted(by: { ($0.span.lowerBound, $0.item.payload) < ($1.span.lowerBound, $1.item.payload) }) {
             agreed.append(candidate.item)
         }

@@ -8,6 +8,8 @@ public enum ParsedPayload: Sendable, Equatable {
     case url(WebLink)
     case gs1([GS1Element])
     case aamva(DriverLicense)
+    /// A parcel's tracking number read in text (`TextContentType.shipmentTrackingNumber`).
+    case shipment(ShipmentTracking)
 
     /// The `parsed` object of an item (docs/protocol.md): `type` first, then the fields that are set.
     public var json: JSONValue {
@@ -38,6 +40,9 @@ public enum ParsedPayload: Sendable, Equatable {
                         ("familyName", licence.familyName), ("givenName", licence.givenName), ("middleName", licence.middleName),
                         ("dateOfBirth", licence.dateOfBirth), ("expiry", licence.expiry), ("jurisdiction", licence.jurisdiction),
                     ]) + [("issuer", .string(licence.issuer))])
+
+        case .shipment(let shipment):
+            return .object([("type", .string("shipmentTracking")), ("carrier", .string(shipment.carrier))] + Self.whereSet([("country", shipment.country)]))
         }
     }
 
@@ -137,5 +142,17 @@ public struct DriverLicense: Sendable, Equatable {
         self.expiry = expiry
         self.jurisdiction = jurisdiction
         self.issuer = issuer
+    }
+}
+
+/// Which carrier a tracking number is for (`ups`, `fedex`, `usps`, `dhl`, `s10`: a postal item of the
+/// UPU's format, with the country that issued it).
+public struct ShipmentTracking: Sendable, Equatable {
+    public var carrier: String
+    public var country: String?
+
+    public init(carrier: String, country: String? = nil) {
+        self.carrier = carrier
+        self.country = country
     }
 }

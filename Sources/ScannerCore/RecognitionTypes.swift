@@ -16,16 +16,17 @@ public struct RecognitionTypes: Sendable, Equatable {
         self.plainText = plainText
     }
 
-    /// Every symbology and every content type; plain text lines are not reported by default.
-    public static let all = RecognitionTypes(
-        symbologies: Set(Symbology.allCases), contentTypes: Set(TextContentType.allCases))
+    /// Every symbology and the standard content types (`TextContentType.standard`); plain text lines
+    /// and the other content types are not reported by default.
+    public static let all = RecognitionTypes(symbologies: Set(Symbology.allCases), contentTypes: TextContentType.standard)
 
     public var wantsText: Bool { plainText || !contentTypes.isEmpty }
     public var wantsBarcodes: Bool { !symbologies.isEmpty }
 
     /// Parses a comma-separated list of names: symbologies (`qr`, `ean13`, …), content types
-    /// (`telephoneNumber`, `url`, `emailAddress`), the symbology groups (`Symbology.groups`: `barcodes`
-    /// for every symbology, `matrix`, `linear`, `retail`), `contentTypes` (every content type) and `text`
+    /// (`telephoneNumber`, `url`, `emailAddress`, `shipmentTrackingNumber`), the symbology groups
+    /// (`Symbology.groups`: `barcodes` for every symbology, `matrix`, `linear`, `retail`), `contentTypes`
+    /// (the standard content types: phone numbers, links, e-mail addresses) and `text`
     /// (every line of text).
     public init(parsing list: String) throws(ScannerError) {
         var types = RecognitionTypes(symbologies: [], contentTypes: [])
@@ -41,7 +42,7 @@ public struct RecognitionTypes: Sendable, Equatable {
             } else if let group = Symbology.groups[name] {
                 types.symbologies.formUnion(group)
             } else if name == "contentTypes" {
-                types.contentTypes.formUnion(TextContentType.allCases)
+                types.contentTypes.formUnion(TextContentType.standard)
             } else if name == "text" {
                 types.plainText = true
             } else {
@@ -59,7 +60,12 @@ public struct RecognitionTypes: Sendable, Equatable {
         if self == .all { return ["barcodes", "contentTypes"] }
         var names: [String] = []
         if symbologies == Set(Symbology.allCases) { names.append("barcodes") } else { names += symbologies.sorted().map(\.rawValue) }
-        if contentTypes == Set(TextContentType.allCases) { names.append("contentTypes") } else { names += contentTypes.map(\.rawValue).sorted() }
+        if contentTypes.isSuperset(of: TextContentType.standard) {
+            names.append("contentTypes")
+            names += contentTypes.subtracting(TextContentType.standard).map(\.rawValue).sorted()
+        } else {
+            names += contentTypes.map(\.rawValue).sorted()
+        }
         if plainText { names.append("text") }
         return names
     }

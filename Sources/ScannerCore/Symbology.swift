@@ -56,6 +56,17 @@ public enum TextContentType: String, Sendable, CaseIterable, Hashable {
     case telephoneNumber
     case url
     case emailAddress
+    /// A parcel's tracking number (UPS, FedEx, USPS, DHL Express, UPU S10), by its check digit.
+    case shipmentTrackingNumber
+
+    /// Whether a payload of this type carries a check digit that was verified: a misread passes it
+    /// only by chance (one in 7 to 11), so one reading that passes it is evidence another reading
+    /// agreeing would be for a type without one (`ReadingFusion.agreed`).
+    public var carriesCheckDigit: Bool { self == .shipmentTrackingNumber }
+
+    /// The types recognized unless others are asked for, and what the `contentTypes` group names.
+    /// The others are asked for by name: where they would add noise (a receipt's numbers), off by default.
+    public static let standard: Set<TextContentType> = [.telephoneNumber, .url, .emailAddress]
 }
 
 /// The scanning quality level (VisionKit's `QualityLevel`). Each maps to concrete recognizer settings:

@@ -82,18 +82,15 @@ def footage_module():
     return module
 
 
-def code_sheet():
-    """sheet.jpg: the footage's sheet of 30 EAN-13 and 30 DataMatrix (issue #41), photographed: held up
-    tilted in front of a desk at 1280x720, a little blur, uneven light, sensor noise, JPEG; and
-    sheet.txt, its 60 payloads (what `scan` must read, each once). Needs numpy and ppf-datamatrix."""
+def photographed(doc, seed, width=1280, height=720, tilt=(0.12, -0.10, 0.04)):
+    """`doc` held up tilted in front of a desk at width x height: a little blur, uneven light, sensor
+    noise (the caller saves it as JPEG). Needs numpy."""
     import numpy as np
     footage = footage_module()
-    rng = random.Random("code-sheet")
-    doc = footage.code_sheet(rng)
-    width, height = 1280, 720
+    rng = random.Random(seed)
     frame = footage.desk_background(rng, width, height)
     scale = 0.9 * min(width / doc.image.width, height / doc.image.height)
-    corners = footage.pose_corners(doc.image.size, (width / 2 + 6, height / 2 - 4), scale, 0.12, -0.10, 0.04)
+    corners = footage.pose_corners(doc.image.size, (width / 2 + 6, height / 2 - 4), scale, *tilt)
     w0, h0 = doc.image.size
     from_frame = np.linalg.inv(footage.homography([(0, 0), (w0, 0), (w0, h0), (0, h0)], corners))
     coeffs = tuple((from_frame / from_frame[2, 2]).flatten()[:8])
@@ -106,10 +103,31 @@ def code_sheet():
     arr *= (1 - 0.18 * (xx / width) - 0.08 * (yy / height))[..., None]
     noise = np.random.default_rng(41).normal(0, 3.5, arr.shape[:2]).astype(np.float32)
     arr += noise[..., None]
-    gray(Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8))).save(out("sheet.jpg"), quality=80, optimize=True)
+    return gray(Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8)))
+
+
+def code_sheet():
+    """sheet.jpg: the footage's sheet of 30 EAN-13 and 30 DataMatrix (issue #41), photographed: held up
+    tilted in front of a desk at 1280x720, a little blur, uneven light, sensor noise, JPEG; and
+    sheet.txt, its 60 payloads (what `scan` must read, each once). Needs numpy and ppf-datamatrix."""
+    footage = footage_module()
+    doc = footage.code_sheet(random.Random("code-sheet"))
+    photographed(doc, "code-sheet").save(out("sheet.jpg"), quality=80, optimize=True)
     eans, dms = footage.sheet_payloads()
     with open(out("sheet.txt"), "w") as f:
         f.write("".join(payload + "\n" for payload in eans + dms))
+
+
+def tracking_label():
+    """label.jpg: a parcel label with a UPS, a USPS and an S10 tracking number among an order number,
+    an account number that passes FedEx's check digit, a date, a weight and a reference (issue #43),
+    photographed as the code sheet is, at 1280x960 (a label is taller than wide); label.txt, the three
+    numbers `scan --types shipmentTrackingNumber` must find, and nothing else."""
+    footage = footage_module()
+    doc = footage.tracking_label(random.Random("tracking-label"))
+    photographed(doc, "tracking-label", width=1280, height=960, tilt=(0.08, -0.06, 0.03)).save(out("label.jpg"), quality=80, optimize=True)
+    with open(out("label.txt"), "w") as f:
+        f.write("".join(number + "\n" for number in footage.TRACKING_NUMBERS))
 
 
 # --- one fixture per symbology -------------------------------------------------------------------
@@ -513,6 +531,7 @@ if __name__ == "__main__":
     symbologies()
     more_symbologies()
     code_sheet()
+    tracking_label()
     qr_rotated()
     qr_tilted()
     multiple_codes()

@@ -51,6 +51,20 @@ import TextRecognition
         #expect(ReadingFusion.agreed([[typed(wrong)], [typed(wrong)], [typed(right)], [typed(right)], [typed(right)]]).map(\.payload) == [right])
     }
 
+    /// A tracking number's check digit is the evidence a second reading would be: the first reading's
+    /// stands against readings that make nothing of the line, not against one that reads another
+    /// number that passes its check digit at the same place (which of the two is the misread?).
+    @Test func aPayloadItsCheckDigitConfirmsNeedsNoMajority() {
+        let ups = typed("1Z999AA10123456784", type: .shipmentTrackingNumber, span: 0.2...0.9)
+        #expect(ReadingFusion.agreed([[ups], [], [], [], []]).map(\.payload) == ["1Z999AA10123456784"])
+        // Only the first reading's: a later reading's alone is outvoted as before.
+        #expect(ReadingFusion.agreed([[], [ups], [], [], []]).isEmpty)
+        let other = typed("1Z999AA10123456791", type: .shipmentTrackingNumber, span: 0.2...0.9)
+        #expect(ReadingFusion.agreed([[ups], [other], [], [], []]).isEmpty)
+        // Types without a check digit still need most readings.
+        #expect(ReadingFusion.agreed([[typed("http://example.com")], [], []]).isEmpty)
+    }
+
     /// The balanced and accurate levels read a typed line five times, `fast` once.
     @Test func theLevelsReadTypedLinesFiveTimesOrOnce() {
         #expect(QualitySettings(.balanced).secondReadingHeights.count == 4)

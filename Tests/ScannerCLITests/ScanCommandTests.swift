@@ -21,6 +21,28 @@ import Testing
         }
     }
 
+    /// Tests/Fixtures/label.jpg (generate.py `tracking_label`, photographed): its UPS, USPS and S10
+    /// tracking numbers, each with its carrier, and nothing else typed: not its order number, the
+    /// account number that passes FedEx's check digit, the date, the weight or the reference (issue #43).
+    /// With the text networks (as installed); Tesseract alone reads the bold UPS line's `AA1` as `AAl1`,
+    /// so it finds the other two, and still nothing false.
+    @Test func aParcelLabelsTrackingNumbersAndNothingElse() throws {
+        let expected = try String(contentsOfFile: Fixtures.path("label.txt"), encoding: .utf8).split(separator: "\n").map(String.init)
+        let models = Fixtures.packageRoot.appendingPathComponent(".build/models").path
+        for lineModel in [["--line-model", models], ["--no-line-model"]] {
+            let result = try scan(["--types", "contentTypes,shipmentTrackingNumber"] + lineModel + ["Tests/Fixtures/label.jpg"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let items = try objects(result).map { try Event.Item($0) }
+            #expect(items.allSatisfy { $0.contentType == .shipmentTrackingNumber }, "\(lineModel): \(items.map(\.payload))")
+            if lineModel.count == 2 {
+                #expect(items.map(\.payload) == expected, "\(items.map(\.payload))")
+                #expect(items.map { $0.parsed?["carrier"]?.string } == ["ups", "usps", "s10"])
+            } else {
+                #expect(Set(items.map(\.payload)).isSubset(of: expected) && items.count >= 2, "\(items.map(\.payload))")
+            }
+        }
+    }
+
     @Test func printsOneJSONObjectPerItemAndExitsZero() throws {
         let result = try scan(["Tests/Fixtures/qr.png", "Tests/Fixtures/flyer.jpg"])
         #expect(result.status == 0)

@@ -201,6 +201,31 @@ def shipping_label(rng):
     return doc
 
 
+# A parcel label with the tracking numbers of three carriers' formats among a label's other numbers
+# (issue #43): `Tests/Fixtures/generate.py tracking_label` photographs it for `scannerd scan`. Not a
+# footage scenario (yet): the footage's truth has no tracking numbers.
+TRACKING_NUMBERS = ["1Z999AA10123456784", "9400111899223397881238", "RR473124829GB"]
+
+
+def tracking_label(rng):
+    doc = Document((900, 1200), (252, 252, 250))
+    doc.draw.rectangle([10, 10, 890, 1190], outline=(0, 0, 0), width=6)
+    doc.text((40, 40), "UPS GROUND", 64, (0, 0, 0), bold=True)
+    doc.text((40, 140), "SHIP TO:", 30, (0, 0, 0), bold=True)
+    doc.text((40, 185), "Marguerite Okafor", 40, (0, 0, 0))
+    doc.text((40, 240), "2210 Harbor Lane, Apt 5", 36, (0, 0, 0))
+    doc.text((40, 290), "Oakland CA 94607", 36, (0, 0, 0))
+    doc.text((40, 380), "TRACKING #: 1Z 999 AA1 01 2345 6784", 34, (0, 0, 0), bold=True)
+    doc.text((40, 470), "USPS TRACKING # 9400 1118 9922 3397 8812 38", 32, (0, 0, 0))
+    doc.text((40, 550), "Registered RR 473 124 829 GB", 36, (0, 0, 0))
+    # Digits alone that no line calls a tracking number; 568838414941 even passes FedEx's check digit.
+    doc.text((40, 660), "Order #5125550147   Acct 568838414941", 32, (0, 0, 0))
+    doc.text((40, 720), "Weight 2.35 kg   Pkgs 1/1", 32, (0, 0, 0))
+    doc.text((40, 800), "Shipped 2026-11-21 14:03", 30, (0, 0, 0))
+    doc.text((40, 880), "Ref 4155550198-A", 32, (0, 0, 0))
+    return doc
+
+
 def receipt(rng):
     doc = Document((620, 1300), (250, 249, 244))
     y = 40
