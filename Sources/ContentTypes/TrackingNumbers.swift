@@ -47,7 +47,10 @@ enum TrackingNumbers {
                 let run = words[index..<(index + count)]
                 let text = run.map { String(decoding: bytes[$0], as: UTF8.self) }.joined().uppercased()
                 guard let match = classify(text, cued: cued) else { continue }
-                best = (Found(number: text, carrier: match.carrier, country: match.country, utf8Range: run.first!.lowerBound..<run.last!.upperBound), count)
+                best = (
+                    Found(number: text, carrier: match.carrier, country: match.country, utf8Range: run.first!.lowerBound..<run.last!.upperBound),
+                    count
+                )
                 break
             }
             if let (match, count) = best {

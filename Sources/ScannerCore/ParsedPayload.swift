@@ -42,7 +42,8 @@ public enum ParsedPayload: Sendable, Equatable {
                     ]) + [("issuer", .string(licence.issuer))])
 
         case .shipment(let shipment):
-            return .object([("type", .string("shipmentTracking")), ("carrier", .string(shipment.carrier))] + Self.whereSet([("country", shipment.country)]))
+            return .object(
+                [("type", .string("shipmentTracking")), ("carrier", .string(shipment.carrier))] + Self.whereSet([("country", shipment.country)]))
         }
     }
 

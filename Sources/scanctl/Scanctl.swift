@@ -99,7 +99,8 @@ struct Watch: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Only these symbologies (qr, ean13, …).", valueName: "list"))
     var symbologies: String?
 
-    @Option(name: .long, help: ArgumentHelp("Only these content types (telephoneNumber, url, emailAddress).", valueName: "list"))
+    @Option(
+        name: .long, help: ArgumentHelp("Only these content types (telephoneNumber, url, emailAddress, shipmentTrackingNumber).", valueName: "list"))
     var contentTypes: String?
 
     @Option(
@@ -173,7 +174,8 @@ struct Wait: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Only these: kinds (barcode, text), symbologies (qr, ean13, …) or content types (telephoneNumber, url, emailAddress).", valueName: "list")
+            "Only these: kinds (barcode, text), symbologies (qr, ean13, …) or content types (telephoneNumber, url, emailAddress, shipmentTrackingNumber).",
+            valueName: "list")
     )
     var types: String?
 
