@@ -23,8 +23,13 @@ public struct ContentDetector: Sendable {
     public let contentTypes: Set<TextContentType>
     let phones: PhoneNumberFinder
 
+    /// The kiosk's country (ISO 3166 alpha-2): phone numbers without a country code, and which
+    /// currency `$` names.
+    let region: String
+
     public init(contentTypes: Set<TextContentType>, defaultRegion: String = "US") throws(ScannerError) {
         self.contentTypes = contentTypes
+        region = defaultRegion.uppercased()
         self.phones = try PhoneNumberFinder(defaultRegion: defaultRegion)
     }
 
@@ -49,6 +54,15 @@ public struct ContentDetector: Sendable {
                     contentType: .shipmentTrackingNumber, payload: number.number,
                     transcript: String(decoding: bytes[number.utf8Range], as: UTF8.self), utf8Range: number.utf8Range,
                     parsed: .shipment(ShipmentTracking(carrier: number.carrier.rawValue, country: number.country)))
+            }
+        }
+        if contentTypes.contains(.currency) {
+            let taken = found.map(\.utf8Range)
+            found += MoneyAmounts.find(in: line, region: region).filter { money in !taken.contains { $0.overlaps(money.utf8Range) } }.map { money in
+                ContentMatch(
+                    contentType: .currency, payload: "\(money.amount) \(money.currency)",
+                    transcript: String(decoding: bytes[money.utf8Range], as: UTF8.self), utf8Range: money.utf8Range,
+                    parsed: .money(amount: money.amount, currency: money.currency))
             }
         }
         if contentTypes.contains(.telephoneNumber) {

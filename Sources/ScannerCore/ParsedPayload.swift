@@ -10,6 +10,8 @@ public enum ParsedPayload: Sendable, Equatable {
     case aamva(DriverLicense)
     /// A parcel's tracking number read in text (`TextContentType.shipmentTrackingNumber`).
     case shipment(ShipmentTracking)
+    /// An amount of money read in text (`TextContentType.currency`).
+    case money(amount: String, currency: String)
 
     /// The `parsed` object of an item (docs/protocol.md): `type` first, then the fields that are set.
     public var json: JSONValue {
@@ -41,6 +43,8 @@ public enum ParsedPayload: Sendable, Equatable {
                         ("dateOfBirth", licence.dateOfBirth), ("expiry", licence.expiry), ("jurisdiction", licence.jurisdiction),
                     ]) + [("issuer", .string(licence.issuer))])
 
+        case .money(let amount, let currency):
+            return .object([("type", .string("currency")), ("amount", .string(amount)), ("currency", .string(currency))])
         case .shipment(let shipment):
             return .object(
                 [("type", .string("shipmentTracking")), ("carrier", .string(shipment.carrier))] + Self.whereSet([("country", shipment.country)]))

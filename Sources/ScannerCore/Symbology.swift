@@ -58,6 +58,8 @@ public enum TextContentType: String, Sendable, CaseIterable, Hashable {
     case emailAddress
     /// A parcel's tracking number (UPS, FedEx, USPS, DHL Express, UPU S10), by its check digit.
     case shipmentTrackingNumber
+    /// An amount of money with its currency (a symbol or an ISO 4217 code printed beside it).
+    case currency
 
     /// Whether a payload of this type carries a check digit that was verified: a misread passes it
     /// only by chance (one in 7 to 11), so one reading that passes it is evidence another reading
