@@ -60,7 +60,8 @@ enum MoneyAmounts {
                 continue
             }
             if let (currency, range) = marker(bytes, before: i, after: number.end, region: region) {
-                found.append(Found(amount: number.amount, currency: currency, utf8Range: min(range.lowerBound, i)..<max(range.upperBound, number.end)))
+                found.append(
+                    Found(amount: number.amount, currency: currency, utf8Range: min(range.lowerBound, i)..<max(range.upperBound, number.end)))
             }
             i = number.end
         }
@@ -82,7 +83,8 @@ enum MoneyAmounts {
         }
         var grouping: UInt8?
         if integer.count <= 3 {
-            while i < bytes.count, [UInt8(ascii: ","), UInt8(ascii: "."), UInt8(ascii: " ")].contains(bytes[i]), grouping == nil || grouping == bytes[i],
+            while i < bytes.count, [UInt8(ascii: ","), UInt8(ascii: "."), UInt8(ascii: " ")].contains(bytes[i]),
+                grouping == nil || grouping == bytes[i],
                 threeDigits(at: i + 1)
             {
                 grouping = bytes[i]
@@ -99,7 +101,8 @@ enum MoneyAmounts {
             i = j
         }
         if i < bytes.count,
-            [UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "%"), UInt8(ascii: "-")].contains(bytes[i]) || isLetter(bytes[i]) && !startsSymbol(bytes, i)
+            [UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "%"), UInt8(ascii: "-")].contains(bytes[i])
+                || isLetter(bytes[i]) && !startsSymbol(bytes, i)
         {
             return nil
         }

@@ -100,7 +100,8 @@ struct Watch: ParsableCommand {
     var symbologies: String?
 
     @Option(
-        name: .long, help: ArgumentHelp("Only these content types (telephoneNumber, url, emailAddress, shipmentTrackingNumber).", valueName: "list"))
+        name: .long,
+        help: ArgumentHelp("Only these content types (telephoneNumber, url, emailAddress, shipmentTrackingNumber, currency).", valueName: "list"))
     var contentTypes: String?
 
     @Option(
@@ -174,7 +175,7 @@ struct Wait: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Only these: kinds (barcode, text), symbologies (qr, ean13, …) or content types (telephoneNumber, url, emailAddress, shipmentTrackingNumber).",
+            "Only these: kinds (barcode, text), symbologies (qr, ean13, …) or content types (telephoneNumber, url, emailAddress, shipmentTrackingNumber, currency).",
             valueName: "list")
     )
     var types: String?

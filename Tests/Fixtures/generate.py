@@ -130,6 +130,18 @@ def tracking_label():
         f.write("".join(number + "\n" for number in footage.TRACKING_NUMBERS))
 
 
+def money_receipt():
+    """receipt.jpg: a receipt with five dollar amounts among a price without a symbol, a tax rate, an
+    order number, a date and time, a card number, a zip code and a phone number (issue #43),
+    photographed as the code sheet is, at 960x1280 (a receipt is tall); receipt.txt, the amounts `scan
+    --types currency` must type, in reading order."""
+    footage = footage_module()
+    doc = footage.money_receipt(random.Random("money-receipt"))
+    photographed(doc, "money-receipt", width=960, height=1280, tilt=(0.06, -0.08, -0.03)).save(out("receipt.jpg"), quality=80, optimize=True)
+    with open(out("receipt.txt"), "w") as f:
+        f.write("".join(amount + "\n" for amount in footage.MONEY_AMOUNTS))
+
+
 # --- one fixture per symbology -------------------------------------------------------------------
 SYMBOLOGIES = [
     # (file, BWIPP encoder, data given to the encoder, options)
@@ -532,6 +544,7 @@ if __name__ == "__main__":
     more_symbologies()
     code_sheet()
     tracking_label()
+    money_receipt()
     qr_rotated()
     qr_tilted()
     multiple_codes()

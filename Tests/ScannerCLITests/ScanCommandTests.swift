@@ -43,6 +43,19 @@ import Testing
         }
     }
 
+    /// Tests/Fixtures/receipt.jpg (generate.py `money_receipt`, photographed): its five dollar amounts,
+    /// each with its currency in `parsed`, and no other number as money: a price without a symbol, the
+    /// tax rate, the order number, the date and time, the card, the zip code, the phone (issue #43).
+    @Test(arguments: [true, false]) func aReceiptsAmountsAndNothingElse(withModels: Bool) throws {
+        let expected = try String(contentsOfFile: Fixtures.path("receipt.txt"), encoding: .utf8).split(separator: "\n").map(String.init)
+        let lineModel = withModels ? ["--line-model", Fixtures.packageRoot.appendingPathComponent(".build/models").path] : ["--no-line-model"]
+        let result = try scan(["--types", "currency"] + lineModel + ["Tests/Fixtures/receipt.jpg"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let items = try objects(result).map { try Event.Item($0) }
+        #expect(items.map(\.payload) == expected, "\(items.map(\.payload))")
+        #expect(items.allSatisfy { $0.contentType == .currency && $0.parsed?["currency"]?.string == "USD" })
+    }
+
     @Test func printsOneJSONObjectPerItemAndExitsZero() throws {
         let result = try scan(["Tests/Fixtures/qr.png", "Tests/Fixtures/flyer.jpg"])
         #expect(result.status == 0)

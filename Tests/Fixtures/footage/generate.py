@@ -226,6 +226,32 @@ def tracking_label(rng):
     return doc
 
 
+# A receipt whose prices carry their currency (issue #43): `Tests/Fixtures/generate.py money_receipt`
+# photographs it for `scannerd scan --types currency`. The amounts `scan` must type, in reading order.
+MONEY_AMOUNTS = ["5.25 USD", "12.90 USD", "25.95 USD", "2.14 USD", "28.09 USD"]
+
+
+def money_receipt(rng):
+    doc = Document((620, 1000), (250, 249, 244))
+    y = 40
+    y = doc.text((150, y), "CORNER MARKET", 46, (10, 10, 10), bold=True) + 20
+    for text in [
+        "Order #5125550147",
+        "11/22/2026  09:41",
+        "Sourdough loaf   $5.25",
+        "Coffee 500g     $12.90",
+        "Apples 1.2kg      4.31",
+        "SUBTOTAL        $25.95",
+        "TAX 8.25%        $2.14",
+        "TOTAL           $28.09",
+        "VISA **** 4410",
+        "Store 07 Austin TX 78704",
+    ]:
+        y = doc.text((40, y), text, 30, (25, 25, 25), mono=True) + 22
+    doc.text((40, y + 20), "Questions? 1-737-555-0142", 32, (10, 10, 10))
+    return doc
+
+
 def receipt(rng):
     doc = Document((620, 1300), (250, 249, 244))
     y = 40
