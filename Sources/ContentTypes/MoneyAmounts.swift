@@ -82,10 +82,18 @@ enum MoneyAmounts {
             i += 1
         }
         var grouping: UInt8?
+        /// Whether a dot before three digits groups them: only where more groups or a decimal comma
+        /// follow (`1.234.567`, `1.234,56`). Alone it is a decimal point: a fuel price `$2.659`, and
+        /// the dinars' three decimals.
+        func dotGroups(at j: Int) -> Bool {
+            grouping == UInt8(ascii: ".")
+                || j + 5 < bytes.count
+                    && (bytes[j + 4] == UInt8(ascii: ".") && threeDigits(at: j + 5) || bytes[j + 4] == UInt8(ascii: ",") && isDigit(bytes[j + 5]))
+        }
         if integer.count <= 3 {
             while i < bytes.count, [UInt8(ascii: ","), UInt8(ascii: "."), UInt8(ascii: " ")].contains(bytes[i]),
                 grouping == nil || grouping == bytes[i],
-                threeDigits(at: i + 1)
+                threeDigits(at: i + 1), bytes[i] != UInt8(ascii: ".") || dotGroups(at: i)
             {
                 grouping = bytes[i]
                 integer += bytes[(i + 1)..<(i + 4)]
@@ -96,15 +104,21 @@ enum MoneyAmounts {
         if i + 1 < bytes.count, bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: ","), bytes[i] != grouping, isDigit(bytes[i + 1]) {
             var j = i + 1
             while j < bytes.count, isDigit(bytes[j]) { j += 1 }
-            guard j - (i + 1) <= 2 else { return nil }
+            // Two decimals, or three after a point (`$2.659`, `KWD 1.250`).
+            guard j - (i + 1) <= (bytes[i] == UInt8(ascii: ".") ? 3 : 2) else { return nil }
             decimals = Array(bytes[(i + 1)..<j])
             i = j
         }
-        if i < bytes.count,
-            [UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "%"), UInt8(ascii: "-")].contains(bytes[i])
-                || isLetter(bytes[i]) && !startsSymbol(bytes, i)
-        {
-            return nil
+        // A date or a range (`11/22`, `10-16`), a time, a percentage, a word: not an amount. A unit
+        // after a slash is (`$2.659/gal`).
+        if i < bytes.count {
+            let next = i + 1 < bytes.count ? bytes[i + 1] : 0
+            if bytes[i] == UInt8(ascii: "/") || bytes[i] == UInt8(ascii: "-")
+                ? isDigit(next)
+                : [UInt8(ascii: ":"), UInt8(ascii: "%")].contains(bytes[i]) || isLetter(bytes[i]) && !startsSymbol(bytes, i)
+            {
+                return nil
+            }
         }
         let whole = String(decoding: integer, as: UTF8.self)
         return (decimals.isEmpty ? whole : whole + "." + String(decoding: decimals, as: UTF8.self), i)

@@ -25,6 +25,11 @@ import Testing
         ("Price: 1,299.00 USD", "1299.00 USD [1,299.00 USD]"),
         ("¥1,500", "1500 JPY [¥1,500]"),
         ("CHF 4.50", "4.50 CHF [CHF 4.50]"),
+        // A point before three digits alone is a decimal point (a fuel price, seen on a development
+        // receipt read as 2659 dollars); with more groups or a decimal comma it groups.
+        ("Regular $2.659/gal", "2.659 USD [$2.659]"),
+        ("1.234.567 EUR", "1234567 EUR [1.234.567 EUR]"),
+        ("1 234,56 €", "1234.56 EUR [1 234,56 €]"),
     ])
     func amountsWithTheirCurrency(line: String, expected: String) {
         #expect(money(line) == [expected], "\(line)")
