@@ -73,7 +73,7 @@ enum LinesBenchmark {
             return result
         }
         // `scannerd scan`'s way: the whole frame, every content type, the default quality.
-        let scanner = try ImageScanner(options: ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: Set(TextContentType.allCases))))
+        let scanner = try ImageScanner(options: ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: TextContentType.standard)))
         var scanned: [String: Set<String>] = [:]
         var byScenario: [String: Tally] = [:]
         for name in clips {

@@ -123,7 +123,7 @@ enum MemoryBenchmark {
             call = { i in _ = recognizer.recognize(images[i % images.count]) }
         case "text":
             let scanner = try ImageScanner(
-                options: ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: Set(TextContentType.allCases))))
+                options: ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: TextContentType.standard)))
             call = { i in _ = scanner.scan(images[i % images.count]) }
         case "sequence":
             let handler = try Pipeline(configuration: SequenceConfiguration(options: ScanOptions()), pacing: .everyFrame(fps: 30))

@@ -8,7 +8,7 @@ import Testing
 
 /// Text recognition end to end: Tesseract reads rendered text, content typing says what it is.
 @Suite(.offThePool(minutes: 2)) struct TextTests {
-    static let contentOnly = ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: Set(TextContentType.allCases)))
+    static let contentOnly = ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: TextContentType.standard))
 
     func summary(_ items: [RecognizedItem]) -> [String] {
         items.map { "\($0.contentType?.rawValue ?? $0.kind.rawValue) \($0.payload)" }
@@ -54,6 +54,10 @@ import Testing
     @Test func flyerYieldsOnlyThePhoneNumber() throws {
         let items = try scanFixture("flyer.jpg", options: Self.contentOnly)
         #expect(summary(items) == ["telephoneNumber +12125550187"])
+        // Its price is money, when money is asked for (issue #43); its order number and date still nothing.
+        let every = try scanFixture(
+            "flyer.jpg", options: ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: Set(TextContentType.allCases))))
+        #expect(summary(every) == ["currency 129.99 USD", "telephoneNumber +12125550187"])
     }
 
     @Test func emptyImageYieldsNothing() throws {
