@@ -12,7 +12,7 @@ import Testing
         let groups = try RecognitionTypes(parsing: "barcodes,text")
         #expect(groups.symbologies == Set(Symbology.allCases))
         #expect(groups.contentTypes.isEmpty && groups.plainText)
-        #expect(try RecognitionTypes(parsing: "contentTypes").contentTypes == Set(TextContentType.allCases))
+        #expect(try RecognitionTypes(parsing: "contentTypes").contentTypes == TextContentType.standard)
     }
 
     @Test func unknownNameIsAnErrorNamingIt() {
