@@ -86,7 +86,10 @@ enum PreviewPage {
         const selectPayload = new URLSearchParams(location.hash.slice(1)).get("select");
         let socket = null;
         let nextId = 1;
-        const typeGroups = [["qr", "QR"], ["barcodes", "Barcodes"], ["telephoneNumber", "Phone"], ["url", "URL"], ["emailAddress", "E-mail"]];
+        const typeGroups = [
+          ["qr", "QR"], ["barcodes", "Barcodes"], ["telephoneNumber", "Phone"], ["url", "URL"], ["emailAddress", "E-mail"],
+          ["shipmentTrackingNumber", "Tracking"], ["currency", "Money"],
+        ];
 
         function log(text) {
           const entry = document.createElement("li");
@@ -95,7 +98,13 @@ enum PreviewPage {
           while ($("log").children.length > 200) $("log").lastChild.remove();
         }
 
-        function label(item) { return item.symbology || item.contentType || item.kind; }
+        // What an item is; a tracking number with its carrier, an amount with its currency (`parsed`).
+        function label(item) {
+          const parsed = item.parsed || {};
+          if (parsed.type === "shipmentTracking") return `tracking ${parsed.carrier}`;
+          if (parsed.type === "currency") return `money ${parsed.currency}`;
+          return item.symbology || item.contentType || item.kind;
+        }
 
         function render() {
           const quads = $("quads");
@@ -137,7 +146,7 @@ enum PreviewPage {
           if (config.types) {
             const on = new Set(config.types);
             // "barcodes" stands for every symbology but QR; the daemon names them one by one.
-            const notBarcodes = new Set(["qr", "telephoneNumber", "url", "emailAddress", "text"]);
+            const notBarcodes = new Set(["qr", "telephoneNumber", "url", "emailAddress", "shipmentTrackingNumber", "currency", "text"]);
             const anyBarcode = [...on].some((t) => !notBarcodes.has(t));
             for (const button of $("types").children) {
               button.classList.toggle("on", button.dataset.types === "barcodes" ? anyBarcode : on.has(button.dataset.types));

@@ -253,8 +253,11 @@ public struct ItemTracker: Sendable {
     }
 
     private mutating func observeText(_ observation: RecognizedItem, weight: Int, _ frame: FrameObservations) -> (Int, [TrackerAction]) {
+        // With what the content typing parsed (a tracking number's carrier, an amount's currency): the
+        // consensus is always one actual read, so its details go with its payload.
         let read = TextEvidence.Read(
-            payload: observation.payload, transcript: observation.transcript, confidence: observation.confidence, weight: weight)
+            payload: observation.payload, transcript: observation.transcript, confidence: observation.confidence, details: observation.details,
+            weight: weight)
         guard let index = textTrack(at: observation) else {
             var track = newTrack(observation, frame)
             track.evidence?.record(read)

@@ -11,7 +11,8 @@ public struct TextEvidence: Sendable, Equatable {
         public var payload: String
         public var transcript: String?
         public var confidence: Double
-        /// A barcode reading's details (`RecognizedItem.details`), which go with its payload.
+        /// A reading's details (`RecognizedItem.details`: a code's identifier and parsed form, a typed
+        /// text's parsed form), which go with its payload.
         public var details: PayloadDetails?
         /// How many votes the read casts (at least 1): a read both recognizers agree on outweighs
         /// one a single recognizer made (`ItemTracker.wholeVote`).

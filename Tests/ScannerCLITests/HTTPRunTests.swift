@@ -201,41 +201,7 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
                     "http://127.0.0.1:\(port)/",
                 ], timeout: 40)
             #expect(head.stdout.lowercased().contains("content-security-policy: default-src 'none'; script-src 'self'"), "\(head.stdout)")
-            var dom = ""
-            // Chromium usually answers in ~2 s. It exited 5 within 0.1 s on every attempt whenever
-            // this test process's umask had been left at 0177 (in-process EventServer tests used to
-            // borrow the process-wide umask while binding, and concurrent borrows could leave 0177
-            // behind; a Chromium that inherits it cannot enter the directories it makes). The server
-            // no longer touches the umask, but other tests set it for a moment (PhotoFileTests), so
-            // Chromium is still started with umask 022, and with default signal dispositions, under
-            // timeout(1) (which kills its whole process group), with a profile, home and temporary
-            // directory of its own; failed attempts are printed and summed up in a failure message.
-            var attempts: [(status: Int32, bytes: Int, stderr: String)] = []
-            let deadline = Date().addingTimeInterval(110)
-            repeat {
-                let own = scratch.file("\(attempts.count)")
-                try FileManager.default.createDirectory(atPath: own + "/tmp", withIntermediateDirectories: true)
-                let browser = try Subprocess.run(
-                    "/bin/sh",
-                    [
-                        "-c", #"umask 022 && exec "$@""#, "sh", "/usr/bin/env", "--default-signal", "/usr/bin/timeout", "-k", "5", "25",
-                        "/usr/bin/chromium",
-                        "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(own)/profile", "--virtual-time-budget=3000", "--dump-dom",
-                        "http://127.0.0.1:\(port)/",
-                    ],
-                    environment: ["HOME": own, "TMPDIR": own + "/tmp"], timeout: 40)
-                dom = browser.stdout
-                let said = browser.stderr.split(separator: "\n").filter {
-                    !$0.contains("Failed to connect to the bus") && !$0.contains("object_proxy.cc")
-                }.joined(separator: " | ")
-                attempts.append((browser.status, dom.count, said))
-            } while !dom.contains(#"<span class="kind">qr</span>"#) && Date() < deadline
-            let failed = attempts.filter { $0.status != 0 }
-            let summary =
-                "\(attempts.count) attempts, \(failed.count) failed; the last: exit \(attempts.last?.status ?? -1), \(attempts.last?.bytes ?? 0) bytes: \(attempts.last?.stderr ?? "")"
-            if !failed.isEmpty {
-                print("thePreviewPageShowsTheItemsInAHeadlessBrowser: Chromium failed to start: \(summary); first failure: \(failed[0].stderr)")
-            }
+            let (dom, summary) = try Self.browse(port: port, scratch: scratch) { $0.contains(#"<span class="kind">qr</span>"#) }
             #expect(
                 dom.contains(#"<span class="kind">qr</span>https://example.com/scannerd-demo</li>"#),
                 "\(summary)\nthe daemon \(daemon.process.isRunning ? "runs" : "exited \(daemon.process.terminationStatus)"): \(daemon.stderr.suffix(1500))\n\(dom.suffix(1500))"
@@ -250,6 +216,68 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             }
             #expect(points.count == 4 && points.allSatisfy { $0.count == 2 && $0.allSatisfy { (0...1).contains($0) } }, "\(points)")
             #expect(dom.contains("camera available"), "the hello reached the page")
+        }
+    }
+
+    /// The page's DOM as headless Chromium renders it, loaded again until `done` holds or 110 s pass;
+    /// and a summary of the attempts for a failure message.
+    ///
+    /// Chromium usually answers in ~2 s. It exited 5 within 0.1 s on every attempt whenever this test
+    /// process's umask had been left at 0177 (in-process EventServer tests used to borrow the
+    /// process-wide umask while binding, and concurrent borrows could leave 0177 behind; a Chromium
+    /// that inherits it cannot enter the directories it makes). The server no longer touches the
+    /// umask, but other tests set it for a moment (PhotoFileTests), so Chromium is still started with
+    /// umask 022, and with default signal dispositions, under timeout(1) (which kills its whole
+    /// process group), with a profile, home and temporary directory of its own; failed attempts are
+    /// printed and summed up.
+    static func browse(port: Int, scratch: TemporaryDirectory, until done: (String) -> Bool) throws -> (dom: String, summary: String) {
+        var dom = ""
+        var attempts: [(status: Int32, bytes: Int, stderr: String)] = []
+        let deadline = Date().addingTimeInterval(110)
+        repeat {
+            let own = scratch.file("\(attempts.count)")
+            try FileManager.default.createDirectory(atPath: own + "/tmp", withIntermediateDirectories: true)
+            let browser = try Subprocess.run(
+                "/bin/sh",
+                [
+                    "-c", #"umask 022 && exec "$@""#, "sh", "/usr/bin/env", "--default-signal", "/usr/bin/timeout", "-k", "5", "25",
+                    "/usr/bin/chromium",
+                    "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(own)/profile", "--virtual-time-budget=3000", "--dump-dom",
+                    "http://127.0.0.1:\(port)/",
+                ],
+                environment: ["HOME": own, "TMPDIR": own + "/tmp"], timeout: 40)
+            dom = browser.stdout
+            let said = browser.stderr.split(separator: "\n").filter {
+                !$0.contains("Failed to connect to the bus") && !$0.contains("object_proxy.cc")
+            }.joined(separator: " | ")
+            attempts.append((browser.status, dom.count, said))
+        } while !done(dom) && Date() < deadline
+        let failed = attempts.filter { $0.status != 0 }
+        let summary =
+            "\(attempts.count) attempts, \(failed.count) failed; the last: exit \(attempts.last?.status ?? -1), \(attempts.last?.bytes ?? 0) bytes: \(attempts.last?.stderr ?? "")"
+        if !failed.isEmpty {
+            print("browse: Chromium failed to start: \(summary); first failure: \(failed[0].stderr)")
+        }
+        return (dom, summary)
+    }
+
+    /// A tracking number on the preview page is named by its carrier (issue #43): a still of the label
+    /// fixture replayed, tracking numbers asked for.
+    @Test func thePreviewPageNamesATrackingNumbersCarrier() async throws {
+        try await blocking {
+            let scratch = try TemporaryDirectory("p")
+            let clip = scratch.file("clip")
+            try FileManager.default.createDirectory(atPath: clip, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Fixtures.path("label.jpg"), toPath: clip + "/frame-000.jpg")
+            let (daemon, port) = try httpDaemon([
+                "run", "--no-socket", "--source", clip, "--loop", "--types", "contentTypes,shipmentTrackingNumber",
+                "--line-model", Fixtures.packageRoot.appendingPathComponent(".build/models").path,
+            ])
+            defer { _ = daemon.stop() }
+            let wanted = #"<span class="kind">tracking usps</span>9400111899223397881238</li>"#
+            let (dom, summary) = try Self.browse(port: port, scratch: scratch) { $0.contains(wanted) }
+            #expect(dom.contains(wanted), "\(summary)\n\(daemon.stderr.suffix(800))\n\(dom.suffix(1500))")
+            #expect(dom.contains(#"data-types="shipmentTrackingNumber""#) && dom.contains(#"data-types="currency""#), "the type buttons")
         }
     }
 

@@ -352,6 +352,19 @@ struct Replay {
         #expect(replay.log == ["3 added +14155550123 #01"])
     }
 
+    /// A typed text's parsed form (a tracking number's carrier) reaches the item clients are told
+    /// about, as a barcode's does (issue #43: live events had lost it).
+    @Test func textKeepsWhatItsTypingParsed() {
+        var replay = Replay()
+        var ups = text(.shipmentTrackingNumber, "1Z999AA10123456784")
+        ups.details = PayloadDetails(parsed: .shipment(ShipmentTracking(carrier: "ups")))
+        replay.step(text: [ups])
+        replay.steps(2)
+        let added = replay.step(text: [ups])
+        #expect(added.map(\.name) == ["added"])
+        #expect(added.first?.item.item.details?.parsed == .shipment(ShipmentTracking(carrier: "ups")))
+    }
+
     /// A reading that overlaps both a live item and a pending track at its place goes to the live
     /// item, however much more it overlaps the pending one: the item is neither starved until it is
     /// removed in view nor added again from the pending track.
