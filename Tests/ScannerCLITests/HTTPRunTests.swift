@@ -274,6 +274,19 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
                 "--line-model", Fixtures.packageRoot.appendingPathComponent(".build/models").path,
             ])
             defer { _ = daemon.stop() }
+            // Text is added after agreeing reads over several passes, which a loaded machine makes
+            // slow: the daemon's own list is waited for first, then the page (whose hello has it).
+            let listed = Date().addingTimeInterval(90)
+            var items = ""
+            while Date() < listed, !items.contains("9400111899223397881238") {
+                items = try Subprocess.run(
+                    "/usr/bin/curl",
+                    ["-s", "--max-time", "5", "--retry", "20", "--retry-connrefused", "--retry-delay", "0", "http://127.0.0.1:\(port)/items"],
+                    timeout: 30
+                ).stdout
+                if !items.contains("9400111899223397881238") { Thread.sleep(forTimeInterval: 0.5) }
+            }
+            try #require(items.contains("9400111899223397881238"), "not added: \(items) \(daemon.stderr.suffix(800))")
             let wanted = #"<span class="kind">tracking usps</span>9400111899223397881238</li>"#
             let (dom, summary) = try Self.browse(port: port, scratch: scratch) { $0.contains(wanted) }
             #expect(dom.contains(wanted), "\(summary)\n\(daemon.stderr.suffix(800))\n\(dom.suffix(1500))")
