@@ -64,7 +64,13 @@ final class SettingsControl: Sendable {
         }
         switch outcome {
         case nil:
-            return .failure(.init("not applied within \(Int(Self.applyDeadline.inSeconds)) s (the pipeline's stages were still being built)"))
+            // The build goes on: the change may still take effect, unannounced (builds take 0.06–0.22 s;
+            // this is for a machine that has stopped).
+            logger.error("configuration change not confirmed in time", metadata: ["deadline": "\(Int(Self.applyDeadline.inSeconds))s"])
+            return .failure(
+                .init(
+                    "not confirmed within \(Int(Self.applyDeadline.inSeconds)) s: the pipeline's stages were still being built, and the change may still apply (see stats, the next config event)"
+                ))
         case .failure(let error)?:
             logger.error("configuration change not applied", metadata: ["error": "\(error)"])
             return .failure(.init("not applied: \(error)"))
