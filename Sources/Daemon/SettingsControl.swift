@@ -69,7 +69,7 @@ final class SettingsControl: Sendable {
             logger.error("configuration change not confirmed in time", metadata: ["deadline": "\(Int(Self.applyDeadline.inSeconds))s"])
             return .failure(
                 .init(
-                    "not confirmed within \(Int(Self.applyDeadline.inSeconds)) s: the pipeline's stages were still being built, and the change may still apply (see stats, the next config event)"
+                    "not confirmed within \(Int(Self.applyDeadline.inSeconds)) s: the pipeline's stages were still being built, and the change may still apply"
                 ))
         case .failure(let error)?:
             logger.error("configuration change not applied", metadata: ["error": "\(error)"])
