@@ -47,30 +47,30 @@ public struct ContentDetector: Sendable {
                 }
             }
         }
-        if contentTypes.contains(.shipmentTrackingNumber) {
+        // Each later finder takes only what the earlier ones left: a tracking number's digits are no
+        // amount and no phone number, an amount's no phone number.
+        func add(_ more: [ContentMatch]) {
             let taken = found.map(\.utf8Range)
-            found += TrackingNumbers.find(in: line).filter { number in !taken.contains { $0.overlaps(number.utf8Range) } }.map { number in
-                ContentMatch(
-                    contentType: .shipmentTrackingNumber, payload: number.number,
-                    transcript: String(decoding: bytes[number.utf8Range], as: UTF8.self), utf8Range: number.utf8Range,
-                    parsed: .shipment(ShipmentTracking(carrier: number.carrier.rawValue, country: number.country)))
-            }
+            found += more.filter { match in !taken.contains { $0.overlaps(match.utf8Range) } }
+        }
+        func transcript(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
+        if contentTypes.contains(.shipmentTrackingNumber) {
+            add(
+                TrackingNumbers.find(in: line).map { number in
+                    ContentMatch(
+                        contentType: .shipmentTrackingNumber, payload: number.number, transcript: transcript(number.utf8Range),
+                        utf8Range: number.utf8Range, parsed: .shipment(ShipmentTracking(carrier: number.carrier.rawValue, country: number.country)))
+                })
         }
         if contentTypes.contains(.currency) {
-            let taken = found.map(\.utf8Range)
-            found += MoneyAmounts.find(in: line, region: region).filter { money in !taken.contains { $0.overlaps(money.utf8Range) } }.map { money in
-                ContentMatch(
-                    contentType: .currency, payload: "\(money.amount) \(money.currency)",
-                    transcript: String(decoding: bytes[money.utf8Range], as: UTF8.self), utf8Range: money.utf8Range,
-                    parsed: .money(amount: money.amount, currency: money.currency))
-            }
+            add(
+                MoneyAmounts.find(in: line, region: region).map { money in
+                    ContentMatch(
+                        contentType: .currency, payload: "\(money.amount) \(money.currency)", transcript: transcript(money.utf8Range),
+                        utf8Range: money.utf8Range, parsed: .money(amount: money.amount, currency: money.currency))
+                })
         }
-        if contentTypes.contains(.telephoneNumber) {
-            let taken = found.map(\.utf8Range)
-            found += phoneNumbers(in: line, bytes: bytes).filter { phone in
-                !taken.contains { $0.overlaps(phone.utf8Range) }
-            }
-        }
+        if contentTypes.contains(.telephoneNumber) { add(phoneNumbers(in: line, bytes: bytes)) }
         return found.sorted { $0.utf8Range.lowerBound < $1.utf8Range.lowerBound }
     }
 
