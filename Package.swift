@@ -255,7 +255,7 @@ let package = Package(
         .target(name: "TestTraits", path: "Tests/TestTraits"),
         .testTarget(name: "ScannerCoreTests", dependencies: ["ScannerCore", "TestSupport"]),
         .testTarget(name: "ScannerProtocolTests", dependencies: ["ScannerProtocol", "ScannerCore", "TestSupport"]),
-        .testTarget(name: "ContentTypesTests", dependencies: ["ContentTypes", "ScannerCore"]),
+        .testTarget(name: "ContentTypesTests", dependencies: ["ContentTypes", "ScannerCore", "TestSupport"]),
         .testTarget(name: "PayloadParsingTests", dependencies: ["PayloadParsing", "ScannerCore"]),
         .testTarget(
             name: "RecognitionTests",
