@@ -131,12 +131,11 @@ final class HTTPConnections: Sendable {
         }
     }
 
-    /// Sweeps every second until cancelled.
-    func sweepEverySecond() async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(1))
-            sweep()
-        }
+    /// Sweeps every second on `eventLoop` (the listening channel's) until the returned task is
+    /// cancelled: a NIO timer, not a task on the cooperative pool, so that a pool kept busy
+    /// elsewhere (two threads on a 2-core machine) cannot hold the timeouts back.
+    func sweepEverySecond(on eventLoop: any EventLoop) -> RepeatedTask {
+        eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [self] _ in sweep() }
     }
 }
 

@@ -88,6 +88,8 @@ public final class HTTPServer: Sendable {
     let metrics: (@Sendable () -> String)?
     /// The port it listens on, once it does (the configured one may be 0).
     let boundPort = Mutex(0)
+    /// Closes expired connections every second while the server runs (`HTTPConnections.sweepEverySecond`).
+    let sweeper = Mutex<RepeatedTask?>(nil)
     /// Event streams and WebSockets open now.
     let streams = Mutex(0)
     /// Every connection the port holds, and the limits on them.
@@ -144,8 +146,7 @@ public final class HTTPServer: Sendable {
                 base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channelConfiguration),
                 connections: connections)
         }
-        let sweeper = Task { await connections.sweepEverySecond() }
-        defer { sweeper.cancel() }
+        defer { sweeper.withLock { $0?.cancel() } }
         let app = Application(
             router: router,
             server: server,
@@ -153,6 +154,7 @@ public final class HTTPServer: Sendable {
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? 0
                 boundPort.withLock { $0 = port }
+                sweeper.withLock { $0 = connections.sweepEverySecond(on: channel.eventLoop) }
                 ready(port)
             },
             logger: logger)
