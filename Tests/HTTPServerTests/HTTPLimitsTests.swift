@@ -184,7 +184,8 @@ import Testing
             asker.send("GET /items HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")  // never read
             #expect(eventually(within: 15) { running.server.connectionCount == 2 }, "both admitted: \(running.server.connectionCount)")
             #expect(
-                eventually(within: 15) { running.server.connectionCount == 1 }, "the stream's connection alone is held: \(running.server.connectionCount)")
+                eventually(within: 15) { running.server.connectionCount == 1 },
+                "the stream's connection alone is held: \(running.server.connectionCount)")
             #expect(!stream.isClosedByServer, "the stream is not timed out")
             // What the kernel had taken before the close arrives, then the end: the answer cut short.
             let (bytes, closed) = asker.read(for: 10)
