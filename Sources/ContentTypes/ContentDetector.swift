@@ -49,9 +49,13 @@ public struct ContentDetector: Sendable {
         }
         // Each later finder takes only what the earlier ones left: a tracking number's digits are no
         // amount and no phone number, an amount's no phone number.
+        // Which bytes are taken, so that a long line's many matches cost their length, not its square.
+        var taken = [Bool](repeating: false, count: bytes.count)
+        for match in found { for i in match.utf8Range.clamped(to: 0..<bytes.count) { taken[i] = true } }
         func add(_ more: [ContentMatch]) {
-            let taken = found.map(\.utf8Range)
-            found += more.filter { match in !taken.contains { $0.overlaps(match.utf8Range) } }
+            let fresh = more.filter { match in !match.utf8Range.clamped(to: 0..<bytes.count).contains { taken[$0] } }
+            for match in fresh { for i in match.utf8Range.clamped(to: 0..<bytes.count) { taken[i] = true } }
+            found += fresh
         }
         func transcript(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
         if contentTypes.contains(.shipmentTrackingNumber) {
@@ -62,12 +66,38 @@ public struct ContentDetector: Sendable {
                         utf8Range: number.utf8Range, parsed: .shipment(ShipmentTracking(carrier: number.carrier.rawValue, country: number.country)))
                 })
         }
+        if contentTypes.contains(.flightNumber) {
+            add(
+                FlightNumbers.find(in: line).map { flight in
+                    ContentMatch(
+                        contentType: .flightNumber, payload: flight.payload, transcript: transcript(flight.utf8Range), utf8Range: flight.utf8Range,
+                        parsed: .flight(airline: flight.airline, number: flight.number))
+                })
+        }
         if contentTypes.contains(.currency) {
             add(
                 MoneyAmounts.find(in: line, region: region).map { money in
                     ContentMatch(
                         contentType: .currency, payload: "\(money.amount) \(money.currency)", transcript: transcript(money.utf8Range),
                         utf8Range: money.utf8Range, parsed: .money(amount: money.amount, currency: money.currency))
+                })
+        }
+        if contentTypes.contains(.fullStreetAddress) {
+            // Streets and localities alone too: `StreetAddresses.assembled` joins a street to the
+            // locality on the line under it and drops what stays alone.
+            add(
+                StreetAddresses.find(in: line).map { found in
+                    ContentMatch(
+                        contentType: .fullStreetAddress, payload: found.address.payload, transcript: transcript(found.utf8Range),
+                        utf8Range: found.utf8Range, parsed: .address(found.address))
+                })
+        }
+        if contentTypes.contains(.dateTimeDuration) {
+            add(
+                DateTimes.find(in: line, region: region).map { found in
+                    ContentMatch(
+                        contentType: .dateTimeDuration, payload: found.iso8601, transcript: transcript(found.utf8Range), utf8Range: found.utf8Range,
+                        parsed: .dateTime(kind: found.kind.rawValue, iso8601: found.iso8601))
                 })
         }
         if contentTypes.contains(.telephoneNumber) { add(phoneNumbers(in: line, bytes: bytes)) }

@@ -88,7 +88,7 @@ enum PreviewPage {
         let nextId = 1;
         const typeGroups = [
           ["qr", "QR"], ["barcodes", "Barcodes"], ["telephoneNumber", "Phone"], ["url", "URL"], ["emailAddress", "E-mail"],
-          ["shipmentTrackingNumber", "Tracking"], ["currency", "Money"],
+          ["shipmentTrackingNumber", "Tracking"], ["currency", "Money"], ["dateTimeDuration", "Dates"], ["flightNumber", "Flights"],
         ];
 
         function log(text) {
@@ -98,11 +98,14 @@ enum PreviewPage {
           while ($("log").children.length > 200) $("log").lastChild.remove();
         }
 
-        // What an item is; a tracking number with its carrier, an amount with its currency (`parsed`).
+        // What an item is; a tracking number with its carrier, an amount with its currency, a date or
+        // duration with what kind it is (`parsed`).
         function label(item) {
           const parsed = item.parsed || {};
           if (parsed.type === "shipmentTracking") return `tracking ${parsed.carrier}`;
           if (parsed.type === "currency") return `money ${parsed.currency}`;
+          if (parsed.type === "dateTime") return parsed.kind;
+          if (parsed.type === "flight") return `flight ${parsed.airline}`;
           return item.symbology || item.contentType || item.kind;
         }
 
@@ -146,7 +149,7 @@ enum PreviewPage {
           if (config.types) {
             const on = new Set(config.types);
             // "barcodes" stands for every symbology but QR; the daemon names them one by one.
-            const notBarcodes = new Set(["qr", "telephoneNumber", "url", "emailAddress", "shipmentTrackingNumber", "currency", "text"]);
+            const notBarcodes = new Set(["qr", "telephoneNumber", "url", "emailAddress", "shipmentTrackingNumber", "currency", "dateTimeDuration", "flightNumber", "text"]);
             const anyBarcode = [...on].some((t) => !notBarcodes.has(t));
             for (const button of $("types").children) {
               button.classList.toggle("on", button.dataset.types === "barcodes" ? anyBarcode : on.has(button.dataset.types));

@@ -137,9 +137,15 @@ public final class ImageScanner {
                 item.bounds = item.bounds.map(toImage)
                 return item
             }
-            items += Self.text(read, outside: items.map(\.bounds))
+            items += Self.text(Self.joiningAddressLines(read).map(\.item), outside: items.map(\.bounds))
         }
         return items.sorted(by: RecognizedItem.readingOrder)
+    }
+
+    /// `items` with a street joined to the locality on the line under it, and streets and localities
+    /// left alone dropped (`StreetAddresses.assembled`); each with the indices it was made of.
+    public static func joiningAddressLines(_ items: [RecognizedItem]) -> [(item: RecognizedItem, parts: [Int])] {
+        StreetAddresses.assembled(items)
     }
 
     /// The barcodes of `image` within the region of interest, in reading order (a camera frame's

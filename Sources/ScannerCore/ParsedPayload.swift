@@ -12,6 +12,14 @@ public enum ParsedPayload: Sendable, Equatable {
     case shipment(ShipmentTracking)
     /// An amount of money read in text (`TextContentType.currency`).
     case money(amount: String, currency: String)
+    /// A date, time, range or duration read in text (`TextContentType.dateTimeDuration`): what it is
+    /// (`date`, `time`, `dateTime`, `range`, `duration`) and its ISO 8601 value.
+    case dateTime(kind: String, iso8601: String)
+    /// A flight number read in text (`TextContentType.flightNumber`): the IATA airline designator and
+    /// the number (with its suffix letter, if any).
+    case flight(airline: String, number: String)
+    /// A street address read in text (`TextContentType.fullStreetAddress`).
+    case address(StreetAddress)
 
     /// The `parsed` object of an item (docs/protocol.md): `type` first, then the fields that are set.
     public var json: JSONValue {
@@ -45,6 +53,17 @@ public enum ParsedPayload: Sendable, Equatable {
 
         case .money(let amount, let currency):
             return .object([("type", .string("currency")), ("amount", .string(amount)), ("currency", .string(currency))])
+        case .dateTime(let kind, let iso8601):
+            return .object([("type", .string("dateTime")), ("kind", .string(kind)), ("iso8601", .string(iso8601))])
+        case .flight(let airline, let number):
+            return .object([("type", .string("flight")), ("airline", .string(airline)), ("number", .string(number))])
+        case .address(let address):
+            return .object(
+                [("type", .string("address"))]
+                    + Self.whereSet([
+                        ("street", address.street), ("unit", address.unit), ("city", address.city), ("region", address.region),
+                        ("postalCode", address.postalCode),
+                    ]))
         case .shipment(let shipment):
             return .object(
                 [("type", .string("shipmentTracking")), ("carrier", .string(shipment.carrier))] + Self.whereSet([("country", shipment.country)]))
@@ -160,4 +179,32 @@ public struct ShipmentTracking: Sendable, Equatable {
         self.carrier = carrier
         self.country = country
     }
+}
+
+/// A street address read in text (`TextContentType.fullStreetAddress`): its street (with the house
+/// number), a unit, and its locality as printed, with the city, state or province and postal code
+/// taken from it where they could be told apart.
+public struct StreetAddress: Sendable, Equatable {
+    public var street: String?
+    public var unit: String?
+    /// The locality as printed: `Los Angeles, CA 90042`, `10115 Berlin`.
+    public var locality: String?
+    public var city: String?
+    /// A US state's or Canadian province's code.
+    public var region: String?
+    public var postalCode: String?
+
+    public init(
+        street: String? = nil, unit: String? = nil, locality: String? = nil, city: String? = nil, region: String? = nil, postalCode: String? = nil
+    ) {
+        self.street = street
+        self.unit = unit
+        self.locality = locality
+        self.city = city
+        self.region = region
+        self.postalCode = postalCode
+    }
+
+    /// The address on one line: `5250 York Blvd, Suite 4, Los Angeles, CA 90042`.
+    public var payload: String { [street, unit, locality].compactMap { $0 }.joined(separator: ", ") }
 }

@@ -60,6 +60,13 @@ public enum TextContentType: String, Sendable, CaseIterable, Hashable {
     case shipmentTrackingNumber
     /// An amount of money with its currency (a symbol or an ISO 4217 code printed beside it).
     case currency
+    /// A date, a time, a range of them or a duration, with its ISO 8601 value.
+    case dateTimeDuration
+    /// An IATA airline designator and flight number (`LH400`), on a line that says it is a flight.
+    case flightNumber
+    /// A street address with its locality (`5250 York Blvd, Los Angeles, CA 90042`), on one line or
+    /// two.
+    case fullStreetAddress
 
     /// Whether a payload of this type carries a check digit that was verified: a misread passes it
     /// only by chance (one in 7 to 11), so one reading that passes it is evidence another reading

@@ -101,7 +101,9 @@ struct Watch: ParsableCommand {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Only these content types (telephoneNumber, url, emailAddress, shipmentTrackingNumber, currency).", valueName: "list"))
+        help: ArgumentHelp(
+            "Only these content types (telephoneNumber, url, emailAddress, shipmentTrackingNumber, currency, dateTimeDuration, flightNumber, "
+                + "fullStreetAddress).", valueName: "list"))
     var contentTypes: String?
 
     @Option(
@@ -175,7 +177,7 @@ struct Wait: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Only these: kinds (barcode, text), symbologies (qr, ean13, …) or content types (telephoneNumber, url, emailAddress, shipmentTrackingNumber, currency).",
+            "Only these: kinds (barcode, text), symbologies (qr, ean13, …) or content types (telephoneNumber, url, emailAddress, shipmentTrackingNumber, currency, dateTimeDuration, flightNumber, fullStreetAddress).",
             valueName: "list")
     )
     var types: String?

@@ -11,6 +11,9 @@ import Testing
     static let pieces = [
         "1", "9", "0", "12", "1Z", "Z", "RR", "GB", ".", ",", " ", "  ", "/", "-", ":", "%", "$", "€", "£", "¥", "R$", "US$", "kr", "zł",
         "Fr.", "USD", "EUR", "CHF", "TRACKING", "FedEx", "DHL", "#", "AA1", "999", "2345", "6784", "\u{0}", "é", "🙂", "\u{200B}", "ＵＳＤ",
+        "Dec", "mar", "am", "pm", "p.m.", "T", "Z", "h", "m", "min", "hours", "–", "to", "'", "st", "of", "31", "2024", "1999",
+        "FLIGHT", "Flug", "LH", "U2", "0400", "A",
+        "Main", "St.", "Blvd", "rue", "de", "Via", "Hauptstraße", "CA", "NY", "94105", "NW1", "6XE", "V6G", "2L7", "Suite", "Berlin",
     ]
 
     @Test func randomLinesAreHarmless() throws {
@@ -27,6 +30,21 @@ import Testing
                 case .currency:
                     let parts = match.payload.split(separator: " ")
                     #expect(parts.count == 2 && Double(parts[0]) != nil && parts[1].count == 3, "\(line) → \(match.payload)")
+                case .fullStreetAddress:
+                    guard case .address(let address)? = match.parsed else {
+                        Issue.record("\(line): no parsed address")
+                        continue
+                    }
+                    #expect(address.payload == match.payload && (address.street != nil || address.locality != nil), "\(line) → \(match.payload)")
+                case .flightNumber:
+                    #expect(match.payload.count >= 3 && match.payload.count <= 7, "\(line) → \(match.payload)")
+                case .dateTimeDuration:
+                    guard case .dateTime(let kind, let iso8601)? = match.parsed else {
+                        Issue.record("\(line): no parsed value")
+                        continue
+                    }
+                    #expect(iso8601 == match.payload && ["date", "time", "dateTime", "range", "duration"].contains(kind), "\(line) → \(iso8601)")
+                    #expect(iso8601.allSatisfy { $0.isASCII && ($0.isNumber || "-:/TZPHMSDW.".contains($0)) }, "\(line) → \(iso8601)")
                 default: break
                 }
             }
@@ -35,9 +53,9 @@ import Testing
 
     /// A line far longer than any printed one costs time in proportion to it, not more.
     @Test func aVeryLongLineIsBounded() throws {
-        let detector = try ContentDetector(contentTypes: [.shipmentTrackingNumber, .currency])
-        let line = String(repeating: "TRACKING 1Z 999 AA1 $1.234.567,89 EUR 9400 ", count: 2000)
+        let detector = try ContentDetector(contentTypes: Set(TextContentType.allCases))
+        let line = String(repeating: "TRACKING 1Z 999 AA1 $1.234.567,89 EUR 9400 Dec 25, 2024 9-5pm 1h30m 5 Main St, Austin, TX 78704 ", count: 2000)
         let found = detector.matches(in: line)
-        #expect(found.count >= 2000, "\(found.count)")
+        #expect(found.count >= 8000, "\(found.count)")
     }
 }
