@@ -130,6 +130,7 @@ enum DateTimes {
     static let dashes: Set<String> = ["-", "–", "—", "~"]
     static let rangeWords: Set<String> = ["to", "until", "till", "thru", "through", "bis"]
 
+    static let abbreviatedUnits: Set<String> = ["wk", "wks", "hr", "hrs", "std", "min", "mins", "sec", "secs"]
     static let units: [(words: Set<String>, letter: String, inTime: Bool)] = [
         (["week", "weeks", "wk", "wks", "woche", "wochen"], "W", false),
         (["day", "days", "tag", "tage", "jour", "jours", "dia", "dias", "días"], "D", false),
@@ -152,6 +153,7 @@ extension DateTimes {
 
         func match(at i: Int) -> (Value, Int)? {
             guard isStart(i) else { return nil }
+            if let found = dateRunIntoTime(at: i) { return found }
             if let (day, end) = date(at: i) {
                 if day.day != nil, let (clock, timeEnd) = timeAfterDate(end) {
                     let start = day.iso8601 + "T" + clock.iso8601
@@ -168,6 +170,7 @@ extension DateTimes {
                 }
                 return (Value(iso8601: day.iso8601, kind: .date), end)
             }
+            if let found = dayRange(at: i) { return found }
             if let (clock, end) = time(at: i) {
                 if let (until, rangeEnd) = timeRangeEnd(after: end) {
                     return (Value(iso8601: clock.iso8601 + "/" + until.iso8601, kind: .range), rangeEnd)
@@ -220,38 +223,49 @@ extension DateTimes {
         /// `2024-12-25`, `25.12.2024`, `12/25/24`, `06-Aug-2015`, `NOV/25/2016`: three parts, one
         /// separator, no spaces.
         func numericDate(at i: Int) -> (Day, Int)? {
+            guard let (a, b, c) = numericParts(at: i), endsCleanly(i + 5) else { return nil }
+            return day(a, b, year: c.text).map { ($0, i + 5) }
+        }
+
+        /// The three parts of a numeric date from `i`, one separator between them, no spaces.
+        func numericParts(at i: Int) -> (LineToken, LineToken, LineToken)? {
             guard let a = self[i], let s1 = self[i + 1], let b = self[i + 2], let s2 = self[i + 3], let c = self[i + 4],
-                s1.kind == .mark, separators.contains(s1.text), s2.text == s1.text, (1...4).allSatisfy({ touches(i + $0) }),
-                c.kind == .number, endsCleanly(i + 5)
+                s1.kind == .mark, separators.contains(s1.text), s2.text == s1.text, (1...4).allSatisfy({ touches(i + $0) }), c.kind == .number
             else { return nil }
-            let day: Day?
+            return (a, b, c)
+        }
+
+        /// The day a numeric date's parts give, `year` its last part's digits.
+        func day(_ a: LineToken, _ b: LineToken, year c: String) -> Day? {
+            guard let z = Int(c) else { return nil }
             switch (a.kind, b.kind) {
             case (.number, .number):
-                guard let x = a.value, let y = b.value, let z = c.value, b.text.count <= 2 else { return nil }
-                if a.text.count == 4, c.text.count <= 2 {
-                    day = valid(Day(year: x, month: y, day: z))
-                } else if a.text.count <= 2, c.text.count == 4 || c.text.count == 2 {
-                    let year = fullYear(z, digits: c.text.count)
-                    let monthFirstDay = valid(Day(year: year, month: x, day: y))
-                    let dayFirstDay = valid(Day(year: year, month: y, day: x))
-                    day = monthFirst ? monthFirstDay ?? dayFirstDay : dayFirstDay ?? monthFirstDay
-                } else {
-                    return nil
-                }
+                guard let x = a.value, let y = b.value, b.text.count <= 2 else { return nil }
+                if a.text.count == 4, c.count <= 2 { return valid(Day(year: x, month: y, day: z)) }
+                guard a.text.count <= 2, c.count == 4 || c.count == 2 else { return nil }
+                let year = fullYear(z, digits: c.count)
+                let monthFirstDay = valid(Day(year: year, month: x, day: y))
+                let dayFirstDay = valid(Day(year: year, month: y, day: x))
+                return monthFirst ? monthFirstDay ?? dayFirstDay : dayFirstDay ?? monthFirstDay
             case (.number, .word):
-                guard let d = a.value, a.text.count <= 2, let m = months[b.text], let y = c.value, c.text.count == 4 || c.text.count == 2 else {
-                    return nil
-                }
-                day = valid(Day(year: fullYear(y, digits: c.text.count), month: m, day: d))
+                guard let d = a.value, a.text.count <= 2, let m = months[b.text], c.count == 4 || c.count == 2 else { return nil }
+                return valid(Day(year: fullYear(z, digits: c.count), month: m, day: d))
             case (.word, .number):
-                guard let m = months[a.text], let d = b.value, b.text.count <= 2, let y = c.value, c.text.count == 4 || c.text.count == 2 else {
-                    return nil
-                }
-                day = valid(Day(year: fullYear(y, digits: c.text.count), month: m, day: d))
+                guard let m = months[a.text], let d = b.value, b.text.count <= 2, c.count == 4 || c.count == 2 else { return nil }
+                return valid(Day(year: fullYear(z, digits: c.count), month: m, day: d))
             default:
                 return nil
             }
-            return day.map { ($0, i + 5) }
+        }
+
+        /// `11/22/202609:41`: OCR ran a four-digit year into the hour after it (a receipt's date and
+        /// time, printed two spaces apart, read as one word).
+        func dateRunIntoTime(at i: Int) -> (Value, Int)? {
+            guard let (a, b, c) = numericParts(at: i), (5...6).contains(c.text.count), self[i + 5]?.isMark([":"]) == true, touches(i + 5),
+                let day = day(a, b, year: String(c.text.prefix(4))), let hour = Int(c.text.dropFirst(4)),
+                let (clock, end) = time(at: i + 4, hour: hour)
+            else { return nil }
+            return (Value(iso8601: day.iso8601 + "T" + clock.iso8601, kind: .dateTime), end)
         }
 
         /// `25 Dec 2024`, `25th of December`, `12Mar'18`, `18Feb14`, `Dec 25, 2024`, `Feb11.2012`,
@@ -272,7 +286,10 @@ extension DateTimes {
                 let year = year(at: j, afterMonthAt: monthAt)
                 if year == nil, needYear.contains(word.text) { return nil }
                 guard let day = valid(Day(year: year?.0, month: m, day: d)) else { return nil }
-                let end = year?.1 ?? j
+                // Without a year, an abbreviation's dot is the date's (`25 Dec.`), a name's ends the
+                // sentence (`28 October.`).
+                let dotted = self[monthAt + 1]?.isMark(["."]) == true && touches(monthAt + 1) && word.text.count <= 4
+                let end = year?.1 ?? monthAt + (dotted ? 2 : 1)
                 guard endsCleanly(end) else { return nil }
                 return (day, end)
             }
@@ -326,6 +343,17 @@ extension DateTimes {
             return day
         }
 
+        /// `24–26 December`, `24 - 26 Dec 2024`: a day, a dash and a date of the same month after it.
+        func dayRange(at i: Int) -> (Value, Int)? {
+            guard let first = self[i], first.kind == .number, first.text.count <= 2, let d = first.value, self[i + 1]?.isMark(dashes) == true,
+                self[i + 2]?.kind == .number, let (until, end) = namedDate(at: i + 2), let last = until.day, d < last
+            else { return nil }
+            var from = until
+            from.day = d
+            guard let start = valid(from) else { return nil }
+            return (Value(iso8601: start.iso8601 + "/" + until.iso8601, kind: .range), end)
+        }
+
         /// `– 26.12.2024` or `– 26` (a day of the same month, after a month's name) after a date.
         func dateRangeEnd(after end: Int, from start: Day) -> (Day, Int)? {
             guard let joint = self[end], joint.isMark(dashes) || joint.isWord(rangeWords) else { return nil }
@@ -347,8 +375,9 @@ extension DateTimes {
         // MARK: Times
 
         /// `14:05`, `14:05:33`, `2:05 PM`, `9:30a.m.`, `9am`, `9.30 pm`.
-        func time(at i: Int) -> (Clock, Int)? {
-            guard let first = self[i], first.kind == .number, first.text.count <= 2, let h = first.value else { return nil }
+        /// `hour`: the hour's value when the token at `i` holds more than the hour (`dateRunIntoTime`).
+        func time(at i: Int, hour: Int? = nil) -> (Clock, Int)? {
+            guard let first = self[i], first.kind == .number, first.text.count <= 2 || hour != nil, let h = hour ?? first.value else { return nil }
             var minute = 0
             var second: Int?
             var j = i + 1
@@ -456,7 +485,10 @@ extension DateTimes {
                 if unit == nil, word.text == "m", previous == hours { unit = minutes }
                 guard let found = unit, found > previous else { break }
                 var stop = next + 1
-                if self[stop]?.isMark(["."]) == true, touches(stop), self[stop + 1]?.kind != .number { stop += 1 }
+                // An abbreviation's dot is the duration's (`45 min.`); a word's ends the sentence (`30 days.`).
+                if self[stop]?.isMark(["."]) == true, touches(stop), self[stop + 1]?.kind != .number, DateTimes.abbreviatedUnits.contains(word.text) {
+                    stop += 1
+                }
                 guard endsCleanly(stop) else { break }
                 parts.append((amount, found))
                 j = stop

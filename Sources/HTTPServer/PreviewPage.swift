@@ -89,6 +89,7 @@ enum PreviewPage {
         const typeGroups = [
           ["qr", "QR"], ["barcodes", "Barcodes"], ["telephoneNumber", "Phone"], ["url", "URL"], ["emailAddress", "E-mail"],
           ["shipmentTrackingNumber", "Tracking"], ["currency", "Money"], ["dateTimeDuration", "Dates"], ["flightNumber", "Flights"],
+          ["fullStreetAddress", "Addresses"],
         ];
 
         function log(text) {
@@ -149,7 +150,10 @@ enum PreviewPage {
           if (config.types) {
             const on = new Set(config.types);
             // "barcodes" stands for every symbology but QR; the daemon names them one by one.
-            const notBarcodes = new Set(["qr", "telephoneNumber", "url", "emailAddress", "shipmentTrackingNumber", "currency", "dateTimeDuration", "flightNumber", "text"]);
+            const notBarcodes = new Set([
+              "qr", "telephoneNumber", "url", "emailAddress", "shipmentTrackingNumber", "currency", "dateTimeDuration", "flightNumber",
+              "fullStreetAddress", "text",
+            ]);
             const anyBarcode = [...on].some((t) => !notBarcodes.has(t));
             for (const button of $("types").children) {
               button.classList.toggle("on", button.dataset.types === "barcodes" ? anyBarcode : on.has(button.dataset.types));

@@ -45,6 +45,8 @@ import Testing
         ("25 Dec 13 items", "date --12-25 [25 Dec]"),
         // A date with its time.
         ("2026-11-21 14:03", "dateTime 2026-11-21T14:03 [2026-11-21 14:03]"),
+        // A receipt's date and time read as one word.
+        ("11/22/202609:41", "dateTime 2026-11-22T09:41 [11/22/202609:41]"),
         ("2024-12-25T14:05:00Z", "dateTime 2024-12-25T14:05:00Z [2024-12-25T14:05:00Z]"),
         ("Dec 25, 2024 at 7:30 PM", "dateTime 2024-12-25T19:30 [Dec 25, 2024 at 7:30 PM]"),
         // Ranges.
@@ -53,6 +55,10 @@ import Testing
         ("Hours 9-5pm", "range 09:00/17:00 [9-5pm]"),
         ("11-1pm", "range 11:00/13:00 [11-1pm]"),
         ("Dec 24–26, 2024", "range 2024-12-24/2024-12-26 [Dec 24–26, 2024]"),
+        ("closed 24–26 December.", "range --12-24/--12-26 [24–26 December]"),
+        ("24 - 26 Dec. 2024", "range 2024-12-24/2024-12-26 [24 - 26 Dec. 2024]"),
+        ("your order of 28 October.", "date --10-28 [28 October]"),
+        ("until 25 Dec.", "date --12-25 [25 Dec.]"),
         ("24.12.2024 - 26.12.2024", "range 2024-12-24/2024-12-26 [24.12.2024 - 26.12.2024]"),
         ("2026-11-21 14:00 to 16:30", "range 2026-11-21T14:00/16:30 [2026-11-21 14:00 to 16:30]"),
         // Durations.
@@ -64,7 +70,7 @@ import Testing
         ("ouvert 11h05", "time 11:05 [11h05]"),
         ("1h 15m", "duration PT1H15M [1h 15m]"),
         ("1.5 hrs", "duration PT1.5H [1.5 hrs]"),
-        ("returns within 30 days", "duration P30D [30 days]"),
+        ("returns within 30 days.", "duration P30D [30 days]"),
     ])
     func readWithTheirISOValue(line: String, expected: String) {
         #expect(dates(line) == [expected], "\(line)")

@@ -118,28 +118,42 @@ def code_sheet():
         f.write("".join(payload + "\n" for payload in eans + dms))
 
 
-def tracking_label():
-    """label.jpg: a parcel label with a UPS, a USPS and an S10 tracking number among an order number,
-    an account number that passes FedEx's check digit, a date, a weight and a reference (issue #43),
-    photographed as the code sheet is, at 1280x960 (a label is taller than wide); label.txt, the three
-    numbers `scan --types shipmentTrackingNumber` must find, and nothing else."""
+def typed_document(name, make, size, tilt, typed):
+    """NAME.jpg: a document of the footage generator's (`make`) photographed as the code sheet is, at
+    `size`; NAME.txt, what `scan` must type on it with issue #43's content types ("contentType
+    payload", in reading order), and nothing else."""
     footage = footage_module()
-    doc = footage.tracking_label(random.Random("tracking-label"))
-    photographed(doc, "tracking-label", width=1280, height=960, tilt=(0.08, -0.06, 0.03)).save(out("label.jpg"), quality=80, optimize=True)
-    with open(out("label.txt"), "w") as f:
-        f.write("".join(number + "\n" for number in footage.TRACKING_NUMBERS))
+    doc = getattr(footage, make)(random.Random(make.replace("_", "-")))
+    photographed(doc, make.replace("_", "-"), width=size[0], height=size[1], tilt=tilt).save(out(name + ".jpg"), quality=80, optimize=True)
+    with open(out(name + ".txt"), "w") as f:
+        f.write("".join(line + "\n" for line in getattr(footage, typed)))
+
+
+def tracking_label():
+    """label.jpg: a parcel label with a UPS, a USPS and an S10 tracking number, a sender's and a
+    recipient's address and the date shipped, among an order number, an account number that passes
+    FedEx's check digit, a weight and a reference, at 1280x960 (a label is taller than wide)."""
+    typed_document("label", "tracking_label", (1280, 960), (0.08, -0.06, 0.03), "LABEL_TYPED")
 
 
 def money_receipt():
-    """receipt.jpg: a receipt with five dollar amounts among a price without a symbol, a tax rate, an
-    order number, a date and time, a card number, a zip code and a phone number (issue #43),
-    photographed as the code sheet is, at 960x1280 (a receipt is tall); receipt.txt, the amounts `scan
-    --types currency` must type, in reading order."""
-    footage = footage_module()
-    doc = footage.money_receipt(random.Random("money-receipt"))
-    photographed(doc, "money-receipt", width=960, height=1280, tilt=(0.06, -0.08, -0.03)).save(out("receipt.jpg"), quality=80, optimize=True)
-    with open(out("receipt.txt"), "w") as f:
-        f.write("".join(amount + "\n" for amount in footage.MONEY_AMOUNTS))
+    """receipt.jpg: a receipt with the shop's address on two lines, a date and time and five dollar
+    amounts, among a price without a symbol, a tax rate, an order number, a card number, a register's
+    numbers and a phone number, at 960x1280 (a receipt is tall)."""
+    typed_document("receipt", "money_receipt", (960, 1280), (0.06, -0.08, -0.03), "RECEIPT_TYPED")
+
+
+def boarding_pass():
+    """boarding.jpg: a boarding pass, its flight number, date, times and flight time among a gate, a
+    seat, a zone, a sequence number, a booking reference and a ticket number, at 1280x720."""
+    typed_document("boarding", "boarding_pass", (1280, 720), (0.10, -0.08, 0.03), "BOARDING_TYPED")
+
+
+def letterhead():
+    """letterhead.jpg: a letter on a letterhead, the sender's address, the letter's date, a date, an
+    amount, a period and a range of days among an invoice number, a reference and registration and VAT
+    numbers, at 960x1280."""
+    typed_document("letterhead", "letterhead", (960, 1280), (0.05, -0.07, 0.02), "LETTERHEAD_TYPED")
 
 
 # --- one fixture per symbology -------------------------------------------------------------------
@@ -545,6 +559,8 @@ if __name__ == "__main__":
     code_sheet()
     tracking_label()
     money_receipt()
+    boarding_pass()
+    letterhead()
     qr_rotated()
     qr_tilted()
     multiple_codes()

@@ -21,39 +21,69 @@ import Testing
         }
     }
 
-    /// Tests/Fixtures/label.jpg (generate.py `tracking_label`, photographed): its UPS, USPS and S10
-    /// tracking numbers, each with its carrier, and nothing else typed: not its order number, the
-    /// account number that passes FedEx's check digit, the date, the weight or the reference (issue #43).
-    /// With the text networks (as installed); Tesseract alone reads the bold UPS line's `AA1` as `AAl1`,
-    /// so it finds the other two, and still nothing false.
-    @Test func aParcelLabelsTrackingNumbersAndNothingElse() throws {
-        let expected = try String(contentsOfFile: Fixtures.path("label.txt"), encoding: .utf8).split(separator: "\n").map(String.init)
+    /// Issue #43's documents (Tests/Fixtures/generate.py `tracking_label`, `money_receipt`,
+    /// `boarding_pass`, `letterhead`, photographed): with the text networks (as installed) `scan`
+    /// types exactly what each one's `.txt` lists — tracking numbers, amounts, dates, times, ranges
+    /// and durations, flight numbers, addresses on one line or two — in reading order, and none of
+    /// their other numbers (order, account, invoice, ticket, card, VAT and registration numbers,
+    /// references, weights, tax rates, gates, seats). With Tesseract alone some are missed (the bold
+    /// UPS line's `AA1` reads `AAl1`; its detector cuts the receipt's `Austin,` from `TX 78701` and its
+    /// date from its time, which are then typed apart), and still nothing false: whatever it types is
+    /// listed, or a part of what is.
+    @Test(arguments: ["label", "receipt", "boarding", "letterhead"]) func aDocumentsTypedTextAndNothingElse(name: String) throws {
+        let expected = try String(contentsOfFile: Fixtures.path(name + ".txt"), encoding: .utf8).split(separator: "\n").map(String.init)
+        let types = "shipmentTrackingNumber,currency,dateTimeDuration,flightNumber,fullStreetAddress"
         let models = Fixtures.packageRoot.appendingPathComponent(".build/models").path
         for lineModel in [["--line-model", models], ["--no-line-model"]] {
-            let result = try scan(["--types", "contentTypes,shipmentTrackingNumber"] + lineModel + ["Tests/Fixtures/label.jpg"])
+            let result = try scan(["--types", types] + lineModel + ["Tests/Fixtures/\(name).jpg"])
             #expect(result.status == 0, "\(result.stderr)")
             let items = try objects(result).map { try Event.Item($0) }
-            #expect(items.allSatisfy { $0.contentType == .shipmentTrackingNumber }, "\(lineModel): \(items.map(\.payload))")
+            let typed = items.map { "\($0.contentType?.rawValue ?? "?") \($0.payload)" }
             if lineModel.count == 2 {
-                #expect(items.map(\.payload) == expected, "\(items.map(\.payload))")
-                #expect(items.map { $0.parsed?["carrier"]?.string } == ["ups", "usps", "s10"])
+                #expect(typed == expected, "\(name): \(typed)")
             } else {
-                #expect(Set(items.map(\.payload)).isSubset(of: expected) && items.count >= 2, "\(items.map(\.payload))")
+                // Listed, or a part of a listed one of its type (`2026-11-22` of `2026-11-22T09:41`).
+                let unlisted = items.filter { item in
+                    !expected.contains { listed in
+                        let (type, payload) = (item.contentType?.rawValue ?? "?", item.payload)
+                        return listed == "\(type) \(payload)" || listed.hasPrefix(type + " ") && listed.contains(payload)
+                    }
+                }.map(\.payload)
+                #expect(unlisted.isEmpty && typed.count * 2 >= expected.count, "\(name), Tesseract: \(typed)")
             }
         }
     }
 
-    /// Tests/Fixtures/receipt.jpg (generate.py `money_receipt`, photographed): its five dollar amounts,
-    /// each with its currency in `parsed`, and no other number as money: a price without a symbol, the
-    /// tax rate, the order number, the date and time, the card, the zip code, the phone (issue #43).
-    @Test(arguments: [true, false]) func aReceiptsAmountsAndNothingElse(withModels: Bool) throws {
-        let expected = try String(contentsOfFile: Fixtures.path("receipt.txt"), encoding: .utf8).split(separator: "\n").map(String.init)
-        let lineModel = withModels ? ["--line-model", Fixtures.packageRoot.appendingPathComponent(".build/models").path] : ["--no-line-model"]
-        let result = try scan(["--types", "currency"] + lineModel + ["Tests/Fixtures/receipt.jpg"])
-        #expect(result.status == 0, "\(result.stderr)")
+    /// What each typed item's `parsed` says on the documents: the carrier, the currency, the kind of
+    /// date, the airline, the address's parts.
+    @Test func theDocumentsParsedValues() throws {
+        let models = ["--line-model", Fixtures.packageRoot.appendingPathComponent(".build/models").path]
+        let result = try scan(
+            ["--types", "shipmentTrackingNumber,currency,dateTimeDuration,flightNumber,fullStreetAddress"] + models
+                + ["Tests/Fixtures/label.jpg", "Tests/Fixtures/boarding.jpg", "Tests/Fixtures/letterhead.jpg"])
         let items = try objects(result).map { try Event.Item($0) }
-        #expect(items.map(\.payload) == expected, "\(items.map(\.payload))")
-        #expect(items.allSatisfy { $0.contentType == .currency && $0.parsed?["currency"]?.string == "USD" })
+        func parsed(_ payload: String) -> [String: String] {
+            guard let object = items.first(where: { $0.payload == payload })?.parsed else { return [:] }
+            return Dictionary(uniqueKeysWithValues: object.keys.compactMap { key in object[key]?.string.map { (key, $0) } })
+        }
+        #expect(parsed("1Z999AA10123456784") == ["type": "shipmentTracking", "carrier": "ups"])
+        #expect(parsed("RR473124829GB") == ["type": "shipmentTracking", "carrier": "s10", "country": "GB"])
+        #expect(
+            parsed("2210 Harbor Lane, Apt 5, Oakland CA 94607") == [
+                "type": "address", "street": "2210 Harbor Lane", "unit": "Apt 5", "city": "Oakland", "region": "CA", "postalCode": "94607",
+            ])
+        #expect(parsed("LH400") == ["type": "flight", "airline": "LH", "number": "400"])
+        #expect(parsed("2026-11-25") == ["type": "dateTime", "kind": "date", "iso8601": "2026-11-25"])
+        #expect(parsed("PT8H40M") == ["type": "dateTime", "kind": "duration", "iso8601": "PT8H40M"])
+        #expect(parsed("--12-24/--12-26") == ["type": "dateTime", "kind": "range", "iso8601": "--12-24/--12-26"])
+        #expect(parsed("1250.00 GBP") == ["type": "currency", "amount": "1250.00", "currency": "GBP"])
+        #expect(
+            parsed("221B Baker Street, London NW1 6XE") == [
+                "type": "address", "street": "221B Baker Street", "city": "London", "postalCode": "NW1 6XE",
+            ])
+        // An address printed on two lines is one item over both.
+        let address = try #require(items.first { $0.payload == "2210 Harbor Lane, Apt 5, Oakland CA 94607" })
+        #expect(address.transcript == "2210 Harbor Lane, Apt 5\nOakland CA 94607")
     }
 
     @Test func printsOneJSONObjectPerItemAndExitsZero() throws {

@@ -201,23 +201,36 @@ def shipping_label(rng):
     return doc
 
 
-# A parcel label with the tracking numbers of three carriers' formats among a label's other numbers
-# (issue #43): `Tests/Fixtures/generate.py tracking_label` photographs it for `scannerd scan`. Not a
-# footage scenario (yet): the footage's truth has no tracking numbers.
+# Documents for the content types of issue #43, photographed by `Tests/Fixtures/generate.py` for
+# `scannerd scan` (not footage scenarios: the footage's truth has none of these types). With each, what
+# `scan --types shipmentTrackingNumber,currency,dateTimeDuration,flightNumber,fullStreetAddress` must
+# type ("contentType payload"), in reading order; every other number on them is a distractor.
 TRACKING_NUMBERS = ["1Z999AA10123456784", "9400111899223397881238", "RR473124829GB"]
+LABEL_TYPED = [
+    "fullStreetAddress 1100 Congress Ave, Austin TX 78701",
+    "fullStreetAddress 2210 Harbor Lane, Apt 5, Oakland CA 94607",
+    "shipmentTrackingNumber 1Z999AA10123456784",
+    "shipmentTrackingNumber 9400111899223397881238",
+    "shipmentTrackingNumber RR473124829GB",
+    "dateTimeDuration 2026-11-21T14:03",
+]
 
 
 def tracking_label(rng):
+    """A parcel label: a sender's address on one line, the recipient's on two, three carriers'
+    tracking numbers among an order number, an account number that passes FedEx's check digit, a
+    weight, a reference and the date shipped."""
     doc = Document((900, 1200), (252, 252, 250))
     doc.draw.rectangle([10, 10, 890, 1190], outline=(0, 0, 0), width=6)
     doc.text((40, 40), "UPS GROUND", 64, (0, 0, 0), bold=True)
-    doc.text((40, 140), "SHIP TO:", 30, (0, 0, 0), bold=True)
-    doc.text((40, 185), "Marguerite Okafor", 40, (0, 0, 0))
-    doc.text((40, 240), "2210 Harbor Lane, Apt 5", 36, (0, 0, 0))
-    doc.text((40, 290), "Oakland CA 94607", 36, (0, 0, 0))
-    doc.text((40, 380), "TRACKING #: 1Z 999 AA1 01 2345 6784", 34, (0, 0, 0), bold=True)
-    doc.text((40, 470), "USPS TRACKING # 9400 1118 9922 3397 8812 38", 32, (0, 0, 0))
-    doc.text((40, 550), "Registered RR 473 124 829 GB", 36, (0, 0, 0))
+    doc.text((40, 125), "FROM: 1100 Congress Ave, Austin TX 78701", 28, (0, 0, 0))
+    doc.text((40, 180), "SHIP TO:", 30, (0, 0, 0), bold=True)
+    doc.text((40, 220), "Marguerite Okafor", 40, (0, 0, 0))
+    doc.text((40, 275), "2210 Harbor Lane, Apt 5", 36, (0, 0, 0))
+    doc.text((40, 325), "Oakland CA 94607", 36, (0, 0, 0))
+    doc.text((40, 410), "TRACKING #: 1Z 999 AA1 01 2345 6784", 34, (0, 0, 0), bold=True)
+    doc.text((40, 490), "USPS TRACKING # 9400 1118 9922 3397 8812 38", 32, (0, 0, 0))
+    doc.text((40, 565), "Registered RR 473 124 829 GB", 36, (0, 0, 0))
     # Digits alone that no line calls a tracking number; 568838414941 even passes FedEx's check digit.
     doc.text((40, 660), "Order #5125550147   Acct 568838414941", 32, (0, 0, 0))
     doc.text((40, 720), "Weight 2.35 kg   Pkgs 1/1", 32, (0, 0, 0))
@@ -226,15 +239,23 @@ def tracking_label(rng):
     return doc
 
 
-# A receipt whose prices carry their currency (issue #43): `Tests/Fixtures/generate.py money_receipt`
-# photographs it for `scannerd scan --types currency`. The amounts `scan` must type, in reading order.
 MONEY_AMOUNTS = ["5.25 USD", "12.90 USD", "25.95 USD", "2.14 USD", "28.09 USD"]
+RECEIPT_TYPED = [
+    "fullStreetAddress 1100 Congress Ave, Austin, TX 78701",
+    "dateTimeDuration 2026-11-22T09:41",
+] + ["currency " + amount for amount in MONEY_AMOUNTS]
 
 
 def money_receipt(rng):
-    doc = Document((620, 1000), (250, 249, 244))
+    """A receipt: the shop's address on two lines, the date and time, prices with their currency
+    among a price without one, a tax rate, an order number, a card number, a register's numbers and a
+    phone number."""
+    doc = Document((620, 1060), (250, 249, 244))
     y = 40
-    y = doc.text((150, y), "CORNER MARKET", 46, (10, 10, 10), bold=True) + 20
+    y = doc.text((150, y), "CORNER MARKET", 46, (10, 10, 10), bold=True) + 16
+    for text in ["1100 Congress Ave", "Austin, TX 78701"]:
+        y = doc.text((150, y), text, 30, (25, 25, 25), mono=True) + 12
+    y += 14
     for text in [
         "Order #5125550147",
         "11/22/2026  09:41",
@@ -245,10 +266,73 @@ def money_receipt(rng):
         "TAX 8.25%        $2.14",
         "TOTAL           $28.09",
         "VISA **** 4410",
-        "Store 07 Austin TX 78704",
+        "Store 07  Reg 3  Op 12",
     ]:
         y = doc.text((40, y), text, 30, (25, 25, 25), mono=True) + 22
     doc.text((40, y + 20), "Questions? 1-737-555-0142", 32, (10, 10, 10))
+    return doc
+
+
+BOARDING_TYPED = [
+    "flightNumber LH400",
+    "dateTimeDuration 2026-11-25",
+    "dateTimeDuration 17:35",
+    "dateTimeDuration 18:05",
+    "dateTimeDuration PT8H40M",
+]
+
+
+def boarding_pass(rng):
+    """A boarding pass: the flight, its date, boarding and departure times and the flight time, among
+    a gate, a seat, a zone, a sequence number, a booking reference and a ticket number."""
+    doc = Document((1200, 560), (250, 250, 252))
+    doc.draw.rectangle([0, 0, 1200, 90], fill=(20, 50, 110))
+    doc.text((40, 18), "BOARDING PASS", 50, (255, 255, 255), bold=True)
+    doc.text((40, 120), "NAME  OKAFOR/MARGUERITE MS", 32, (20, 20, 30))
+    doc.text((40, 180), "FLIGHT  LH 400     DATE  25 NOV 2026", 40, (20, 20, 30), bold=True)
+    doc.text((40, 250), "FROM  FRANKFURT FRA     TO  NEW YORK JFK", 32, (20, 20, 30))
+    doc.text((40, 310), "BOARDING  17:35     DEPARTS  18:05", 36, (20, 20, 30), bold=True)
+    doc.text((40, 375), "GATE  B22     SEAT  14C     ZONE  3     SEQ  045", 32, (20, 20, 30))
+    doc.text((40, 435), "Flight time 8h 40m     Booking ref X7K2LM", 30, (60, 60, 70))
+    doc.text((40, 490), "Ticket 220 2412345678 9", 28, (60, 60, 70))
+    return doc
+
+
+LETTERHEAD_TYPED = [
+    "fullStreetAddress 221B Baker Street, London NW1 6XE",
+    "dateTimeDuration 2026-11-03",
+    "dateTimeDuration --10-28",
+    "currency 1250.00 GBP",
+    "dateTimeDuration P30D",
+    "dateTimeDuration --12-24/--12-26",
+]
+
+
+def letterhead(rng):
+    """A letter on a letterhead: the sender's address on one line under the name, the letter's date,
+    a date, an amount and a period in its text, among an invoice number, a reference and the company's
+    registration and VAT numbers."""
+    doc = Document((1000, 1300), (253, 253, 250))
+    doc.text((70, 60), "KESTREL LABS LTD", 54, (30, 60, 90), bold=True)
+    doc.text((70, 135), "221B Baker Street · London NW1 6XE", 30, (60, 60, 70))
+    doc.draw.line([(70, 190), (930, 190)], fill=(30, 60, 90), width=3)
+    y = 240
+    for text in [
+        "3 November 2026",
+        "Reference KL/4471/26",
+        "",
+        "Dear Ms Okafor,",
+        "",
+        "Thank you for your order of 28 October.",
+        "Invoice INV-2026-1187 for £1,250.00",
+        "is due within 30 days.",
+        "Our offices are closed 24–26 December.",
+        "",
+        "Yours sincerely,",
+        "Avery Lindqvist",
+    ]:
+        y = (doc.text((70, y), text, 32, (25, 25, 30)) if text else y) + 26
+    doc.text((70, 1210), "Registered in England No. 08452197 · VAT GB 123 4567 89", 22, (90, 90, 100))
     return doc
 
 
