@@ -272,7 +272,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore"]),
+        .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore", "TestSupport"]),
         .testTarget(
             name: "TextDetectionTests",
             dependencies: [

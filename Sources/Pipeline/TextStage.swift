@@ -29,6 +29,8 @@ final class TextStage: @unchecked Sendable {
     /// What the last `read` measured, for guidance (`GuidanceAdvisor`).
     private(set) var guidanceSample: GuidanceSample?
     private var previous: (thumbnail: [UInt8], time: Double)?
+    /// Whether something is held up, text found on it or not: guidance for a card too dark to read.
+    private var presence = PresenceDetector()
     private var lastSharpness = 0.0
     /// When lines of text were last found, and the glyph height of the largest (full-resolution px).
     private var linesSeen: (time: Double, glyphHeight: Double)?
@@ -217,7 +219,8 @@ final class TextStage: @unchecked Sendable {
         return GuidanceSample(
             time: time, textInView: recent != nil, brightness: Double(thumbnail.reduce(0) { $0 + Int($1) }) / count,
             saturated: Double(thumbnail.filter { $0 >= 254 }.count) / count, sharpness: lastSharpness, motion: motion,
-            largestGlyphHeight: recent.flatMap { $0.glyphHeight.isFinite ? $0.glyphHeight : nil })
+            largestGlyphHeight: recent.flatMap { $0.glyphHeight.isFinite ? $0.glyphHeight : nil },
+            somethingHeldUp: presence.observe(thumbnail, time: time))
     }
 
     private func timed<T>(_ stage: PipelineMetrics.Stage, _ body: () -> T) -> T {

@@ -17,10 +17,12 @@ public struct GuidanceSample: Sendable, Equatable {
     public var motion: Double
     /// The glyph height of the largest line in view, in full-resolution pixels; nil when unknown.
     public var largestGlyphHeight: Double?
+    /// Whether something is held up, text found on it or not (`PresenceDetector`).
+    public var somethingHeldUp: Bool
 
     public init(
         time: Double, textInView: Bool, brightness: Double, saturated: Double, sharpness: Double, motion: Double,
-        largestGlyphHeight: Double? = nil
+        largestGlyphHeight: Double? = nil, somethingHeldUp: Bool = false
     ) {
         self.time = time
         self.textInView = textInView
@@ -29,11 +31,12 @@ public struct GuidanceSample: Sendable, Equatable {
         self.sharpness = sharpness
         self.motion = motion
         self.largestGlyphHeight = largestGlyphHeight
+        self.somethingHeldUp = somethingHeldUp
     }
 }
 
 /// Guidance for the person at the kiosk (the `guidance` event) as a pure state machine: samples in,
-/// changes out. A hint is given only while text is in view, only once the same hint has held for
+/// changes out. A hint is given only while text is in view or something is held up, only once the same hint has held for
 /// `confirmations` samples in a row (one noisy frame says nothing), and at most one change a
 /// second, so a kiosk's message does not flicker.
 public struct GuidanceAdvisor: Sendable {
@@ -73,10 +76,18 @@ public struct GuidanceAdvisor: Sendable {
     }
 
     /// The hint one sample calls for, most pressing first: light, then motion, then focus, then size.
+    /// Something held up with no text found on it yet gets the hints that need no text: the light's
+    /// and a hand's too fast.
+    ///
+    /// In the dark the line detector's lines are no evidence: it finds them in an empty desk's
+    /// amplified noise as often as on a card (the footage's desk at 8 % exposure: `tooDark` for an
+    /// empty scene). There only something held up counts.
     public static func hint(for sample: GuidanceSample, _ c: Configuration = Configuration()) -> GuidanceHint? {
-        guard sample.textInView else { return nil }
-        if sample.brightness < c.darkBelow { return .tooDark }
+        let dark = sample.brightness < c.darkBelow
+        guard sample.somethingHeldUp || sample.textInView && !dark else { return nil }
+        if dark { return .tooDark }
         if sample.brightness > c.brightAbove && sample.saturated > c.tooBrightShare { return .tooBright }
+        guard sample.textInView else { return sample.motion > c.movingAbove ? .holdStill : nil }
         if sample.saturated > c.glareAbove { return .glare }
         if sample.motion > c.movingAbove { return .holdStill }
         if sample.sharpness < c.blurryBelow { return .blurry }

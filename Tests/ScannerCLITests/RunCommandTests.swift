@@ -236,8 +236,10 @@ func eventLines(_ lines: [String]) throws -> [EventLine] {
         return JSONLines.events(run.stdoutLines).compactMap { if case .guidance(let hint) = $0 { hint } else { nil } }
     }
 
+    /// The dark clip: a card held up in a dark corner after half a second of the dark desk alone (issue
+    /// #43: no line is found on it; it is the changed scene that says something is there).
     @Test func aDarkRoomIsTooDarkAndAnEmptySceneGetsNothing() throws {
-        #expect(try hints("dark").first == "tooDark")
+        #expect(try hints("dark") == ["tooDark"])
         #expect(try hints("static").isEmpty)
         // The well-lit clip is never too dark (it has a blurred stretch, which is said and cleared).
         #expect(try !hints("sequence").contains("tooDark"))

@@ -573,7 +573,9 @@ class Shot:
                 base[1] + 3 * math.sin(f * 0.29 + 3 * s) + 1.5 * math.sin(f * 1.1 + s))
 
 
-def render(scenario, seed, width, height, fps, seconds=6.0):
+def render(scenario, seed, width, height, fps, seconds=6.0, exposure=None):
+    """`exposure`: the light on the scene as a share of the usual (0.08: a dark corner), with the
+    camera's gain and noise turned up as in dim light; None: the seed decides (a third of the clips dim)."""
     rng = random.Random(f"{scenario}-{seed}")
     nrng = np.random.default_rng(seed * 1000 + sorted(SCENARIOS).index(scenario))
     frames = int(seconds * fps)
@@ -581,6 +583,8 @@ def render(scenario, seed, width, height, fps, seconds=6.0):
     doc = make(rng) if make else None
     background = desk_background(rng, width, height)
     dim = rng.random() < 0.34  # a third of the clips in dim light
+    if exposure is not None:
+        dim = True
     light_angle = rng.uniform(0, 2 * math.pi)
     quality = rng.randint(70, 85)
     shot = Shot(rng, frames, width, height, doc.image.size, dim, close_up=getattr(doc, "close_up", False)) if doc else None
@@ -590,7 +594,7 @@ def render(scenario, seed, width, height, fps, seconds=6.0):
     nx, ny = (xx / width - 0.5), (yy / height - 0.5)
     vignette = 1 - 0.45 * (nx ** 2 + ny ** 2) * 2
     gradient = 1 + 0.25 * (nx * math.cos(light_angle) + ny * math.sin(light_angle)) * 2
-    gain = 0.45 if dim else 1.0
+    gain = exposure if exposure is not None else 0.45 if dim else 1.0
     light = (vignette * gradient * gain).astype(np.float32)
     read_noise = 5.5 if dim else 2.0
     shot_factor = 0.35 if dim else 0.12
@@ -704,7 +708,7 @@ def render(scenario, seed, width, height, fps, seconds=6.0):
 
     truth = {
         "scenario": scenario, "seed": seed, "width": width, "height": height, "fps": fps, "frames": frames,
-        "dim": dim, "jpegQuality": quality, "items": truth_items,
+        "dim": dim, "exposure": exposure, "jpegQuality": quality, "items": truth_items,
     }
     return b"".join(out_frames), truth
 
@@ -717,6 +721,7 @@ def main():
     parser.add_argument("--fps", type=int, default=30)
     parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    parser.add_argument("--exposure", type=float, help="light on the scene, a share of the usual (0.08: a dark corner)")
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.lower().split("x"))
     os.makedirs(args.outdir, exist_ok=True)
@@ -724,7 +729,7 @@ def main():
         if scenario not in SCENARIOS:
             parser.error(f"unknown scenario {scenario!r} ({', '.join(SCENARIOS)})")
         for seed in (int(s) for s in args.seeds.split(",")):
-            clip, truth = render(scenario, seed, width, height, args.fps, args.seconds)
+            clip, truth = render(scenario, seed, width, height, args.fps, args.seconds, args.exposure)
             stem = os.path.join(args.outdir, f"{scenario}-s{seed}")
             with open(stem + ".mjpeg", "wb") as f:
                 f.write(clip)

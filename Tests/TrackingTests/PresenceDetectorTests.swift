@@ -1,0 +1,72 @@
+import TestSupport
+import Testing
+import Tracking
+
+/// Issue #43: whether something is held up, from thumbnails — the evidence guidance needs when no text
+/// line is found (a card in a dark corner). A pure state machine: thumbnails and times in, a verdict out.
+@Suite struct PresenceDetectorTests {
+    /// A 32×32 thumbnail of a desk at `level` (a gentle gradient, noise of ±1 level), with a card of
+    /// luma `card` over `cardCells` cells from the top-left of row 8, shifted `shift` cells across.
+    static func frame(level: Double, card: Double? = nil, cardCells: Int = 120, shift: Int = 0, seed: Int, gain: Double = 1) -> [UInt8] {
+        var random = SeededGenerator(seed: UInt64(seed))
+        return (0..<1024).map { cell in
+            let (row, column) = (cell / 32, cell % 32)
+            var value = level * (0.85 + 0.3 * Double(column) / 32)
+            let inCard = row >= 8 && row < 8 + cardCells / 12 && column >= 10 + shift && column < 22 + shift
+            if let card, inCard { value = card }
+            value = value * gain + Double(random.next() % 3) - 1
+            return UInt8(max(0, min(255, value.rounded())))
+        }
+    }
+
+    @Test func anEmptySceneNoiseAndFlickerIsNothing() {
+        var presence = PresenceDetector()
+        for (n, gain) in zip(0..<100, (0..<100).map { 1 + 0.04 * Double($0 % 7 - 3) / 3 }) {
+            let held = presence.observe(Self.frame(level: 14, seed: n, gain: gain), time: Double(n) / 10)
+            #expect(!held, "sample \(n)")
+        }
+        // The room's light halved at once (a cloud, the auto-exposure): every cell alike, nothing held up.
+        let afterTheLightChanged = presence.observe(Self.frame(level: 14, seed: 100, gain: 0.5), time: 10.1)
+        #expect(!afterTheLightChanged)
+    }
+
+    @Test func aCardInTheDarkIsSomethingHeldUpAsOneInTheLightIs() {
+        for (desk, card) in [(14.0, 30.0), (120.0, 240.0), (120.0, 40.0)] {
+            var presence = PresenceDetector()
+            for n in 0..<10 { _ = presence.observe(Self.frame(level: desk, seed: n), time: Double(n) / 10) }
+            // Held by a hand: it trembles a cell to and fro.
+            for n in 10..<40 {
+                let held = presence.observe(Self.frame(level: desk, card: card, shift: n % 2, seed: n), time: Double(n) / 10)
+                #expect(held, "desk \(desk), card \(card), sample \(n): \(presence.changedShare)")
+            }
+            let takenAway = presence.observe(Self.frame(level: desk, seed: 40), time: 4.0)
+            #expect(!takenAway, "taken away")
+        }
+        // Too small a patch (a fingertip, a passing shadow's edge) is not something held up.
+        var presence = PresenceDetector()
+        _ = presence.observe(Self.frame(level: 14, seed: 0), time: 0)
+        let fingertip = presence.observe(Self.frame(level: 14, card: 30, cardCells: 24, seed: 1), time: 0.1)
+        #expect(!fingertip)
+    }
+
+    /// A card laid on the desk and left there becomes part of the scene once still for `settleAfter`;
+    /// one held in a hand never is.
+    @Test func whatIsLaidDownAndLeftSettlesWhatIsHeldDoesNot() {
+        let settle = PresenceDetector.Configuration().settleAfter
+        var laid = PresenceDetector()
+        var held = PresenceDetector()
+        for n in 0..<5 {
+            _ = laid.observe(Self.frame(level: 14, seed: n), time: Double(n) / 10)
+            _ = held.observe(Self.frame(level: 14, seed: n), time: Double(n) / 10)
+        }
+        var laidSays: [Bool] = []
+        var heldSays: [Bool] = []
+        for n in 5..<(5 + Int(settle * 10) + 20) {
+            let time = Double(n) / 10
+            laidSays.append(laid.observe(Self.frame(level: 14, card: 30, seed: n), time: time))
+            heldSays.append(held.observe(Self.frame(level: 14, card: 30, shift: n % 2, seed: n), time: time))
+        }
+        #expect(laidSays.prefix(Int(settle * 10) - 2).allSatisfy { $0 } && !laidSays.suffix(10).contains(true), "\(laidSays)")
+        #expect(heldSays.allSatisfy { $0 })
+    }
+}
