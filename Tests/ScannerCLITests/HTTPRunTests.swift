@@ -261,9 +261,10 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
         return (dom, summary)
     }
 
-    /// A tracking number on the preview page is named by its carrier (issue #43): a still of the label
-    /// fixture replayed, tracking numbers asked for.
-    @Test func thePreviewPageNamesATrackingNumbersCarrier() async throws {
+    /// Issue #43's items on the preview page: a still of the label fixture replayed, the new types
+    /// asked for. A tracking number is named by its carrier, a date by its kind; the recipient's
+    /// address, printed on two lines, is one item (the live text stage joins them).
+    @Test func thePreviewPageShowsTheNewContentTypes() async throws {
         try await blocking {
             let scratch = try TemporaryDirectory("p")
             let clip = scratch.file("clip")
@@ -277,7 +278,8 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
                     withDestinationPath: Fixtures.path(index < 30 ? "label.jpg" : "empty.jpg"))
             }
             let (daemon, port) = try httpDaemon([
-                "run", "--no-socket", "--source", clip, "--loop", "--types", "contentTypes,shipmentTrackingNumber",
+                "run", "--no-socket", "--source", clip, "--loop", "--types",
+                "contentTypes,shipmentTrackingNumber,dateTimeDuration,fullStreetAddress",
                 "--line-model", Fixtures.packageRoot.appendingPathComponent(".build/models").path,
             ])
             defer { _ = daemon.stop() }
@@ -285,19 +287,26 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             // slow: the daemon's own list is waited for first, then the page (whose hello has it).
             let listed = Date().addingTimeInterval(90)
             var items = ""
-            while Date() < listed, !items.contains("9400111899223397881238") {
+            let payloads = ["9400111899223397881238", "2210 Harbor Lane, Apt 5, Oakland CA 94607", "2026-11-21T14:03"]
+            while Date() < listed, !payloads.allSatisfy({ items.contains($0) }) {
                 items = try Subprocess.run(
                     "/usr/bin/curl",
                     ["-s", "--max-time", "5", "--retry", "20", "--retry-connrefused", "--retry-delay", "0", "http://127.0.0.1:\(port)/items"],
                     timeout: 30
                 ).stdout
-                if !items.contains("9400111899223397881238") { Thread.sleep(forTimeInterval: 0.5) }
+                if !payloads.allSatisfy({ items.contains($0) }) { Thread.sleep(forTimeInterval: 0.5) }
             }
-            try #require(items.contains("9400111899223397881238"), "not added: \(items) \(daemon.stderr.suffix(800))")
-            let wanted = #"<span class="kind">tracking usps</span>9400111899223397881238</li>"#
-            let (dom, summary) = try Self.browse(port: port, scratch: scratch) { $0.contains(wanted) }
-            #expect(dom.contains(wanted), "\(summary)\n\(daemon.stderr.suffix(800))\n\(dom.suffix(1500))")
-            #expect(dom.contains(#"data-types="shipmentTrackingNumber""#) && dom.contains(#"data-types="currency""#), "the type buttons")
+            try #require(payloads.allSatisfy { items.contains($0) }, "not added: \(items) \(daemon.stderr.suffix(800))")
+            let wanted = [
+                #"<span class="kind">tracking usps</span>9400111899223397881238</li>"#,
+                #"<span class="kind">fullStreetAddress</span>2210 Harbor Lane, Apt 5, Oakland CA 94607</li>"#,
+                #"<span class="kind">dateTime</span>2026-11-21T14:03</li>"#,
+            ]
+            let (dom, summary) = try Self.browse(port: port, scratch: scratch) { dom in wanted.allSatisfy { dom.contains($0) } }
+            for line in wanted { #expect(dom.contains(line), "\(summary)\n\(daemon.stderr.suffix(800))\n\(dom.suffix(1500))") }
+            for type in ["shipmentTrackingNumber", "currency", "dateTimeDuration", "flightNumber", "fullStreetAddress"] {
+                #expect(dom.contains(#"data-types="\#(type)""#), "the type buttons: \(type)")
+            }
         }
     }
 
