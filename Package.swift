@@ -124,6 +124,9 @@ let package = Package(
         // Where the lines of text are, behind one seam (LineDetector): PP-OCRv6's detector network, or the
         // classical detector (pure Swift); the recognizers read line by line (issues #13, #40).
         .target(name: "TextDetection", dependencies: ["ScannerCore", "InferenceRuntime"]),
+        // Where a held-up page, card or label lies, behind one seam (DocumentDetector): straight edges
+        // and the quadrilateral they bound (pure Swift; issue #43).
+        .target(name: "DocumentDetection", dependencies: ["ScannerCore"]),
         .target(name: "TextRecognition", dependencies: ["ScannerCore", "CTesseract"]),
         // The networks' runtime: a model read, compiled for the CPU, run on a tensor.
         .target(name: "InferenceRuntime", dependencies: ["COpenVINO"]),
@@ -241,7 +244,7 @@ let package = Package(
             name: "scannerd-bench",
             dependencies: [
                 "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextDetection", "TextRecognition", "LineNetwork", "ContentTypes",
-                "Recognition",
+                "Recognition", "DocumentDetection",
                 "Capture", "Tracking", "Pipeline", "Events", "EventServer", "ScannerClient", "ScannerProtocol", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -273,6 +276,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "ScannerCore", "TestSupport"]),
+        .testTarget(name: "DocumentDetectionTests", dependencies: ["DocumentDetection", "ScannerCore", "ImageDecoding", "Capture", "TestSupport"]),
         .testTarget(
             name: "TextDetectionTests",
             dependencies: [

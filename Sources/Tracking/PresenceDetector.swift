@@ -31,6 +31,9 @@ public struct PresenceDetector: Sendable {
     private var stillSince: Double?
     /// The share of the frame that differed from the scene behind at the last sample.
     public private(set) var changedShare = 0.0
+    /// Which cells differed at the last sample (row-major, the thumbnail's layout): where something
+    /// is held up (a document is one only there, not the desk's own papers).
+    public private(set) var changed: [Bool] = []
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -45,6 +48,7 @@ public struct PresenceDetector: Sendable {
             self.behind = cells
             stillSince = time
             changedShare = 0
+            changed = [Bool](repeating: false, count: cells.count)
             return false
         }
         let moved = previous.map { Self.largestChange(from: $0, to: cells) } ?? 0
@@ -56,16 +60,17 @@ public struct PresenceDetector: Sendable {
         if let since = stillSince, time - since >= configuration.settleAfter {
             self.behind = cells
             changedShare = 0
+            changed = [Bool](repeating: false, count: cells.count)
             return false
         }
         let gain = Self.exposureChange(from: behind, to: cells)
         let brighter = 1 + configuration.relativeChange
-        let changed = zip(behind, cells).filter { before, now in
+        changed = zip(behind, cells).map { before, now in
             let expected = before * gain
             let ratio = (now + 1) / (expected + 1)
             return abs(now - expected) >= configuration.minimumLevels && (ratio > brighter || ratio < 1 / brighter)
-        }.count
-        changedShare = Double(changed) / Double(cells.count)
+        }
+        changedShare = Double(changed.count { $0 }) / Double(cells.count)
         return changedShare >= configuration.heldUpShare
     }
 

@@ -61,7 +61,7 @@ struct Benchmark: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Run only these sections (recognition, capture, sequence, delivery, memory, lines, realtime, blackbox).", valueName: "list"))
+            "Run only these sections (recognition, capture, sequence, delivery, memory, lines, documents, realtime, blackbox).", valueName: "list"))
     var only: String?
 
     @Option(
@@ -110,6 +110,9 @@ struct Benchmark: AsyncParsableCommand {
         }
         if wants("delivery") {
             sections.append(("delivery", try await DeliveryBenchmark.render(today: Self.today(), machine: Self.machine())))
+        }
+        if wants("documents") {
+            sections.append(("documents", try DocumentsBenchmark.render(footage: footage, today: Self.today(), machine: Self.machine())))
         }
         if wants("lines") {
             sections.append(("lines", try LinesBenchmark.render(footage: footage, today: Self.today(), machine: Self.machine())))

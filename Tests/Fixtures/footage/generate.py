@@ -606,6 +606,9 @@ def render(scenario, seed, width, height, fps, seconds=6.0, exposure=None):
 
     out_frames = []
     truth_items = []
+    # The document itself (issue #43): its four corners each frame it is in the picture at all,
+    # whether all four are in the frame, and how far it moved (px of blur).
+    truth_document = {"kind": getattr(doc, "kind", None) or scenario, "frames": []} if doc else None
     if doc:
         for item in doc.items:
             entry = {k: v for k, v in item.items() if k not in ("box", "capHeight", "module")}
@@ -666,6 +669,12 @@ def render(scenario, seed, width, height, fps, seconds=6.0, exposure=None):
             thumb = [tx + inward[0] - 45, ty + inward[1] - 70, tx + inward[0] + 45, ty + inward[1] + 70]
             ImageDraw.Draw(frame).ellipse(thumb, fill=(206, 150, 125))
             blur_px = math.hypot(dx, dy)
+            truth_document["frames"].append({
+                "frame": f,
+                "corners": [[round(x / width, 4), round(y / height, 4)] for x, y in corners],
+                "inView": all(0 <= x < width and 0 <= y < height for x, y in corners),
+                "blur": round(blur_px, 2),
+            })
             for index, item in enumerate(doc.items):
                 x0, y0, x1, y1 = item["box"]
                 quad = apply(to_frame, [(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
@@ -708,7 +717,7 @@ def render(scenario, seed, width, height, fps, seconds=6.0, exposure=None):
 
     truth = {
         "scenario": scenario, "seed": seed, "width": width, "height": height, "fps": fps, "frames": frames,
-        "dim": dim, "exposure": exposure, "jpegQuality": quality, "items": truth_items,
+        "dim": dim, "exposure": exposure, "jpegQuality": quality, "items": truth_items, "document": truth_document,
     }
     return b"".join(out_frames), truth
 

@@ -1,0 +1,378 @@
+import Foundation
+import ScannerCore
+
+/// Where a page, card or label lies in an image: its four corners and how strongly its edges say so.
+public struct DocumentCandidate: Sendable, Equatable {
+    /// Corners in the pixel coordinates of the image given, clockwise from the top left.
+    public var quad: Quad
+    /// 0…1: the share of the four sides' length that has an edge across it.
+    public var score: Double
+
+    public init(quad: Quad, score: Double) {
+        self.quad = quad
+        self.score = score
+    }
+}
+
+/// Finds documents in a frame (issue #43). A seam: the classical detector below, or a network.
+public protocol DocumentDetector: Sendable {
+    /// The documents in `image`, best first.
+    func documents(in image: GrayImage) -> [DocumentCandidate]
+}
+
+/// The classical detector: straight edges and the quadrilateral they best bound.
+///
+/// The frame is brought to `workWidth` and smoothed; every pixel whose gradient is strong votes for
+/// the lines through it across its gradient (a Hough transform in angle and distance, each pixel
+/// voting only within `angleSpread` of its own edge's angle: a document's edges are long straight
+/// runs, the clutter's are short and many-angled). The strongest lines are paired into two
+/// roughly parallel pairs at a good angle to each other; each such quadrilateral, convex and large
+/// enough, is scored by how much of its four sides has an edge along it, facing the same way all
+/// along (a page brighter than the desk at every point of a side, or darker at every point). A thumb
+/// over one corner leaves three sides and most of the fourth.
+public struct EdgeQuadDetector: DocumentDetector {
+    public struct Configuration: Sendable, Equatable {
+        /// Width the frame is brought to (its height in proportion).
+        public var workWidth = 320
+        /// Gradient magnitude (Sobel on 0–255 luma) an edge pixel needs.
+        public var edgeStrength: Float = 48
+        /// Degrees either side of a pixel's own edge angle that it votes for.
+        public var angleSpread = 3
+        /// Lines taken from the transform's peaks, at most, and at most `linesPerAngle` in each 10° of
+        /// angle: a card's text rows make many strong lines of one angle, and the card's other two
+        /// edges must still be among those taken.
+        public var lines = 48
+        public var linesPerAngle = 8
+        /// A quadrilateral's area, as a share of the frame's, at least.
+        public var minimumArea = 0.04
+        /// A side's length, as a share of the frame's shorter side, at least.
+        public var minimumSide = 0.12
+        /// Score a document needs (the share of its sides with an edge along them).
+        public var minimumScore = 0.6
+        /// And each side on its own (a thumb may hide the rest of one).
+        public var minimumSideScore = 0.35
+
+        public init() {}
+    }
+
+    public let configuration: Configuration
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    struct Line {
+        /// The line's normal angle, radians, 0..<π; `x cos θ + y sin θ = rho`.
+        var theta: Double
+        var rho: Double
+        var votes: Float
+    }
+
+    /// Gradients of a smoothed image: x and y components, row-major.
+    struct Gradients {
+        let width: Int
+        let height: Int
+        var gx: [Float]
+        var gy: [Float]
+
+        init(_ image: GrayImage) {
+            width = image.width
+            height = image.height
+            (gx, gy) = Self.sobel(image)
+        }
+
+        /// A 3×3 box smoothing first (sensor noise and JPEG's blocks are edges too), then Sobel.
+        static func sobel(_ image: GrayImage) -> ([Float], [Float]) {
+            let width = image.width
+            let height = image.height
+            var smooth = [Float](repeating: 0, count: width * height)
+            image.pixels.withUnsafeBufferPointer { p in
+                for y in 0..<height {
+                    for x in 0..<width {
+                        var sum = 0
+                        for dy in -1...1 {
+                            let yy = min(max(y + dy, 0), height - 1)
+                            for dx in -1...1 { sum += Int(p[yy * image.stride + min(max(x + dx, 0), width - 1)]) }
+                        }
+                        smooth[y * width + x] = Float(sum) / 9
+                    }
+                }
+            }
+            var gx = [Float](repeating: 0, count: width * height)
+            var gy = [Float](repeating: 0, count: width * height)
+            guard width > 2, height > 2 else { return (gx, gy) }
+            for y in 1..<(height - 1) {
+                for x in 1..<(width - 1) {
+                    let i = y * width + x
+                    let a = smooth[i - width - 1]
+                    let b = smooth[i - width]
+                    let c = smooth[i - width + 1]
+                    let d = smooth[i - 1]
+                    let f = smooth[i + 1]
+                    let g = smooth[i + width - 1]
+                    let h = smooth[i + width]
+                    let k = smooth[i + width + 1]
+                    gx[i] = (c + 2 * f + k) - (a + 2 * d + g)
+                    gy[i] = (g + 2 * h + k) - (a + 2 * b + c)
+                }
+            }
+            return (gx, gy)
+        }
+
+        func at(_ x: Double, _ y: Double) -> (Float, Float) {
+            let xi = min(max(Int(x.rounded()), 0), width - 1)
+            let yi = min(max(Int(y.rounded()), 0), height - 1)
+            return (gx[yi * width + xi], gy[yi * width + xi])
+        }
+    }
+
+    public func documents(in image: GrayImage) -> [DocumentCandidate] {
+        guard image.width >= 16, image.height >= 16 else { return [] }
+        let factor = min(1, Double(configuration.workWidth) / Double(image.width))
+        let small = factor < 1 ? image.scaled(by: factor) : image
+        let gradients = Gradients(small)
+        let lines = strongestLines(gradients)
+        let scale = 1 / factor
+        return quads(from: lines, gradients: gradients).map { candidate in
+            DocumentCandidate(quad: candidate.quad.map { Point(x: $0.x * scale, y: $0.y * scale) }, score: candidate.score)
+        }
+    }
+
+    /// The Hough transform's strongest lines.
+    func strongestLines(_ g: Gradients) -> [Line] {
+        let angles = 180
+        let diagonal = Int(Double(g.width * g.width + g.height * g.height).squareRoot()) + 1
+        let rhos = 2 * diagonal + 1
+        var accumulator = [Float](repeating: 0, count: angles * rhos)
+        let cosines = (0..<angles).map { cos(Double($0) * .pi / Double(angles)) }
+        let sines = (0..<angles).map { sin(Double($0) * .pi / Double(angles)) }
+        let threshold = configuration.edgeStrength
+        for y in 1..<(g.height - 1) {
+            for x in 1..<(g.width - 1) {
+                let i = y * g.width + x
+                let magnitude = (g.gx[i] * g.gx[i] + g.gy[i] * g.gy[i]).squareRoot()
+                guard magnitude >= threshold else { continue }
+                // The gradient points across the edge: its angle is the line's normal.
+                var angle = atan2(Double(g.gy[i]), Double(g.gx[i]))
+                if angle < 0 { angle += .pi }
+                let center = Int((angle / .pi * Double(angles)).rounded()) % angles
+                for offset in -configuration.angleSpread...configuration.angleSpread {
+                    let a = (center + offset + angles) % angles
+                    let rho = Double(x) * cosines[a] + Double(y) * sines[a]
+                    accumulator[a * rhos + Int(rho.rounded()) + diagonal] += magnitude
+                }
+            }
+        }
+        // Peaks: the largest within 4° and 4 px, strongest first, a few of each angle.
+        var peaks: [Line] = []
+        var perBucket = [Int](repeating: 0, count: angles / 10 + 1)
+        // Only cells with a twentieth of the strongest's votes can be peaks worth taking: sorting the
+        // whole accumulator was most of the detector's time.
+        let floor = (accumulator.max() ?? 0) / 20
+        let order = accumulator.indices.filter { accumulator[$0] > floor }.sorted { accumulator[$0] > accumulator[$1] }
+        var taken = [Bool](repeating: false, count: accumulator.count)
+        for index in order {
+            guard peaks.count < configuration.lines else { break }
+            guard !taken[index] else { continue }
+            let a = index / rhos
+            let r = index % rhos
+            guard perBucket[a / 10] < configuration.linesPerAngle else { continue }
+            perBucket[a / 10] += 1
+            for da in -4...4 {
+                for dr in -4...4 {
+                    var aa = a + da
+                    var rr = r + dr
+                    // θ wraps with ρ's sign flipped.
+                    if aa < 0 {
+                        aa += angles
+                        rr = rhos - 1 - rr
+                    } else if aa >= angles {
+                        aa -= angles
+                        rr = rhos - 1 - rr
+                    }
+                    guard rr >= 0, rr < rhos else { continue }
+                    taken[aa * rhos + rr] = true
+                }
+            }
+            peaks.append(Line(theta: Double(a) * .pi / Double(angles), rho: Double(r - diagonal), votes: accumulator[index]))
+        }
+        return peaks
+    }
+
+    /// Convex quadrilaterals from two pairs of lines, each scored, best first, none overlapping a
+    /// better one.
+    func quads(from lines: [Line], gradients g: Gradients) -> [DocumentCandidate] {
+        let width = Double(g.width)
+        let height = Double(g.height)
+        func angleBetween(_ a: Line, _ b: Line) -> Double {
+            let d = abs(a.theta - b.theta)
+            return min(d, .pi - d)
+        }
+        var pairs: [(Line, Line)] = []
+        for i in lines.indices {
+            for j in lines.indices where j > i {
+                guard angleBetween(lines[i], lines[j]) < 25 * .pi / 180 else { continue }
+                pairs.append((lines[i], lines[j]))
+            }
+        }
+        var found: [DocumentCandidate] = []
+        for p in pairs.indices {
+            for q in pairs.indices where q > p {
+                let (a, b) = pairs[p]
+                let (c, d) = pairs[q]
+                let across = angleBetween(a, c)
+                guard across > 50 * .pi / 180 else { continue }
+                guard let corners = [(a, c), (c, b), (b, d), (d, a)].map({ Self.intersection($0.0, $0.1) }) as [Point?]?,
+                    corners.allSatisfy({ $0 != nil })
+                else { continue }
+                guard let quad = Self.convexQuad(corners.compactMap { $0 }) else { continue }
+                let points = quad.corners
+                // Inside the frame (a little over its edge for the Hough's rounding).
+                guard points.allSatisfy({ $0.x > -2 && $0.y > -2 && $0.x < width + 2 && $0.y < height + 2 }) else { continue }
+                let area = Self.area(points)
+                guard area >= configuration.minimumArea * width * height else { continue }
+                let sides = (0..<4).map { points[$0].distance(to: points[($0 + 1) % 4]) }
+                guard sides.min() ?? 0 >= configuration.minimumSide * min(width, height) else { continue }
+                let center = Self.centroid(points)
+                // A dozen samples a side first: most quadrilaterals fail there, at a fraction of the cost.
+                guard (0..<4).allSatisfy({ side(from: points[$0], to: points[($0 + 1) % 4], center: center, g, samples: 12) >= 0.25 }) else {
+                    continue
+                }
+                let support = (0..<4).map { side(from: points[$0], to: points[($0 + 1) % 4], center: center, g) }
+                guard support.min() ?? 0 >= configuration.minimumSideScore else { continue }
+                let score = zip(support, sides).reduce(0) { $0 + $1.0 * $1.1 } / sides.reduce(0, +)
+                guard score >= configuration.minimumScore else { continue }
+                found.append(DocumentCandidate(quad: quad, score: score))
+            }
+        }
+        // Best first — the best-edged, a larger one only a little ahead (a quadrilateral through a
+        // card's edges and the desk's lines is larger, and less edged); a candidate inside or around
+        // a better one is the same document (or its print).
+        func rank(_ candidate: DocumentCandidate) -> Double {
+            candidate.score + 0.1 * (Self.area(candidate.quad.corners) / (width * height)).squareRoot()
+        }
+        var chosen: [DocumentCandidate] = []
+        for candidate in found.sorted(by: { rank($0) > rank($1) }) {
+            let box = candidate.quad.boundingBox
+            let overlaps = chosen.contains { other in
+                let o = other.quad.boundingBox
+                return min(box.maxX, o.maxX) > max(box.minX, o.minX) && min(box.maxY, o.maxY) > max(box.minY, o.minY)
+            }
+            if !overlaps { chosen.append(candidate) }
+        }
+        return chosen
+    }
+
+    /// The share of a side (its middle 80 %) with an edge along it, all facing one way: the gradient
+    /// across the side strong, and of the sign most of the side has.
+    func side(from p: Point, to q: Point, center: Point, _ g: Gradients, samples wanted: Int? = nil) -> Double {
+        let length = p.distance(to: q)
+        guard length > 0 else { return 0 }
+        // The inward normal.
+        var nx = -(q.y - p.y) / length
+        var ny = (q.x - p.x) / length
+        let mid = Point(x: (p.x + q.x) / 2, y: (p.y + q.y) / 2)
+        if (center.x - mid.x) * nx + (center.y - mid.y) * ny < 0 {
+            nx = -nx
+            ny = -ny
+        }
+        let samples = wanted ?? max(8, Int(length / 2))
+        var positive = 0
+        var negative = 0
+        for s in 0..<samples {
+            let t = 0.1 + 0.8 * Double(s) / Double(samples - 1)
+            let x = p.x + (q.x - p.x) * t
+            let y = p.y + (q.y - p.y) * t
+            // The strongest of the gradient at and a pixel either side of the line (rounding).
+            var best: Float = 0
+            for d in [-1.0, 0, 1] {
+                let (gx, gy) = g.at(x + nx * d, y + ny * d)
+                let across = gx * Float(nx) + gy * Float(ny)
+                if abs(across) > abs(best) { best = across }
+            }
+            if best >= configuration.edgeStrength * 0.75 {
+                positive += 1
+            } else if best <= -configuration.edgeStrength * 0.75 {
+                negative += 1
+            }
+        }
+        return Double(max(positive, negative)) / Double(samples)
+    }
+
+    static func intersection(_ a: Line, _ b: Line) -> Point? {
+        let (c1, s1, c2, s2) = (cos(a.theta), sin(a.theta), cos(b.theta), sin(b.theta))
+        let det = c1 * s2 - s1 * c2
+        guard abs(det) > 1e-6 else { return nil }
+        return Point(x: (a.rho * s2 - b.rho * s1) / det, y: (c1 * b.rho - c2 * a.rho) / det)
+    }
+
+    /// The four points as a convex quad, clockwise (in image coordinates) from the top left; nil when
+    /// they are not the corners of a convex one.
+    static func convexQuad(_ points: [Point]) -> Quad? {
+        guard points.count == 4 else { return nil }
+        let center = centroid(points)
+        let sorted = points.sorted { atan2($0.y - center.y, $0.x - center.x) < atan2($1.y - center.y, $1.x - center.x) }
+        // Convex: every turn the same way.
+        var sign = 0.0
+        for i in 0..<4 {
+            let a = sorted[i]
+            let b = sorted[(i + 1) % 4]
+            let c = sorted[(i + 2) % 4]
+            let cross = (b.x - a.x) * (c.y - b.y) - (b.y - a.y) * (c.x - b.x)
+            if sign == 0 { sign = cross.sign == .minus ? -1 : 1 }
+            guard cross * sign > 0 else { return nil }
+        }
+        // Start at the corner nearest the top left (smallest x + y).
+        let start = sorted.indices.min { sorted[$0].x + sorted[$0].y < sorted[$1].x + sorted[$1].y }!
+        let ordered = (0..<4).map { sorted[(start + $0) % 4] }
+        return Quad(topLeft: ordered[0], topRight: ordered[1], bottomRight: ordered[2], bottomLeft: ordered[3])
+    }
+
+    static func centroid(_ points: [Point]) -> Point {
+        Point(x: points.map(\.x).reduce(0, +) / Double(points.count), y: points.map(\.y).reduce(0, +) / Double(points.count))
+    }
+
+    static func area(_ points: [Point]) -> Double {
+        var sum = 0.0
+        for i in points.indices {
+            let a = points[i]
+            let b = points[(i + 1) % points.count]
+            sum += a.x * b.y - b.x * a.y
+        }
+        return abs(sum) / 2
+    }
+}
+
+extension DocumentCandidate {
+    /// Whether the candidate is something held up, not the desk's own paper: at least `share` of the
+    /// thumbnail cells under it differ from the scene behind (`changed`, a `side`×`side` map over an
+    /// image of `width`×`height`, as `PresenceDetector` keeps it).
+    public func isHeldUp(changed: [Bool], side: Int = 32, width: Int, height: Int, share: Double = 0.25) -> Bool {
+        guard changed.count == side * side, width > 0, height > 0 else { return false }
+        var inside = 0
+        var differing = 0
+        let corners = quad.corners
+        for row in 0..<side {
+            for column in 0..<side {
+                let point = Point(x: (Double(column) + 0.5) * Double(width) / Double(side), y: (Double(row) + 0.5) * Double(height) / Double(side))
+                guard Self.contains(corners, point) else { continue }
+                inside += 1
+                if changed[row * side + column] { differing += 1 }
+            }
+        }
+        return inside > 0 && Double(differing) >= share * Double(inside)
+    }
+
+    /// Whether `point` lies inside the convex polygon `corners`.
+    static func contains(_ corners: [Point], _ point: Point) -> Bool {
+        var sign = 0.0
+        for i in corners.indices {
+            let a = corners[i]
+            let b = corners[(i + 1) % corners.count]
+            let cross = (b.x - a.x) * (point.y - a.y) - (b.y - a.y) * (point.x - a.x)
+            if cross == 0 { continue }
+            if sign == 0 { sign = cross > 0 ? 1 : -1 } else if cross * sign < 0 { return false }
+        }
+        return true
+    }
+}

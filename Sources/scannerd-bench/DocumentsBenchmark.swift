@@ -1,0 +1,137 @@
+import Capture
+import DocumentDetection
+import Foundation
+import Logging
+import Pipeline
+import ScannerCore
+import Tracking
+
+/// Documents on the footage (issue #43): for each clip of `make footage` whose truth has a document,
+/// every frame's candidates from the detector against the document's true corners. A frame is found
+/// when the best candidate's corners are each within 2 % of the frame's diagonal of the truth's; wrong
+/// when a candidate is given and is not that (or nothing is there: the desk).
+enum DocumentsBenchmark {
+    struct Truth: Decodable {
+        struct Document: Decodable {
+            struct Sighting: Decodable {
+                var frame: Int
+                var corners: [[Double]]
+                var inView: Bool
+                var blur: Double
+            }
+            var kind: String
+            var frames: [Sighting]
+        }
+        var scenario: String
+        var seed: Int
+        var width: Int
+        var height: Int
+        var document: Document?
+    }
+
+    struct Tally {
+        var clips = 0, inView = 0, found = 0, wrong = 0, frames = 0, seconds = 0.0
+        var delays: [Int] = []
+        var errors: [Double] = []
+    }
+
+    static func render(footage: String, today: String, machine: String, detector: any DocumentDetector = EdgeQuadDetector()) throws -> String {
+        let names = try FileManager.default.contentsOfDirectory(atPath: footage).filter { $0.hasSuffix(".json") }.sorted()
+        var rows: [String] = []
+        var all = Tally()
+        for name in names {
+            let path = footage + "/" + name
+            let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            let clip = path.replacingOccurrences(of: ".json", with: ".mjpeg")
+            guard FileManager.default.fileExists(atPath: clip) else { continue }
+            let tally = try measure(clip: clip, truth: truth, detector: detector)
+            all.clips += 1
+            all.inView += tally.inView
+            all.found += tally.found
+            all.wrong += tally.wrong
+            all.frames += tally.frames
+            all.seconds += tally.seconds
+            all.delays += tally.delays
+            all.errors += tally.errors
+            let delay = tally.delays.first.map(String.init) ?? "–"
+            let error = tally.errors.isEmpty ? "–" : String(format: "%.2f", tally.errors.sorted()[tally.errors.count / 2] * 100)
+            rows.append(
+                "| \(truth.scenario) s\(truth.seed) | \(tally.inView) | \(tally.found) | \(delay) | \(error) | \(tally.wrong) | "
+                    + String(format: "%.1f", tally.seconds / Double(max(1, tally.frames)) * 1000) + " |")
+        }
+        return """
+            <!-- documents:begin (written by `make bench`) -->
+            ## Documents on the footage (issue #43)
+
+            Measured \(today) on \(machine); `EdgeQuadDetector` on every frame of the footage's clips at 640 px (the pipeline's processing width), keeping only candidates where the scene changed under them (`PresenceDetector`, `DocumentCandidate.isHeldUp`), against the generator's corners. Found: the best candidate's four corners each within 2 % of the frame's diagonal; delay: frames from the first with the document wholly in view to the first found; error: the median of the found frames' largest corner error, % of the diagonal; wrong: frames with a candidate that is no document there.
+
+            | clip | frames in view | found | delay | error % | wrong | ms / frame |
+            |---|---:|---:|---:|---:|---:|---:|
+            \(rows.joined(separator: "\n"))
+            | all (\(all.clips) clips) | \(all.inView) | \(all.found) | | | \(all.wrong) | \(String(format: "%.1f", all.seconds / Double(max(1, all.frames)) * 1000)) |
+            <!-- documents:end -->
+
+            """
+    }
+
+    static func measure(clip: String, truth: Truth, detector: any DocumentDetector) throws -> Tally {
+        let source = try ReplaySource(path: clip, configuration: .init(pace: .none, processingWidth: 640), logger: Logger(label: "bench"))
+        let sightings = Dictionary(uniqueKeysWithValues: (truth.document?.frames ?? []).map { ($0.frame, $0) })
+        let firstInView = truth.document?.frames.first { $0.inView }?.frame
+        var tally = Tally()
+        var presence = PresenceDetector()
+        let diagonal = Double(truth.width * truth.width + truth.height * truth.height).squareRoot()
+        loop: while true {
+            switch source.next() {
+            case .frame(let frame):
+                let image = frame.decoded.image
+                let start = Date()
+                // Only what is held up: the desk's own papers are quadrilaterals too.
+                let heldUp = presence.observe(FrameMetrics.thumbnail(image), time: Double(frame.index) / 30)
+                let candidates =
+                    heldUp
+                    ? detector.documents(in: image).filter {
+                        $0.isHeldUp(changed: presence.changed, width: image.width, height: image.height)
+                    } : []
+                tally.seconds += Date().timeIntervalSince(start)
+                tally.frames += 1
+                let sighting = sightings[frame.index]
+                let inView = sighting?.inView == true
+                if inView { tally.inView += 1 }
+                guard let best = candidates.first else { continue }
+                guard let sighting else {
+                    tally.wrong += 1
+                    continue
+                }
+                // Corners in full-resolution pixels; the best of the four rotations (the truth's
+                // order is the document's own).
+                let found = best.quad.corners.map {
+                    ($0.x / Double(image.width) * Double(truth.width), $0.y / Double(image.height) * Double(truth.height))
+                }
+                let true_ = sighting.corners.map { ($0[0] * Double(truth.width), $0[1] * Double(truth.height)) }
+                let error =
+                    (0..<4).map { rotation in
+                        (0..<4).map { i in
+                            let a = found[(i + rotation) % 4]
+                            let b = true_[i]
+                            return ((a.0 - b.0) * (a.0 - b.0) + (a.1 - b.1) * (a.1 - b.1)).squareRoot()
+                        }.max()!
+                    }.min()! / diagonal
+                if error <= 0.02 {
+                    if inView {
+                        tally.found += 1
+                        tally.errors.append(error)
+                        if tally.delays.isEmpty, let firstInView { tally.delays.append(frame.index - firstInView) }
+                    }
+                } else if inView {
+                    tally.wrong += 1
+                }
+            case .end:
+                break loop
+            default:
+                continue
+            }
+        }
+        return tally
+    }
+}

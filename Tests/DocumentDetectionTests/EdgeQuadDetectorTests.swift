@@ -1,0 +1,95 @@
+import Foundation
+import ScannerCore
+import TestSupport
+import Testing
+
+@testable import DocumentDetection
+
+/// Issue #43: the classical document detector on drawn scenes — a card on a textured desk, tilted,
+/// with text rows inside and a thumb over a corner — and on scenes with no card.
+@Suite struct EdgeQuadDetectorTests {
+    /// A 640×360 desk of wavy wood grain (luma 70–130, no long straight edge), sensor noise, and a
+    /// card of luma 225 at `corners` with dark text rows, optionally a thumb (luma 170) over its first
+    /// corner.
+    static func scene(card corners: [Point]?, thumb: Bool = false, seed: UInt64 = 1) -> GrayImage {
+        var random = SeededGenerator(seed: seed)
+        var image = GrayImage(width: 640, height: 360, filledWith: 0)
+        let phase = Double(seed)
+        for y in 0..<360 {
+            for x in 0..<640 {
+                let grain = sin(Double(x) * 0.06 + 2.5 * sin(Double(y) * 0.021 + phase) + phase)
+                var value = 100 + Int(30 * grain)
+                if let corners, Self.inside(corners, Point(x: Double(x), y: Double(y))) {
+                    value = 225
+                    // Text rows: dark bars across the card's middle, in its own frame.
+                    let (u, v) = Self.local(corners, Point(x: Double(x), y: Double(y)))
+                    if u > 0.1, u < 0.85, v > 0.2, v < 0.9, Int(v * 20) % 3 == 0, Int(u * 60) % 4 != 0 { value = 30 }
+                }
+                if thumb, let corners, Point(x: Double(x), y: Double(y)).distance(to: corners[0]) < 22 { value = 170 }
+                value += Int(random.next() % 7) - 3
+                image.pixels[y * 640 + x] = UInt8(max(0, min(255, value)))
+            }
+        }
+        return image
+    }
+
+    static func inside(_ c: [Point], _ p: Point) -> Bool {
+        (0..<4).allSatisfy { i in
+            let a = c[i]
+            let b = c[(i + 1) % 4]
+            return (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x) >= 0
+        }
+    }
+
+    /// Approximate coordinates of `p` in the card's own frame (0…1 each way), for drawing inside it.
+    static func local(_ c: [Point], _ p: Point) -> (Double, Double) {
+        let top = (c[1].x - c[0].x, c[1].y - c[0].y)
+        let left = (c[3].x - c[0].x, c[3].y - c[0].y)
+        let d = (p.x - c[0].x, p.y - c[0].y)
+        let det = top.0 * left.1 - top.1 * left.0
+        return ((d.0 * left.1 - d.1 * left.0) / det, (top.0 * d.1 - top.1 * d.0) / det)
+    }
+
+    /// 2 % of the frame's diagonal (issue #43's tolerance), px.
+    static let twoPercent = 0.02 * (640.0 * 640 + 360 * 360).squareRoot()
+
+    let card = [Point(x: 180, y: 80), Point(x: 470, y: 100), Point(x: 455, y: 280), Point(x: 160, y: 262)]
+
+    func largestCornerError(_ found: DocumentCandidate?, _ truth: [Point]) -> Double {
+        guard let corners = found?.quad.corners else { return .infinity }
+        return zip(corners, truth).map { $0.distance(to: $1) }.max() ?? .infinity
+    }
+
+    @Test func aTiltedCardWithTextRowsIsFoundCornerForCorner() {
+        let found = EdgeQuadDetector().documents(in: Self.scene(card: card))
+        #expect(largestCornerError(found.first, card) < Self.twoPercent, "\(found)")
+        #expect((found.first?.score ?? 0) > 0.8)
+    }
+
+    @Test func aThumbOverACornerLeavesTheCardFound() {
+        let found = EdgeQuadDetector().documents(in: Self.scene(card: card, thumb: true, seed: 2))
+        #expect(largestCornerError(found.first, card) < Self.twoPercent, "\(found)")
+    }
+
+    @Test func aDeskAloneHasNoDocument() {
+        for seed in 3...5 {
+            let found = EdgeQuadDetector().documents(in: Self.scene(card: nil, seed: UInt64(seed)))
+            #expect(found.isEmpty, "seed \(seed): \(found)")
+        }
+        #expect(EdgeQuadDetector().documents(in: GrayImage(width: 640, height: 360, filledWith: 128)).isEmpty)
+        #expect(EdgeQuadDetector().documents(in: GrayImage(width: 8, height: 8, filledWith: 128)).isEmpty)
+    }
+
+    /// A document is something held up only where the scene changed under it (the desk's own papers
+    /// are quadrilaterals too).
+    @Test func heldUpOnlyWhereTheSceneChangedUnderIt() {
+        let candidate = DocumentCandidate(quad: Quad(x: 160, y: 90, width: 320, height: 180), score: 1)
+        var changed = [Bool](repeating: false, count: 1024)
+        #expect(!candidate.isHeldUp(changed: changed, width: 640, height: 360))
+        // The cells under its left half changed (a white sheet on white papers changes at its border).
+        for row in 8..<24 { for column in 8..<16 { changed[row * 32 + column] = true } }
+        #expect(candidate.isHeldUp(changed: changed, width: 640, height: 360))
+        #expect(!candidate.isHeldUp(changed: changed, width: 640, height: 360, share: 0.6))
+        #expect(!candidate.isHeldUp(changed: [true], width: 640, height: 360), "a mask of another size")
+    }
+}
