@@ -63,7 +63,7 @@ enum DocumentsBenchmark {
             <!-- documents:begin (written by `make bench`) -->
             ## Documents on the footage (issue #43)
 
-            Measured \(today) on \(machine); `EdgeQuadDetector` on every frame of the footage's clips at 640 px (the pipeline's processing width), keeping only candidates where the scene changed under them (`PresenceDetector`, `DocumentCandidate.isHeldUp`), against the generator's corners. Found: the best candidate's four corners each within 2 % of the frame's diagonal; delay: frames from the first with the document wholly in view to the first found; error: the median of the found frames' largest corner error, % of the diagonal; wrong: frames with a candidate that is no document there.
+            Measured \(today) on \(machine); `EdgeQuadDetector` on every frame of the footage's clips at 640 px (the pipeline's processing width), keeping only candidates where the scene changed under them (`PresenceDetector`, `DocumentCandidate.select`), against the generator's corners. Found: the best candidate's four corners each within 2 % of the frame's diagonal; delay: frames from the first with the document wholly in view to the first found; error: the median of the found frames' largest corner error, % of the diagonal; wrong: frames with a candidate that is no document there.
 
             | clip | frames in view | found | delay | error % | wrong | ms / frame |
             |---|---:|---:|---:|---:|---:|---:|
@@ -88,10 +88,11 @@ enum DocumentsBenchmark {
                 let start = Date()
                 // Only what is held up: the desk's own papers are quadrilaterals too.
                 let heldUp = presence.observe(FrameMetrics.thumbnail(image), time: Double(frame.index) / 30)
+                let changed = presence.changed
                 let candidates =
                     heldUp
-                    ? detector.documents(in: image).filter {
-                        $0.isHeldUp(changed: presence.changed, width: image.width, height: image.height)
+                    ? DocumentCandidate.select(detector.candidates(in: image)) {
+                        $0.changedShare(changed, width: image.width, height: image.height)
                     } : []
                 tally.seconds += Date().timeIntervalSince(start)
                 tally.frames += 1

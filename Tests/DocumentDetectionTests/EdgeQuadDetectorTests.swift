@@ -81,15 +81,29 @@ import Testing
     }
 
     /// A document is something held up only where the scene changed under it (the desk's own papers
-    /// are quadrilaterals too).
-    @Test func heldUpOnlyWhereTheSceneChangedUnderIt() {
+    /// are quadrilaterals too), and it is the outline of what is held up, not a rectangle printed
+    /// inside it, nor a quadrilateral through its edges and the desk's.
+    @Test func theOutlineOfWhatIsHeldUp() {
         let candidate = DocumentCandidate(quad: Quad(x: 160, y: 90, width: 320, height: 180), score: 1)
         var changed = [Bool](repeating: false, count: 1024)
-        #expect(!candidate.isHeldUp(changed: changed, width: 640, height: 360))
+        #expect(candidate.changedShare(changed, width: 640, height: 360) == 0)
         // The cells under its left half changed (a white sheet on white papers changes at its border).
         for row in 8..<24 { for column in 8..<16 { changed[row * 32 + column] = true } }
-        #expect(candidate.isHeldUp(changed: changed, width: 640, height: 360))
-        #expect(!candidate.isHeldUp(changed: changed, width: 640, height: 360, share: 0.6))
-        #expect(!candidate.isHeldUp(changed: [true], width: 640, height: 360), "a mask of another size")
+        #expect(abs(candidate.changedShare(changed, width: 640, height: 360) - 0.5) < 0.01)
+        #expect(candidate.changedShare([true], width: 640, height: 360) == 0, "a mask of another size")
+
+        let outline = DocumentCandidate(quad: Quad(x: 100, y: 50, width: 300, height: 250), score: 0.8)
+        let printed = DocumentCandidate(quad: Quad(x: 130, y: 80, width: 200, height: 100), score: 0.95)
+        let throughTheDesk = DocumentCandidate(quad: Quad(x: 40, y: 20, width: 560, height: 320), score: 0.75)
+        let desksPaper = DocumentCandidate(quad: Quad(x: 500, y: 20, width: 100, height: 80), score: 0.99)
+        // The card under the outline changed as much as under the printed rectangle; through the
+        // desk, the unchanged desk is under it too.
+        let shares: [Double: Double] = [0.8: 0.9, 0.95: 0.95, 0.75: 0.7, 0.99: 0]
+        let chosen = DocumentCandidate.select([desksPaper, printed, outline, throughTheDesk]) { shares[$0.score] ?? 0 }
+        #expect(chosen == [outline], "\(chosen)")
+        // Without the outline, the printed rectangle is what there is; knowing nothing of the scene,
+        // the best-edged of each overlapping group.
+        #expect(DocumentCandidate.select([printed, throughTheDesk]) { shares[$0.score] ?? 0 } == [printed])
+        #expect(DocumentCandidate.select([desksPaper, printed, outline, throughTheDesk], heldUp: nil) == [desksPaper, printed])
     }
 }
