@@ -36,9 +36,9 @@ extension DocumentDetector {
 /// voting only within `angleSpread` of its own edge's angle: a document's edges are long straight
 /// runs, the clutter's are short and many-angled). The strongest lines are paired into two
 /// roughly parallel pairs at a good angle to each other; each such quadrilateral, convex and large
-/// enough, is scored by how much of its four sides has an edge along it, facing the same way all
-/// along (a page brighter than the desk at every point of a side, or darker at every point). A thumb
-/// over one corner leaves three sides and most of the fourth.
+/// enough, is scored by how much of its four sides has an edge across it, facing the same way all
+/// along (a page brighter than the desk at every point of a side, or darker at every point;
+/// `EdgeProfile`). A thumb over one corner leaves three sides and most of the fourth.
 public struct EdgeQuadDetector: DocumentDetector {
     public struct Configuration: Sendable, Equatable {
         /// Width the frame is brought to (its height in proportion).
@@ -75,6 +75,63 @@ public struct EdgeQuadDetector: DocumentDetector {
         var theta: Double
         var rho: Double
         var votes: Float
+    }
+
+    /// Along a line, pixel by pixel, where an edge crosses it facing one way or the other: prefix
+    /// counts, so that any stretch's support is two subtractions (scoring each quadrilateral's sides
+    /// by sampling them was nearly all of the detector's time: 150 ms a frame on a label).
+    struct EdgeProfile {
+        let line: Line
+        /// The first sample's position along the line (from the foot of the normal).
+        let start: Int
+        /// `positive[k]`: samples before `k` with an edge one way; `negative` the other way.
+        var positive: [Int32]
+        var negative: [Int32]
+
+        init(_ line: Line, _ g: Gradients, strength: Float) {
+            self.line = line
+            let reach = Int(Double(g.width * g.width + g.height * g.height).squareRoot()) + 1
+            start = -reach
+            let (nx, ny) = (cos(line.theta), sin(line.theta))
+            let foot = (line.rho * nx, line.rho * ny)
+            positive = [0]
+            negative = [0]
+            positive.reserveCapacity(2 * reach + 2)
+            negative.reserveCapacity(2 * reach + 2)
+            var (p, n): (Int32, Int32) = (0, 0)
+            for t in -reach...reach {
+                let x = foot.0 - Double(t) * ny
+                let y = foot.1 + Double(t) * nx
+                if x >= 0, y >= 0, x < Double(g.width), y < Double(g.height) {
+                    // The strongest across the line at and a pixel either side of it (rounding).
+                    var best: Float = 0
+                    for d in [-1.0, 0, 1] {
+                        let (gx, gy) = g.at(x + nx * d, y + ny * d)
+                        let across = gx * Float(nx) + gy * Float(ny)
+                        if abs(across) > abs(best) { best = across }
+                    }
+                    if best >= strength { p += 1 } else if best <= -strength { n += 1 }
+                }
+                positive.append(p)
+                negative.append(n)
+            }
+        }
+
+        /// Where `point` (on the line) lies along it.
+        func position(_ point: Point) -> Double { -point.x * sin(line.theta) + point.y * cos(line.theta) }
+
+        /// The share of the stretch from `a` to `b` (its middle 80 %) with an edge across it, all
+        /// facing one way.
+        func support(from a: Point, to b: Point) -> Double {
+            let (s, e) = (position(a), position(b))
+            let (lo, hi) = (min(s, e), max(s, e))
+            let from = Int((lo + 0.1 * (hi - lo)).rounded()) - start
+            let to = Int((hi - 0.1 * (hi - lo)).rounded()) - start
+            guard from >= 0, to < positive.count - 1, to > from else { return 0 }
+            let p = positive[to + 1] - positive[from]
+            let n = negative[to + 1] - negative[from]
+            return Double(max(p, n)) / Double(to + 1 - from)
+        }
     }
 
     /// Gradients of a smoothed image: x and y components, row-major.
@@ -142,7 +199,8 @@ public struct EdgeQuadDetector: DocumentDetector {
         let gradients = Gradients(small)
         let lines = strongestLines(gradients)
         let scale = 1 / factor
-        return quads(from: lines, gradients: gradients).map { candidate in
+        let qs = quads(from: lines, gradients: gradients)
+        return qs.map { candidate in
             DocumentCandidate(quad: candidate.quad.map { Point(x: $0.x * scale, y: $0.y * scale) }, score: candidate.score)
         }
     }
@@ -216,11 +274,18 @@ public struct EdgeQuadDetector: DocumentDetector {
             let d = abs(a.theta - b.theta)
             return min(d, .pi - d)
         }
-        var pairs: [(Line, Line)] = []
+        // Opposite sides: nearly parallel, and as far apart as a side is long at least (a card's text
+        // rows, close together, pair with nothing but each other: most of the pairs, before).
+        let apart = configuration.minimumSide * min(width, height)
+        let profiles = lines.map { EdgeProfile($0, g, strength: configuration.edgeStrength * 0.75) }
+        var pairs: [(Int, Int)] = []
         for i in lines.indices {
             for j in lines.indices where j > i {
                 guard angleBetween(lines[i], lines[j]) < 25 * .pi / 180 else { continue }
-                pairs.append((lines[i], lines[j]))
+                let sameSense = abs(lines[i].theta - lines[j].theta) < .pi / 2
+                let distance = sameSense ? abs(lines[i].rho - lines[j].rho) : abs(lines[i].rho + lines[j].rho)
+                guard distance >= apart else { continue }
+                pairs.append((i, j))
             }
         }
         var found: [DocumentCandidate] = []
@@ -228,25 +293,22 @@ public struct EdgeQuadDetector: DocumentDetector {
             for q in pairs.indices where q > p {
                 let (a, b) = pairs[p]
                 let (c, d) = pairs[q]
-                let across = angleBetween(a, c)
-                guard across > 50 * .pi / 180 else { continue }
-                guard let corners = [(a, c), (c, b), (b, d), (d, a)].map({ Self.intersection($0.0, $0.1) }) as [Point?]?,
-                    corners.allSatisfy({ $0 != nil })
+                guard angleBetween(lines[a], lines[c]) > 50 * .pi / 180 else { continue }
+                // Around the quadrilateral: a∩c, c∩b, b∩d, d∩a; each side on one line (c, b, d, a).
+                guard let p0 = Self.intersection(lines[a], lines[c]), let p1 = Self.intersection(lines[c], lines[b]),
+                    let p2 = Self.intersection(lines[b], lines[d]), let p3 = Self.intersection(lines[d], lines[a])
                 else { continue }
-                guard let quad = Self.convexQuad(corners.compactMap { $0 }) else { continue }
-                let points = quad.corners
+                let cycle = [p0, p1, p2, p3]
                 // Inside the frame (a little over its edge for the Hough's rounding).
-                guard points.allSatisfy({ $0.x > -2 && $0.y > -2 && $0.x < width + 2 && $0.y < height + 2 }) else { continue }
-                let area = Self.area(points)
-                guard area >= configuration.minimumArea * width * height else { continue }
-                let sides = (0..<4).map { points[$0].distance(to: points[($0 + 1) % 4]) }
+                guard cycle.allSatisfy({ $0.x > -2 && $0.y > -2 && $0.x < width + 2 && $0.y < height + 2 }) else { continue }
+                guard let quad = Self.convexQuad(cycle) else { continue }
+                guard Self.area(cycle) >= configuration.minimumArea * width * height else { continue }
+                let sides = (0..<4).map { cycle[$0].distance(to: cycle[($0 + 1) % 4]) }
                 guard sides.min() ?? 0 >= configuration.minimumSide * min(width, height) else { continue }
-                let center = Self.centroid(points)
-                // A dozen samples a side first: most quadrilaterals fail there, at a fraction of the cost.
-                guard (0..<4).allSatisfy({ side(from: points[$0], to: points[($0 + 1) % 4], center: center, g, samples: 12) >= 0.25 }) else {
-                    continue
-                }
-                let support = (0..<4).map { side(from: points[$0], to: points[($0 + 1) % 4], center: center, g) }
+                let support = [
+                    profiles[c].support(from: p0, to: p1), profiles[b].support(from: p1, to: p2), profiles[d].support(from: p2, to: p3),
+                    profiles[a].support(from: p3, to: p0),
+                ]
                 guard support.min() ?? 0 >= configuration.minimumSideScore else { continue }
                 let score = zip(support, sides).reduce(0) { $0 + $1.0 * $1.1 } / sides.reduce(0, +)
                 guard score >= configuration.minimumScore else { continue }
@@ -258,43 +320,15 @@ public struct EdgeQuadDetector: DocumentDetector {
         func rank(_ candidate: DocumentCandidate) -> Double {
             candidate.score + 0.1 * (Self.area(candidate.quad.corners) / (width * height)).squareRoot()
         }
-        return found.sorted { rank($0) > rank($1) }
-    }
-
-    /// The share of a side (its middle 80 %) with an edge along it, all facing one way: the gradient
-    /// across the side strong, and of the sign most of the side has.
-    func side(from p: Point, to q: Point, center: Point, _ g: Gradients, samples wanted: Int? = nil) -> Double {
-        let length = p.distance(to: q)
-        guard length > 0 else { return 0 }
-        // The inward normal.
-        var nx = -(q.y - p.y) / length
-        var ny = (q.x - p.x) / length
-        let mid = Point(x: (p.x + q.x) / 2, y: (p.y + q.y) / 2)
-        if (center.x - mid.x) * nx + (center.y - mid.y) * ny < 0 {
-            nx = -nx
-            ny = -ny
+        // The same quadrilateral through neighbouring lines (corners a few pixels apart) once, the
+        // best-ranked: hundreds of near-copies made choosing among them most of the cost.
+        var distinct: [DocumentCandidate] = []
+        for candidate in found.sorted(by: { rank($0) > rank($1) }) {
+            let corners = candidate.quad.corners
+            let copy = distinct.contains { kept in zip(kept.quad.corners, corners).allSatisfy { $0.distance(to: $1) <= 4 } }
+            if !copy { distinct.append(candidate) }
         }
-        let samples = wanted ?? max(8, Int(length / 2))
-        var positive = 0
-        var negative = 0
-        for s in 0..<samples {
-            let t = 0.1 + 0.8 * Double(s) / Double(samples - 1)
-            let x = p.x + (q.x - p.x) * t
-            let y = p.y + (q.y - p.y) * t
-            // The strongest of the gradient at and a pixel either side of the line (rounding).
-            var best: Float = 0
-            for d in [-1.0, 0, 1] {
-                let (gx, gy) = g.at(x + nx * d, y + ny * d)
-                let across = gx * Float(nx) + gy * Float(ny)
-                if abs(across) > abs(best) { best = across }
-            }
-            if best >= configuration.edgeStrength * 0.75 {
-                positive += 1
-            } else if best <= -configuration.edgeStrength * 0.75 {
-                negative += 1
-            }
-        }
-        return Double(max(positive, negative)) / Double(samples)
+        return distinct
     }
 
     static func intersection(_ a: Line, _ b: Line) -> Point? {
