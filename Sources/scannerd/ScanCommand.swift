@@ -1,4 +1,5 @@
 import ArgumentParser
+import DocumentDetection
 import Foundation
 import ImageDecoding
 import Recognition
@@ -41,11 +42,20 @@ struct ScanCommand: ParsableCommand {
         (noLineModel ? LineModelChoice.none : lineModel.map(LineModelChoice.directory) ?? .installed).directory
     }
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Also find the page, card or label in the image and write it, straightened, to this JPEG file (one image only).",
+            valueName: "file"))
+    var document: String?
+
     @Argument(help: ArgumentHelp("Image files: JPEG, PNG, PGM/PPM, TIFF, BMP, GIF, WebP.", valueName: "image"))
     var images: [String]
 
     func validate() throws {
         if images.isEmpty { throw ValidationError("give at least one image file") }
+        if document != nil, images.count != 1 { throw ValidationError("--document writes one image: give one image file") }
+        if document?.isEmpty == true { throw ValidationError("--document needs a file name") }
         if noLineModel, lineModel != nil { throw ValidationError("--line-model and --no-line-model contradict each other") }
         if let maxMegapixels, !(maxMegapixels > 0 && maxMegapixels <= 1000) {
             throw ValidationError("--max-megapixels must be more than 0 and at most 1000")
@@ -98,6 +108,14 @@ struct ScanCommand: ParsableCommand {
                     guard case .object(let fields) = Event.Item(item).json else { continue }
                     print(JSONValue.object([("image", .string(path))] + fields).serialized())
                 }
+                if let document {
+                    do throws(ScannerError) {
+                        found = try Self.writeDocument(of: rawPath, path: path, to: document, decoder: decoder) || found
+                    } catch {
+                        failed = true
+                        Self.report("scannerd: \(error)")
+                    }
+                }
             case .failure(let error):
                 failed = true
                 let detail = libraryOutput.split(whereSeparator: \.isNewline).first.map { " (\($0.trimmingCharacters(in: .whitespaces)))" } ?? ""
@@ -106,6 +124,25 @@ struct ScanCommand: ParsableCommand {
         }
         if failed { throw ExitCode(2) }
         if !found { throw ExitCode(1) }
+    }
+
+    /// Finds the document in the image at `rawPath` (decoded at full size, within the limits) and
+    /// writes it straightened as JPEG to `output` (issue #43). Whether one was found; a line on
+    /// stderr either way.
+    static func writeDocument(of rawPath: [UInt8], path: String, to output: String, decoder: ImageDecoder) throws(ScannerError) -> Bool {
+        let full = try decoder.decodeFile(atRawPath: rawPath).image
+        guard let found = EdgeQuadDetector().documents(in: full).first, let flat = DocumentRectifier.rectify(full, quad: found.quad) else {
+            report("scannerd: \(path): no document found")
+            return false
+        }
+        let jpeg = try JPEGEncoder().encode(flat, quality: 90)
+        do {
+            try jpeg.write(to: URL(fileURLWithPath: output), options: .atomic)
+        } catch {
+            throw ScannerError.invalidArgument(name: "--document", value: output, reason: error.localizedDescription)
+        }
+        report("scannerd: \(path): document \(flat.width)x\(flat.height) written to \(output)")
+        return true
     }
 
     /// The bytes of each path as the command line gave them: Swift's `CommandLine.arguments` replaces

@@ -1,4 +1,5 @@
 import Foundation
+import ImageDecoding
 import ScannerCore
 import ScannerProtocol
 import TestSupport
@@ -84,6 +85,34 @@ import Testing
         // An address printed on two lines is one item over both.
         let address = try #require(items.first { $0.payload == "2210 Harbor Lane, Apt 5, Oakland CA 94607" })
         #expect(address.transcript == "2210 Harbor Lane, Apt 5\nOakland CA 94607")
+    }
+
+    /// `scan --document FILE` (issue #43): the letter held up tilted in the letterhead fixture is
+    /// written straightened — the page's shape (1000×1300), its text lines level — and what it says is
+    /// typed the same from the straightened picture. One image only; a photo with no page says so.
+    @Test func aStillsDocumentIsWrittenStraightened() throws {
+        let scratch = try TemporaryDirectory("document")
+        let output = scratch.file("page.jpg")
+        let models = ["--line-model", Fixtures.packageRoot.appendingPathComponent(".build/models").path]
+        let result = try scan(["--types", "dateTimeDuration", "--document", output] + models + ["Tests/Fixtures/letterhead.jpg"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("document") && result.stderr.contains(output), "\(result.stderr)")
+        let page = try ImageDecoder().decodeFile(atPath: output).image
+        let aspect = Double(page.width) / Double(page.height)
+        #expect(abs(aspect - 1000.0 / 1300) < 0.03, "\(page.width)x\(page.height)")
+        let again = try scan(["--types", "dateTimeDuration"] + models + [output])
+        let items = try objects(again).map { try Event.Item($0) }
+        #expect(items.map(\.payload) == ["2026-11-03", "--10-28", "P30D", "--12-24/--12-26"], "\(items.map(\.payload))")
+        // Straight on, a line's quad is level: its top corners at one height.
+        for item in items {
+            #expect(abs(item.bounds.topLeft.y - item.bounds.topRight.y) < 0.005, "\(item.payload): \(item.bounds)")
+        }
+        // Two images, or none to be found.
+        let two = try scan(["--document", output, "Tests/Fixtures/letterhead.jpg", "Tests/Fixtures/label.jpg"])
+        #expect(two.status == 2 && two.stderr.contains("one image"), "\(two.stderr)")
+        let none = try scan(["--document", scratch.file("none.jpg"), "Tests/Fixtures/empty.jpg"])
+        #expect(none.status == 1 && none.stderr.contains("no document"), "\(none.status) \(none.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("none.jpg")))
     }
 
     @Test func printsOneJSONObjectPerItemAndExitsZero() throws {
