@@ -72,19 +72,24 @@ public enum StreetAddresses {
             if let (street, streetEnd) = matcher.street(at: i) {
                 var next = streetEnd
                 var address = street
+                // The unit after the street, or before it (`Suite 400, 1100 Congress Ave`).
+                var start = i
                 if let (unit, unitEnd) = matcher.unit(at: matcher.skippingSeparator(next)) {
                     address.unit = unit
                     next = unitEnd
+                } else if let (unit, unitStart) = matcher.unit(endingBefore: i) {
+                    address.unit = unit
+                    start = unitStart
                 }
                 if let (locality, end) = matcher.locality(at: matcher.skippingSeparator(next), needsPostalCode: false) {
                     address.locality = locality.locality
                     address.city = locality.city
                     address.region = locality.region
                     address.postalCode = locality.postalCode
-                    found.append(Found(part: .full, address: address, utf8Range: matcher.range(i, end)))
+                    found.append(Found(part: .full, address: address, utf8Range: matcher.range(start, end)))
                     i = end
                 } else {
-                    found.append(Found(part: .street, address: address, utf8Range: matcher.range(i, next)))
+                    found.append(Found(part: .street, address: address, utf8Range: matcher.range(start, next)))
                     i = next
                 }
                 continue
@@ -245,6 +250,16 @@ public enum StreetAddresses {
                 }
             }
             return words.contains(count) ? end : k
+        }
+
+        /// A unit that ends right before the street at `street`, a comma between at most: its text and
+        /// where it starts (`Suite 400, 1100 Congress Ave`).
+        func unit(endingBefore street: Int) -> (String, Int)? {
+            let end = self[street - 1]?.isMark([","]) == true ? street - 1 : street
+            for start in stride(from: end - 1, through: max(0, end - 4), by: -1) {
+                if let (text, unitEnd) = unit(at: start), unitEnd == end, startsWord(start) { return (text, start) }
+            }
+            return nil
         }
 
         /// `Suite 400`, `Ste. 200`, `Apt 2B`, `#300`, `Floor 3`.

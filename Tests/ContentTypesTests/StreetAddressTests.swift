@@ -31,6 +31,11 @@ import Testing
             "1600 Harbour Street, Suite 400, Portland, OR 97204",
             "full 1600 Harbour Street, Suite 400, Portland, OR 97204 [1600 Harbour Street, Suite 400, Portland, OR 97204]"
         ),
+        // A unit before the street, as a business card prints it.
+        (
+            "Suite 400, 1100 Congress Ave, Austin TX 78701",
+            "full 1100 Congress Ave, Suite 400, Austin TX 78701 [Suite 400, 1100 Congress Ave, Austin TX 78701]"
+        ),
         ("Vancouver, BC, V6G 2L7", "locality Vancouver, BC, V6G 2L7 [Vancouver, BC, V6G 2L7]"),
         ("LAS VEGAS NV 89123", "locality LAS VEGAS NV 89123 [LAS VEGAS NV 89123]"),
         ("NL-1017 MA Amsterdam", "locality NL-1017 MA Amsterdam [NL-1017 MA Amsterdam]"),
