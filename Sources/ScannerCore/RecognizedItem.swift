@@ -3,6 +3,8 @@ public struct RecognizedItem: Sendable, Equatable {
     public enum Kind: String, Sendable {
         case barcode
         case text
+        /// A page, card or label held up (issue #43): its four corners; payload `document`.
+        case document
     }
 
     public var kind: Kind
