@@ -33,6 +33,16 @@ enum DocumentsBenchmark {
         var clips = 0, inView = 0, found = 0, wrong = 0, frames = 0, seconds = 0.0
         var delays: [Int] = []
         var errors: [Double] = []
+
+        /// One clip's into the whole's.
+        mutating func add(_ clip: Tally) {
+            clips += 1
+            (inView, found, wrong, frames, seconds) = (
+                inView + clip.inView, found + clip.found, wrong + clip.wrong, frames + clip.frames, seconds + clip.seconds
+            )
+            delays += clip.delays
+            errors += clip.errors
+        }
     }
 
     static func render(footage: String, today: String, machine: String, detector: any DocumentDetector = EdgeQuadDetector()) throws -> String {
@@ -45,14 +55,7 @@ enum DocumentsBenchmark {
             let clip = path.replacingOccurrences(of: ".json", with: ".mjpeg")
             guard FileManager.default.fileExists(atPath: clip) else { continue }
             let tally = try measure(clip: clip, truth: truth, detector: detector)
-            all.clips += 1
-            all.inView += tally.inView
-            all.found += tally.found
-            all.wrong += tally.wrong
-            all.frames += tally.frames
-            all.seconds += tally.seconds
-            all.delays += tally.delays
-            all.errors += tally.errors
+            all.add(tally)
             let delay = tally.delays.first.map(String.init) ?? "–"
             let error = tally.errors.isEmpty ? "–" : String(format: "%.2f", tally.errors.sorted()[tally.errors.count / 2] * 100)
             rows.append(
