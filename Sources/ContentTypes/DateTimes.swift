@@ -12,7 +12,7 @@ import ScannerCore
 /// and Portuguese, clock times (24-hour, or 12-hour with am/pm), a date with its time, ranges of
 /// either joined by a dash or `to`, and durations in hours, minutes, seconds, days or weeks. A number
 /// alone is never a date: its form says so (separators, a month's name, a unit).
-enum DateTimes {
+public enum DateTimes {
     enum Kind: String, Sendable {
         case date, time, dateTime, range, duration
     }
@@ -513,5 +513,60 @@ extension DateTimes {
             }
             return (token.text, j + 1)
         }
+    }
+}
+
+extension DateTimes {
+    /// `items` with a date joined to the time printed right after it on the same row (one item over
+    /// both, `2026-11-22T09:41`), where the line detector cut them apart: Tesseract's classical
+    /// detector splits a receipt's `11/22/2026  09:41` at its two spaces. Each result names the indices
+    /// of the items it was made of.
+    ///
+    /// Right after it: the time's box overlaps the date's rows by half the lower one's height, and
+    /// starts after the date's end by less than 0.6 of the date's width (a gap of a few spaces).
+    public static func assembled(_ items: [RecognizedItem]) -> [(item: RecognizedItem, parts: [Int])] {
+        func value(_ item: RecognizedItem) -> (kind: String, iso8601: String)? {
+            guard item.contentType == .dateTimeDuration, case .dateTime(let kind, let iso8601)? = item.details?.parsed else { return nil }
+            return (kind, iso8601)
+        }
+        var used = Set<Int>()
+        var joinedTo: [Int: Int] = [:]
+        for (index, item) in items.enumerated() {
+            // A whole day: a time of a day with no day (`--12-25`) would say less than it seems.
+            guard let date = value(item), date.kind == "date", !date.iso8601.hasPrefix("--"), date.iso8601.count == 10 else { continue }
+            let box = item.bounds.boundingBox
+            let width = box.maxX - box.minX
+            let times = items.indices.filter { other in
+                guard !used.contains(other), value(items[other])?.kind == "time" else { return false }
+                let b = items[other].bounds.boundingBox
+                let rows = min(box.maxY, b.maxY) - max(box.minY, b.minY)
+                let gap = b.minX - box.maxX
+                return rows >= 0.5 * min(box.maxY - box.minY, b.maxY - b.minY) && gap >= -0.05 * width && gap <= 0.6 * width
+            }
+            guard let time = times.min(by: { items[$0].bounds.boundingBox.minX < items[$1].bounds.boundingBox.minX }) else { continue }
+            used.insert(time)
+            joinedTo[index] = time
+        }
+        var result: [(item: RecognizedItem, parts: [Int])] = []
+        for (index, item) in items.enumerated() where !used.contains(index) {
+            guard let timeIndex = joinedTo[index], let date = value(item), let time = value(items[timeIndex]) else {
+                result.append((item, [index]))
+                continue
+            }
+            let other = items[timeIndex]
+            let a = item.bounds.boundingBox
+            let b = other.bounds.boundingBox
+            var joined = item
+            let iso8601 = date.iso8601 + "T" + time.iso8601
+            joined.payload = iso8601
+            joined.transcript = [item.transcript, other.transcript].compactMap { $0 }.joined(separator: " ")
+            joined.bounds = Quad(
+                x: min(a.minX, b.minX), y: min(a.minY, b.minY), width: max(a.maxX, b.maxX) - min(a.minX, b.minX),
+                height: max(a.maxY, b.maxY) - min(a.minY, b.minY))
+            joined.confidence = min(item.confidence, other.confidence)
+            joined.details?.parsed = .dateTime(kind: "dateTime", iso8601: iso8601)
+            result.append((joined, [index, timeIndex]))
+        }
+        return result
     }
 }

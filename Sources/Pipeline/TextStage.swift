@@ -169,9 +169,10 @@ final class TextStage: @unchecked Sendable {
                 reading.carried += placed(said)
             }
         }
-        // A street and the locality under it are one address, new when either line was read now.
+        // A street and the locality under it are one address, a date and the time after it one
+        // moment (`ImageScanner.joiningLines`): new when either part was read now.
         let all = reading.items + reading.carried
-        let joined = ImageScanner.joiningAddressLines(all)
+        let joined = ImageScanner.joiningLines(all)
         if joined.count != all.count || joined.contains(where: { $0.parts.count > 1 }) {
             let newCount = reading.items.count
             reading.items = joined.filter { $0.parts.contains { $0 < newCount } }.map(\.item)

@@ -137,15 +137,19 @@ public final class ImageScanner {
                 item.bounds = item.bounds.map(toImage)
                 return item
             }
-            items += Self.text(Self.joiningAddressLines(read).map(\.item), outside: items.map(\.bounds))
+            items += Self.text(Self.joiningLines(read).map(\.item), outside: items.map(\.bounds))
         }
         return items.sorted(by: RecognizedItem.readingOrder)
     }
 
-    /// `items` with a street joined to the locality on the line under it, and streets and localities
-    /// left alone dropped (`StreetAddresses.assembled`); each with the indices it was made of.
-    public static func joiningAddressLines(_ items: [RecognizedItem]) -> [(item: RecognizedItem, parts: [Int])] {
-        StreetAddresses.assembled(items)
+    /// `items` with what the line detector cut apart joined: a street to the locality on the line
+    /// under it (streets and localities left alone dropped: `StreetAddresses.assembled`), a date to
+    /// the time right after it (`DateTimes.assembled`); each with the indices of `items` it was made of.
+    public static func joiningLines(_ items: [RecognizedItem]) -> [(item: RecognizedItem, parts: [Int])] {
+        let addresses = StreetAddresses.assembled(items)
+        return DateTimes.assembled(addresses.map(\.item)).map { joined in
+            (joined.item, joined.parts.flatMap { addresses[$0].parts })
+        }
     }
 
     /// The barcodes of `image` within the region of interest, in reading order (a camera frame's

@@ -115,3 +115,36 @@ import Testing
         #expect(detector.matches(in: "Dec 25, 2024 at 7:30 PM").isEmpty)
     }
 }
+
+/// A date and the time printed right after it, cut apart by the line detector, are one moment.
+@Suite struct DateTimeAssemblyTests {
+    let detector = try! ContentDetector(contentTypes: [.dateTimeDuration], defaultRegion: "US")
+
+    func item(_ text: String, x: Double, y: Double, width: Double, height: Double = 0.03) -> RecognizedItem {
+        let match = detector.matches(in: text).first!
+        return RecognizedItem(
+            kind: .text, contentType: .dateTimeDuration, payload: match.payload, transcript: match.transcript,
+            bounds: Quad(x: x, y: y, width: width, height: height), confidence: 0.9, details: PayloadDetails(parsed: match.parsed))
+    }
+
+    @Test func aDateAndTheTimeAfterItOnItsRow() {
+        let items = [
+            item("11/22/2026", x: 0.10, y: 0.20, width: 0.20), item("09:41", x: 0.34, y: 0.205, width: 0.08),
+            // A time on the next row, and one far along the row: not this date's.
+            item("17:35", x: 0.10, y: 0.30, width: 0.08), item("12/01/2026", x: 0.10, y: 0.50, width: 0.20),
+            item("18:05", x: 0.60, y: 0.50, width: 0.08),
+            // A date without its year is no whole day: its time stays apart.
+            item("Dec 25", x: 0.10, y: 0.70, width: 0.12), item("10:30", x: 0.25, y: 0.70, width: 0.08),
+        ]
+        let joined = DateTimes.assembled(items)
+        #expect(joined.map(\.item.payload) == ["2026-11-22T09:41", "17:35", "2026-12-01", "18:05", "--12-25", "10:30"])
+        #expect(joined.first?.parts == [0, 1] && joined.first?.item.transcript == "11/22/2026 09:41")
+        guard case .dateTime(let kind, let iso8601)? = joined.first?.item.details?.parsed else {
+            Issue.record("no parsed value")
+            return
+        }
+        #expect(kind == "dateTime" && iso8601 == "2026-11-22T09:41")
+        let box = joined[0].item.bounds.boundingBox
+        #expect(abs(box.minX - 0.10) < 1e-9 && abs(box.maxX - 0.42) < 1e-9)
+    }
+}

@@ -28,9 +28,8 @@ import Testing
     /// and durations, flight numbers, addresses on one line or two — in reading order, and none of
     /// their other numbers (order, account, invoice, ticket, card, VAT and registration numbers,
     /// references, weights, tax rates, gates, seats). With Tesseract alone some are missed (the bold
-    /// UPS line's `AA1` reads `AAl1`; its detector cuts the receipt's `Austin,` from `TX 78701` and its
-    /// date from its time, which are then typed apart), and still nothing false: whatever it types is
-    /// listed, or a part of what is.
+    /// UPS line's `AA1` reads `AAl1`; its detector cuts the receipt's `Austin,` from `TX 78701`), and
+    /// still nothing false: whatever it types is listed, or a part of what is.
     @Test(arguments: ["label", "receipt", "boarding", "letterhead"]) func aDocumentsTypedTextAndNothingElse(name: String) throws {
         let expected = try String(contentsOfFile: Fixtures.path(name + ".txt"), encoding: .utf8).split(separator: "\n").map(String.init)
         let types = "shipmentTrackingNumber,currency,dateTimeDuration,flightNumber,fullStreetAddress"
