@@ -553,18 +553,8 @@ extension DateTimes {
                 result.append((item, [index]))
                 continue
             }
-            let other = items[timeIndex]
-            let a = item.bounds.boundingBox
-            let b = other.bounds.boundingBox
-            var joined = item
             let iso8601 = date.iso8601 + "T" + time.iso8601
-            joined.payload = iso8601
-            joined.transcript = [item.transcript, other.transcript].compactMap { $0 }.joined(separator: " ")
-            joined.bounds = Quad(
-                x: min(a.minX, b.minX), y: min(a.minY, b.minY), width: max(a.maxX, b.maxX) - min(a.minX, b.minX),
-                height: max(a.maxY, b.maxY) - min(a.minY, b.minY))
-            joined.confidence = min(item.confidence, other.confidence)
-            joined.details?.parsed = .dateTime(kind: "dateTime", iso8601: iso8601)
+            let joined = item.joined(with: items[timeIndex], payload: iso8601, parsed: .dateTime(kind: "dateTime", iso8601: iso8601), separator: " ")
             result.append((joined, [index, timeIndex]))
         }
         return result

@@ -285,9 +285,10 @@ public enum StreetAddresses {
         /// `Los Angeles, CA 90042`, `Helen, GA` (after a street), `Vancouver, BC V6G 2L7`,
         /// `London W1S 3AN`, `10115 Berlin`, `D-80331 München`, `1017 MA Amsterdam`.
         func locality(at i: Int, needsPostalCode: Bool) -> (StreetAddress, Int)? {
-            guard var (found, end) = europe(at: i) ?? northAmerica(at: i, needsPostalCode: needsPostalCode) ?? britain(at: i) else { return nil }
-            found.locality = text(i, end).trimmingTrailing(",.")
-            return (found, end)
+            guard let (found, end) = europe(at: i) ?? northAmerica(at: i, needsPostalCode: needsPostalCode) ?? britain(at: i) else { return nil }
+            var locality = found
+            locality.locality = text(i, end).trimmingTrailing(",.")
+            return (locality, end)
         }
 
         /// City words from `i` (one to four capitalized words): their end.
@@ -364,15 +365,11 @@ public enum StreetAddresses {
 
         /// `London W1S 3AN`, `BD3 7DL` (a town, or nothing, then a UK postcode).
         func britain(at i: Int) -> (StreetAddress, Int)? {
-            var cityEnd = i
-            if let end = city(from: i) { cityEnd = end }
+            let cityEnd = city(from: i) ?? i
             // The postcode may start inside what `city` took (`W1S` is a capitalized word).
-            for start in stride(from: max(i, cityEnd - 1), through: cityEnd, by: 1) {
-                guard let token = self[start] else { continue }
-                var from = start
-                if self[start]?.isMark([","]) == true { from += 1 }
+            for start in max(i, cityEnd - 1)...cityEnd {
+                let from = self[start]?.isMark([","]) == true ? start + 1 : start
                 guard let first = self[from], first.kind == .word, let (code, end) = ukPostcode(at: first.range.lowerBound) else { continue }
-                _ = token
                 let city = from > i ? text(i, from).trimmingTrailing(",") : nil
                 return (StreetAddress(city: city, postalCode: code), end)
             }
@@ -501,15 +498,7 @@ extension StreetAddresses {
                 address.city = locality.city
                 address.region = locality.region
                 address.postalCode = locality.postalCode
-                let b = items[other].bounds.boundingBox
-                var joined = item
-                joined.payload = address.payload
-                joined.transcript = [item.transcript, items[other].transcript].compactMap { $0 }.joined(separator: "\n")
-                joined.bounds = Quad(
-                    x: min(box.minX, b.minX), y: min(box.minY, b.minY), width: max(box.maxX, b.maxX) - min(box.minX, b.minX),
-                    height: max(box.maxY, b.maxY) - min(box.minY, b.minY))
-                joined.confidence = min(item.confidence, items[other].confidence)
-                joined.details?.parsed = .address(address)
+                let joined = item.joined(with: items[other], payload: address.payload, parsed: .address(address), separator: "\n")
                 result.append((joined, [index, other]))
             }
         }

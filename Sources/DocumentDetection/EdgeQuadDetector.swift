@@ -414,18 +414,13 @@ extension DocumentCandidate {
 
     var area: Double { EdgeQuadDetector.area(quad.corners) }
 
-    func overlaps(_ other: DocumentCandidate) -> Bool {
-        let a = quad.boundingBox
-        let b = other.quad.boundingBox
-        return min(a.maxX, b.maxX) > max(a.minX, b.minX) && min(a.maxY, b.maxY) > max(a.minY, b.minY)
-    }
+    func overlaps(_ other: DocumentCandidate) -> Bool { quad.boxOverlap(other.quad) > 0 }
 
     /// Whether `other` lies inside this one (its corners, give or take a pixel's rounding).
     func contains(_ other: DocumentCandidate) -> Bool {
-        let corners = quad.corners
-        let center = Point(x: corners.map(\.x).reduce(0, +) / 4, y: corners.map(\.y).reduce(0, +) / 4)
+        let center = quad.center
         // Grown by 2 % about its centre, for the lines' rounding.
-        let grown = corners.map { Point(x: center.x + ($0.x - center.x) * 1.02, y: center.y + ($0.y - center.y) * 1.02) }
+        let grown = quad.corners.map { Point(x: center.x + ($0.x - center.x) * 1.02, y: center.y + ($0.y - center.y) * 1.02) }
         return other.quad.corners.allSatisfy { Self.contains(grown, $0) }
     }
 
