@@ -114,6 +114,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.file("none.jpg")))
     }
 
+    /// Where `--document` cannot write (a directory, a missing one, no name), the error names it and
+    /// the exit status is 2; the directory is left as it was.
+    @Test func aDocumentThatCannotBeWrittenIsOneClearError() throws {
+        let scratch = try TemporaryDirectory("document-hostile")
+        let directory = scratch.file("taken")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        try "keep".write(toFile: directory + "/inside.txt", atomically: false, encoding: .utf8)
+        for target in [directory, scratch.file("missing/page.jpg"), ""] {
+            let result = try scan(["--types", "dateTimeDuration", "--document", target, "--no-line-model", "Tests/Fixtures/letterhead.jpg"])
+            #expect(result.status == 2, "\(target): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains(target.isEmpty ? "--document" : target), "\(target): \(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["inside.txt"])
+        #expect(try String(contentsOfFile: directory + "/inside.txt", encoding: .utf8) == "keep")
+    }
+
     @Test func printsOneJSONObjectPerItemAndExitsZero() throws {
         let result = try scan(["Tests/Fixtures/qr.png", "Tests/Fixtures/flyer.jpg"])
         #expect(result.status == 0)
