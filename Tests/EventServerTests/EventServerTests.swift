@@ -51,12 +51,13 @@ final class RunningServer: @unchecked Sendable {
         server.hub.publish(.item(.added(tracked("A")), frame: 3))
         try await blocking { [server] in
             let client = try server.connect()
-            let line = try client.readLine(timeout: 5)
+            // Generous: a full test run on 2 cores once kept the hello past 5 s (fresh clone, 2026-11-26).
+            let line = try client.readLine(timeout: 20)
             guard case .hello(let hello)? = try line.map({ try EventLine(decoding: $0).event }) else { throw ExpectedEvent("hello", line) }
             #expect(hello.cameraAvailable && hello.version == 1)
             #expect(hello.items.map(\.payload) == ["A"])
             server.hub.publish(.item(.added(tracked("B", id: 2)), frame: 4))
-            let added = try EventLine(decoding: try client.readLine(timeout: 5) ?? "")
+            let added = try EventLine(decoding: try client.readLine(timeout: 20) ?? "")
             #expect(added.event.name == "added" && added.seq == 3 && added.event.frame == 4)
             #expect(added.event.item?.payload == "B")
         }
