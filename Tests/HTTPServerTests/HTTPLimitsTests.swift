@@ -178,8 +178,12 @@ import Testing
         let big = String(repeating: "y", count: 100_000)
         for n in 1...120 { running.hub.publish(.item(.added(tracked(big + "\(n)", id: n)), frame: n)) }
         try await blocking {
-            let stream = try RawConnection(port: port, receiveBuffer: 4096)
+            // The stream's hello carries the same 12 MB (its snapshot): taken whole first, so the
+            // stream is idle, not overflowing, while the other answer waits.
+            let stream = try RawConnection(port: port)
             stream.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+            let hello = stream.read(within: 60) { $0.count > 12_000_000 && $0.suffix(4) == Array("\n\n\r\n".utf8) }  // an event's end, in its chunk
+            #expect(hello.bytes.count > 12_000_000 && !hello.closed, "the stream's hello: \(hello.bytes.count) bytes")
             let asker = try RawConnection(port: port, receiveBuffer: 4096)
             asker.send("GET /items HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")  // never read
             #expect(eventually(within: 15) { running.server.connectionCount == 2 }, "both admitted: \(running.server.connectionCount)")
@@ -231,7 +235,9 @@ import Testing
             #expect(stalled.allSatisfy { $0.read(for: 5).closed }, "every stalled WebSocket was closed")
             let fresh = try RawConnection(port: port)
             #expect(fresh.upgradeToWebSocket(port: port).hasPrefix("HTTP/1.1 101"), "its slot came back")
-            #expect(fresh.read(for: 2).bytes.text.contains(#""event":"hello""#))
+            // Its hello carries the snapshot of every event published above: long to build under load.
+            let hello = fresh.read(within: 20) { $0.text.contains(#""event":"hello""#) }
+            #expect(hello.bytes.text.contains(#""event":"hello""#))
         }
     }
 

@@ -86,6 +86,22 @@ public final class RawConnection {
         return (out, false)
     }
 
+    /// What arrives until `done` holds of it, the server closes, or `seconds` pass.
+    public func read(within seconds: Double, until done: ([UInt8]) -> Bool) -> (bytes: [UInt8], closed: Bool) {
+        var out: [UInt8] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while Date() < deadline, !done(out) {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let wait = Int32(max(1, deadline.timeIntervalSinceNow * 1000))
+            guard poll(&poller, 1, wait) > 0 else { continue }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { return (out, true) }
+            out += buffer[0..<n]
+        }
+        return (out, false)
+    }
+
     /// Whether the server has closed it (without waiting).
     public var isClosedByServer: Bool {
         // POLLRDHUP (0x2000, Linux): the peer shut down its side, whatever is still unread.
