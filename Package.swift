@@ -150,7 +150,9 @@ let package = Package(
         // MARK: Sequence pipeline: scheduling, gates, recognizers and trackers per frame
         .target(
             name: "Pipeline",
-            dependencies: ["ScannerCore", "Capture", "Recognition", "Tracking", .product(name: "CoreMetrics", package: "swift-metrics")]
+            dependencies: [
+                "ScannerCore", "Capture", "Recognition", "DocumentDetection", "Tracking", .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
         ),
 
         // MARK: Events: numbering, current items, fan-out with bounded queues
@@ -209,7 +211,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "ScannerCore", "ImageDecoding", "Recognition", "Capture", "Tracking", "Pipeline", "Events",
+                "ScannerCore", "ImageDecoding", "Recognition", "DocumentDetection", "Capture", "Tracking", "Pipeline", "Events",
                 "ClientRequests", "EventServer", "HTTPServer", "MQTTPublisher", "DaemonConfiguration", "ScannerProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

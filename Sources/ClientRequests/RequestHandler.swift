@@ -28,7 +28,7 @@ public final class RequestHandler: Sendable {
     let logger: Logger
     let stats: @Sendable () -> [(String, JSONValue)]
     let configure: @Sendable (ConfigChange) async -> Result<Event.Configuration, Refusal>
-    let capture: @Sendable (_ annotate: Bool) async -> Result<CapturedPhoto, Refusal>
+    let capture: @Sendable (_ content: PhotoContent) async -> Result<CapturedPhoto, Refusal>
     let pause: @Sendable (_ paused: Bool) -> Result<Void, Refusal>
 
     /// A photo for a `capture` request: JPEG bytes and the frame's size.
@@ -53,7 +53,8 @@ public final class RequestHandler: Sendable {
     ///   - stats: extra figures for the `stats` reply (source and pipeline counters).
     ///   - configure: applies a `set` request to the pipeline and returns the configuration now in
     ///     force; it announces that to every client (the `config` event).
-    ///   - capture: the next frame as JPEG, the current items drawn on it when asked.
+    ///   - capture: the next frame as JPEG, the current items drawn on it or the document held up in
+    ///     it straightened, as asked.
     ///   - pause: pauses (true) or resumes recognition; the pipeline announces it (`paused`, `resumed`).
     public init(
         hub: EventHub, logger: Logger,
@@ -61,7 +62,7 @@ public final class RequestHandler: Sendable {
         configure: @escaping @Sendable (ConfigChange) async -> Result<Event.Configuration, Refusal> = { _ in
             .failure(Refusal("this daemon cannot be reconfigured"))
         },
-        capture: @escaping @Sendable (_ annotate: Bool) async -> Result<CapturedPhoto, Refusal> = { _ in
+        capture: @escaping @Sendable (_ content: PhotoContent) async -> Result<CapturedPhoto, Refusal> = { _ in
             .failure(Refusal("this daemon has no camera to take a photo with"))
         },
         pause: @escaping @Sendable (_ paused: Bool) -> Result<Void, Refusal> = { _ in
@@ -76,8 +77,8 @@ public final class RequestHandler: Sendable {
         self.pause = pause
     }
 
-    /// The newest frame as JPEG, the current items drawn on it when asked (`capture`, `/snapshot.jpg`).
-    public func photo(annotate: Bool) async -> Result<CapturedPhoto, Refusal> { await capture(annotate) }
+    /// The newest frame as JPEG, as asked (`capture`, `/snapshot.jpg`, `/document.jpg`).
+    public func photo(_ content: PhotoContent) async -> Result<CapturedPhoto, Refusal> { await capture(content) }
 
     /// The reply to one request line from the hub's subscriber `subscriber`.
     /// - Parameter client: names the client in the log (a uid, an address).
@@ -127,14 +128,14 @@ public final class RequestHandler: Sendable {
             return setPaused(true, echo, rights: rights, client: client)
         case .success(.resume):
             return setPaused(false, echo, rights: rights, client: client)
-        case .success(.capture(let path, let annotate, let overwrite)):
+        case .success(.capture(let path, let content, let overwrite)):
             // Writing a file with the daemon's rights is for privileged clients only; base64 in the
             // reply is for anybody let in.
             if path != nil && !rights.mayWriteFiles {
                 return Reply.error(
                     echo, code: .accessDenied, message: "only root, the daemon's user and control users may have the daemon write files")
             }
-            switch await capture(annotate) {
+            switch await capture(content) {
             case .failure(let refusal):
                 return Reply.error(echo, code: .unavailable, message: refusal.message)
             case .success(let photo):

@@ -10,6 +10,7 @@ import MQTTPublisher
 import Pipeline
 import Recognition
 import ScannerCore
+import ScannerProtocol
 import Tracking
 
 /// Settings → the daemon's parts: the source, the pipeline, the request handler and the servers.
@@ -82,7 +83,7 @@ public enum DaemonAssembly {
         return RequestHandler(
             hub: hub, logger: clientCaused(logger), stats: stats,
             configure: { change in await control.apply(change) },
-            capture: { annotate in await photo(source: source, items: hub.items.map(\.item.bounds), annotate: annotate) },
+            capture: { content in await photo(source: source, items: hub.items.map(\.item), content: content) },
             pause: { paused in
                 setPaused(paused, pipeline: pipeline, source: source)
                 return .success(())
@@ -102,12 +103,23 @@ public enum DaemonAssembly {
         }
     }
 
-    /// `capture`: the next frame at full resolution as JPEG, `items`' bounds drawn if asked.
-    static func photo(source: FrameSource, items: [Quad], annotate: Bool) async -> Result<RequestHandler.CapturedPhoto, RequestHandler.Refusal> {
+    /// `capture`: the next frame at full resolution as JPEG, `items`' bounds drawn or the document
+    /// among them straightened, as asked.
+    static func photo(
+        source: FrameSource, items: [RecognizedItem], content: PhotoContent
+    ) async -> Result<RequestHandler.CapturedPhoto, RequestHandler.Refusal> {
         nonisolated(unsafe) let source = source
         let photo: Photo?? = await OffThread.waitForCallback(deadline: .seconds(3)) { finish in source.takePhoto(finish) }
         guard let photo = photo ?? nil else { return .failure(.init("no frame within 3 s (is the camera available?)")) }
-        return PhotoRendering.jpeg(of: photo, annotating: annotate ? items : nil)
+        switch content {
+        case .frame: return PhotoRendering.jpeg(of: photo, annotating: nil)
+        case .annotated: return PhotoRendering.jpeg(of: photo, annotating: items.map(\.bounds))
+        case .document:
+            // Straightening a full-resolution frame takes tens of milliseconds: off the caller's executor.
+            let tracked = items.filter { $0.kind == .document }.map(\.bounds)
+            return await OffThread.run(deadline: .seconds(10)) { PhotoRendering.document(of: photo, tracked: tracked) }
+                ?? .failure(.init("the document could not be straightened within 10 s"))
+        }
     }
 
     /// `logger` for lines a client can cause once per request or connection (`set`, refusals,

@@ -35,6 +35,7 @@ public enum DaemonStatistics {
             ),
             ("barcodes", recognizer(metrics.figures(.barcodes), runs: "scans")),
             ("text", recognizer(metrics.figures(.text), runs: "passes")),
+            ("documents", recognizer(metrics.figures(.documents), runs: "passes")),
         ]
     }
 

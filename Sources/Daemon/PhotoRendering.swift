@@ -1,5 +1,6 @@
 import Capture
 import ClientRequests
+import DocumentDetection
 import Foundation
 import ImageDecoding
 import ScannerCore
@@ -30,6 +31,33 @@ enum PhotoRendering {
             return .success(.init(jpeg: jpeg, width: image.width, height: image.height))
         } catch {
             return .failure(.init("cannot encode the photo: \(error)"))
+        }
+    }
+
+    /// The document in the photo, straightened (`DocumentRectifier`) at the photo's full resolution:
+    /// the largest of the `tracked` documents (normalized corners: what clients were told), or, when
+    /// none is tracked (documents not asked for, or not yet confirmed), the detector's best on the
+    /// photo itself, as `scan --document` finds it.
+    static func document(of photo: Photo, tracked: [Quad]) -> Result<RequestHandler.CapturedPhoto, RequestHandler.Refusal> {
+        let image: GrayImage
+        do {
+            image = try photo.luma ?? ImageDecoder().decode(photo.jpeg ?? Data()).image
+        } catch {
+            return .failure(.init("cannot decode the photo: \(error)"))
+        }
+        let w = Double(image.width)
+        let h = Double(image.height)
+        let quad =
+            tracked.max { $0.boxArea < $1.boxArea }.map { $0.map { Point(x: $0.x * w, y: $0.y * h) } }
+            ?? EdgeQuadDetector().documents(in: image).first?.quad
+        guard let quad, let flat = DocumentRectifier.rectify(image, quad: quad) else {
+            return .failure(.init("no document in view"))
+        }
+        do {
+            let jpeg = try JPEGEncoder().encode(flat, quality: 90)
+            return .success(.init(jpeg: jpeg, width: flat.width, height: flat.height))
+        } catch {
+            return .failure(.init("cannot encode the document: \(error)"))
         }
     }
 }

@@ -30,8 +30,13 @@ public enum DocumentRectifier {
         return GrayImage(width: w, height: h, pixels: pixels)
     }
 
-    /// Bilinear, clamped to the image.
+    /// Bilinear, clamped to the image, rounded to a level.
     static func sample(_ p: UnsafeBufferPointer<UInt8>, _ image: GrayImage, _ point: Point) -> UInt8 {
+        UInt8(max(0, min(255, bilinear(p, image, point).rounded())))
+    }
+
+    /// Bilinear, clamped to the image.
+    static func bilinear(_ p: UnsafeBufferPointer<UInt8>, _ image: GrayImage, _ point: Point) -> Double {
         let x = min(max(point.x, 0), Double(image.width - 1))
         let y = min(max(point.y, 0), Double(image.height - 1))
         let x0 = Int(x)
@@ -44,8 +49,7 @@ public enum DocumentRectifier {
         let b = Double(p[y0 * image.stride + x1])
         let c = Double(p[y1 * image.stride + x0])
         let d = Double(p[y1 * image.stride + x1])
-        let value = (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy
-        return UInt8(max(0, min(255, value.rounded())))
+        return (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy
     }
 }
 

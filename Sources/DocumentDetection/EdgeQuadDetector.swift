@@ -25,7 +25,7 @@ extension DocumentDetector {
     /// The documents in `image`, best first, none overlapping another, without knowing what is held
     /// up (`DocumentCandidate.select` with the scene's changes is what the pipeline uses).
     public func documents(in image: GrayImage) -> [DocumentCandidate] {
-        DocumentCandidate.select(candidates(in: image), heldUp: nil)
+        DocumentCandidate.select(candidates(in: image), heldUp: nil).map { $0.refined(in: image) }
     }
 }
 
@@ -410,6 +410,11 @@ extension DocumentCandidate {
             chosen.append((candidate, share))
         }
         return chosen.map(\.candidate)
+    }
+
+    /// Its corners fitted to the edges of `image` (`QuadRefiner`), where it was found.
+    public func refined(in image: GrayImage) -> DocumentCandidate {
+        DocumentCandidate(quad: QuadRefiner.refine(quad, in: image), score: score)
     }
 
     var area: Double { EdgeQuadDetector.area(quad.corners) }

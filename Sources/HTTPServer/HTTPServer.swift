@@ -194,15 +194,10 @@ public final class HTTPServer: Sendable {
         }
         readable("snapshot.jpg") { [requests] request, _ -> Response in
             let annotate = ["1", "true", "yes"].contains(request.uri.queryParameters.get("annotate") ?? "")
-            switch await requests.photo(annotate: annotate) {
-            case .success(let photo):
-                return Response(
-                    status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: photo.jpeg)))
-            case .failure(let refusal):
-                return Self.error(.serviceUnavailable, code: .unavailable, refusal.message)
-            }
+            return Self.photo(await requests.photo(annotate ? .annotated : .frame))
         }
+        // The document held up, straightened (issue #43); 503 while none is in view.
+        readable("document.jpg") { [requests] _, _ -> Response in Self.photo(await requests.photo(.document)) }
         router.get("events") { [self] request, context -> Response in
             events(
                 lastEventID: ServerSentEvents.lastEventID(
@@ -360,6 +355,18 @@ public final class HTTPServer: Sendable {
         // The GET's length, and nothing written: Hummingbird sets Content-Length from the body's.
         response.body = ResponseBody(contentLength: response.body.contentLength ?? 0) { writer in try await writer.finish(nil) }
         return response
+    }
+
+    /// A photo as the answer, or why there is none.
+    static func photo(_ result: Result<RequestHandler.CapturedPhoto, RequestHandler.Refusal>) -> Response {
+        switch result {
+        case .success(let photo):
+            Response(
+                status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: photo.jpeg)))
+        case .failure(let refusal):
+            Self.error(.serviceUnavailable, code: .unavailable, refusal.message)
+        }
     }
 
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {

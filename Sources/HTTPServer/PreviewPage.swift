@@ -22,6 +22,8 @@ enum PreviewPage {
           #overlay { position: absolute; inset: 0; width: 100%; height: 100%; }
           #overlay polygon { fill: rgba(64, 200, 120, 0.18); stroke: #40c878; stroke-width: 0.004; }
           #overlay polygon.selected { fill: rgba(255, 200, 40, 0.30); stroke: #ffc828; stroke-width: 0.006; }
+          #overlay polygon.document { fill: none; stroke: #5aa9ff; stroke-dasharray: 0.02 0.01; }
+          #items a { color: #5aa9ff; margin-left: 8px; }
           #overlay text { fill: #fff; font-size: 0.028px; paint-order: stroke; stroke: #000; stroke-width: 0.006px; }
           #roi { fill: none; stroke: #5aa9ff; stroke-width: 0.004; stroke-dasharray: 0.015 0.01; }
           #roi-draft { fill: rgba(90, 169, 255, 0.15); stroke: #5aa9ff; stroke-width: 0.004; }
@@ -89,7 +91,7 @@ enum PreviewPage {
         const typeGroups = [
           ["qr", "QR"], ["barcodes", "Barcodes"], ["telephoneNumber", "Phone"], ["url", "URL"], ["emailAddress", "E-mail"],
           ["shipmentTrackingNumber", "Tracking"], ["currency", "Money"], ["dateTimeDuration", "Dates"], ["flightNumber", "Flights"],
-          ["fullStreetAddress", "Addresses"],
+          ["fullStreetAddress", "Addresses"], ["document", "Documents"],
         ];
 
         function log(text) {
@@ -122,6 +124,7 @@ enum PreviewPage {
             polygon.setAttribute("points", points.map((p) => p.join(",")).join(" "));
             polygon.dataset.id = item.id;
             if (item.id === selected) polygon.classList.add("selected");
+            if (item.kind === "document") polygon.classList.add("document");
             quads.append(polygon);
             const caption = document.createElementNS("http://www.w3.org/2000/svg", "text");
             caption.setAttribute("x", Math.min(...points.map((p) => p[0])));
@@ -135,6 +138,13 @@ enum PreviewPage {
             kind.className = "kind";
             kind.textContent = label(item);
             entry.append(kind, document.createTextNode(item.payload));
+            if (item.kind === "document") {
+              // Its picture straightened, from the newest frame.
+              const link = document.createElement("a");
+              link.href = withToken("document.jpg"); link.target = "_blank"; link.textContent = "straightened";
+              link.onclick = (event) => event.stopPropagation();
+              entry.append(link);
+            }
             entry.onclick = () => { selected = selected === item.id ? null : item.id; render(); };
             list.append(entry);
           }
@@ -152,7 +162,7 @@ enum PreviewPage {
             // "barcodes" stands for every symbology but QR; the daemon names them one by one.
             const notBarcodes = new Set([
               "qr", "telephoneNumber", "url", "emailAddress", "shipmentTrackingNumber", "currency", "dateTimeDuration", "flightNumber",
-              "fullStreetAddress", "text",
+              "fullStreetAddress", "text", "document",
             ]);
             const anyBarcode = [...on].some((t) => !notBarcodes.has(t));
             for (const button of $("types").children) {

@@ -33,10 +33,13 @@ public final class Pipeline: @unchecked Sendable {
         var barcodes: BarcodeStage
         /// Nil when no text type is wanted.
         var text: TextStage?
+        /// Nil when documents are not wanted.
+        var documents: DocumentStage?
 
         init(_ configuration: SequenceConfiguration, metrics: PipelineMetrics) throws(ScannerError) {
             barcodes = try BarcodeStage(configuration: configuration)
             text = configuration.options.types.wantsText ? try TextStage(configuration: configuration, metrics: metrics) : nil
+            documents = configuration.options.types.documents ? DocumentStage() : nil
         }
     }
 
@@ -50,6 +53,8 @@ public final class Pipeline: @unchecked Sendable {
     private let lock = NSLock()
     private var current: SequenceConfiguration
     private var tracker: ItemTracker
+    /// The documents held up (`DocumentStage`): items of their own kind, beside the tracker's.
+    private var documentTracker: DocumentTracker
     private var pause = PauseState()
     /// When the text pass in progress began (nil: none is; `FrameObservations.textPassStarted`).
     private var textPassStarted: Double?
@@ -60,6 +65,7 @@ public final class Pipeline: @unchecked Sendable {
     // Each stage belongs to the thread that runs it (`everyFrame`: the caller's).
     private var barcodes: BarcodeStage
     private var text: TextStage?
+    private var documents: DocumentStage?
     private var cadence: TextCadence
     private var framesScanned = 0
 
@@ -70,21 +76,24 @@ public final class Pipeline: @unchecked Sendable {
         self.pacing = pacing
         current = configuration
         tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
+        documentTracker = DocumentTracker(makeID: makeID)
         posted = Mutex((0, stages))
         barcodes = stages.barcodes
         text = stages.text
+        documents = stages.documents
         cadence = Self.cadence(configuration, pacing)
     }
 
     /// The configuration in force.
     public var configuration: SequenceConfiguration { withLock { current } }
 
-    public var liveItems: [TrackedItem] { withLock { tracker.liveItems } }
+    public var liveItems: [TrackedItem] { withLock { tracker.liveItems + documentTracker.live } }
 
     /// The stages' counters; read them after `run` returns (the stages' threads write them unlocked).
     public var statistics: SequenceStatistics {
         var s = SequenceStatistics(barcodes: barcodes, text: text)
         s.framesScanned = framesScanned
+        s.documentPasses = documents?.passes ?? 0
         return s
     }
 
@@ -102,6 +111,10 @@ public final class Pipeline: @unchecked Sendable {
         withLock {
             current = configuration
             tracker.configuration = configuration.tracker
+            // No longer looked for: the documents clients were told about are gone now, not never.
+            if !configuration.options.types.documents {
+                for action in documentTracker.removeAll() { pause.emit?(.item(action, frame: pause.lastFrame)) }
+            }
         }
     }
 
@@ -110,7 +123,7 @@ public final class Pipeline: @unchecked Sendable {
     /// (`recognition(paused: false)`); what is still in view is then added again. Saying what already
     /// holds changes nothing and emits nothing. Callable from any thread, while `run` runs.
     public func setPaused(_ paused: Bool) {
-        withLock { pause.set(paused) { tracker.removeAll() } }
+        withLock { pause.set(paused) { removeAll() } }
     }
 
     /// Runs until the source ends or is cancelled; `emit` is called in order, with the lock held.
@@ -130,7 +143,7 @@ public final class Pipeline: @unchecked Sendable {
     /// One frame through both stages and the tracker (`everyFrame`); `time` is the trackers' clock
     /// in seconds. With `run`, the lock is held; a test may call it directly.
     public func process(_ frame: Frame, time: Double) -> [TrackerAction] {
-        takeStages(since: &barcodeGeneration, barcodes: true, text: true)
+        takeStages(since: &barcodeGeneration, stages: [.barcodes, .text, .documents])
         framesScanned += 1
         guidanceChange = nil
         // The frame at full resolution, decoded once for both stages (each decoded it for itself).
@@ -153,10 +166,12 @@ public final class Pipeline: @unchecked Sendable {
             }
         }
         let read = reading.map { selectSingle($0, current) }
-        return tracker.update(
+        let actions = tracker.update(
             FrameObservations(
                 frame: frame.index, time: time, barcodes: found, text: read?.items, textIsRepeat: reading?.isRepeat ?? false,
                 textCarried: read?.carried ?? []))
+        guard let documents, documents.isDue(at: time) else { return actions }
+        return actions + documentTracker.update(findDocuments(documents, frame, time: time), frame: frame.index, time: time)
     }
 
     /// What the last `process` said about guidance, to be emitted after its item events.
@@ -164,9 +179,13 @@ public final class Pipeline: @unchecked Sendable {
     /// The generation of the stages this pipeline's barcode (and, every frame, text) stage is from.
     private var barcodeGeneration = 0
     private var textGeneration = 0
+    private var documentGeneration = 0
 
     /// Ends everything that is still live (end of a file source, shutdown).
-    public func finish() -> [TrackerAction] { tracker.removeAll() }
+    public func finish() -> [TrackerAction] { removeAll() }
+
+    /// Every item and document gone (the lock held).
+    private func removeAll() -> [TrackerAction] { tracker.removeAll() + documentTracker.removeAll() }
 
     private func runEveryFrame(_ source: FrameSource, fps: Double, heartbeat: Heartbeat?, emit: @escaping @Sendable (ScannerEvent) -> Void) {
         runSource(
@@ -190,13 +209,14 @@ public final class Pipeline: @unchecked Sendable {
     ) {
         let barcodeBox = Mailbox<Frame>()
         let textBox = Mailbox<Frame>()
+        let documentBox = Mailbox<Frame>()
         let workers = DispatchGroup()
         // The barcode thread only calls `setIdle`, which sources make thread-safe.
         nonisolated(unsafe) let idleHint = source
         startWorker(workers, name: "scannerd-barcodes") { [self] in
             while let frame = barcodeBox.take() {
                 heartbeat?.beat()
-                takeStages(since: &barcodeGeneration, barcodes: true, text: false)
+                takeStages(since: &barcodeGeneration, stages: [.barcodes])
                 framesScanned += 1
                 let found = scanBarcodes(frame, fullResolution: { frame.fullResolution() })
                 idleHint.setIdle(barcodes.unchangedStreak >= Self.idleAfterFrames)
@@ -207,7 +227,7 @@ public final class Pipeline: @unchecked Sendable {
         // text later, and frames reach it only while some text type is wanted.
         startWorker(workers, name: "scannerd-text") { [self] in
             while var frame = textBox.take() {
-                takeStages(since: &textGeneration, barcodes: false, text: true)
+                takeStages(since: &textGeneration, stages: [.text])
                 guard let text else { continue }
                 cadence.clock = Self.cadence(configuration, pacing).clock
                 var action = cadence.next(frame: frame.index, time: clock(), awaitsConfirmation: text.awaitsConfirmation)
@@ -240,6 +260,26 @@ public final class Pipeline: @unchecked Sendable {
                         textCarried: selected.carried), emit)
             }
         }
+        // Documents on a thread of their own: a pass (~15 ms) on the barcode thread would slow every
+        // scan, and the text thread's passes (reading lines: 100 ms and more) come too seldom for a
+        // document to be added within half a second.
+        startWorker(workers, name: "scannerd-documents") { [self] in
+            while var frame = documentBox.take() {
+                takeStages(since: &documentGeneration, stages: [.documents])
+                guard let documents else { continue }
+                if let due = documents.nextPass, clock() < due {
+                    Thread.sleep(forTimeInterval: max(0, due - clock()))
+                    frame = documentBox.takeIfPresent() ?? frame
+                }
+                let now = clock()
+                let found = findDocuments(documents, frame, time: now)
+                withLock {
+                    guard !pause.paused, current.options.types.documents else { return }
+                    pause.lastFrame = max(pause.lastFrame, frame.index)
+                    for action in documentTracker.update(found, frame: frame.index, time: now) { emit(.item(action, frame: frame.index)) }
+                }
+            }
+        }
         runSource(
             source,
             frame: { frame in
@@ -247,12 +287,15 @@ public final class Pipeline: @unchecked Sendable {
                 // Paused: the source skips frames itself (`setPaused`); one already on its way is dropped.
                 if withLock({ pause.paused }) { return }
                 barcodeBox.put(frame)
-                if posted.withLock({ $0.stages.text != nil }) { textBox.put(frame) }
+                let wanted = posted.withLock { ($0.stages.text != nil, $0.stages.documents != nil) }
+                if wanted.0 { textBox.put(frame) }
+                if wanted.1 { documentBox.put(frame) }
             },
-            removeAll: { [self] in tracker.removeAll() }, locked: { withLock($0) },
+            removeAll: { [self] in removeAll() }, locked: { withLock($0) },
             beforeEnd: {
                 barcodeBox.close()
                 textBox.close()
+                documentBox.close()
                 workers.wait()
             }, emit: emit)
     }
@@ -283,12 +326,26 @@ public final class Pipeline: @unchecked Sendable {
 
     // MARK: Both pacings
 
+    /// Which of the stages a thread runs.
+    struct StageSet: OptionSet {
+        let rawValue: Int
+        static let barcodes = StageSet(rawValue: 1)
+        static let text = StageSet(rawValue: 2)
+        static let documents = StageSet(rawValue: 4)
+    }
+
     /// The stages `reconfigure` posted since `generation`, taken by the thread that runs them.
-    private func takeStages(since generation: inout Int, barcodes takesBarcodes: Bool, text takesText: Bool) {
+    private func takeStages(since generation: inout Int, stages taken: StageSet) {
         guard let stages = posted.withLock({ $0.generation == generation ? nil : ($0.generation, $0.stages) }) else { return }
         generation = stages.0
-        if takesBarcodes { barcodes = stages.1.barcodes }
-        if takesText { text = stages.1.text }
+        if taken.contains(.barcodes) { barcodes = stages.1.barcodes }
+        if taken.contains(.text) { text = stages.1.text }
+        if taken.contains(.documents) { documents = stages.1.documents }
+    }
+
+    /// The document stage's pass on `frame`, timed.
+    private func findDocuments(_ documents: DocumentStage, _ frame: Frame, time: Double) -> [(quad: Quad, score: Double)] {
+        metrics.measure(.documents) { documents.find(in: frame.image, time: time) }
     }
 
     /// The barcode stage's items for `frame`, timed, single-item mode applied.

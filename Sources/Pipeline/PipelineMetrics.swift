@@ -17,6 +17,8 @@ public final class PipelineMetrics: Sendable {
         case detection
         /// Reading one line (Tesseract).
         case reading
+        /// A document pass (`DocumentStage`).
+        case documents
 
         /// Its `stage` label in `scannerd_stage_duration_seconds`.
         public var name: String {
@@ -26,6 +28,7 @@ public final class PipelineMetrics: Sendable {
             case .text: "text"
             case .detection: "detection"
             case .reading: "reading"
+            case .documents: "documents"
             }
         }
     }

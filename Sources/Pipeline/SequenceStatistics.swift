@@ -38,5 +38,7 @@ public struct SequenceStatistics: Sendable, Equatable {
     /// Frames the line detector failed on (its runtime's error: they gave no lines), and the last error.
     public var ocrDetectionFailures = 0
     public var ocrLastDetectionFailure: String?
+    /// Passes of the document stage (`DocumentStage`).
+    public var documentPasses = 0
     public init() {}
 }

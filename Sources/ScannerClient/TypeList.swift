@@ -16,7 +16,7 @@ public enum TypeList {
         var symbologies: [JSONValue] = []
         var contentTypes: [JSONValue] = []
         for name in types.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
-            if name == "barcode" || name == "text" {
+            if name == "barcode" || name == "text" || name == RecognitionTypes.documentName {
                 kinds.insert(name)
             } else if TextContentType(rawValue: name) != nil {
                 contentTypes.append(.string(name))

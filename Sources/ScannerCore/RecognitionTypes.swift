@@ -9,11 +9,15 @@ public struct RecognitionTypes: Sendable, Equatable {
     public var contentTypes: Set<TextContentType>
     /// Report every line of text, not only phone numbers, URLs and e-mail addresses.
     public var plainText: Bool
+    /// Report the page, card or label held up as a `document` item (its four corners). Off unless
+    /// named: it costs a detection several times a second.
+    public var documents: Bool
 
-    public init(symbologies: Set<Symbology>, contentTypes: Set<TextContentType>, plainText: Bool = false) {
+    public init(symbologies: Set<Symbology>, contentTypes: Set<TextContentType>, plainText: Bool = false, documents: Bool = false) {
         self.symbologies = symbologies
         self.contentTypes = contentTypes
         self.plainText = plainText
+        self.documents = documents
     }
 
     /// Every symbology and the standard content types (`TextContentType.standard`); plain text lines
@@ -26,8 +30,8 @@ public struct RecognitionTypes: Sendable, Equatable {
     /// Parses a comma-separated list of names: symbologies (`qr`, `ean13`, …), content types
     /// (`telephoneNumber`, `url`, `emailAddress`, `shipmentTrackingNumber`), the symbology groups
     /// (`Symbology.groups`: `barcodes` for every symbology, `matrix`, `linear`, `retail`), `contentTypes`
-    /// (the standard content types: phone numbers, links, e-mail addresses) and `text`
-    /// (every line of text).
+    /// (the standard content types: phone numbers, links, e-mail addresses), `text`
+    /// (every line of text) and `document` (the page or card held up).
     public init(parsing list: String) throws(ScannerError) {
         var types = RecognitionTypes(symbologies: [], contentTypes: [])
         let names = list.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
@@ -45,6 +49,8 @@ public struct RecognitionTypes: Sendable, Equatable {
                 types.contentTypes.formUnion(TextContentType.standard)
             } else if name == "text" {
                 types.plainText = true
+            } else if name == Self.documentName {
+                types.documents = true
             } else {
                 throw .invalidArgument(
                     name: "types", value: name,
@@ -67,13 +73,17 @@ public struct RecognitionTypes: Sendable, Equatable {
             names += contentTypes.map(\.rawValue).sorted()
         }
         if plainText { names.append("text") }
+        if documents { names.append(Self.documentName) }
         return names
     }
 
     public static var knownNames: [String] {
         Symbology.allCases.map(\.rawValue) + TextContentType.allCases.map(\.rawValue)
-            + Symbology.groups.keys.sorted() + ["contentTypes", "text"]
+            + Symbology.groups.keys.sorted() + ["contentTypes", "text", documentName]
     }
+
+    /// The type name of documents, as of their items' `kind`.
+    public static let documentName = "document"
 }
 
 /// What the person at the kiosk should do so that what they hold can be read (VisionKit tells the

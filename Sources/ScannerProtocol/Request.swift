@@ -50,6 +50,14 @@ public enum RepeatPolicy: Sendable, Equatable {
 ///
 /// Lines are decoded by `JSONDecoder` into `JSONValue`, so types are strict: `"single": 1` is not a
 /// boolean, `"annotate": "yes"` is not either, and an `id` must be a string or a number.
+/// What a `capture` asks for: the frame as the camera sent it, the frame with the current items
+/// drawn on it, or the document held up in it, its perspective taken out (issue #43).
+public enum PhotoContent: String, Sendable, Equatable {
+    case frame
+    case annotated
+    case document
+}
+
 public enum Request: Sendable, Equatable {
     case ping
     case items
@@ -58,7 +66,7 @@ public enum Request: Sendable, Equatable {
     case set(ConfigChange)
     /// `path` nil: the photo goes back in the reply. `overwrite`: an existing file at `path` may be
     /// replaced, and only if it is a regular file of the daemon's own (docs/security.md).
-    case capture(path: String?, annotate: Bool, overwrite: Bool)
+    case capture(path: String?, content: PhotoContent, overwrite: Bool)
     /// Stop recognition (the camera stays open) until `resume`.
     case pause
     case resume
@@ -130,7 +138,10 @@ public enum Request: Sendable, Equatable {
             }
             let overwrite = try flag(object, "overwrite") ?? false
             if overwrite && path == nil { throw .badArgument("\"overwrite\" goes with \"path\"") }
-            return .capture(path: path, annotate: try flag(object, "annotate") ?? false, overwrite: overwrite)
+            let annotate = try flag(object, "annotate") ?? false
+            let document = try flag(object, "document") ?? false
+            if annotate && document { throw .badArgument("\"annotate\" and \"document\" do not go together") }
+            return .capture(path: path, content: document ? .document : annotate ? .annotated : .frame, overwrite: overwrite)
         default:
             throw Failure(code: .unknownRequest, message: "unknown request '\(name)' (ping, items, stats, subscribe, set, capture, pause, resume)")
         }
@@ -193,7 +204,7 @@ public enum Request: Sendable, Equatable {
     static func filter(_ object: JSONValue) throws(Failure) -> EventFilter {
         var filter = EventFilter()
         for kind in try names(object, "kinds") {
-            guard let k = RecognizedItem.Kind(rawValue: kind) else { throw .badArgument("unknown kind '\(kind)' (barcode, text)") }
+            guard let k = RecognizedItem.Kind(rawValue: kind) else { throw .badArgument("unknown kind '\(kind)' (barcode, text, document)") }
             filter.kinds.insert(k)
         }
         for name in try names(object, "symbologies") {
@@ -295,7 +306,7 @@ public enum Reply {
 /// (`Request.parse(request.line()) == request`).
 extension Request: Encodable {
     enum Key: String, CodingKey {
-        case request, kinds, symbologies, contentTypes, roi, quality, types, single, annotate, path, overwrite
+        case request, kinds, symbologies, contentTypes, roi, quality, types, single, annotate, document, path, overwrite
         case `repeat`
     }
 
@@ -340,8 +351,9 @@ extension Request: Encodable {
             try c.encodeIfPresent(change.quality?.rawValue, forKey: .quality)
             try c.encodeIfPresent(change.types?.names, forKey: .types)
             try c.encodeIfPresent(change.singleItem, forKey: .single)
-        case .capture(let path, let annotate, let overwrite):
-            try c.encode(annotate, forKey: .annotate)
+        case .capture(let path, let content, let overwrite):
+            try c.encode(content == .annotated, forKey: .annotate)
+            if content == .document { try c.encode(true, forKey: .document) }
             try c.encodeIfPresent(path, forKey: .path)
             if overwrite { try c.encode(true, forKey: .overwrite) }
         }

@@ -349,11 +349,18 @@ struct Capture: ParsableCommand {
     @Flag(name: .long, help: "Draw the current items' bounds on it.")
     var annotate = false
 
+    @Flag(name: .long, help: "Save the document held up in it instead, straightened (its perspective taken out).")
+    var document = false
+
     @Argument(help: ArgumentHelp("Where to write the JPEG.", valueName: "file"))
     var file: String
 
+    func validate() throws {
+        if annotate && document { throw ValidationError("--annotate and --document do not go together") }
+    }
+
     func run() throws {
-        let reply = try ask(connection, .capture(path: nil, annotate: annotate, overwrite: false))
+        let reply = try ask(connection, .capture(path: nil, content: document ? .document : annotate ? .annotated : .frame, overwrite: false))
         guard case .string(let encoded)? = reply["jpeg"], let jpeg = Data(base64Encoded: encoded) else {
             throw ScannerConnection.Failure.io("the daemon sent no photo")
         }

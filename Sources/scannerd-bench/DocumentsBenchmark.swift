@@ -66,7 +66,7 @@ enum DocumentsBenchmark {
             <!-- documents:begin (written by `make bench`) -->
             ## Documents on the footage (issue #43)
 
-            Measured \(today) on \(machine); `EdgeQuadDetector` on every frame of the footage's clips at 640 px (the pipeline's processing width), keeping only candidates where the scene changed under them (`PresenceDetector`, `DocumentCandidate.select`), against the generator's corners. Found: the best candidate's four corners each within 2 % of the frame's diagonal; delay: frames from the first with the document wholly in view to the first found; error: the median of the found frames' largest corner error, % of the diagonal; wrong: frames with a candidate that is no document there.
+            Measured \(today) on \(machine); `EdgeQuadDetector` on every frame of the footage's clips at 640 px (the pipeline's processing width), keeping only candidates where the scene changed under them (`PresenceDetector`, `DocumentCandidate.select`), each side fitted again to the edge at 640 px (`QuadRefiner`) — the pipeline's `DocumentStage` — against the generator's corners. Found: the best candidate's four corners each within 2 % of the frame's diagonal; delay: frames from the first with the document wholly in view to the first found; error: the median of the found frames' largest corner error, % of the diagonal; wrong: frames with a candidate that is no document there.
 
             | clip | frames in view | found | delay | error % | wrong | ms / frame |
             |---|---:|---:|---:|---:|---:|---:|
@@ -82,21 +82,15 @@ enum DocumentsBenchmark {
         let sightings = Dictionary(uniqueKeysWithValues: (truth.document?.frames ?? []).map { ($0.frame, $0) })
         let firstInView = truth.document?.frames.first { $0.inView }?.frame
         var tally = Tally()
-        var presence = PresenceDetector()
+        let stage = DocumentStage(detector: detector)
         let diagonal = Double(truth.width * truth.width + truth.height * truth.height).squareRoot()
         loop: while true {
             switch source.next() {
             case .frame(let frame):
                 let image = frame.decoded.image
                 let start = Date()
-                // Only what is held up: the desk's own papers are quadrilaterals too.
-                let heldUp = presence.observe(FrameMetrics.thumbnail(image), time: Double(frame.index) / 30)
-                let changed = presence.changed
-                let candidates =
-                    heldUp
-                    ? DocumentCandidate.select(detector.candidates(in: image)) {
-                        $0.changedShare(changed, width: image.width, height: image.height)
-                    } : []
+                // What the pipeline finds on a pass (every frame here, not ten a second).
+                let candidates = stage.find(in: image, time: Double(frame.index) / 30)
                 tally.seconds += Date().timeIntervalSince(start)
                 tally.frames += 1
                 let sighting = sightings[frame.index]
@@ -109,9 +103,7 @@ enum DocumentsBenchmark {
                 }
                 // Corners in full-resolution pixels; the best of the four rotations (the truth's
                 // order is the document's own).
-                let found = best.quad.corners.map {
-                    ($0.x / Double(image.width) * Double(truth.width), $0.y / Double(image.height) * Double(truth.height))
-                }
+                let found = best.quad.corners.map { ($0.x * Double(truth.width), $0.y * Double(truth.height)) }
                 let true_ = sighting.corners.map { ($0[0] * Double(truth.width), $0[1] * Double(truth.height)) }
                 let error =
                     (0..<4).map { rotation in

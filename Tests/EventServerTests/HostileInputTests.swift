@@ -59,9 +59,11 @@ import Testing
         #expect(failure(#"{"request":"capture","path":"/tmp/"}"#)?.code.rawValue == "bad-argument")
         #expect(failure(#"{"request":"capture","path":7}"#)?.code.rawValue == "bad-argument")
         #expect(failure(#"{"request":"capture","overwrite":true}"#)?.message == #""overwrite" goes with "path""#)
+        #expect(failure(#"{"request":"capture","annotate":true,"document":true}"#)?.message == #""annotate" and "document" do not go together"#)
+        #expect(failure(#"{"request":"capture","document":"yes"}"#)?.code.rawValue == "bad-argument")
         #expect(
             Request.parse(#"{"request":"capture","path":"/tmp/a.jpg","overwrite":true}"#).result
-                == .success(.capture(path: "/tmp/a.jpg", annotate: false, overwrite: true)))
+                == .success(.capture(path: "/tmp/a.jpg", content: .frame, overwrite: true)))
     }
 
     @Test func malformedLinesGetOneErrorEach() {

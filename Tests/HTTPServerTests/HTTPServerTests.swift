@@ -34,7 +34,13 @@ final class RunningHTTPServer: @unchecked Sendable {
                 hub.publish(config: applied)
                 return .success(applied)
             },
-            capture: { annotate in .success(.init(jpeg: annotate ? jpeg + [0] : jpeg, width: 4, height: 3)) })
+            capture: { content in
+                switch content {
+                case .frame: .success(.init(jpeg: jpeg, width: 4, height: 3))
+                case .annotated: .success(.init(jpeg: jpeg + [0], width: 4, height: 3))
+                case .document: .failure(.init("no document in view"))
+                }
+            })
         let server = try HTTPServer(
             hub: hub, requests: requests,
             configuration: HTTPServerConfiguration(

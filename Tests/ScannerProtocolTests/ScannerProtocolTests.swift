@@ -30,10 +30,11 @@ import Testing
         #expect(
             Request.set(ConfigChange(regionOfInterest: NormalizedRect(x: 0.25, y: 0, width: 0.5, height: 1), quality: .fast, types: types)).line()
                 == #"{"quality":"fast","request":"set","roi":[0.25,0,0.5,1],"types":["qr","url"]}"#)
-        #expect(Request.capture(path: nil, annotate: true, overwrite: false).line() == #"{"annotate":true,"request":"capture"}"#)
+        #expect(Request.capture(path: nil, content: .annotated, overwrite: false).line() == #"{"annotate":true,"request":"capture"}"#)
         #expect(
-            Request.capture(path: "/tmp/a/b.jpg", annotate: false, overwrite: true).line()
+            Request.capture(path: "/tmp/a/b.jpg", content: .frame, overwrite: true).line()
                 == #"{"annotate":false,"overwrite":true,"path":"/tmp/a/b.jpg","request":"capture"}"#)
+        #expect(Request.capture(path: nil, content: .document, overwrite: false).line() == #"{"annotate":false,"document":true,"request":"capture"}"#)
     }
 
     /// One type both ways: what a client encodes, the server parses back to the same request.
@@ -47,7 +48,8 @@ import Testing
                     regionOfInterest: NormalizedRect(x: 0.1, y: 0.2, width: 0.3, height: 0.4), quality: .accurate,
                     types: RecognitionTypes(symbologies: [.code128], contentTypes: [.url], plainText: true), singleItem: false)),
             .set(ConfigChange(types: .all)),
-            .capture(path: nil, annotate: false, overwrite: false), .capture(path: "/var/lib/x.jpg", annotate: true, overwrite: true),
+            .capture(path: nil, content: .frame, overwrite: false), .capture(path: "/var/lib/x.jpg", content: .annotated, overwrite: true),
+            .capture(path: nil, content: .document, overwrite: false),
             .pause, .resume,
             .subscribe(EventFilter(repeatPolicy: .oncePerSession)), .subscribe(EventFilter(kinds: [.text], repeatPolicy: .after(seconds: 2.5))),
         ]
