@@ -142,7 +142,7 @@ public enum SettingsSchema {
         SettingKey(
             name: "recognition.types", flag: "--types",
             summary:
-                "what to recognize: symbologies (qr, ean13, …), telephoneNumber, url, emailAddress, shipmentTrackingNumber, currency, dateTimeDuration, flightNumber, fullStreetAddress, or the groups barcodes, matrix, linear, retail, contentTypes (the first three), text",
+                "what to recognize: symbologies (qr, ean13, …), telephoneNumber, url, emailAddress, shipmentTrackingNumber, currency, dateTimeDuration, flightNumber, fullStreetAddress, document (the page or card held up), or the groups barcodes, matrix, linear, retail, contentTypes (the first three), text",
             live: { $0.types = $1.types },
             read: { v, s throws(ValueProblem) in
                 let names = try list(v)

@@ -93,7 +93,7 @@ struct Watch: ParsableCommand {
     @Flag(name: .long, help: "Raw JSON lines instead of readable ones.")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp("Only these item kinds: barcode, text.", valueName: "list"))
+    @Option(name: .long, help: ArgumentHelp("Only these item kinds: barcode, text, document.", valueName: "list"))
     var kinds: String?
 
     @Option(name: .long, help: ArgumentHelp("Only these symbologies (qr, ean13, …).", valueName: "list"))
@@ -177,7 +177,7 @@ struct Wait: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Only these: kinds (barcode, text), symbologies (qr, ean13, …) or content types (telephoneNumber, url, emailAddress, shipmentTrackingNumber, currency, dateTimeDuration, flightNumber, fullStreetAddress).",
+            "Only these: kinds (barcode, text, document), symbologies (qr, ean13, …) or content types (telephoneNumber, url, emailAddress, shipmentTrackingNumber, currency, dateTimeDuration, flightNumber, fullStreetAddress).",
             valueName: "list")
     )
     var types: String?

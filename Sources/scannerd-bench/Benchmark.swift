@@ -112,7 +112,11 @@ struct Benchmark: AsyncParsableCommand {
             sections.append(("delivery", try await DeliveryBenchmark.render(today: Self.today(), machine: Self.machine())))
         }
         if wants("documents") {
-            sections.append(("documents", try DocumentsBenchmark.render(footage: footage, today: Self.today(), machine: Self.machine())))
+            sections.append(
+                (
+                    "documents",
+                    try DocumentsBenchmark.render(footage: footage, lineModel: lineModelDirectory, today: Self.today(), machine: Self.machine())
+                ))
         }
         if wants("lines") {
             sections.append(("lines", try LinesBenchmark.render(footage: footage, today: Self.today(), machine: Self.machine())))

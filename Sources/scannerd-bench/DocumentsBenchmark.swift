@@ -3,7 +3,9 @@ import DocumentDetection
 import Foundation
 import Logging
 import Pipeline
+import Recognition
 import ScannerCore
+import Synchronization
 import Tracking
 
 /// Documents on the footage (issue #43): for each clip of `make footage` whose truth has a document,
@@ -45,7 +47,9 @@ enum DocumentsBenchmark {
         }
     }
 
-    static func render(footage: String, today: String, machine: String, detector: any DocumentDetector = EdgeQuadDetector()) throws -> String {
+    static func render(
+        footage: String, lineModel: String?, today: String, machine: String, detector: any DocumentDetector = EdgeQuadDetector()
+    ) throws -> String {
         let names = try FileManager.default.contentsOfDirectory(atPath: footage).filter { $0.hasSuffix(".json") }.sorted()
         var rows: [String] = []
         var all = Tally()
@@ -72,9 +76,72 @@ enum DocumentsBenchmark {
             |---|---:|---:|---:|---:|---:|---:|
             \(rows.joined(separator: "\n"))
             | all (\(all.clips) clips) | \(all.inView) | \(all.found) | | | \(all.wrong) | \(String(format: "%.1f", all.seconds / Double(max(1, all.frames)) * 1000)) |
+
+            ### The `document` item at the camera's pace
+
+            The same clips through the live pipeline (`Pipeline`, newest frame, each clip replayed at 30 fps as a camera sends it), the standard types and `document` asked for (\(lineModel == nil ? "Tesseract" : "the text networks") reading text beside it): added: the frame of the document's first `added` event less the first frame with it wholly in view (issue #43: within 15); adds: `added` events for documents (1 for a clip with one, 0 for the desk); error: the largest corner error of every `added` and `updated` position while wholly in view, % of the diagonal (issue #43: within 2).
+
+            | clip | added (frames after wholly in view) | adds | largest error % |
+            |---|---:|---:|---:|
+            \(try live(footage: footage, names: names, lineModel: lineModel).joined(separator: "\n"))
             <!-- documents:end -->
 
             """
+    }
+
+    /// Each clip through the live pipeline at the camera's pace: one table row each.
+    static func live(footage: String, names: [String], lineModel: String?) throws -> [String] {
+        var rows: [String] = []
+        var types = RecognitionTypes.all
+        types.documents = true
+        for name in names {
+            let path = footage + "/" + name
+            let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            let clip = path.replacingOccurrences(of: ".json", with: ".mjpeg")
+            guard FileManager.default.fileExists(atPath: clip) else { continue }
+            let source = try ReplaySource(path: clip, configuration: .init(pace: .realtime), logger: Logger(label: "bench"))
+            let start = Date()
+            let pipeline = try Pipeline(
+                configuration: SequenceConfiguration(options: ScanOptions(types: types), lineModel: lineModel),
+                pacing: .newestFrame(clock: { Date().timeIntervalSince(start) }))
+            let told = Mutex<[(action: String, quad: Quad, frame: Int)]>([])
+            pipeline.run(source: source) { event in
+                guard case .item(let action, let frame) = event else { return }
+                switch action {
+                case .added(let item) where item.item.kind == .document: told.withLock { $0.append(("added", item.item.bounds, frame)) }
+                case .updated(let item) where item.item.kind == .document: told.withLock { $0.append(("updated", item.item.bounds, frame)) }
+                default: break
+                }
+            }
+            let events = told.withLock { $0 }
+            let sightings = Dictionary(uniqueKeysWithValues: (truth.document?.frames ?? []).map { ($0.frame, $0) })
+            let firstInView = truth.document?.frames.first { $0.inView }?.frame
+            let added = events.first { $0.action == "added" }
+            var delay = "–"
+            if let added, let firstInView { delay = String(added.frame - firstInView) }
+            let errors = events.compactMap { event -> Double? in
+                guard let sighting = sightings[event.frame], sighting.inView else { return nil }
+                let quad = event.quad.map { Point(x: $0.x * Double(truth.width), y: $0.y * Double(truth.height)) }
+                return cornerError(quad.corners.map { ($0.x, $0.y) }, sighting, truth: truth)
+            }
+            let error = errors.max().map { String(format: "%.2f", $0 * 100) } ?? "–"
+            rows.append("| \(truth.scenario) s\(truth.seed) | \(delay) | \(events.filter { $0.action == "added" }.count) | \(error) |")
+        }
+        return rows
+    }
+
+    /// The largest of the found corners' distances (px) from the truth's, over the four rotations (the
+    /// truth's order is the document's own), over the frame's diagonal.
+    static func cornerError(_ found: [(Double, Double)], _ sighting: Truth.Document.Sighting, truth: Truth) -> Double {
+        let diagonal = Double(truth.width * truth.width + truth.height * truth.height).squareRoot()
+        let true_ = sighting.corners.map { ($0[0] * Double(truth.width), $0[1] * Double(truth.height)) }
+        return (0..<4).map { rotation in
+            (0..<4).map { i in
+                let a = found[(i + rotation) % 4]
+                let b = true_[i]
+                return ((a.0 - b.0) * (a.0 - b.0) + (a.1 - b.1) * (a.1 - b.1)).squareRoot()
+            }.max()!
+        }.min()! / diagonal
     }
 
     static func measure(clip: String, truth: Truth, detector: any DocumentDetector) throws -> Tally {
@@ -104,15 +171,7 @@ enum DocumentsBenchmark {
                 // Corners in full-resolution pixels; the best of the four rotations (the truth's
                 // order is the document's own).
                 let found = best.quad.corners.map { ($0.x * Double(truth.width), $0.y * Double(truth.height)) }
-                let true_ = sighting.corners.map { ($0[0] * Double(truth.width), $0[1] * Double(truth.height)) }
-                let error =
-                    (0..<4).map { rotation in
-                        (0..<4).map { i in
-                            let a = found[(i + rotation) % 4]
-                            let b = true_[i]
-                            return ((a.0 - b.0) * (a.0 - b.0) + (a.1 - b.1) * (a.1 - b.1)).squareRoot()
-                        }.max()!
-                    }.min()! / diagonal
+                let error = cornerError(found, sighting, truth: truth)
                 if error <= 0.02 {
                     if inView {
                         tally.found += 1

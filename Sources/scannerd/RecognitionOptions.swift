@@ -7,7 +7,7 @@ struct RecognitionOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Comma-separated types to recognize: symbologies (qr, ean13, …), telephoneNumber, url, emailAddress, shipmentTrackingNumber, currency, dateTimeDuration, flightNumber, fullStreetAddress, or the groups barcodes, matrix, linear, retail, contentTypes (the first three), text.",
+            "Comma-separated types to recognize: symbologies (qr, ean13, …), telephoneNumber, url, emailAddress, shipmentTrackingNumber, currency, dateTimeDuration, flightNumber, fullStreetAddress, document (the page or card held up), or the groups barcodes, matrix, linear, retail, contentTypes (the first three), text.",
             valueName: "list"))
     var types: String?
 

@@ -2,6 +2,7 @@ import Capture
 import Foundation
 import ImageDecoding
 import ScannerCore
+import TestSupport
 import TestTraits
 import Testing
 
@@ -28,6 +29,35 @@ import Testing
         // On the quad's left edge (x = 80) the drawing shows; in the middle of it, the frame.
         #expect(abs(Int(drawn[80, 120]) - Int(plain[80, 120])) > 40, "\(drawn[80, 120]) vs \(plain[80, 120])")
         #expect(abs(Int(drawn[160, 120]) - Int(plain[160, 120])) < 8)
+    }
+
+    /// `capture` with `"document": true`: the tracked document's corners (normalized), the frame at
+    /// full resolution straightened — a printed grid at a slant comes out straight and even; with no
+    /// document tracked, the detector's on the frame; with none in view, a refusal.
+    @Test func theDocumentComesOutStraightened() throws {
+        let scene = SlantedGridPage()
+        let frame = scene.render()
+        let photo = Photo(jpeg: try JPEGEncoder().encode(frame, quality: 90), luma: nil, width: frame.width, height: frame.height)
+        let c = scene.corners.map { Point(x: $0.x / Double(frame.width), y: $0.y / Double(frame.height)) }
+        let tracked = Quad(topLeft: c[0], topRight: c[1], bottomRight: c[2], bottomLeft: c[3])
+        let elsewhere = Quad(x: 0.05, y: 0.05, width: 0.1, height: 0.1)
+        for (name, quads) in [("tracked", [elsewhere, tracked]), ("found", [])] {
+            let document = try PhotoRendering.document(of: photo, tracked: quads).get()
+            let flat = try ImageDecoder().decode(document.jpeg).image
+            #expect(flat.width == document.width && flat.height == document.height)
+            for across in [true, false] {
+                let measured = SlantedGridPage.grid(flat, across: across)
+                #expect(
+                    measured.straightness > 0.85 && measured.evenness < 1.2 && measured.lines >= (across ? 12 : 8),
+                    "\(name), across \(across): \(measured)")
+            }
+        }
+        let blank = Photo(jpeg: nil, luma: luma, width: 320, height: 240)
+        guard case .failure(let refusal) = PhotoRendering.document(of: blank, tracked: []) else {
+            Issue.record("a document was found on a blank frame")
+            return
+        }
+        #expect(refusal.message == "no document in view")
     }
 
     @Test func aFrameThatCannotBeReadIsSaidSo() {

@@ -269,18 +269,19 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             let scratch = try TemporaryDirectory("p")
             let clip = scratch.file("clip")
             try FileManager.default.createDirectory(atPath: clip, withIntermediateDirectories: true)
-            // The label for 30 frames, then 10 empty ones (less than the grace period), looped, every
+            // 10 empty frames (less than the grace period: the scene behind, for the document), then the
+            // label for 30, looped, every
             // frame on the replay's own clock (`--pace none`): a loaded machine reads it as slowly as
             // it must but as often as an idle one (at realtime, a full test run's load left too few
             // passes for the items that need agreeing reads; a still scene is read for 2 s only).
             for index in 0..<40 {
                 try FileManager.default.createSymbolicLink(
                     atPath: clip + String(format: "/frame-%03d.jpg", index),
-                    withDestinationPath: Fixtures.path(index < 30 ? "label.jpg" : "empty.jpg"))
+                    withDestinationPath: Fixtures.path(index < 10 ? "empty.jpg" : "label.jpg"))
             }
             let (daemon, port) = try httpDaemon([
                 "run", "--no-socket", "--source", clip, "--loop", "--pace", "none", "--types",
-                "contentTypes,shipmentTrackingNumber,dateTimeDuration,fullStreetAddress",
+                "contentTypes,shipmentTrackingNumber,dateTimeDuration,fullStreetAddress,document",
                 "--line-model", Fixtures.packageRoot.appendingPathComponent(".build/models").path,
             ])
             defer { _ = daemon.stop() }
@@ -288,7 +289,7 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             // slow: the daemon's own list is waited for first, then the page (whose hello has it).
             let listed = Date().addingTimeInterval(90)
             var items = ""
-            let payloads = ["9400111899223397881238", "2210 Harbor Lane, Apt 5, Oakland CA 94607", "2026-11-21T14:03"]
+            let payloads = ["9400111899223397881238", "2210 Harbor Lane, Apt 5, Oakland CA 94607", "2026-11-21T14:03", #""kind":"document""#]
             while Date() < listed, !payloads.allSatisfy({ items.contains($0) }) {
                 items = try Subprocess.run(
                     "/usr/bin/curl",
@@ -302,10 +303,13 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
                 #"<span class="kind">tracking usps</span>9400111899223397881238</li>"#,
                 #"<span class="kind">fullStreetAddress</span>2210 Harbor Lane, Apt 5, Oakland CA 94607</li>"#,
                 #"<span class="kind">dateTime</span>2026-11-21T14:03</li>"#,
+                // The label itself, held up: its quad drawn apart, a link to its picture straightened.
+                #"<span class="kind">document</span>document<a href="document.jpg" target="_blank">straightened</a></li>"#,
+                #" class="document"></polygon>"#,
             ]
             let (dom, summary) = try Self.browse(port: port, scratch: scratch) { dom in wanted.allSatisfy { dom.contains($0) } }
             for line in wanted { #expect(dom.contains(line), "\(summary)\n\(daemon.stderr.suffix(800))\n\(dom.suffix(1500))") }
-            for type in ["shipmentTrackingNumber", "currency", "dateTimeDuration", "flightNumber", "fullStreetAddress"] {
+            for type in ["shipmentTrackingNumber", "currency", "dateTimeDuration", "flightNumber", "fullStreetAddress", "document"] {
                 #expect(dom.contains(#"data-types="\#(type)""#), "the type buttons: \(type)")
             }
         }

@@ -127,6 +127,35 @@ import Testing
         #expect(relative.contains("bad-argument"))
     }
 
+    /// Issue #43, end to end: a printed grid held up at a slant in front of an empty desk becomes a
+    /// `document` item (asked for with `--types document`), and `scanctl capture --document` writes
+    /// it straightened: its lines straight and evenly spaced (`SlantedGridPage.grid`).
+    @Test func aHeldUpDocumentIsAnItemAndIsCapturedStraightened() throws {
+        let clip = try TemporaryDirectory("scannerd-held-up")
+        let page = try JPEGEncoder().encode(SlantedGridPage().render(), quality: 90)
+        let desk = try JPEGEncoder().encode(GrayImage(width: 640, height: 480, filledWith: 90), quality: 90)
+        // Half a second of desk, then the page for 20 s (at the camera's pace).
+        for n in 0..<615 { try (n < 15 ? desk : page).write(to: URL(fileURLWithPath: clip.file(String(format: "%04d.jpg", n)))) }
+        let socket = socketPath()
+        let daemon = try Subprocess.Running(
+            scannerd, ["run", "--source", clip.path, "--types", "document", "--socket", socket, "--events-stdout"])
+        defer { _ = daemon.stop() }
+        try #require(waitForSocket(socket))
+        try #require(
+            daemon.waitFor(timeout: 20) { $0.contains { $0.contains(#""event":"added""#) && $0.contains(#""kind":"document""#) } },
+            "\(daemon.output.suffix(5))")
+        let file = scratch.file("document.jpg")
+        let saved = try Subprocess.run(scanctl, ["capture", "--document", "--socket", socket, file])
+        #expect(saved.status == 0, "\(saved.stdout)\(saved.stderr)")
+        let flat = try ImageDecoder().decode(Data(contentsOf: URL(fileURLWithPath: file))).image
+        for across in [true, false] {
+            let measured = SlantedGridPage.grid(flat, across: across)
+            #expect(measured.straightness > 0.85 && measured.evenness < 1.2 && measured.lines >= (across ? 12 : 8), "across \(across): \(measured)")
+        }
+        let both = try Subprocess.run(scanctl, ["capture", "--document", "--annotate", "--socket", socket, file])
+        #expect(both.status == 2 && both.stderr.contains("do not go together"), "\(both.stderr)")
+    }
+
     /// One still frame, looped: the plain and the annotated photo show the same picture, so where they
     /// differ is exactly what was drawn.
     @Test func annotatedCaptureDrawsTheItemsBoundsAtFullResolution() throws {
