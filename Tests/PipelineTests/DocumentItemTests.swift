@@ -107,6 +107,52 @@ import Tracking
         #expect(events.contains { if case .removed = $0.0 { true } else { false } }, "removed when the clip ends")
     }
 
+    /// A source that holds back its next frame until `release` once `hold` is set: the test acts
+    /// between two frames.
+    final class Gate: FrameSource, @unchecked Sendable {
+        let base: FrameSource
+        let hold = Mutex(false)
+        let release = DispatchSemaphore(value: 0)
+        init(_ base: FrameSource) { self.base = base }
+        func next() -> SourceEvent {
+            if hold.withLock({ $0 }) { release.wait() }
+            return base.next()
+        }
+        func cancel() { base.cancel() }
+        var statistics: SourceStatistics { base.statistics }
+    }
+
+    /// Documents no longer asked for (`set`, a reload) are removed at once, not left for ever (no
+    /// look would end them), and none is added after.
+    @Test func aDocumentNoLongerAskedForIsRemovedAtOnce() throws {
+        let stem = try Self.footage.get().file("card-s1")
+        let source = Gate(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))
+        let wanted = ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: [], documents: true))
+        let pipeline = try Pipeline(configuration: SequenceConfiguration(options: wanted), pacing: .everyFrame(fps: 30))
+        let events = Mutex<[(String, Int)]>([])
+        let added = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            pipeline.run(source: source) { event in
+                guard case .item(let action, let frame) = event, action.item.item.kind == .document else { return }
+                events.withLock { $0.append((action.name, frame)) }
+                if action.name == "added" {
+                    source.hold.withLock { $0 = true }
+                    added.signal()
+                }
+            }
+            done.signal()
+        }
+        try #require(added.wait(timeout: .now() + 120) == .success, "no document added")
+        try pipeline.reconfigure(SequenceConfiguration(options: ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: []))))
+        let afterSet = events.withLock { $0 }
+        source.hold.withLock { $0 = false }
+        source.release.signal()
+        try #require(done.wait(timeout: .now() + 120) == .success)
+        #expect(afterSet.map(\.0) == ["added", "removed"], "\(afterSet)")
+        #expect(events.withLock { $0 }.count == 2, "nothing after: \(events.withLock { $0 })")
+    }
+
     @Test func theEmptyDeskHasNoDocument() throws {
         let (events, _) = try documentEvents("desk")
         #expect(events.isEmpty, "\(events.count) document events, the first \(events.first.map { "\($0.0.name) at frame \($0.1)" } ?? "")")
