@@ -31,22 +31,21 @@ import Tracking
         var document: Document?
     }
 
-    /// The four clips, made once for the suite by one run of the generator (four runs at once, each
-    /// with numpy's threads, starved the other suites' servers of the cores).
-    static let footage = Result { () throws -> TemporaryDirectory in
+    /// The clip of `scenario` (seed 1, 4 s), made in `scratch`. The suite is serialized: four
+    /// generators at once, each with numpy's threads, starved the other suites' servers of the cores.
+    static func clip(_ scenario: String, in scratch: TemporaryDirectory) throws -> String {
         let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw Failure("the footage generator's venv is missing: `make test` creates it")
         }
-        let scratch = try TemporaryDirectory("scannerd-documents")
         let made = try Subprocess.run(
             python,
             [
-                "Tests/Fixtures/footage/generate.py", scratch.path, "--seeds", "1", "--size", "1280x720", "--scenarios", "card,label,sheet,desk",
+                "Tests/Fixtures/footage/generate.py", scratch.path, "--seeds", "1", "--size", "1280x720", "--scenarios", scenario,
                 "--seconds", "4",
-            ], timeout: 300)
+            ], timeout: 180)
         guard made.status == 0 else { throw Failure(made.stderr) }
-        return scratch
+        return scratch.file("\(scenario)-s1")
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -56,7 +55,9 @@ import Tracking
 
     /// The document events a clip gives (`added`/`updated`/`removed`, the item, the frame), and its truth.
     func documentEvents(_ scenario: String) throws -> (events: [(TrackerAction, Int)], truth: Truth) {
-        let stem = try Self.footage.get().file("\(scenario)-s1")
+        let scratch = try TemporaryDirectory("scannerd-documents")
+        defer { withExtendedLifetime(scratch) {} }
+        let stem = try Self.clip(scenario, in: scratch)
         let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: stem + ".json")))
         let source = try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test"))
         let types = RecognitionTypes(symbologies: [], contentTypes: [], documents: true)
@@ -125,7 +126,9 @@ import Tracking
     /// Documents no longer asked for (`set`, a reload) are removed at once, not left for ever (no
     /// look would end them), and none is added after.
     @Test func aDocumentNoLongerAskedForIsRemovedAtOnce() throws {
-        let stem = try Self.footage.get().file("card-s1")
+        let scratch = try TemporaryDirectory("scannerd-documents")
+        defer { withExtendedLifetime(scratch) {} }
+        let stem = try Self.clip("card", in: scratch)
         let source = Gate(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))
         let wanted = ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: [], documents: true))
         let pipeline = try Pipeline(configuration: SequenceConfiguration(options: wanted), pacing: .everyFrame(fps: 30))
