@@ -6,6 +6,7 @@ import Pipeline
 import Recognition
 import ScannerCore
 import Synchronization
+import TestSupport
 import Tracking
 
 /// Documents on the footage (issue #43): for each clip of `make footage` whose truth has a document,
@@ -13,23 +14,7 @@ import Tracking
 /// when the best candidate's corners are each within 2 % of the frame's diagonal of the truth's; wrong
 /// when a candidate is given and is not that (or nothing is there: the desk).
 enum DocumentsBenchmark {
-    struct Truth: Decodable {
-        struct Document: Decodable {
-            struct Sighting: Decodable {
-                var frame: Int
-                var corners: [[Double]]
-                var inView: Bool
-                var blur: Double
-            }
-            var kind: String
-            var frames: [Sighting]
-        }
-        var scenario: String
-        var seed: Int
-        var width: Int
-        var height: Int
-        var document: Document?
-    }
+    typealias Truth = FootageDocumentTruth
 
     struct Tally {
         var clips = 0, inView = 0, found = 0, wrong = 0, frames = 0, seconds = 0.0
@@ -55,7 +40,7 @@ enum DocumentsBenchmark {
         var all = Tally()
         for name in names {
             let path = footage + "/" + name
-            let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            let truth = try Truth(contentsOf: path)
             let clip = path.replacingOccurrences(of: ".json", with: ".mjpeg")
             guard FileManager.default.fileExists(atPath: clip) else { continue }
             let tally = try measure(clip: clip, truth: truth, detector: detector)
@@ -96,7 +81,7 @@ enum DocumentsBenchmark {
         types.documents = true
         for name in names {
             let path = footage + "/" + name
-            let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            let truth = try Truth(contentsOf: path)
             let clip = path.replacingOccurrences(of: ".json", with: ".mjpeg")
             guard FileManager.default.fileExists(atPath: clip) else { continue }
             let source = try ReplaySource(path: clip, configuration: .init(pace: .realtime), logger: Logger(label: "bench"))
@@ -114,15 +99,13 @@ enum DocumentsBenchmark {
                 }
             }
             let events = told.withLock { $0 }
-            let sightings = Dictionary(uniqueKeysWithValues: (truth.document?.frames ?? []).map { ($0.frame, $0) })
-            let firstInView = truth.document?.frames.first { $0.inView }?.frame
+            let firstInView = truth.firstWhollyInView
             let added = events.first { $0.action == "added" }
             var delay = "–"
             if let added, let firstInView { delay = String(added.frame - firstInView) }
             let errors = events.compactMap { event -> Double? in
-                guard let sighting = sightings[event.frame], sighting.inView else { return nil }
-                let quad = event.quad.map { Point(x: $0.x * Double(truth.width), y: $0.y * Double(truth.height)) }
-                return cornerError(quad.corners.map { ($0.x, $0.y) }, sighting, truth: truth)
+                guard let sighting = truth.sighting(at: event.frame), sighting.inView else { return nil }
+                return truth.cornerError(event.quad, sighting)
             }
             let error = errors.max().map { String(format: "%.2f", $0 * 100) } ?? "–"
             rows.append("| \(truth.scenario) s\(truth.seed) | \(delay) | \(events.filter { $0.action == "added" }.count) | \(error) |")
@@ -130,27 +113,12 @@ enum DocumentsBenchmark {
         return rows
     }
 
-    /// The largest of the found corners' distances (px) from the truth's, over the four rotations (the
-    /// truth's order is the document's own), over the frame's diagonal.
-    static func cornerError(_ found: [(Double, Double)], _ sighting: Truth.Document.Sighting, truth: Truth) -> Double {
-        let diagonal = Double(truth.width * truth.width + truth.height * truth.height).squareRoot()
-        let true_ = sighting.corners.map { ($0[0] * Double(truth.width), $0[1] * Double(truth.height)) }
-        return (0..<4).map { rotation in
-            (0..<4).map { i in
-                let a = found[(i + rotation) % 4]
-                let b = true_[i]
-                return ((a.0 - b.0) * (a.0 - b.0) + (a.1 - b.1) * (a.1 - b.1)).squareRoot()
-            }.max()!
-        }.min()! / diagonal
-    }
-
     static func measure(clip: String, truth: Truth, detector: any DocumentDetector) throws -> Tally {
         let source = try ReplaySource(path: clip, configuration: .init(pace: .none, processingWidth: 640), logger: Logger(label: "bench"))
         let sightings = Dictionary(uniqueKeysWithValues: (truth.document?.frames ?? []).map { ($0.frame, $0) })
-        let firstInView = truth.document?.frames.first { $0.inView }?.frame
+        let firstInView = truth.firstWhollyInView
         var tally = Tally()
         let stage = DocumentStage(detector: detector)
-        let diagonal = Double(truth.width * truth.width + truth.height * truth.height).squareRoot()
         loop: while true {
             switch source.next() {
             case .frame(let frame):
@@ -168,10 +136,7 @@ enum DocumentsBenchmark {
                     tally.wrong += 1
                     continue
                 }
-                // Corners in full-resolution pixels; the best of the four rotations (the truth's
-                // order is the document's own).
-                let found = best.quad.corners.map { ($0.x * Double(truth.width), $0.y * Double(truth.height)) }
-                let error = cornerError(found, sighting, truth: truth)
+                let error = truth.cornerError(best.quad, sighting)
                 if error <= 0.02 {
                     if inView {
                         tally.found += 1

@@ -17,20 +17,6 @@ import Tracking
 /// truth's; the empty desk, with its own papers on it, gives none. (At the camera's pace the same is
 /// measured by `scannerd-bench --only documents`.)
 @Suite(.offThePool(minutes: 4), .serialized) struct DocumentItemTests {
-    struct Truth: Decodable {
-        struct Document: Decodable {
-            struct Sighting: Decodable {
-                var frame: Int
-                var corners: [[Double]]
-                var inView: Bool
-            }
-            var frames: [Sighting]
-        }
-        var width: Int
-        var height: Int
-        var document: Document?
-    }
-
     /// The clip of `scenario` (seed 1, 4 s), made in `scratch`. The suite is serialized: four
     /// generators at once, each with numpy's threads, starved the other suites' servers of the cores.
     static func clip(_ scenario: String, in scratch: TemporaryDirectory) throws -> String {
@@ -54,11 +40,11 @@ import Tracking
     }
 
     /// The document events a clip gives (`added`/`updated`/`removed`, the item, the frame), and its truth.
-    func documentEvents(_ scenario: String) throws -> (events: [(TrackerAction, Int)], truth: Truth) {
+    func documentEvents(_ scenario: String) throws -> (events: [(TrackerAction, Int)], truth: FootageDocumentTruth) {
         let scratch = try TemporaryDirectory("scannerd-documents")
         defer { withExtendedLifetime(scratch) {} }
         let stem = try Self.clip(scenario, in: scratch)
-        let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: stem + ".json")))
+        let truth = try FootageDocumentTruth(contentsOf: stem + ".json")
         let source = try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test"))
         let types = RecognitionTypes(symbologies: [], contentTypes: [], documents: true)
         let pipeline = try Pipeline(configuration: SequenceConfiguration(options: ScanOptions(types: types)), pacing: .everyFrame(fps: 30))
@@ -70,22 +56,9 @@ import Tracking
         return (events.withLock { $0 }, truth)
     }
 
-    /// The largest distance of `quad`'s corners (normalized) from the truth's, over the four ways to
-    /// pair them (the truth's order is the document's own), as a share of the frame's diagonal.
-    static func cornerError(_ quad: Quad, _ truth: [[Double]], width: Int, height: Int) -> Double {
-        let w = Double(width)
-        let h = Double(height)
-        let found = quad.corners.map { Point(x: $0.x * w, y: $0.y * h) }
-        let true_ = truth.map { Point(x: $0[0] * w, y: $0[1] * h) }
-        let worst = (0..<4).map { r in (0..<4).map { found[($0 + r) % 4].distance(to: true_[$0]) }.max()! }.min()!
-        return worst / (w * w + h * h).squareRoot()
-    }
-
     @Test(arguments: ["card", "label", "sheet"]) func aDocumentHeldUpIsAddedWhereItIs(scenario: String) throws {
         let (events, truth) = try documentEvents(scenario)
-        let sightings = try #require(truth.document?.frames, "the clip's truth has its document")
-        let firstInView = try #require(sightings.first { $0.inView }?.frame)
-        let byFrame = Dictionary(uniqueKeysWithValues: sightings.map { ($0.frame, $0) })
+        let firstInView = try #require(truth.firstWhollyInView, "the clip's truth has its document, wholly in view")
         let added = events.compactMap { event -> (TrackedItem, Int)? in
             guard case .added(let item) = event.0 else { return nil }
             return (item, event.1)
@@ -101,8 +74,8 @@ import Tracking
             case .added(let item), .updated(let item): told = item
             default: continue
             }
-            guard let sighting = byFrame[frame], sighting.inView else { continue }
-            let error = Self.cornerError(told.item.bounds, sighting.corners, width: truth.width, height: truth.height)
+            guard let sighting = truth.sighting(at: frame), sighting.inView else { continue }
+            let error = truth.cornerError(told.item.bounds, sighting)
             #expect(error <= 0.02, "frame \(frame): corners \(String(format: "%.1f", error * 100)) % of the diagonal off")
         }
         #expect(events.contains { if case .removed = $0.0 { true } else { false } }, "removed when the clip ends")
