@@ -287,8 +287,11 @@ pass "make install: ${#expected[@]} files with the right modes, nothing else"
 
 cmp -s "$bin/scannerd" "$dest/usr/local/bin/scannerd" || fail "the installed scannerd is not the given binary"
 # The installed binary loads the runtime installed beside it (../lib/scannerd), not the build's.
-ldd "$dest/usr/local/bin/scannerd" | grep -qF "libopenvino_c.so.$(ls "$repo"/.build/openvino/lib/libopenvino_c.so.* | sed 's/.*\.so\.//') => $dest/usr/local/bin/../lib/scannerd/" ||
-    fail "the installed scannerd does not load OpenVINO from /usr/local/lib/scannerd" <(ldd "$dest/usr/local/bin/scannerd")
+# ldd's output taken whole first: `ldd | grep -q` under pipefail fails when grep stops reading early
+# and ldd dies of SIGPIPE (a fresh clone's make test, 2026-11-26, with the line right there).
+ldd "$dest/usr/local/bin/scannerd" >"$tmp/ldd"
+grep -qF "libopenvino_c.so.$(ls "$repo"/.build/openvino/lib/libopenvino_c.so.* | sed 's/.*\.so\.//') => $dest/usr/local/bin/../lib/scannerd/" "$tmp/ldd" ||
+    fail "the installed scannerd does not load OpenVINO from /usr/local/lib/scannerd" "$tmp/ldd"
 pass "the installed scannerd loads OpenVINO from beside it"
 cmp -s "$repo/config/scannerd.conf" "$dest/etc/scannerd/scannerd.conf" || fail "the installed scannerd.conf is not config/scannerd.conf"
 service=$dest/usr/local/lib/systemd/system/scannerd.service
