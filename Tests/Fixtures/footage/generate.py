@@ -113,6 +113,11 @@ class Document:
         self.image = Image.new("RGB", size, background)
         self.draw = ImageDraw.Draw(self.image)
         self.items = []
+        # What issue #43's types (off by default) may type on it, "contentType payload", whole or in part
+        # (a date printed with its time, read apart from it, is still the date; an address without the
+        # unit printed before its street is still the address): a replay with them on must add nothing
+        # else (`TypedFootageTests`).
+        self.typed = []
 
     def text(self, xy, text, size, fill, bold=False, mono=False, truth=None):
         font = ImageFont.truetype(FONT_MONO if mono else FONT_BOLD if bold else FONT, size)
@@ -159,6 +164,7 @@ def business_card(rng):
     doc.text((60, 330), "avery.lindqvist@northgate-optics.com", 38, (20, 20, 30), truth=email("avery.lindqvist@northgate-optics.com"))
     doc.text((60, 410), "www.northgate-optics.com", 38, (20, 20, 30), truth=url("www.northgate-optics.com", "http://www.northgate-optics.com"))
     doc.text((60, 500), "Suite 400, 1100 Congress Ave, Austin TX 78701", 28, (90, 90, 90), truth=distractor("78701"))
+    doc.typed = ["fullStreetAddress 1100 Congress Ave, Suite 400, Austin TX 78701", "fullStreetAddress 1100 Congress Ave, Austin TX 78701"]
     return doc
 
 
@@ -178,6 +184,7 @@ def phone_screen(rng):
     doc.text((150, 845), "Call now", 42, (255, 255, 255), bold=True)
     doc.text((40, 990), "Last seen 12:41 · 23 Nov 2026", 28, (120, 120, 130), truth=distractor("23 Nov 2026"))
     doc.glossy = True
+    doc.typed = ["dateTimeDuration 12:41", "dateTimeDuration 2026-11-23"]
     return doc
 
 
@@ -198,6 +205,10 @@ def shipping_label(rng):
     doc.text((40, 720), "Weight 2.35 kg   Pkgs 1/1", 32, (0, 0, 0))
     doc.text((40, 800), "Questions? (415) 555-0169", 42, (0, 0, 0), truth=phone("Questions? (415) 555-0169", "+14155550169"))
     doc.text((40, 900), "Shipped 2026-11-21 14:03", 30, (0, 0, 0), truth=distractor("2026-11-21"))
+    doc.typed = [
+        "fullStreetAddress 2210 Harbor Lane, Apt 5, Oakland CA 94607",
+        "dateTimeDuration 2026-11-21T14:03", "dateTimeDuration 2026-11-21", "dateTimeDuration 14:03",
+    ]
     return doc
 
 
@@ -359,6 +370,8 @@ def receipt(rng):
         y = doc.text((40, y), text, 30, (25, 25, 25), mono=True, truth=truth) + 22
     y += 20
     doc.text((40, y), "Questions? 1-737-555-0142", 32, (10, 10, 10), truth=phone("Questions? 1-737-555-0142", "+17375550142"))
+    # Its prices have no currency sign or code: no amount of money.
+    doc.typed = ["dateTimeDuration 2026-11-22T09:41", "dateTimeDuration 2026-11-22", "dateTimeDuration 09:41"]
     return doc
 
 
@@ -371,6 +384,7 @@ def poster(rng):
     doc.text((60, 780), "Pottery, prints and tea", 44, (40, 30, 30))
     doc.text((60, 880), "oldmill-studios.com/info", 48, (40, 30, 30), truth=url("oldmill-studios.com/info", "http://oldmill-studios.com/info"))
     doc.text((60, 980), "hello@oldmill-studios.com", 44, (40, 30, 30), truth=email("hello@oldmill-studios.com"))
+    doc.typed = ["dateTimeDuration --12-06"]
     return doc
 
 
@@ -718,6 +732,7 @@ def render(scenario, seed, width, height, fps, seconds=6.0, exposure=None):
     truth = {
         "scenario": scenario, "seed": seed, "width": width, "height": height, "fps": fps, "frames": frames,
         "dim": dim, "exposure": exposure, "jpegQuality": quality, "items": truth_items, "document": truth_document,
+        "typed": doc.typed if doc else [],
     }
     return b"".join(out_frames), truth
 
