@@ -36,10 +36,13 @@ public final class Pipeline: @unchecked Sendable {
         /// Nil when documents are not wanted.
         var documents: DocumentStage?
 
-        init(_ configuration: SequenceConfiguration, metrics: PipelineMetrics) throws(ScannerError) {
+        /// `documents`: the document stage in force, kept when documents are still wanted — it knows
+        /// the scene behind (`PresenceDetector`), and one built anew would take a document held up
+        /// at that moment for the desk.
+        init(_ configuration: SequenceConfiguration, metrics: PipelineMetrics, documents kept: DocumentStage? = nil) throws(ScannerError) {
             barcodes = try BarcodeStage(configuration: configuration)
             text = configuration.options.types.wantsText ? try TextStage(configuration: configuration, metrics: metrics) : nil
-            documents = configuration.options.types.documents ? DocumentStage() : nil
+            documents = configuration.options.types.documents ? kept ?? DocumentStage() : nil
         }
     }
 
@@ -105,7 +108,7 @@ public final class Pipeline: @unchecked Sendable {
     /// Callable from any thread, while `run` runs.
     public func reconfigure(_ configuration: SequenceConfiguration) throws(ScannerError) {
         if !configuration.buildsTheSameStages(as: self.configuration) {
-            let stages = try Stages(configuration, metrics: metrics)
+            let stages = try Stages(configuration, metrics: metrics, documents: posted.withLock { $0.stages.documents })
             posted.withLock { $0 = ($0.generation + 1, stages) }
         }
         withLock {

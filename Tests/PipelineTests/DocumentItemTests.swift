@@ -129,6 +129,44 @@ import Tracking
         #expect(events.withLock { $0 }.count == 2, "nothing after: \(events.withLock { $0 })")
     }
 
+    /// A change that rebuilds the stages (here the quality) keeps the document stage while documents
+    /// are still wanted: a new one would take the card held up at that moment for the scene behind,
+    /// and remove it while it is still in view.
+    @Test func aDocumentOutlivesAChangeOfQuality() throws {
+        let scratch = try TemporaryDirectory("scannerd-documents")
+        defer { withExtendedLifetime(scratch) {} }
+        let stem = try Self.clip("card", in: scratch)
+        let truth = try FootageDocumentTruth(contentsOf: stem + ".json")
+        let lastInView = try #require(truth.document?.frames.last { $0.inView }?.frame)
+        let source = Gate(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))
+        let types = RecognitionTypes(symbologies: [], contentTypes: [], documents: true)
+        let pipeline = try Pipeline(
+            configuration: SequenceConfiguration(options: ScanOptions(types: types, quality: .fast)), pacing: .everyFrame(fps: 30))
+        let events = Mutex<[(String, Int)]>([])
+        let added = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            pipeline.run(source: source) { event in
+                guard case .item(let action, let frame) = event, action.item.item.kind == .document else { return }
+                events.withLock { $0.append((action.name, frame)) }
+                if action.name == "added", frame <= lastInView {
+                    source.hold.withLock { $0 = true }
+                    added.signal()
+                }
+            }
+            done.signal()
+        }
+        try #require(added.wait(timeout: .now() + 120) == .success, "no document added")
+        try pipeline.reconfigure(SequenceConfiguration(options: ScanOptions(types: types, quality: .accurate)))
+        source.hold.withLock { $0 = false }
+        source.release.signal()
+        try #require(done.wait(timeout: .now() + 120) == .success)
+        let all = events.withLock { $0 }
+        #expect(all.filter { $0.0 == "added" }.count == 1, "\(all)")
+        let removed = try #require(all.first { $0.0 == "removed" })
+        #expect(removed.1 >= lastInView - 10, "removed at frame \(removed.1), in view until \(lastInView): \(all)")
+    }
+
     @Test func theEmptyDeskHasNoDocument() throws {
         let (events, _) = try documentEvents("desk")
         #expect(events.isEmpty, "\(events.count) document events, the first \(events.first.map { "\($0.0.name) at frame \($0.1)" } ?? "")")
