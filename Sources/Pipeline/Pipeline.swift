@@ -36,13 +36,15 @@ public final class Pipeline: @unchecked Sendable {
         /// Nil when documents are not wanted.
         var documents: DocumentStage?
 
-        /// `documents`: the document stage in force, kept when documents are still wanted — it knows
-        /// the scene behind (`PresenceDetector`), and one built anew would take a document held up
-        /// at that moment for the desk.
-        init(_ configuration: SequenceConfiguration, metrics: PipelineMetrics, documents kept: DocumentStage? = nil) throws(ScannerError) {
+        /// `kept`: the stages in force. What knows the scene behind (`PresenceDetector`) is kept — the
+        /// document stage while documents are still wanted, the text stage's presence watch — since
+        /// one built anew would take a card held up at that moment for the desk.
+        init(_ configuration: SequenceConfiguration, metrics: PipelineMetrics, kept: Stages? = nil) throws(ScannerError) {
             barcodes = try BarcodeStage(configuration: configuration)
-            text = configuration.options.types.wantsText ? try TextStage(configuration: configuration, metrics: metrics) : nil
-            documents = configuration.options.types.documents ? kept ?? DocumentStage() : nil
+            text =
+                configuration.options.types.wantsText
+                ? try TextStage(configuration: configuration, metrics: metrics, presence: kept?.text?.presence ?? PresenceWatch()) : nil
+            documents = configuration.options.types.documents ? kept?.documents ?? DocumentStage() : nil
         }
     }
 
@@ -108,7 +110,7 @@ public final class Pipeline: @unchecked Sendable {
     /// Callable from any thread, while `run` runs.
     public func reconfigure(_ configuration: SequenceConfiguration) throws(ScannerError) {
         if !configuration.buildsTheSameStages(as: self.configuration) {
-            let stages = try Stages(configuration, metrics: metrics, documents: posted.withLock { $0.stages.documents })
+            let stages = try Stages(configuration, metrics: metrics, kept: posted.withLock { $0.stages })
             posted.withLock { $0 = ($0.generation + 1, stages) }
         }
         withLock {

@@ -30,7 +30,9 @@ final class TextStage: @unchecked Sendable {
     private(set) var guidanceSample: GuidanceSample?
     private var previous: (thumbnail: [UInt8], time: Double)?
     /// Whether something is held up, text found on it or not: guidance for a card too dark to read.
-    private var presence = PresenceDetector()
+    /// Kept across the stages `Pipeline.reconfigure` builds (`Stages`): a new one would learn the scene
+    /// behind from the frame with the card in it.
+    let presence: PresenceWatch
     private var lastSharpness = 0.0
     /// When lines of text were last found, and the glyph height of the largest (full-resolution px).
     private var linesSeen: (time: Double, glyphHeight: Double)?
@@ -46,8 +48,9 @@ final class TextStage: @unchecked Sendable {
     /// Where detection and each line's reading are timed.
     private let metrics: PipelineMetrics?
 
-    init(configuration: SequenceConfiguration, metrics: PipelineMetrics? = nil) throws(ScannerError) {
+    init(configuration: SequenceConfiguration, metrics: PipelineMetrics? = nil, presence: PresenceWatch = PresenceWatch()) throws(ScannerError) {
         self.metrics = metrics
+        self.presence = presence
         var textOptions = configuration.options
         textOptions.types.symbologies = []
         if let make = configuration.textReaders {
@@ -221,7 +224,7 @@ final class TextStage: @unchecked Sendable {
             time: time, textInView: recent != nil, brightness: Double(thumbnail.reduce(0) { $0 + Int($1) }) / count,
             saturated: Double(thumbnail.filter { $0 >= 254 }.count) / count, sharpness: lastSharpness, motion: motion,
             largestGlyphHeight: recent.flatMap { $0.glyphHeight.isFinite ? $0.glyphHeight : nil },
-            somethingHeldUp: presence.observe(thumbnail, time: time))
+            somethingHeldUp: presence.detector.observe(thumbnail, time: time))
     }
 
     private func timed<T>(_ stage: PipelineMetrics.Stage, _ body: () -> T) -> T {
@@ -287,4 +290,10 @@ final class TextStage: @unchecked Sendable {
     static func believed(_ live: [TrackedItem]) -> Set<String> {
         Set(live.filter { $0.item.kind == .text }.map { key($0.item) })
     }
+}
+
+/// The text stage's `PresenceDetector`, handed from one generation of stages to the next. Used only
+/// by the thread that runs the text stage, as the stage is.
+final class PresenceWatch: @unchecked Sendable {
+    var detector = PresenceDetector()
 }

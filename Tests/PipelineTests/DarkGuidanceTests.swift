@@ -82,6 +82,51 @@ import Tracking
         #expect(!hints.contains { $0.0 != "tooDark" && $0.0 != "cleared" }, "\(hints)")
     }
 
+    /// A change of quality rebuilds the text stage, but not what knows the scene behind: the card
+    /// held up in the dark is still too dark afterwards, not taken for the desk (which cleared the hint
+    /// while the card was in view).
+    @Test func theHintOutlivesAChangeOfQuality() throws {
+        let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
+        try #require(FileManager.default.isExecutableFile(atPath: python), "the footage generator's venv is missing: `make test` creates it")
+        let scratch = try TemporaryDirectory("scannerd-dark")
+        defer { withExtendedLifetime(scratch) {} }
+        let made = try Subprocess.run(
+            python,
+            [
+                "Tests/Fixtures/footage/generate.py", scratch.path, "--seeds", "1", "--size", "1280x720", "--scenarios", "card",
+                "--exposure", "0.08", "--seconds", "4",
+            ], timeout: 120)
+        try #require(made.status == 0, "\(made.stderr)")
+        let stem = scratch.file("card-s1")
+        let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: stem + ".json")))
+        let lastVisible = try #require(truth.items.first?.frames.last { $0.visible }?.frame)
+        let source = HeldSource(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))
+        let pipeline = try Pipeline(configuration: SequenceConfiguration(options: ScanOptions(quality: .balanced)), pacing: .everyFrame(fps: 30))
+        let said = Mutex<[(String, Int)]>([])
+        let hinted = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            pipeline.run(source: source) { event in
+                guard case .guidance(let change) = event else { return }
+                let name = if case .hint(let hint) = change { hint.rawValue } else { "cleared" }
+                said.withLock { $0.append((name, source.last.withLock { $0 })) }
+                if name == "tooDark", said.withLock({ $0.count == 1 }) {
+                    source.hold.withLock { $0 = true }
+                    hinted.signal()
+                }
+            }
+            done.signal()
+        }
+        try #require(hinted.wait(timeout: .now() + 120) == .success, "no tooDark")
+        try pipeline.reconfigure(SequenceConfiguration(options: ScanOptions(quality: .accurate)))
+        source.hold.withLock { $0 = false }
+        source.release.signal()
+        try #require(done.wait(timeout: .now() + 120) == .success)
+        let hints = said.withLock { $0 }
+        let cleared = hints.first { $0.0 == "cleared" }?.1 ?? .max
+        #expect(cleared >= lastVisible - 10, "cleared at frame \(cleared), the card in view until \(lastVisible): \(hints)")
+    }
+
     @Test func theDarkEmptyDeskGetsNoGuidance() throws {
         let (hints, _) = try hints("desk", seed: 1)
         #expect(hints.isEmpty, "\(hints)")

@@ -81,28 +81,13 @@ import Tracking
         #expect(events.contains { if case .removed = $0.0 { true } else { false } }, "removed when the clip ends")
     }
 
-    /// A source that holds back its next frame until `release` once `hold` is set: the test acts
-    /// between two frames.
-    final class Gate: FrameSource, @unchecked Sendable {
-        let base: FrameSource
-        let hold = Mutex(false)
-        let release = DispatchSemaphore(value: 0)
-        init(_ base: FrameSource) { self.base = base }
-        func next() -> SourceEvent {
-            if hold.withLock({ $0 }) { release.wait() }
-            return base.next()
-        }
-        func cancel() { base.cancel() }
-        var statistics: SourceStatistics { base.statistics }
-    }
-
     /// Documents no longer asked for (`set`, a reload) are removed at once, not left for ever (no
     /// look would end them), and none is added after.
     @Test func aDocumentNoLongerAskedForIsRemovedAtOnce() throws {
         let scratch = try TemporaryDirectory("scannerd-documents")
         defer { withExtendedLifetime(scratch) {} }
         let stem = try Self.clip("card", in: scratch)
-        let source = Gate(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))
+        let source = HeldSource(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))
         let wanted = ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: [], documents: true))
         let pipeline = try Pipeline(configuration: SequenceConfiguration(options: wanted), pacing: .everyFrame(fps: 30))
         let events = Mutex<[(String, Int)]>([])
@@ -138,7 +123,7 @@ import Tracking
         let stem = try Self.clip("card", in: scratch)
         let truth = try FootageDocumentTruth(contentsOf: stem + ".json")
         let lastInView = try #require(truth.document?.frames.last { $0.inView }?.frame)
-        let source = Gate(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))
+        let source = HeldSource(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))
         let types = RecognitionTypes(symbologies: [], contentTypes: [], documents: true)
         let pipeline = try Pipeline(
             configuration: SequenceConfiguration(options: ScanOptions(types: types, quality: .fast)), pacing: .everyFrame(fps: 30))
