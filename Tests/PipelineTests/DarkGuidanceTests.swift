@@ -29,36 +29,13 @@ import Tracking
         var exposure: Double?
     }
 
-    /// A source that says which frame it handed out last.
-    final class Counting: FrameSource, @unchecked Sendable {
-        let base: FrameSource
-        let last = Mutex(-1)
-        init(_ base: FrameSource) { self.base = base }
-        func next() -> SourceEvent {
-            let event = base.next()
-            if case .frame(let frame) = event { last.withLock { $0 = frame.index } }
-            return event
-        }
-        func cancel() { base.cancel() }
-        var statistics: SourceStatistics { base.statistics }
-    }
-
     /// The hints a clip gives, each with the frame it came on.
     func hints(_ scenario: String, seed: Int) throws -> (hints: [(String, Int)], firstInView: Int?) {
-        let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
-        try #require(FileManager.default.isExecutableFile(atPath: python), "the footage generator's venv is missing: `make test` creates it")
         let scratch = try TemporaryDirectory("scannerd-dark")
-        let made = try Subprocess.run(
-            python,
-            [
-                "Tests/Fixtures/footage/generate.py", scratch.path, "--seeds", "\(seed)", "--size", "1280x720", "--scenarios", scenario,
-                "--exposure", "0.08", "--seconds", "4",
-            ], timeout: 120)
-        try #require(made.status == 0, "\(made.stderr)")
-        let stem = scratch.file("\(scenario)-s\(seed)")
+        let stem = try FootageClip.make(scenario, seed: seed, seconds: 4, exposure: 0.08, in: scratch)
         let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: stem + ".json")))
         #expect(truth.exposure == 0.08)
-        let source = Counting(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))
+        let source = HeldSource(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))
         let pipeline = try Pipeline(configuration: SequenceConfiguration(options: ScanOptions()), pacing: .everyFrame(fps: 30))
         let said = Mutex<[(String, Int)]>([])
         pipeline.run(source: source) { event in
@@ -86,42 +63,22 @@ import Tracking
     /// held up in the dark is still too dark afterwards, not taken for the desk (which cleared the hint
     /// while the card was in view).
     @Test func theHintOutlivesAChangeOfQuality() throws {
-        let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
-        try #require(FileManager.default.isExecutableFile(atPath: python), "the footage generator's venv is missing: `make test` creates it")
         let scratch = try TemporaryDirectory("scannerd-dark")
         defer { withExtendedLifetime(scratch) {} }
-        let made = try Subprocess.run(
-            python,
-            [
-                "Tests/Fixtures/footage/generate.py", scratch.path, "--seeds", "1", "--size", "1280x720", "--scenarios", "card",
-                "--exposure", "0.08", "--seconds", "4",
-            ], timeout: 120)
-        try #require(made.status == 0, "\(made.stderr)")
-        let stem = scratch.file("card-s1")
+        let stem = try FootageClip.make("card", seconds: 4, exposure: 0.08, in: scratch)
         let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: stem + ".json")))
         let lastVisible = try #require(truth.items.first?.frames.last { $0.visible }?.frame)
         let source = HeldSource(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))
         let pipeline = try Pipeline(configuration: SequenceConfiguration(options: ScanOptions(quality: .balanced)), pacing: .everyFrame(fps: 30))
         let said = Mutex<[(String, Int)]>([])
-        let hinted = DispatchSemaphore(value: 0)
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            pipeline.run(source: source) { event in
-                guard case .guidance(let change) = event else { return }
-                let name = if case .hint(let hint) = change { hint.rawValue } else { "cleared" }
-                said.withLock { $0.append((name, source.last.withLock { $0 })) }
-                if name == "tooDark", said.withLock({ $0.count == 1 }) {
-                    source.hold.withLock { $0 = true }
-                    hinted.signal()
-                }
-            }
-            done.signal()
+        try source.run(pipeline) {
+            try pipeline.reconfigure(SequenceConfiguration(options: ScanOptions(quality: .accurate)))
+        } observe: { event in
+            guard case .guidance(let change) = event else { return false }
+            let name = if case .hint(let hint) = change { hint.rawValue } else { "cleared" }
+            said.withLock { $0.append((name, source.last.withLock { $0 })) }
+            return name == "tooDark"
         }
-        try #require(hinted.wait(timeout: .now() + 120) == .success, "no tooDark")
-        try pipeline.reconfigure(SequenceConfiguration(options: ScanOptions(quality: .accurate)))
-        source.hold.withLock { $0 = false }
-        source.release.signal()
-        try #require(done.wait(timeout: .now() + 120) == .success)
         let hints = said.withLock { $0 }
         let cleared = hints.first { $0.0 == "cleared" }?.1 ?? .max
         #expect(cleared >= lastVisible - 10, "cleared at frame \(cleared), the card in view until \(lastVisible): \(hints)")

@@ -17,33 +17,11 @@ import Tracking
 /// truth's; the empty desk, with its own papers on it, gives none. (At the camera's pace the same is
 /// measured by `scannerd-bench --only documents`.)
 @Suite(.offThePool(minutes: 4), .serialized) struct DocumentItemTests {
-    /// The clip of `scenario` (seed 1, 4 s), made in `scratch`. The suite is serialized: four
-    /// generators at once, each with numpy's threads, starved the other suites' servers of the cores.
-    static func clip(_ scenario: String, in scratch: TemporaryDirectory) throws -> String {
-        let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw Failure("the footage generator's venv is missing: `make test` creates it")
-        }
-        let made = try Subprocess.run(
-            python,
-            [
-                "Tests/Fixtures/footage/generate.py", scratch.path, "--seeds", "1", "--size", "1280x720", "--scenarios", scenario,
-                "--seconds", "4",
-            ], timeout: 180)
-        guard made.status == 0 else { throw Failure(made.stderr) }
-        return scratch.file("\(scenario)-s1")
-    }
-
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
-    }
-
     /// The document events a clip gives (`added`/`updated`/`removed`, the item, the frame), and its truth.
     func documentEvents(_ scenario: String) throws -> (events: [(TrackerAction, Int)], truth: FootageDocumentTruth) {
         let scratch = try TemporaryDirectory("scannerd-documents")
         defer { withExtendedLifetime(scratch) {} }
-        let stem = try Self.clip(scenario, in: scratch)
+        let stem = try FootageClip.make(scenario, seconds: 4, in: scratch)
         let truth = try FootageDocumentTruth(contentsOf: stem + ".json")
         let source = try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test"))
         let types = RecognitionTypes(symbologies: [], contentTypes: [], documents: true)
@@ -86,30 +64,20 @@ import Tracking
     @Test func aDocumentNoLongerAskedForIsRemovedAtOnce() throws {
         let scratch = try TemporaryDirectory("scannerd-documents")
         defer { withExtendedLifetime(scratch) {} }
-        let stem = try Self.clip("card", in: scratch)
+        let stem = try FootageClip.make("card", seconds: 4, in: scratch)
         let source = HeldSource(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))
         let wanted = ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: [], documents: true))
         let pipeline = try Pipeline(configuration: SequenceConfiguration(options: wanted), pacing: .everyFrame(fps: 30))
         let events = Mutex<[(String, Int)]>([])
-        let added = DispatchSemaphore(value: 0)
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            pipeline.run(source: source) { event in
-                guard case .item(let action, let frame) = event, action.item.item.kind == .document else { return }
-                events.withLock { $0.append((action.name, frame)) }
-                if action.name == "added" {
-                    source.hold.withLock { $0 = true }
-                    added.signal()
-                }
-            }
-            done.signal()
+        var afterSet: [(String, Int)] = []
+        try source.run(pipeline) {
+            try pipeline.reconfigure(SequenceConfiguration(options: ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: []))))
+            afterSet = events.withLock { $0 }
+        } observe: { event in
+            guard case .item(let action, let frame) = event, action.item.item.kind == .document else { return false }
+            events.withLock { $0.append((action.name, frame)) }
+            return action.name == "added"
         }
-        try #require(added.wait(timeout: .now() + 120) == .success, "no document added")
-        try pipeline.reconfigure(SequenceConfiguration(options: ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: []))))
-        let afterSet = events.withLock { $0 }
-        source.hold.withLock { $0 = false }
-        source.release.signal()
-        try #require(done.wait(timeout: .now() + 120) == .success)
         #expect(afterSet.map(\.0) == ["added", "removed"], "\(afterSet)")
         #expect(events.withLock { $0 }.count == 2, "nothing after: \(events.withLock { $0 })")
     }
@@ -120,7 +88,7 @@ import Tracking
     @Test func aDocumentOutlivesAChangeOfQuality() throws {
         let scratch = try TemporaryDirectory("scannerd-documents")
         defer { withExtendedLifetime(scratch) {} }
-        let stem = try Self.clip("card", in: scratch)
+        let stem = try FootageClip.make("card", seconds: 4, in: scratch)
         let truth = try FootageDocumentTruth(contentsOf: stem + ".json")
         let lastInView = try #require(truth.document?.frames.last { $0.inView }?.frame)
         let source = HeldSource(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))
@@ -128,24 +96,13 @@ import Tracking
         let pipeline = try Pipeline(
             configuration: SequenceConfiguration(options: ScanOptions(types: types, quality: .fast)), pacing: .everyFrame(fps: 30))
         let events = Mutex<[(String, Int)]>([])
-        let added = DispatchSemaphore(value: 0)
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            pipeline.run(source: source) { event in
-                guard case .item(let action, let frame) = event, action.item.item.kind == .document else { return }
-                events.withLock { $0.append((action.name, frame)) }
-                if action.name == "added", frame <= lastInView {
-                    source.hold.withLock { $0 = true }
-                    added.signal()
-                }
-            }
-            done.signal()
+        try source.run(pipeline) {
+            try pipeline.reconfigure(SequenceConfiguration(options: ScanOptions(types: types, quality: .accurate)))
+        } observe: { event in
+            guard case .item(let action, let frame) = event, action.item.item.kind == .document else { return false }
+            events.withLock { $0.append((action.name, frame)) }
+            return action.name == "added" && frame <= lastInView
         }
-        try #require(added.wait(timeout: .now() + 120) == .success, "no document added")
-        try pipeline.reconfigure(SequenceConfiguration(options: ScanOptions(types: types, quality: .accurate)))
-        source.hold.withLock { $0 = false }
-        source.release.signal()
-        try #require(done.wait(timeout: .now() + 120) == .success)
         let all = events.withLock { $0 }
         #expect(all.filter { $0.0 == "added" }.count == 1, "\(all)")
         let removed = try #require(all.first { $0.0 == "removed" })

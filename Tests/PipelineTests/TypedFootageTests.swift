@@ -27,18 +27,9 @@ import Tracking
     func typed(_ scenario: String) throws -> (added: [String], printed: [String]) {
         let models = Fixtures.packageRoot.appendingPathComponent(".build/models").path
         try #require(FileManager.default.fileExists(atPath: models + "/alphabet.json"), "the text networks are missing: `make test` makes them")
-        let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
-        try #require(FileManager.default.isExecutableFile(atPath: python), "the footage generator's venv is missing: `make test` creates it")
         let scratch = try TemporaryDirectory("scannerd-typed")
         defer { withExtendedLifetime(scratch) {} }
-        let made = try Subprocess.run(
-            python,
-            [
-                "Tests/Fixtures/footage/generate.py", scratch.path, "--seeds", "1", "--size", "1280x720", "--scenarios", scenario,
-                "--seconds", "5",
-            ], timeout: 180)
-        try #require(made.status == 0, "\(made.stderr)")
-        let stem = scratch.file("\(scenario)-s1")
+        let stem = try FootageClip.make(scenario, seconds: 5, in: scratch)
         let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: stem + ".json")))
         let source = try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test"))
         let types = RecognitionTypes(symbologies: [], contentTypes: TextContentType.standard.union(Self.newTypes))
