@@ -31,11 +31,15 @@ BIN = $$($(SWIFT) build -c $(CONFIG) --show-bin-path)
 # `make run` builds the daemon alone in a directory of its own, without an index store and without debug
 # info: a clean build compiles ~940 Swift files (SwiftNIO, Hummingbird, …), 146 s → 101 s on 2 cores
 # (issue #42, docs/benchmarks.md); and as a release build without optimization: each module compiled
-# whole at once (release's whole-module mode) repeats less than the debug build's batches, 112 → 98 s.
+# whole at once (release's whole-module mode) repeats less than the debug build's batches, 112 → 98 s;
+# and each module's interface written by the job that compiles it, not by a second job that type-checks
+# the module again so that its dependents may start sooner: on 2 cores there is no idle core to gain, and
+# the daemon's build takes 149 → 128 CPU-seconds (docs/benchmarks.md, session 33).
 # Not for the other builds: SwiftPM discovers tests through the index store, and a build with other flags
 # in the same directory compiles everything again.
 RUN_SCRATCH := .build/run
-RUN_BUILD = $(SWIFT) build -c release -Xswiftc -Onone --scratch-path $(RUN_SCRATCH) --disable-index-store -Xswiftc -gnone
+RUN_BUILD = $(SWIFT) build -c release -Xswiftc -Onone --scratch-path $(RUN_SCRATCH) --disable-index-store -Xswiftc -gnone \
+	-Xswiftc -no-emit-module-separately-wmo
 RUN_BIN = $$($(RUN_BUILD) --show-bin-path)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -59,7 +63,7 @@ TEST_PACKAGES := systemd udev chromium mosquitto mosquitto-clients
 # Tests/system/check-deb.sh (lintian, readelf).
 PACKAGE_PACKAGES := dpkg-dev lintian binutils
 
-.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps test-deps package-deps runtime models zxing
+.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps test-deps package-deps runtime models zxing run-packages
 
 deps: apt-deps runtime models zxing
 
@@ -109,7 +113,8 @@ zxing: apt-deps
 	@bash config/runtime/build-zxing.sh $(ZXING_DIR)
 
 models: $(MODELS_DIR)/alphabet.json
-$(MODELS_DIR)/alphabet.json: config/models/build-models.py | $(PYPI_VENV)/bin/pip
+# After `runtime` (order only): not two pips in one environment at once under `make -j` (`make run`).
+$(MODELS_DIR)/alphabet.json: config/models/build-models.py | $(PYPI_VENV)/bin/pip runtime
 	@$(PYPI_VENV)/bin/python -c "import onnx" 2>/dev/null || $(PYPI_VENV)/bin/pip install -q onnx==1.23.2
 	@[ -f $(PYPI_VENV)/rapidocr-3.10.0-py3-none-any.whl ] || $(PYPI_VENV)/bin/pip download -q --no-deps rapidocr==3.10.0 -d $(PYPI_VENV)
 	$(PYPI_VENV)/bin/python config/models/build-models.py $(MODELS_DIR) --wheel $(PYPI_VENV)/rapidocr-3.10.0-py3-none-any.whl
@@ -122,7 +127,10 @@ build: deps
 HTTP ?= 127.0.0.1:8390
 RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock --http $(HTTP)
 # Only the daemon is built (`make watch` builds the client when asked), in $(RUN_SCRATCH), and run from there.
-run: deps
+# The Swift packages it uses (SwiftNIO, Hummingbird, Yams, …: `run-packages`) are compiled while `deps`
+# downloads and builds zxing-cpp, which nothing of theirs needs: on a fresh machine the two overlap.
+run: apt-deps
+	@$(MAKE) --no-print-directory -j3 deps run-packages
 	$(RUN_BUILD) --product scannerd
 	@$(call link-beside,$(RUN_SCRATCH))
 ifdef DEVICE
@@ -132,6 +140,13 @@ else
 	@echo "# the preview page: http://$(HTTP)/ ; events: curl -N http://$(HTTP)/events (docs/http.md)"
 	"$(RUN_BIN)/scannerd" run --source demo --loop $(RUN_FLAGS)
 endif
+
+# What the daemon's build compiles that needs nothing from `runtime`, `models` or `zxing`: the two targets
+# whose dependencies are the heavy Swift packages (HTTPServer: SwiftNIO, Hummingbird; DaemonConfiguration:
+# Yams, swift-system).
+run-packages: apt-deps
+	@$(RUN_BUILD) --target HTTPServer
+	@$(RUN_BUILD) --target DaemonConfiguration
 
 # The events of the daemon `make run` started, as scanctl shows them.
 watch:

@@ -104,15 +104,15 @@ let package = Package(
         .target(
             name: "Capture",
             dependencies: [
-                "ScannerCore", "ImageDecoding", "CV4L2", "DemoClip",
+                "ScannerCore", "ImageDecoding", "CV4L2", "CDemoClip",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The demo clip (made by Tests/Fixtures/generate.py), compiled into the binary:
+        // The demo clip (made by Tests/Fixtures/generate.py), compiled into the binary (C23 #embed):
         // `scannerd run --source demo` works wherever the binary is installed.
-        .target(name: "DemoClip", resources: [.embedInCode("demo.mjpeg")]),
+        .target(name: "CDemoClip", exclude: ["demo.mjpeg"]),
 
         // MARK: Recognizers: GrayImage → observations
         // zxing-cpp's headers are in .build/zxing (`make deps`), not beside the shim: the one module that

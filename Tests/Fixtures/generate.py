@@ -427,7 +427,7 @@ def demo_clip():
         elif 17 <= i < 27:
             img.paste(card, (110 + 2 * (i - 17), 140 - (i % 2)))
         frames.append(img)
-    path = os.path.join(HERE, "..", "..", "Sources", "DemoClip", "demo.mjpeg")
+    path = os.path.join(HERE, "..", "..", "Sources", "CDemoClip", "demo.mjpeg")
     with open(path, "wb") as f:
         for img in frames:
             buf = io.BytesIO()

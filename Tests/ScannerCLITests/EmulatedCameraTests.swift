@@ -11,7 +11,7 @@ import Testing
 @Suite(.offThePool(minutes: 5), .serialized) struct EmulatedCameraTests {
     let scannerd = Subprocess.executable("scannerd")
     static let library = Subprocess.productsDirectory.appendingPathComponent("libFakeCamera.so").path
-    static let clip = Fixtures.packageRoot.appendingPathComponent("Sources/DemoClip/demo.mjpeg").path
+    static let clip = Fixtures.packageRoot.appendingPathComponent("Sources/CDemoClip/demo.mjpeg").path
 
     /// The daemon on the emulated camera; with `socket`, it also listens there (for `stats`).
     func camera(_ environment: [String: String], arguments: [String] = [], socket: String? = nil) throws -> Subprocess.Running {

@@ -12,7 +12,7 @@
 # Environment (all optional):
 #   SCANNERD            daemon binary                     (.build/release/scannerd)
 #   FAKECAM_LIB         emulated camera library           (.build/release/libFakeCamera.so)
-#   SOAK_FRAMES         clip the camera loops             (Sources/DemoClip/demo.mjpeg, 640×480)
+#   SOAK_FRAMES         clip the camera loops             (Sources/CDemoClip/demo.mjpeg, 640×480)
 #   SOAK_SECONDS        soak duration, s                  (600)
 #   SOAK_INTERVAL       sampling interval, s              (10)
 #   SOAK_WARMUP         warm-up excluded from the flatness checks, s (60; at most a third of the run)
@@ -34,7 +34,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 SCANNERD=${SCANNERD:-$ROOT/.build/release/scannerd}
 FAKECAM_LIB=${FAKECAM_LIB:-$ROOT/.build/release/libFakeCamera.so}
-SOAK_FRAMES=${SOAK_FRAMES:-$ROOT/Sources/DemoClip/demo.mjpeg}
+SOAK_FRAMES=${SOAK_FRAMES:-$ROOT/Sources/CDemoClip/demo.mjpeg}
 SOAK_SECONDS=${SOAK_SECONDS:-600}
 SOAK_INTERVAL=${SOAK_INTERVAL:-10}
 SOAK_UNPLUG_FRAMES=${SOAK_UNPLUG_FRAMES:-900}

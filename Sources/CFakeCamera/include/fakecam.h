@@ -1,6 +1,6 @@
 // libFakeCamera: an emulated USB (UVC-like) V4L2 capture device for tests.
 //
-//     export FAKECAM_FRAMES=Sources/DemoClip/demo.mjpeg
+//     export FAKECAM_FRAMES=Sources/CDemoClip/demo.mjpeg
 //     LD_PRELOAD=.build/debug/libFakeCamera.so .build/debug/scannerd run --device /dev/video0
 //
 // Loaded with LD_PRELOAD into an unmodified program, the library makes a V4L2 capture device

@@ -1,4 +1,4 @@
-import DemoClip
+import CDemoClip
 import Foundation
 import ImageDecoding
 import Logging
@@ -72,7 +72,7 @@ public final class ReplaySource: FrameSource {
             throw .badSource(path: path, reason: "fps must be positive")
         }
         if path == "demo" {
-            clip = try Self.concatenated(Data(DemoClip.mjpeg), path: path)
+            clip = try Self.concatenated(Self.demoClip, path: path)
         } else {
             var info = stat()
             guard stat(path, &info) == 0 else { throw .badSource(path: path, reason: "no such file or directory") }
@@ -112,6 +112,13 @@ public final class ReplaySource: FrameSource {
             throw .badSource(path: path, reason: "cannot read the file")
         }
         return try concatenated(data, path: path)
+    }
+
+    /// The bundled demo clip (CDemoClip), referenced where it lies in the binary, not copied.
+    static var demoClip: Data {
+        var size = 0
+        let bytes = scannerd_demo_clip(&size)!
+        return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes), count: size, deallocator: .none)
     }
 
     static func concatenated(_ data: Data, path: String) throws(CaptureError) -> Clip {
