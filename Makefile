@@ -63,7 +63,7 @@ TEST_PACKAGES := systemd udev chromium mosquitto mosquitto-clients
 # Tests/system/check-deb.sh (lintian, readelf).
 PACKAGE_PACKAGES := dpkg-dev lintian binutils
 
-.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps test-deps package-deps runtime models zxing run-packages
+.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps test-deps package-deps runtime models zxing run-packages run-fetch
 
 deps: apt-deps runtime models zxing
 
@@ -127,10 +127,13 @@ build: deps
 HTTP ?= 127.0.0.1:8390
 RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock --http $(HTTP)
 # Only the daemon is built (`make watch` builds the client when asked), in $(RUN_SCRATCH), and run from there.
-# The Swift packages it uses (SwiftNIO, Hummingbird, Yams, …: `run-packages`) are compiled while `deps`
-# downloads and builds zxing-cpp, which nothing of theirs needs: on a fresh machine the two overlap.
-run: apt-deps
-	@$(MAKE) --no-print-directory -j3 deps run-packages
+# On a fresh machine, the Swift packages it uses (SwiftNIO, Hummingbird: `run-packages`, which needs nothing
+# from `deps`) are compiled while the Debian packages and what comes from PyPI download and install, which
+# mostly wait on the network and the disk; zxing-cpp is compiled after, not beside them: two compilers on
+# two cores took longer than one after the other (docs/benchmarks.md, session 33).
+run:
+	@$(MAKE) --no-print-directory -j2 run-fetch run-packages
+	@$(MAKE) --no-print-directory zxing
 	$(RUN_BUILD) --product scannerd
 	@$(call link-beside,$(RUN_SCRATCH))
 ifdef DEVICE
@@ -141,12 +144,12 @@ else
 	"$(RUN_BIN)/scannerd" run --source demo --loop $(RUN_FLAGS)
 endif
 
-# What the daemon's build compiles that needs nothing from `runtime`, `models` or `zxing`: the two targets
-# whose dependencies are the heavy Swift packages (HTTPServer: SwiftNIO, Hummingbird; DaemonConfiguration:
-# Yams, swift-system).
-run-packages: apt-deps
+# What the daemon's build compiles that needs nothing from `deps`: HTTPServer, whose dependencies are the
+# heavy Swift packages (SwiftNIO, Hummingbird, swift-collections, …) and first-party modules of Swift alone.
+run-packages:
 	@$(RUN_BUILD) --target HTTPServer
-	@$(RUN_BUILD) --target DaemonConfiguration
+# `deps` but zxing-cpp: what waits on the network and the disk.
+run-fetch: apt-deps runtime models
 
 # The events of the daemon `make run` started, as scanctl shows them.
 watch:
