@@ -34,12 +34,13 @@ BIN = $$($(SWIFT) build -c $(CONFIG) --show-bin-path)
 # whole at once (release's whole-module mode) repeats less than the debug build's batches, 112 → 98 s;
 # and each module's interface written by the job that compiles it, not by a second job that type-checks
 # the module again so that its dependents may start sooner: on 2 cores there is no idle core to gain, and
-# the daemon's build takes 149 → 128 CPU-seconds (docs/benchmarks.md, session 33).
+# the daemon's build takes 149 → 128 CPU-seconds; and without the check of the compiler's own LLVM output
+# (a check for bugs of the compiler, ~4 % of the build; docs/benchmarks.md, session 33).
 # Not for the other builds: SwiftPM discovers tests through the index store, and a build with other flags
 # in the same directory compiles everything again.
 RUN_SCRATCH := .build/run
 RUN_BUILD = $(SWIFT) build -c release -Xswiftc -Onone --scratch-path $(RUN_SCRATCH) --disable-index-store -Xswiftc -gnone \
-	-Xswiftc -no-emit-module-separately-wmo
+	-Xswiftc -no-emit-module-separately-wmo -Xswiftc -Xfrontend -Xswiftc -disable-llvm-verify
 RUN_BIN = $$($(RUN_BUILD) --show-bin-path)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
