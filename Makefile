@@ -36,10 +36,12 @@ BIN = $$($(SWIFT) build -c $(CONFIG) --show-bin-path)
 # the module again so that its dependents may start sooner: on 2 cores there is no idle core to gain, and
 # the daemon's build takes 149 → 128 CPU-seconds; and without the check of the compiler's own LLVM output
 # (a check for bugs of the compiler, ~4 % of the build; docs/benchmarks.md, session 33).
+# Make's own variables are taken out of its environment: SwiftPM evaluates every package's manifest again
+# (~7 s) when the environment differs from the last build's, and `run` builds from two levels of make.
 # Not for the other builds: SwiftPM discovers tests through the index store, and a build with other flags
 # in the same directory compiles everything again.
 RUN_SCRATCH := .build/run
-RUN_BUILD = $(SWIFT) build -c release -Xswiftc -Onone --scratch-path $(RUN_SCRATCH) --disable-index-store -Xswiftc -gnone \
+RUN_BUILD = env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(SWIFT) build -c release -Xswiftc -Onone --scratch-path $(RUN_SCRATCH) --disable-index-store -Xswiftc -gnone \
 	-Xswiftc -no-emit-module-separately-wmo -Xswiftc -Xfrontend -Xswiftc -disable-llvm-verify
 RUN_BIN = $$($(RUN_BUILD) --show-bin-path)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -64,7 +66,7 @@ TEST_PACKAGES := systemd udev chromium mosquitto mosquitto-clients
 # Tests/system/check-deb.sh (lintian, readelf).
 PACKAGE_PACKAGES := dpkg-dev lintian binutils
 
-.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps test-deps package-deps runtime models zxing run-packages run-fetch
+.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps test-deps package-deps runtime models zxing run-packages
 
 deps: apt-deps runtime models zxing
 
@@ -129,12 +131,10 @@ HTTP ?= 127.0.0.1:8390
 RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock --http $(HTTP)
 # Only the daemon is built (`make watch` builds the client when asked), in $(RUN_SCRATCH), and run from there.
 # On a fresh machine, the Swift packages it uses (SwiftNIO, Hummingbird: `run-packages`, which needs nothing
-# from `deps`) are compiled while the Debian packages and what comes from PyPI download and install, which
-# mostly wait on the network and the disk; zxing-cpp is compiled after, not beside them: two compilers on
-# two cores took longer than one after the other (docs/benchmarks.md, session 33).
+# from `deps`) are compiled while `deps` installs, downloads and builds zxing-cpp (docs/benchmarks.md,
+# session 33).
 run:
-	@$(MAKE) --no-print-directory -j2 run-fetch run-packages
-	@$(MAKE) --no-print-directory zxing
+	@$(MAKE) --no-print-directory -j2 deps run-packages
 	$(RUN_BUILD) --product scannerd
 	@$(call link-beside,$(RUN_SCRATCH))
 ifdef DEVICE
@@ -149,8 +149,6 @@ endif
 # heavy Swift packages (SwiftNIO, Hummingbird, swift-collections, …) and first-party modules of Swift alone.
 run-packages:
 	@$(RUN_BUILD) --target HTTPServer
-# `deps` but zxing-cpp: what waits on the network and the disk.
-run-fetch: apt-deps runtime models
 
 # The events of the daemon `make run` started, as scanctl shows them.
 watch:
