@@ -55,8 +55,9 @@ RUN_PACKAGES := pkg-config libzbar-dev libtesseract-dev libleptonica-dev tessera
 	libturbojpeg0-dev libv4l-dev libphonenumber-dev libtiff-dev libmosquitto-dev
 # zxing-cpp's release source (`zxing`, below) is built with CMake and GCC (C++20), fetched with curl.
 RUN_PACKAGES += cmake g++ curl
-# pip and unzip for what comes from PyPI (OpenVINO's runtime, the text networks: `runtime`, `models`).
-RUN_PACKAGES += python3-venv unzip
+# pip and unzip for what comes from PyPI (OpenVINO's runtime, the text networks: `runtime`, `models`),
+# installed first and apart, so that the downloads from PyPI need not wait for the rest.
+PYPI_PACKAGES := python3-venv unzip
 # Testing (`test-deps`): Tests/system/check-units.sh's systemd-analyze (verify, security) and udevadm (test);
 # the HTTP tests' clients (Tests/HTTPServerTests, Tests/ScannerCLITests/HTTPRunTests.swift): curl (above)
 # and a real browser for the preview page (headless Chromium); the MQTT tests' broker and clients
@@ -66,7 +67,7 @@ TEST_PACKAGES := systemd udev chromium mosquitto mosquitto-clients
 # Tests/system/check-deb.sh (lintian, readelf).
 PACKAGE_PACKAGES := dpkg-dev lintian binutils
 
-.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps test-deps package-deps runtime models zxing run-packages
+.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps pypi-tools test-deps package-deps runtime models zxing run-packages
 
 deps: apt-deps runtime models zxing
 
@@ -80,8 +81,11 @@ install-missing = @missing=""; for p in $(1); do \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-apt-deps:
+apt-deps: pypi-tools
 	$(call install-missing,$(RUN_PACKAGES))
+
+pypi-tools:
+	$(call install-missing,$(PYPI_PACKAGES))
 
 test-deps:
 	$(call install-missing,$(TEST_PACKAGES))
@@ -102,10 +106,10 @@ link-beside = mkdir -p $(1)/$(TRIPLE)/lib $(1)/$(TRIPLE)/share/scannerd && \
 	ln -sfn $(CURDIR)/$(OPENVINO_DIR)/lib $(1)/$(TRIPLE)/lib/scannerd && \
 	ln -sfn $(CURDIR)/$(MODELS_DIR) $(1)/$(TRIPLE)/share/scannerd/models
 
-$(PYPI_VENV)/bin/pip: | apt-deps
+$(PYPI_VENV)/bin/pip: | pypi-tools
 	python3 -m venv $(PYPI_VENV)
 
-runtime: apt-deps $(PYPI_VENV)/bin/pip
+runtime: pypi-tools $(PYPI_VENV)/bin/pip
 	@bash config/runtime/fetch-openvino.sh $(OPENVINO_DIR) $(PYPI_VENV)/bin/pip
 	@$(call link-beside,.build)
 
@@ -131,10 +135,10 @@ HTTP ?= 127.0.0.1:8390
 RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock --http $(HTTP)
 # Only the daemon is built (`make watch` builds the client when asked), in $(RUN_SCRATCH), and run from there.
 # On a fresh machine, the Swift packages it uses (SwiftNIO, Hummingbird: `run-packages`, which needs nothing
-# from `deps`) are compiled while `deps` installs, downloads and builds zxing-cpp (docs/benchmarks.md,
-# session 33).
+# from `deps`) are compiled while `deps` installs the Debian packages, downloads from PyPI (beside them) and
+# builds zxing-cpp (docs/benchmarks.md, session 33).
 run:
-	@$(MAKE) --no-print-directory -j2 deps run-packages
+	@$(MAKE) --no-print-directory -j3 deps run-packages
 	$(RUN_BUILD) --product scannerd
 	@$(call link-beside,$(RUN_SCRATCH))
 ifdef DEVICE
