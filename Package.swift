@@ -49,7 +49,7 @@ let package = Package(
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
-        .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+        .systemLibrary(name: "CV4L2"),
         // MQTT for fleets (issue #16): Debian's libmosquitto, no MQTT written here.
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // libphonenumber is C++ only: a small C-ABI shim so Swift sees plain C.
