@@ -50,8 +50,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # `make run` on a fresh machine installed a browser, lintian and a broker it never used).
 #
 # Building and running (`deps`, so every target that builds): the C libraries behind Sources/C*, their
-# pkg-config files, and Tesseract's English model. (V4L2 is the kernel's header alone, from linux-libc-dev.)
-RUN_PACKAGES := pkg-config libzbar-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng \
+# pkg-config files, and Tesseract's English model. (V4L2 is the kernel's header alone, from linux-libc-dev;
+# zbar's headers come from Debian's libzbar-dev unpacked, not installed: `zbar-header`.)
+RUN_PACKAGES := pkg-config libzbar0 libtesseract-dev libleptonica-dev tesseract-ocr-eng \
 	libturbojpeg0-dev libphonenumber-dev libtiff-dev libmosquitto-dev
 # zxing-cpp's release source (`zxing`, below) is built with CMake and GCC (C++20), fetched with curl.
 RUN_PACKAGES += cmake g++ curl
@@ -67,9 +68,9 @@ TEST_PACKAGES := systemd udev chromium mosquitto mosquitto-clients
 # Tests/system/check-deb.sh (lintian, readelf).
 PACKAGE_PACKAGES := dpkg-dev lintian binutils
 
-.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps pypi-tools test-deps package-deps runtime models zxing run-packages
+.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps pypi-tools test-deps package-deps runtime models zxing zbar-header run-packages
 
-deps: apt-deps runtime models zxing
+deps: apt-deps runtime models zxing zbar-header
 
 # The packages of $(1) that are not installed, installed (one apt-get for all of them).
 install-missing = @missing=""; for p in $(1); do \
@@ -118,6 +119,12 @@ runtime: pypi-tools $(PYPI_VENV)/bin/pip
 ZXING_DIR := .build/zxing
 zxing: apt-deps
 	@bash config/runtime/build-zxing.sh $(ZXING_DIR)
+
+# zbar's headers from Debian's libzbar-dev, unpacked into .build/zbar (config/runtime/fetch-zbar-header.sh):
+# installed, it would bring 71 packages of ImageMagick and GTK development files with it.
+ZBAR_DIR := .build/zbar
+zbar-header: apt-deps
+	@SUDO=$(SUDO) bash config/runtime/fetch-zbar-header.sh $(ZBAR_DIR)
 
 models: $(MODELS_DIR)/alphabet.json
 # After `runtime` (order only): not two pips in one environment at once under `make -j` (`make run`).

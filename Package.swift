@@ -15,6 +15,8 @@ import PackageDescription
 let openVINO = Context.packageDirectory + "/.build/openvino"
 /// Where `make deps` builds zxing-cpp from its release source (config/runtime/build-zxing.sh).
 let zxing = Context.packageDirectory + "/.build/zxing"
+/// Where `make deps` unpacks zbar's headers (config/runtime/fetch-zbar-header.sh).
+let zbar = Context.packageDirectory + "/.build/zbar"
 
 let package = Package(
     name: "scannerd",
@@ -46,7 +48,9 @@ let package = Package(
     ],
     targets: [
         // MARK: C libraries (one shim each)
-        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        // zbar's headers are Debian's libzbar-dev's, unpacked into .build/zbar (`make deps`; installed, that
+        // package brings ImageMagick's and GTK's development packages); the library is libzbar0's.
+        .systemLibrary(name: "CZBar"),
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CV4L2"),
@@ -115,11 +119,12 @@ let package = Package(
         .target(name: "CDemoClip", exclude: ["demo.mjpeg"]),
 
         // MARK: Recognizers: GrayImage → observations
-        // zxing-cpp's headers are in .build/zxing (`make deps`), not beside the shim: the one module that
-        // imports CZXing is told where they are.
+        // zxing-cpp's and zbar's headers are in .build (`make deps`), not beside the shims: the one module
+        // that imports CZXing and CZBar is told where they are, and links libzbar0's library by its name.
         .target(
             name: "BarcodeRecognition", dependencies: ["ScannerCore", "CZBar", "CZXing"],
-            swiftSettings: [.unsafeFlags(["-Xcc", "-I", "-Xcc", zxing + "/include"])]
+            swiftSettings: [.unsafeFlags(["-Xcc", "-I", "-Xcc", zxing + "/include", "-Xcc", "-I", "-Xcc", zbar + "/include"])],
+            linkerSettings: [.linkedLibrary(":libzbar.so.0")]
         ),
         // Where the lines of text are, behind one seam (LineDetector): PP-OCRv6's detector network, or the
         // classical detector (pure Swift); the recognizers read line by line (issues #13, #40).
