@@ -143,10 +143,8 @@ RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.b
 # Only the daemon is built (`make watch` builds the client when asked), in $(RUN_SCRATCH), and run from there.
 # On a fresh machine, the Swift packages it uses (SwiftNIO, Hummingbird: `run-packages`, which needs nothing
 # from `deps`) are compiled while `deps` installs the Debian packages, downloads from PyPI (beside them) and
-# builds zxing-cpp. Their sources are checked out first, alone: beside the installing of the Debian packages
-# both waited on the disk (docs/benchmarks.md, session 33).
+# builds zxing-cpp (docs/benchmarks.md, session 33).
 run:
-	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(SWIFT) package --scratch-path $(RUN_SCRATCH) resolve
 	@$(MAKE) --no-print-directory -j3 deps run-packages
 	$(RUN_BUILD) --product scannerd
 	@$(call link-beside,$(RUN_SCRATCH))
