@@ -68,7 +68,7 @@ TEST_PACKAGES := systemd udev chromium mosquitto mosquitto-clients
 # Tests/system/check-deb.sh (lintian, readelf).
 PACKAGE_PACKAGES := dpkg-dev lintian binutils
 
-.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps pypi-tools test-deps package-deps runtime models zxing zxing-headers zbar-header run-packages run-compile
+.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps pypi-tools test-deps package-deps runtime models zxing zbar-header run-packages
 
 deps: apt-deps runtime models zxing zbar-header
 
@@ -117,11 +117,8 @@ runtime: pypi-tools $(PYPI_VENV)/bin/pip
 # zxing-cpp 3.x (issue #41) from its PyPI sdist, pinned by version and SHA-256, built static into
 # .build/zxing (config/runtime/build-zxing.sh); Debian 12's libzxing is 1.4.
 ZXING_DIR := .build/zxing
-zxing: zxing-headers
+zxing: apt-deps
 	@bash config/runtime/build-zxing.sh $(ZXING_DIR)
-# Its headers alone, first: what compiling needs (`make run` compiles while the library is being built).
-zxing-headers: apt-deps
-	@bash config/runtime/build-zxing.sh --headers $(ZXING_DIR)
 
 # zbar's headers from Debian's libzbar-dev, unpacked into .build/zbar (config/runtime/fetch-zbar-header.sh):
 # installed, it would bring 71 packages of ImageMagick and GTK development files with it.
@@ -144,12 +141,11 @@ build: deps
 HTTP ?= 127.0.0.1:8390
 RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock --http $(HTTP)
 # Only the daemon is built (`make watch` builds the client when asked), in $(RUN_SCRATCH), and run from there.
-# On a fresh machine, every module is compiled while `deps` installs, downloads and builds: the Swift packages
-# (SwiftNIO, Hummingbird: `run-packages`, which needs nothing from `deps`) from the start, the rest
-# (`run-compile`) once the C libraries' headers are there; only the link waits for zxing-cpp's library
-# (docs/benchmarks.md, session 33).
+# On a fresh machine, the Swift packages it uses (SwiftNIO, Hummingbird: `run-packages`, which needs nothing
+# from `deps`) are compiled while `deps` installs the Debian packages, downloads from PyPI (beside them) and
+# builds zxing-cpp (docs/benchmarks.md, session 33).
 run:
-	@$(MAKE) --no-print-directory -j3 deps run-compile
+	@$(MAKE) --no-print-directory -j3 deps run-packages
 	$(RUN_BUILD) --product scannerd
 	@$(call link-beside,$(RUN_SCRATCH))
 ifdef DEVICE
@@ -164,9 +160,6 @@ endif
 # heavy Swift packages (SwiftNIO, Hummingbird, swift-collections, …) and first-party modules of Swift alone.
 run-packages:
 	@$(RUN_BUILD) --target HTTPServer
-# Every module of the daemon, not linked (the link needs zxing-cpp's library).
-run-compile: run-packages apt-deps runtime zbar-header zxing-headers
-	@$(RUN_BUILD) --target scannerd
 
 # The events of the daemon `make run` started, as scanctl shows them.
 watch:

@@ -5,17 +5,12 @@
 # and SHA-256; never committed, never fetched from anywhere but PyPI (files.pythonhosted.org is PyPI's
 # file host; the URL is the one https://pypi.org/simple/zxing-cpp/ lists for this file).
 #
-#   build-zxing.sh [--headers] DEST
+#   build-zxing.sh DEST
 #
 # DEST gets lib/libZXing.a (static, position-independent, readers only, C API on, release: no assertions),
 # include/ZXing/ (ZXingC.h and what it includes) and licenses/LICENSE. Needs cmake, a C++20 compiler
-# (Debian 12's GCC 12) and curl. Does nothing when DEST already holds this version. With --headers, only
-# include/ZXing/: what compiling against the library needs, so that the Swift build of `make run` need not
-# wait for the library (half a minute), only its link does. Headers are added, never taken away while a
-# build may be reading them; the library and the stamp come last.
+# (Debian 12's GCC 12) and curl. Does nothing when DEST already holds this version.
 set -euo pipefail
-headers_only=false
-if [ "${1:-}" = --headers ]; then headers_only=true; shift; fi
 dest=$1
 version=3.1.1
 sha256=1051a521b21a9fe206702ad4186aeb195154e3e1badcd99576d030723f36382b
@@ -23,9 +18,7 @@ url=https://files.pythonhosted.org/packages/b9/30/ad0e0352c593712ebb47143571ff11
 # The stamp names the way it was built too: a change of flags rebuilds it.
 build=unity2
 stamp="$dest/.zxing-$version-$sha256-$build"
-headers_stamp="$dest/.zxing-headers-$version-$sha256"
 [ -f "$stamp" ] && exit 0
-$headers_only && [ -f "$headers_stamp" ] && exit 0
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/zxing.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -37,6 +30,7 @@ if [ "$got" != "$sha256" ]; then
 fi
 tar -xzf "$work/src.tar.gz" -C "$work" "zxing_cpp-$version/core" "zxing_cpp-$version/LICENSE"
 src="$work/zxing_cpp-$version"
+echo "build-zxing: building zxing-cpp $version (about half a minute on 2 cores)"
 # Readers only (no writers, so no zint), the C API, every symbology; static and position-independent so
 # it links into the products and the static release build of the .deb alike. A unity build (the sources
 # compiled 24 to a unit, four units and five files for two cores: 36 -> 26 s, docs/benchmarks.md), but for
@@ -50,23 +44,14 @@ cmake -S "$src/core" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_
     -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=24 -DCMAKE_PROJECT_INCLUDE="$work/unity.cmake" \
     -DZXING_USE_BUNDLED_ZINT=OFF -DCMAKE_INSTALL_PREFIX="$work/out" -DCMAKE_INSTALL_LIBDIR=lib >"$work/cmake.log" 2>&1 \
     || { cat "$work/cmake.log" >&2; exit 1; }
-
-# The headers, as the configured source has them: the public ones are the top-level headers of src/, and
-# Version.h, which configuring writes. Copied once per version (a second copy would rewrite files that a
-# build may be reading).
-if [ ! -f "$headers_stamp" ]; then
-    rm -f "$dest"/.zxing-*
-    mkdir -p "$dest/include/ZXing"
-    cp "$src"/core/src/*.h "$work/build/Version.h" "$dest/include/ZXing/"
-    touch "$headers_stamp"
-fi
-$headers_only && { echo "build-zxing: zxing-cpp $version's headers in $dest"; exit 0; }
-
-echo "build-zxing: building zxing-cpp $version (about half a minute on 2 cores)"
 cmake --build "$work/build" --parallel "$(nproc)" >"$work/build.log" 2>&1 || { tail -40 "$work/build.log" >&2; exit 1; }
 cmake --install "$work/build" >/dev/null
-mkdir -p "$dest/lib" "$dest/licenses"
-cp "$work/out/lib/libZXing.a" "$dest/lib/libZXing.a.new" && mv "$dest/lib/libZXing.a.new" "$dest/lib/libZXing.a"
-cp "$src/LICENSE" "$dest/licenses/LICENSE"
-touch "$stamp"
+mkdir -p "$work/out/licenses"
+cp "$src/LICENSE" "$work/out/licenses/LICENSE"
+rm -rf "$work/out/lib/cmake" "$work/out/lib/pkgconfig"
+touch "$work/out/.zxing-$version-$sha256-$build"
+rm -rf "$dest.old"
+[ -e "$dest" ] && mv "$dest" "$dest.old"
+mv "$work/out" "$dest"
+rm -rf "$dest.old"
 echo "build-zxing: zxing-cpp $version in $dest"
