@@ -35,16 +35,14 @@ BIN = $$($(SWIFT) build -c $(CONFIG) --show-bin-path)
 # and each module's interface written by the job that compiles it, not by a second job that type-checks
 # the module again so that its dependents may start sooner: on 2 cores there is no idle core to gain, and
 # the daemon's build takes 149 → 128 CPU-seconds; and without the check of the compiler's own LLVM output
-# (a check for bugs of the compiler, ~4 % of the build), each module's machine code made on one thread (the
-# modules are compiled two at a time already; splitting each in two cost ~10 CPU-seconds more;
-# docs/benchmarks.md, session 33).
+# (a check for bugs of the compiler, ~4 % of the build; docs/benchmarks.md, session 33).
 # Make's own variables are taken out of its environment: SwiftPM evaluates every package's manifest again
 # (~7 s) when the environment differs from the last build's, and `run` builds from two levels of make.
 # Not for the other builds: SwiftPM discovers tests through the index store, and a build with other flags
 # in the same directory compiles everything again.
 RUN_SCRATCH := .build/run
 RUN_BUILD = env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(SWIFT) build -c release -Xswiftc -Onone --scratch-path $(RUN_SCRATCH) --disable-index-store -Xswiftc -gnone \
-	-Xswiftc -no-emit-module-separately-wmo -Xswiftc -Xfrontend -Xswiftc -disable-llvm-verify -Xswiftc -num-threads -Xswiftc 0
+	-Xswiftc -no-emit-module-separately-wmo -Xswiftc -Xfrontend -Xswiftc -disable-llvm-verify
 RUN_BIN = $$($(RUN_BUILD) --show-bin-path)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
