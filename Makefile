@@ -115,11 +115,10 @@ runtime: pypi-tools $(PYPI_VENV)/bin/pip
 	@$(call link-beside,.build)
 
 # zxing-cpp 3.x (issue #41) from its PyPI sdist, pinned by version and SHA-256, built static into
-# .build/zxing (config/runtime/build-zxing.sh); Debian 12's libzxing is 1.4. At the lowest priority: under
-# `make run` it shares the cores with SwiftPM, whose work decides when the daemon is ready.
+# .build/zxing (config/runtime/build-zxing.sh); Debian 12's libzxing is 1.4.
 ZXING_DIR := .build/zxing
 zxing: apt-deps
-	@nice -n 19 bash config/runtime/build-zxing.sh $(ZXING_DIR)
+	@bash config/runtime/build-zxing.sh $(ZXING_DIR)
 
 # zbar's headers from Debian's libzbar-dev, unpacked into .build/zbar (config/runtime/fetch-zbar-header.sh):
 # installed, it would bring 71 packages of ImageMagick and GTK development files with it.
@@ -132,7 +131,7 @@ models: $(MODELS_DIR)/alphabet.json
 $(MODELS_DIR)/alphabet.json: config/models/build-models.py | $(PYPI_VENV)/bin/pip runtime
 	@$(PYPI_VENV)/bin/python -c "import onnx" 2>/dev/null || $(PYPI_VENV)/bin/pip install -q onnx==1.23.2
 	@[ -f $(PYPI_VENV)/rapidocr-3.10.0-py3-none-any.whl ] || $(PYPI_VENV)/bin/pip download -q --no-deps rapidocr==3.10.0 -d $(PYPI_VENV)
-	nice -n 19 $(PYPI_VENV)/bin/python config/models/build-models.py $(MODELS_DIR) --wheel $(PYPI_VENV)/rapidocr-3.10.0-py3-none-any.whl
+	$(PYPI_VENV)/bin/python config/models/build-models.py $(MODELS_DIR) --wheel $(PYPI_VENV)/rapidocr-3.10.0-py3-none-any.whl
 
 build: deps
 	$(SWIFT) build -c $(CONFIG)
