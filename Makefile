@@ -144,8 +144,11 @@ RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.b
 # On a fresh machine, the Swift packages it uses (SwiftNIO, Hummingbird: `run-packages`, which needs nothing
 # from `deps`) are compiled while `deps` installs the Debian packages, downloads from PyPI (beside them) and
 # builds zxing-cpp (docs/benchmarks.md, session 33).
+# Once the daemon has been built, the two would only make SwiftPM plan each build again (~9 s): then `deps`
+# alone, and the one build.
 run:
-	@$(MAKE) --no-print-directory -j3 deps run-packages
+	@if [ -x $(RUN_SCRATCH)/release/scannerd ]; then $(MAKE) --no-print-directory deps; \
+	else $(MAKE) --no-print-directory -j3 deps run-packages; fi
 	$(RUN_BUILD) --product scannerd
 	@$(call link-beside,$(RUN_SCRATCH))
 ifdef DEVICE
