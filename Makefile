@@ -68,7 +68,7 @@ TEST_PACKAGES := systemd udev chromium mosquitto mosquitto-clients
 # Tests/system/check-deb.sh (lintian, readelf).
 PACKAGE_PACKAGES := dpkg-dev lintian binutils
 
-.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps pypi-tools test-deps package-deps runtime models zxing zbar-header run-packages run-deps-behind
+.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps pypi-tools test-deps package-deps runtime models zxing zbar-header run-packages
 
 deps: apt-deps runtime models zxing zbar-header
 
@@ -148,7 +148,7 @@ RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.b
 # alone, and the one build.
 run:
 	@if [ -x $(RUN_SCRATCH)/release/scannerd ]; then $(MAKE) --no-print-directory deps; \
-	else $(MAKE) --no-print-directory -j3 run-deps-behind run-packages; fi
+	else $(MAKE) --no-print-directory -j3 deps run-packages; fi
 	$(RUN_BUILD) --product scannerd
 	@$(call link-beside,$(RUN_SCRATCH))
 ifdef DEVICE
@@ -158,12 +158,6 @@ else
 	@echo "# the preview page: http://$(HTTP)/ ; events: curl -N http://$(HTTP)/events (docs/http.md)"
 	"$(RUN_BIN)/scannerd" run --source demo --loop $(RUN_FLAGS)
 endif
-
-# `deps` at the lowest priority beside run-packages: SwiftPM's resolution (one manifest after another) is
-# what everything Swift waits for, and beside apt, pip and zxing-cpp at the same priority it took three
-# times as long (docs/benchmarks.md, session 33).
-run-deps-behind:
-	@nice -n 19 $(MAKE) --no-print-directory deps
 
 # What the daemon's build compiles that needs nothing from `deps`: HTTPServer, whose dependencies are the
 # heavy Swift packages (SwiftNIO, Hummingbird, swift-collections, …) and first-party modules of Swift alone.
