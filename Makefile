@@ -72,17 +72,14 @@ PACKAGE_PACKAGES := dpkg-dev lintian binutils
 
 deps: apt-deps runtime models zxing zbar-header
 
-# The packages of $(1) that are not installed, installed (one apt-get for all of them). apt, pip and the
-# networks' conversion run at the lowest priority: under `make run` they share the cores with SwiftPM's
-# resolution, one manifest after another, which everything Swift waits for (it took three times as long
-# beside them at the same priority; docs/benchmarks.md, session 33).
+# The packages of $(1) that are not installed, installed (one apt-get for all of them).
 install-missing = @missing=""; for p in $(1); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		echo "make $@: installing$$missing"; \
-		$(SUDO) nice -n 19 apt-get update -qq && \
-		$(SUDO) nice -n 19 env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
 apt-deps: pypi-tools
@@ -114,7 +111,7 @@ $(PYPI_VENV)/bin/pip: | pypi-tools
 	python3 -m venv $(PYPI_VENV)
 
 runtime: pypi-tools $(PYPI_VENV)/bin/pip
-	@nice -n 19 bash config/runtime/fetch-openvino.sh $(OPENVINO_DIR) $(PYPI_VENV)/bin/pip
+	@bash config/runtime/fetch-openvino.sh $(OPENVINO_DIR) $(PYPI_VENV)/bin/pip
 	@$(call link-beside,.build)
 
 # zxing-cpp 3.x (issue #41) from its PyPI sdist, pinned by version and SHA-256, built static into
@@ -132,9 +129,9 @@ zbar-header: apt-deps
 models: $(MODELS_DIR)/alphabet.json
 # After `runtime` (order only): not two pips in one environment at once under `make -j` (`make run`).
 $(MODELS_DIR)/alphabet.json: config/models/build-models.py | $(PYPI_VENV)/bin/pip runtime
-	@$(PYPI_VENV)/bin/python -c "import onnx" 2>/dev/null || nice -n 19 $(PYPI_VENV)/bin/pip install -q onnx==1.23.2
-	@[ -f $(PYPI_VENV)/rapidocr-3.10.0-py3-none-any.whl ] || nice -n 19 $(PYPI_VENV)/bin/pip download -q --no-deps rapidocr==3.10.0 -d $(PYPI_VENV)
-	nice -n 19 $(PYPI_VENV)/bin/python config/models/build-models.py $(MODELS_DIR) --wheel $(PYPI_VENV)/rapidocr-3.10.0-py3-none-any.whl
+	@$(PYPI_VENV)/bin/python -c "import onnx" 2>/dev/null || $(PYPI_VENV)/bin/pip install -q onnx==1.23.2
+	@[ -f $(PYPI_VENV)/rapidocr-3.10.0-py3-none-any.whl ] || $(PYPI_VENV)/bin/pip download -q --no-deps rapidocr==3.10.0 -d $(PYPI_VENV)
+	$(PYPI_VENV)/bin/python config/models/build-models.py $(MODELS_DIR) --wheel $(PYPI_VENV)/rapidocr-3.10.0-py3-none-any.whl
 
 build: deps
 	$(SWIFT) build -c $(CONFIG)
