@@ -16,7 +16,8 @@
 #                make score-scan scores `scannerd scan` on their middle legible frames
 #   make deps    the Debian packages building and running need that are missing, OpenVINO's C runtime and the
 #                text networks from PyPI (pinned; .build/openvino, .build/models), zxing-cpp built from its PyPI
-#                source (.build/zxing); every target that builds runs it. `make test` also installs the test
+#                source (.build/zxing), zbar's headers from Debian's libzbar-dev (.build/zbar); every target
+#                that builds runs it. `make test` also installs the test
 #                tools (test-deps: a browser, a broker, systemd's checkers), `make deb` the packaging tools
 #   make install    release build, then binaries, systemd units, udev rule, sysusers file, docs, config
 #                   (PREFIX=/usr/local, DESTDIR=); make uninstall removes them again
