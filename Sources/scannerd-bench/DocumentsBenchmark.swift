@@ -115,7 +115,6 @@ enum DocumentsBenchmark {
 
     static func measure(clip: String, truth: Truth, detector: any DocumentDetector) throws -> Tally {
         let source = try ReplaySource(path: clip, configuration: .init(pace: .none, processingWidth: 640), logger: Logger(label: "bench"))
-        let sightings = Dictionary(uniqueKeysWithValues: (truth.document?.frames ?? []).map { ($0.frame, $0) })
         let firstInView = truth.firstWhollyInView
         var tally = Tally()
         let stage = DocumentStage(detector: detector)
@@ -128,7 +127,7 @@ enum DocumentsBenchmark {
                 let candidates = stage.find(in: image, time: Double(frame.index) / 30)
                 tally.seconds += Date().timeIntervalSince(start)
                 tally.frames += 1
-                let sighting = sightings[frame.index]
+                let sighting = truth.sighting(at: frame.index)
                 let inView = sighting?.inView == true
                 if inView { tally.inView += 1 }
                 guard let best = candidates.first else { continue }

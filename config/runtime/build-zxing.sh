@@ -11,6 +11,7 @@
 # include/ZXing/ (ZXingC.h and what it includes) and licenses/LICENSE. Needs cmake, a C++20 compiler
 # (Debian 12's GCC 12) and curl. Does nothing when DEST already holds this version.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/put-in-place.sh"
 dest=$1
 version=3.1.1
 sha256=1051a521b21a9fe206702ad4186aeb195154e3e1badcd99576d030723f36382b
@@ -50,8 +51,5 @@ mkdir -p "$work/out/licenses"
 cp "$src/LICENSE" "$work/out/licenses/LICENSE"
 rm -rf "$work/out/lib/cmake" "$work/out/lib/pkgconfig"
 touch "$work/out/.zxing-$version-$sha256-$build"
-rm -rf "$dest.old"
-[ -e "$dest" ] && mv "$dest" "$dest.old"
-mv "$work/out" "$dest"
-rm -rf "$dest.old"
+put_in_place "$work/out" "$dest"
 echo "build-zxing: zxing-cpp $version in $dest"

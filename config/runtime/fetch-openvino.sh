@@ -9,6 +9,7 @@
 # ONNX model on the CPU needs), include/openvino/c/ (the C API's headers) and licenses/ (the wheel's).
 # PIP is a pip to download with. Does nothing when DEST already holds this version.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/put-in-place.sh"
 dest=$1 pip=$2
 version=2026.4.1
 case "$(uname -m)" in
@@ -44,8 +45,5 @@ mv "$work/wheel/openvino-$version.dist-info/licenses" "$work/out/licenses"
 # The linker's name for the C API (-lopenvino_c); the wheel ships only the versioned file.
 ln -s "libopenvino_c.so.$abi" "$work/out/lib/libopenvino_c.so"
 touch "$work/out/.openvino-$version-$sha256"
-rm -rf "$dest.old"
-[ -e "$dest" ] && mv "$dest" "$dest.old"
-mv "$work/out" "$dest"
-rm -rf "$dest.old"
+put_in_place "$work/out" "$dest"
 echo "fetch-openvino: OpenVINO $version ($platform) in $dest"

@@ -11,6 +11,7 @@
 # DEST gets include/ and licenses/copyright (zbar: LGPL-2.1). Does nothing when DEST holds this version.
 # SUDO (empty as root) runs `apt-get update` when the package lists do not know the package yet.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/put-in-place.sh"
 dest=$1
 version=$(dpkg-query -W -f='${Version}' libzbar0 2>/dev/null) || {
     echo "fetch-zbar-header: libzbar0 is not installed (make apt-deps)" >&2
@@ -32,8 +33,5 @@ cp -r "$work/deb/usr/include/." "$work/out/include/"
 cp "$work/deb/usr/share/doc/libzbar-dev/copyright" "$work/out/licenses/copyright"
 [ -f "$work/out/include/zbar.h" ] || { echo "fetch-zbar-header: libzbar-dev $version holds no zbar.h" >&2; exit 1; }
 touch "$work/out/.libzbar-dev-$version"
-rm -rf "$dest.old"
-[ -e "$dest" ] && mv "$dest" "$dest.old"
-mv "$work/out" "$dest"
-rm -rf "$dest.old"
+put_in_place "$work/out" "$dest"
 echo "fetch-zbar-header: zbar's headers ($version) in $dest"
