@@ -35,18 +35,27 @@ public final class MetricsExport: Sendable {
             (
                 outcome,
                 registry.makeCounter(
-                    name: "scannerd_frames_total", labels: [("outcome", outcome)],
-                    help: "Frames the source took: decoded, dropped for a newer one, skipped undecoded while the scene is still, corrupt")
+                    descriptor: Self.name(
+                        "frames", unit: "total",
+                        help: "Frames the source took: decoded, dropped for a newer one, skipped undecoded while the scene is still, corrupt"),
+                    labels: [("outcome", outcome)])
             )
         }
-        reconnects = registry.makeCounter(name: "scannerd_reconnects_total", help: "Times the camera was opened again after it went away")
-        events = registry.makeCounter(name: "scannerd_events_total", help: "Events published (every seq)")
-        overflows = registry.makeCounter(name: "scannerd_client_overflows_total", help: "Clients cut off for falling too far behind")
-        items = registry.makeGauge(name: "scannerd_items", help: "Items in view now")
-        clients = registry.makeGauge(name: "scannerd_clients", help: "Clients subscribed now (socket, event streams, WebSockets)")
-        mqttDropped = registry.makeCounter(name: "scannerd_mqtt_dropped_total", help: "Events dropped from the MQTT queue while the broker was away")
-        mqttQueued = registry.makeGauge(name: "scannerd_mqtt_queued", help: "Events waiting for the MQTT broker")
-        mqttConnected = registry.makeGauge(name: "scannerd_mqtt_connected", help: "1 while connected to the MQTT broker")
+        reconnects = registry.makeCounter(
+            descriptor: Self.name("reconnects", unit: "total", help: "Times the camera was opened again after it went away"))
+        events = registry.makeCounter(descriptor: Self.name("events", unit: "total", help: "Events published (every seq)"))
+        overflows = registry.makeCounter(descriptor: Self.name("client_overflows", unit: "total", help: "Clients cut off for falling too far behind"))
+        items = registry.makeGauge(descriptor: Self.name("items", unit: "", help: "Items in view now"))
+        clients = registry.makeGauge(descriptor: Self.name("clients", unit: "", help: "Clients subscribed now (socket, event streams, WebSockets)"))
+        mqttDropped = registry.makeCounter(
+            descriptor: Self.name("mqtt_dropped", unit: "total", help: "Events dropped from the MQTT queue while the broker was away"))
+        mqttQueued = registry.makeGauge(descriptor: Self.name("mqtt_queued", unit: "", help: "Events waiting for the MQTT broker"))
+        mqttConnected = registry.makeGauge(descriptor: Self.name("mqtt_connected", unit: "", help: "1 while connected to the MQTT broker"))
+    }
+
+    /// Every series is `scannerd_<name>[_<unit>]`.
+    private static func name(_ name: String, unit: String, help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "scannerd", metricName: name, unitName: unit, helpText: help)
     }
 
     /// Points swift-metrics at `registry` for the whole process (once: `scannerd run`), with

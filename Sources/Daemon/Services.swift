@@ -186,7 +186,7 @@ struct ReloadService: Service {
 
     func run() async throws {
         for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
-            try? await cancelWhenGracefulShutdown { await control.reload() }
+            await cancelWhenGracefulShutdown { await control.reload() }
         }
     }
 }

@@ -134,7 +134,8 @@ final class ConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHandle
             return
         }
         if closeWhenAnswered {
-            context.writeAndFlush(data).whenComplete { result in
+            // On the channel's event loop, where this handler runs: `context` may be used there.
+            context.writeAndFlush(data).assumeIsolated().whenComplete { result in
                 promise?.completeWith(result)
                 context.close(promise: nil)
             }
@@ -187,7 +188,7 @@ final class ConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHandle
         headers.add(name: "Connection", value: "close")
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 }
 

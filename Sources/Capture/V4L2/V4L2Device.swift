@@ -99,7 +99,7 @@ public final class V4L2Device {
     }
 
     func ioctl<T>(_ request: UInt, _ name: String, _ value: inout T) throws(CaptureError) {
-        try withUnsafeMutableBytes(of: &value) { raw throws(CaptureError) in try xioctl(request, name, raw.baseAddress!) }
+        _ = try withUnsafeMutableBytes(of: &value) { raw throws(CaptureError) in try xioctl(request, name, raw.baseAddress!) }
     }
 
     // MARK: Queries
