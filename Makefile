@@ -42,7 +42,8 @@ BIN = $$($(SWIFT) build -c $(CONFIG) --show-bin-path)
 # Not for the other builds: SwiftPM discovers tests through the index store, and a build with other flags
 # in the same directory compiles everything again.
 RUN_SCRATCH := .build/run
-RUN_BUILD = env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(SWIFT) build -c release -Xswiftc -Onone --scratch-path $(RUN_SCRATCH) --disable-index-store -Xswiftc -gnone \
+RUN_SWIFT = env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(SWIFT)
+RUN_BUILD = $(RUN_SWIFT) build -c release -Xswiftc -Onone --scratch-path $(RUN_SCRATCH) --disable-index-store -Xswiftc -gnone \
 	-Xswiftc -no-emit-module-separately-wmo -Xswiftc -Xfrontend -Xswiftc -disable-llvm-verify
 RUN_BIN = $$($(RUN_BUILD) --show-bin-path)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -69,7 +70,7 @@ TEST_PACKAGES := systemd udev chromium mosquitto mosquitto-clients
 # Tests/system/check-deb.sh (lintian, readelf).
 PACKAGE_PACKAGES := dpkg-dev lintian binutils
 
-.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps pypi-tools test-deps package-deps runtime models zxing zbar-header run-packages
+.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps pypi-tools test-deps package-deps runtime models zxing zxing-headers zbar-header run-resolve run-compile
 
 deps: apt-deps runtime models zxing zbar-header
 
@@ -117,9 +118,12 @@ runtime: pypi-tools $(PYPI_VENV)/bin/pip
 
 # zxing-cpp 3.x (issue #41) from its PyPI sdist, pinned by version and SHA-256, built static into
 # .build/zxing (config/runtime/build-zxing.sh); Debian 12's libzxing is 1.4.
+# Its headers apart (`zxing-headers`), so that what includes them compiles while the library is built.
 ZXING_DIR := .build/zxing
-zxing: apt-deps
-	@bash config/runtime/build-zxing.sh $(ZXING_DIR)
+zxing-headers: apt-deps
+	@bash config/runtime/build-zxing.sh headers $(ZXING_DIR)
+zxing: zxing-headers
+	@bash config/runtime/build-zxing.sh library $(ZXING_DIR)
 
 # zbar's headers from Debian's libzbar-dev, unpacked into .build/zbar (config/runtime/fetch-zbar-header.sh):
 # installed, it would bring 71 packages of ImageMagick and GTK development files with it.
@@ -142,14 +146,15 @@ build: deps
 HTTP ?= 127.0.0.1:8390
 RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock --http $(HTTP)
 # Only the daemon is built (`make watch` builds the client when asked), in $(RUN_SCRATCH), and run from there.
-# On a fresh machine, the Swift packages it uses (SwiftNIO, Hummingbird: `run-packages`, which needs nothing
-# from `deps`) are compiled while `deps` installs the Debian packages, downloads from PyPI (beside them) and
-# builds zxing-cpp (docs/benchmarks.md, session 33).
-# Once the daemon has been built, the two would only make SwiftPM plan each build again (~9 s): then `deps`
-# alone, and the one build.
+# On a fresh machine the build goes beside `deps` (docs/benchmarks.md, sessions 33 and 34): SwiftPM resolves
+# the packages from the first second (`run-resolve`) while apt installs and the downloads from PyPI run;
+# everything the daemon compiles is compiled (`run-compile`) once the headers it includes are there, while
+# zxing-cpp's library is still being built; the link, last, needs that library.
+# Once the daemon has been built, the two would only make SwiftPM plan each build again: then `deps` alone,
+# and the one build.
 run:
 	@if [ -x $(RUN_SCRATCH)/release/scannerd ]; then $(MAKE) --no-print-directory deps; \
-	else $(MAKE) --no-print-directory -j3 deps run-packages; fi
+	else $(MAKE) --no-print-directory -j3 deps run-compile; fi
 	$(RUN_BUILD) --product scannerd
 	@$(call link-beside,$(RUN_SCRATCH))
 ifdef DEVICE
@@ -160,10 +165,13 @@ else
 	"$(RUN_BIN)/scannerd" run --source demo --loop $(RUN_FLAGS)
 endif
 
-# What the daemon's build compiles that needs nothing from `deps`: HTTPServer, whose dependencies are the
-# heavy Swift packages (SwiftNIO, Hummingbird, swift-collections, …) and first-party modules of Swift alone.
-run-packages:
-	@$(RUN_BUILD) --target HTTPServer
+# SwiftPM's resolution (versions computed, some thirty manifests evaluated one by one) needs nothing from `deps`.
+run-resolve:
+	@$(RUN_SWIFT) package --scratch-path $(RUN_SCRATCH) resolve
+
+# Every module of the daemon compiled, not linked: the C headers of `deps` are needed, zxing-cpp's library not yet.
+run-compile: run-resolve apt-deps runtime zbar-header zxing-headers
+	@$(RUN_BUILD) --target scannerd
 
 # The events of the daemon `make run` started, as scanctl shows them.
 watch:
