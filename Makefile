@@ -37,12 +37,13 @@ BIN = $$($(SWIFT) build -c $(CONFIG) --show-bin-path)
 # the module again so that its dependents may start sooner: on 2 cores there is no idle core to gain, and
 # the daemon's build takes 149 → 128 CPU-seconds; and without the check of the compiler's own LLVM output
 # (a check for bugs of the compiler, ~4 % of the build; docs/benchmarks.md, session 33).
-# Make's own variables are taken out of its environment: SwiftPM evaluates every package's manifest again
-# (~7 s) when the environment differs from the last build's, and `run` builds from two levels of make.
+# What differs between two levels of make (its own variables, the shell's SHLVL and `_`) is taken out of
+# SwiftPM's environment: SwiftPM keys its cache of evaluated manifests by the whole environment, and evaluates
+# every package's manifest again (~6 s) when that differs from the last run's; `run` runs it from two levels.
 # Not for the other builds: SwiftPM discovers tests through the index store, and a build with other flags
 # in the same directory compiles everything again.
 RUN_SCRATCH := .build/run
-RUN_SWIFT = env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(SWIFT)
+RUN_SWIFT = env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SHLVL -u _ $(SWIFT)
 RUN_BUILD = $(RUN_SWIFT) build -c release -Xswiftc -Onone --scratch-path $(RUN_SCRATCH) --disable-index-store -Xswiftc -gnone \
 	-Xswiftc -no-emit-module-separately-wmo -Xswiftc -Xfrontend -Xswiftc -disable-llvm-verify
 RUN_BIN = $$($(RUN_BUILD) --show-bin-path)
