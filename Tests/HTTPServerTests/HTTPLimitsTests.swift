@@ -214,6 +214,8 @@ import Testing
             // end is still in their buffers, then the end.
             Thread.sleep(forTimeInterval: 1.5)
             #expect(stalled.allSatisfy { $0.read(for: 5).closed }, "every stalled stream was closed")
+            // A slot is given back when its stream's task has ended, which may come after the client saw the close.
+            #expect(eventually(within: 15) { running.server.streams.withLock { $0 } == 0 }, "every slot was given back")
             let fresh = try running.stream("/events")
             #expect(fresh.waitFor(timeout: 20) { sseEvents($0).count >= 1 }, "a new stream is served: \(fresh.output.prefix(2))")
             _ = fresh.stop(signal: SIGKILL)
@@ -233,6 +235,7 @@ import Testing
             #expect(running.hub.overflows == 5)
             Thread.sleep(forTimeInterval: 1.5)
             #expect(stalled.allSatisfy { $0.read(for: 5).closed }, "every stalled WebSocket was closed")
+            #expect(eventually(within: 15) { running.server.streams.withLock { $0 } == 0 }, "every slot was given back")
             let fresh = try RawConnection(port: port)
             #expect(fresh.upgradeToWebSocket(port: port).hasPrefix("HTTP/1.1 101"), "its slot came back")
             // Its hello carries the snapshot of every event published above: long to build under load.
