@@ -59,7 +59,7 @@ import Testing
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": listener.path])
         #expect(notifier.isEnabled)
         #expect(notifier.notify(["READY=1", "STATUS=camera /dev/video0: 30.0 fps\nsecond line"]))
-        #expect(listener.waitFor(timeout: 5) { $0 == "READY=1" })
+        #expect(listener.waitFor(timeout: answerWithin) { $0 == "READY=1" })
         #expect(listener.messages.first?.fields == ["READY=1", "STATUS=camera /dev/video0: 30.0 fps second line"])
     }
 

@@ -51,13 +51,12 @@ final class RunningServer: @unchecked Sendable {
         server.hub.publish(.item(.added(tracked("A")), frame: 3))
         try await blocking { [server] in
             let client = try server.connect()
-            // Generous: a full test run on 2 cores once kept the hello past 5 s (fresh clone, 2026-11-26).
-            let line = try client.readLine(timeout: 20)
+            let line = try client.readLine(timeout: answerWithin)
             guard case .hello(let hello)? = try line.map({ try EventLine(decoding: $0).event }) else { throw ExpectedEvent("hello", line) }
             #expect(hello.cameraAvailable && hello.version == 1)
             #expect(hello.items.map(\.payload) == ["A"])
             server.hub.publish(.item(.added(tracked("B", id: 2)), frame: 4))
-            let added = try EventLine(decoding: try client.readLine(timeout: 20) ?? "")
+            let added = try EventLine(decoding: try client.readLine(timeout: answerWithin) ?? "")
             #expect(added.event.name == "added" && added.seq == 3 && added.event.frame == 4)
             #expect(added.event.item?.payload == "B")
         }
@@ -69,10 +68,10 @@ final class RunningServer: @unchecked Sendable {
         server.hub.publish(.item(.added(tracked("A")), frame: 1))
         try await blocking { [server] in
             let client = try server.connect()
-            _ = try client.readLine(timeout: 5)
+            _ = try client.readLine(timeout: answerWithin)
             func ask(_ line: String) throws -> JSONValue {
                 try client.send(line)
-                return JSONLines.object(try client.readLine(timeout: 5))
+                return JSONLines.object(try client.readLine(timeout: answerWithin))
             }
             let ping = try ask(#"{"request":"ping","id":7}"#)
             #expect(ping["reply"]?.string == "ping" && ping["ok"]?.bool == true && ping["id"]?.int == 7)
@@ -112,14 +111,14 @@ final class RunningServer: @unchecked Sendable {
         let server = try await RunningServer()
         try await blocking { [server] in
             let client = try server.connect()
-            _ = try client.readLine(timeout: 5)
+            _ = try client.readLine(timeout: answerWithin)
             try client.send(#"{"request":"subscribe","kinds":["text"],"contentTypes":["telephoneNumber"]}"#)
-            #expect(JSONLines.object(try client.readLine(timeout: 5))["ok"]?.bool == true)
+            #expect(JSONLines.object(try client.readLine(timeout: answerWithin))["ok"]?.bool == true)
             server.hub.publish(.item(.added(tracked("QR")), frame: 1))
             server.hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 2)), frame: 2))
             server.hub.publish(.sourceUnavailable(reason: "unplugged"))
-            let first = try EventLine(decoding: try client.readLine(timeout: 5) ?? "").event
-            let second = try EventLine(decoding: try client.readLine(timeout: 5) ?? "").event
+            let first = try EventLine(decoding: try client.readLine(timeout: answerWithin) ?? "").event
+            let second = try EventLine(decoding: try client.readLine(timeout: answerWithin) ?? "").event
             #expect(first.item?.payload == "+14155550123")
             #expect(second == .unavailable(reason: "unplugged"))
         }
@@ -130,21 +129,21 @@ final class RunningServer: @unchecked Sendable {
         let server = try await RunningServer()
         try await blocking { [server] in
             let client = try server.connect()
-            _ = try client.readLine(timeout: 5)
+            _ = try client.readLine(timeout: answerWithin)
             try client.send(#"{"request":"subscribe","symbologies":["ean13"]}"#)
-            #expect(JSONLines.object(try client.readLine(timeout: 5))["ok"]?.bool == true)
+            #expect(JSONLines.object(try client.readLine(timeout: answerWithin))["ok"]?.bool == true)
             var ean = tracked("4006381333931", id: 3)
             ean.item.symbology = .ean13
             server.hub.publish(.item(.added(tracked("QR")), frame: 1))
             server.hub.publish(.item(.added(tracked("+14155550123", kind: .text, id: 2)), frame: 2))
             server.hub.publish(.item(.added(ean), frame: 3))
             // Each list filters its own kind: symbologies the codes, contentTypes (empty: all) the text.
-            let first = try EventLine(decoding: try client.readLine(timeout: 5) ?? "").event
-            let second = try EventLine(decoding: try client.readLine(timeout: 5) ?? "").event
+            let first = try EventLine(decoding: try client.readLine(timeout: answerWithin) ?? "").event
+            let second = try EventLine(decoding: try client.readLine(timeout: answerWithin) ?? "").event
             #expect(first.item?.payload == "+14155550123", "\(first)")
             #expect(second.item?.payload == "4006381333931", "the QR code was filtered out: \(second)")
             try client.send(#"{"request":"subscribe","symbologies":["aztec-ish"]}"#)
-            let bad = JSONLines.object(try client.readLine(timeout: 5))
+            let bad = JSONLines.object(try client.readLine(timeout: answerWithin))
             #expect(bad["error"]?["code"]?.string == "bad-argument")
         }
         await server.stop()
@@ -155,14 +154,14 @@ final class RunningServer: @unchecked Sendable {
         try await blocking { [server] in
             let bad = try server.connect()
             let good = try server.connect()
-            _ = try bad.readLine(timeout: 5)
-            _ = try good.readLine(timeout: 5)
+            _ = try bad.readLine(timeout: answerWithin)
+            _ = try good.readLine(timeout: answerWithin)
             try bad.send(String(repeating: "x", count: 5000))
-            let reply = JSONLines.object(try bad.readLine(timeout: 5))
+            let reply = JSONLines.object(try bad.readLine(timeout: answerWithin))
             #expect(reply["error"]?["code"]?.string == "line-too-long")
-            #expect(try bad.readLine(timeout: 5) == nil, "then closed")
+            #expect(try bad.readLine(timeout: answerWithin) == nil, "then closed")
             try good.send(#"{"request":"ping"}"#)
-            #expect(JSONLines.object(try good.readLine(timeout: 5))["ok"]?.bool == true)
+            #expect(JSONLines.object(try good.readLine(timeout: answerWithin))["ok"]?.bool == true)
         }
         await server.stop()
     }
@@ -177,7 +176,7 @@ final class RunningServer: @unchecked Sendable {
             }
             for _ in 0..<20 {
                 let client = try server.connect()
-                _ = try client.readLine(timeout: 5)
+                _ = try client.readLine(timeout: answerWithin)
                 var lines = 0
                 for _ in 0..<20 {
                     var bytes = (0..<Int(next() % 200)).map { _ in next() }.filter { $0 != 0x0A }
@@ -186,14 +185,14 @@ final class RunningServer: @unchecked Sendable {
                     lines += 1
                 }
                 for _ in 0..<lines {
-                    let reply = JSONLines.object(try client.readLine(timeout: 5))
+                    let reply = JSONLines.object(try client.readLine(timeout: answerWithin))
                     #expect(reply["ok"]?.bool == false)
                 }
             }
             let after = try server.connect()
-            _ = try after.readLine(timeout: 5)
+            _ = try after.readLine(timeout: answerWithin)
             try after.send(#"{"request":"ping"}"#)
-            #expect(JSONLines.object(try after.readLine(timeout: 5))["ok"]?.bool == true)
+            #expect(JSONLines.object(try after.readLine(timeout: answerWithin))["ok"]?.bool == true)
         }
         await server.stop()
     }
@@ -204,14 +203,14 @@ final class RunningServer: @unchecked Sendable {
             var clients: [ScannerConnection] = []
             for _ in 0..<200 {
                 let client = try server.connect()
-                _ = try client.readLine(timeout: 10)
+                _ = try client.readLine(timeout: answerWithin)
                 clients.append(client)
             }
             for i in 0..<50 { server.hub.publish(.item(.updated(tracked("A")), frame: i)) }
             var inOrder = 0
             for client in clients {
                 var frames: [Int] = []
-                for _ in 0..<50 { frames.append(JSONLines.object(try client.readLine(timeout: 10))["frame"]?.int ?? -1) }
+                for _ in 0..<50 { frames.append(JSONLines.object(try client.readLine(timeout: answerWithin))["frame"]?.int ?? -1) }
                 if frames == Array(0..<50) { inOrder += 1 }
             }
             #expect(inOrder == 200, "clients that got all 50 events in order")
@@ -224,15 +223,15 @@ final class RunningServer: @unchecked Sendable {
         let server = try await RunningServer(queueLimit: 64)
         let stalled = try server.connect()
         let reader = try server.connect()
-        _ = try await blocking { try stalled.readLine(timeout: 5) }
-        _ = try await blocking { try reader.readLine(timeout: 5) }
+        _ = try await blocking { try stalled.readLine(timeout: answerWithin) }
+        _ = try await blocking { try reader.readLine(timeout: answerWithin) }
         // Big events, so the stalled client's socket buffer fills and its queue overflows.
         let big = tracked(String(repeating: "P", count: 4000))
         let received = Mutex(0)
         let readerTask = Task {
             try await blocking { () -> [Int] in
                 var frames: [Int] = []
-                while frames.count < 2000, let line = try reader.readLine(timeout: 20) {
+                while frames.count < 2000, let line = try reader.readLine(timeout: answerWithin) {
                     frames.append(JSONLines.object(line)["frame"]?.int ?? -1)
                     received.withLock { $0 = frames.count }
                 }
@@ -254,7 +253,7 @@ final class RunningServer: @unchecked Sendable {
         let (count, lastEvent) = try await blocking { () -> (Int, String?) in
             var last: String?
             var count = 0
-            while let line = try stalled.readLine(timeout: 10) {
+            while let line = try stalled.readLine(timeout: answerWithin) {
                 last = (try? EventLine(decoding: line))?.event.name
                 count += 1
             }
@@ -270,11 +269,11 @@ final class RunningServer: @unchecked Sendable {
         try await blocking { [server] in
             let a = try server.connect()
             let b = try server.connect()
-            _ = try a.readLine(timeout: 5)
-            _ = try b.readLine(timeout: 5)
+            _ = try a.readLine(timeout: answerWithin)
+            _ = try b.readLine(timeout: answerWithin)
             let c = try server.connect()
-            #expect(JSONLines.object(try c.readLine(timeout: 5))["error"]?["code"]?.string == "too-many-clients")
-            #expect(try c.readLine(timeout: 5) == nil)
+            #expect(JSONLines.object(try c.readLine(timeout: answerWithin))["error"]?["code"]?.string == "too-many-clients")
+            #expect(try c.readLine(timeout: answerWithin) == nil)
         }
         await server.stop()
     }
@@ -310,7 +309,7 @@ final class RunningServer: @unchecked Sendable {
         var iterator = ready.stream.makeAsyncIterator()
         _ = await iterator.next()
         let event = try await blocking {
-            (try ScannerConnection(path: path).readLine(timeout: 5)).flatMap { try? EventLine(decoding: $0).event.name }
+            (try ScannerConnection(path: path).readLine(timeout: answerWithin)).flatMap { try? EventLine(decoding: $0).event.name }
         }
         #expect(event == "hello")
         task.cancel()

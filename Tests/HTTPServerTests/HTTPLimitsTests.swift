@@ -83,7 +83,7 @@ import Testing
             ] {
                 let client = try RawConnection(port: port)
                 client.send(request)
-                let (bytes, closed) = client.read(for: 5)
+                let (bytes, closed) = client.read(for: answerWithin)
                 #expect(
                     bytes.text.hasPrefix("HTTP/1.1 400 ") && bytes.text.contains(#""code":"malformed""#), "\(request.debugDescription): \(bytes.text)"
                 )
@@ -92,7 +92,7 @@ import Testing
             // A good request, then garbage: the answer to the first, then the end.
             let client = try RawConnection(port: port)
             client.send("GET /items HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\nXXX / HTTP/1.1 zz\r\n\r\n")
-            let (bytes, closed) = client.read(for: 5)
+            let (bytes, closed) = client.read(for: answerWithin)
             #expect(bytes.text.hasPrefix("HTTP/1.1 200 ") && !bytes.text.contains("400") && closed, "\(bytes.text)")
         }
     }
@@ -106,7 +106,7 @@ import Testing
             func exchange(_ method: String, _ path: String) throws -> String {
                 let client = try RawConnection(port: port)
                 client.send("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
-                return client.read(for: 5).bytes.text
+                return client.read(for: answerWithin).bytes.text
             }
             func length(_ response: String) -> String? {
                 response.lowercased().components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
@@ -213,7 +213,7 @@ import Testing
             // Closed a second after the cut-off, whether or not they read: what was sent before the
             // end is still in their buffers, then the end.
             Thread.sleep(forTimeInterval: 1.5)
-            #expect(stalled.allSatisfy { $0.read(for: 5).closed }, "every stalled stream was closed")
+            #expect(stalled.allSatisfy { $0.read(for: answerWithin).closed }, "every stalled stream was closed")
             // A slot is given back when its stream's task has ended, which may come after the client saw the close.
             #expect(eventually(within: 15) { running.server.streams.withLock { $0 } == 0 }, "every slot was given back")
             let fresh = try running.stream("/events")
@@ -234,7 +234,7 @@ import Testing
             publishBigEvents(until: 5, overflowIn: running.hub)
             #expect(running.hub.overflows == 5)
             Thread.sleep(forTimeInterval: 1.5)
-            #expect(stalled.allSatisfy { $0.read(for: 5).closed }, "every stalled WebSocket was closed")
+            #expect(stalled.allSatisfy { $0.read(for: answerWithin).closed }, "every stalled WebSocket was closed")
             #expect(eventually(within: 15) { running.server.streams.withLock { $0 } == 0 }, "every slot was given back")
             let fresh = try RawConnection(port: port)
             #expect(fresh.upgradeToWebSocket(port: port).hasPrefix("HTTP/1.1 101"), "its slot came back")
@@ -269,7 +269,7 @@ import Testing
                     ("GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                         + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8)
                     + RawConnection.frame(Array(#"{"request":"ping"}"#.utf8)))
-            let (bytes, closed) = eager.read(for: 3)
+            let (bytes, closed) = eager.read(for: answerWithin)
             #expect(closed && !bytes.text.contains(#""reply":"ping""#), "\(bytes.text.prefix(80))")
         }
     }
@@ -315,7 +315,10 @@ import Testing
                 let client = try RawConnection(port: port)
                 #expect(client.upgradeToWebSocket(port: port).hasPrefix("HTTP/1.1 101"), "\(name)")
                 client.send(frame)
-                let (bytes, _) = client.read(for: 2)
+                // Until the close frame, or the reply when there should be one.
+                let (bytes, _) = client.read(within: answerWithin) {
+                    code == nil ? $0.text.contains(#""reply":"ping""#) : RawConnection.closeCode(in: $0) != nil
+                }
                 if let code {
                     #expect(RawConnection.closeCode(in: bytes) == code, "\(name): \(bytes.prefix(64))")
                     #expect(!bytes.text.contains(#""reply":"ping""#), "\(name) was not answered")

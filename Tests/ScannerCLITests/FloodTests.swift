@@ -141,7 +141,7 @@ import Testing
         }
         #expect(try overflows() == 63)
         Thread.sleep(forTimeInterval: 1.5)
-        let open = stalled.filter { !$0.read(for: 5).closed }.count
+        let open = stalled.filter { !$0.read(for: answerWithin).closed }.count
         #expect(open == 0, "\(open) stalled streams still open")
         let fresh = try Subprocess.run("/usr/bin/curl", ["-s", "-N", "--max-time", "3", "http://127.0.0.1:\(port)/events"], timeout: 10)
         #expect(fresh.stdout.contains(#""event":"hello""#), "a new stream is served: \(fresh.stdout.prefix(200))")

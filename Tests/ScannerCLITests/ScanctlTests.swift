@@ -548,7 +548,7 @@ import Testing
         }
         writer.start()
         let connection = try ScannerConnection(path: path)
-        #expect(try connection.readLine(timeout: 5) == #"{"event":"hello"}"#)
-        #expect(try connection.readLine(timeout: 5) == nil, "the cut line is dropped: the stream ended")
+        #expect(try connection.readLine(timeout: answerWithin) == #"{"event":"hello"}"#)
+        #expect(try connection.readLine(timeout: answerWithin) == nil, "the cut line is dropped: the stream ended")
     }
 }

@@ -54,7 +54,7 @@ import Testing
         // figure, about 0.4 s: docs/benchmarks.md).
         let status = daemon.stop(signal: SIGTERM, timeout: 5)
         #expect(status == 0)
-        #expect(client.waitFor(timeout: 5) { Self.events($0).last?.name == "end" }, "\(client.output.suffix(5))")
+        #expect(client.waitFor(timeout: answerWithin) { Self.events($0).last?.name == "end" }, "\(client.output.suffix(5))")
         let events = Self.events(client.output)
         // Everything that was added and not yet removed is removed before `end`.
         var open = Set<UUID>()

@@ -1,5 +1,10 @@
 import Foundation
 
+/// How long a test waits for an answer it expects (a line, a reply, the end of a stream, a close).
+/// Generous: only a failing test waits it out, and a full test run on 2 cores has kept a hello, a
+/// ping's answer and an HTTP response past 5 s (fresh clones, 2026-11-26; CI is busier still).
+public let answerWithin: Double = 20
+
 /// Whether `condition` held within `seconds`, asked every 50 ms: for state that another thread
 /// reaches soon, but on a loaded machine not at any fixed moment.
 public func eventually(within seconds: Double, _ condition: () -> Bool) -> Bool {
