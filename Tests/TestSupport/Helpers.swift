@@ -68,11 +68,11 @@ public struct ScannerClientProbe {
     }
 
     /// The `hello` line the daemon greets a new connection with.
-    public func hello(timeout: Double = 5) throws -> String { try connection.readHello(timeout: timeout) }
+    public func hello(timeout: Double = answerWithin) throws -> String { try connection.readHello(timeout: timeout) }
 
     /// Sends `line`, returns the first reply line (skipping hello and events); "" when the daemon
     /// closed the connection or said nothing for `timeout` seconds.
-    public func ask(_ line: String, timeout: Double = 10) throws -> String {
+    public func ask(_ line: String, timeout: Double = answerWithin) throws -> String {
         try connection.send(line)
         let deadline = Date().addingTimeInterval(timeout)
         while deadline.timeIntervalSinceNow > 0 {
