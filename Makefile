@@ -11,6 +11,7 @@
 #   make soak    10 minutes on the emulated camera with unplugs: RSS / descriptors flat? → docs/benchmarks.md
 #   make flood   the floods of issue #39 (photos never read, idle HTTP connections, stalled streams)
 #   make score-real  `scannerd scan` on real receipt photos beside PP-OCRv6 alone (issue #40; REAL_DEV_MIRROR=)
+#   make score-real-live  the same receipts held up to the camera, read live at realtime, beside `scan` (issue #52)
 #   make footage realistic webcam clips with exact truth (Tests/Fixtures/footage) → .build/footage;
 #                make score-footage runs the daemon on each and scores it against the truth
 #                make score-scan scores `scannerd scan` on their middle legible frames
@@ -71,7 +72,7 @@ TEST_PACKAGES := systemd udev chromium mosquitto mosquitto-clients
 # Tests/system/check-deb.sh (lintian, readelf).
 PACKAGE_PACKAGES := dpkg-dev lintian binutils
 
-.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real apt-deps pypi-tools test-deps package-deps runtime models zxing zxing-headers zbar-header run-resolve run-compile
+.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real score-real-live score-venv apt-deps pypi-tools test-deps package-deps runtime models zxing zxing-headers zbar-header run-resolve run-compile
 
 deps: apt-deps runtime models zxing zbar-header
 
@@ -273,17 +274,31 @@ score-scan: build
 # REAL_DEV: the set's JSON; REAL_DEV_MIRROR: the git directory of a mirror of tmnestor/lmm-comparison-notebook, where the images
 # are (../shared/real-dev/README.md); they are cached in .build/real-dev, never committed.
 # REAL_LIMIT=N scores the first N images; REAL_SHOW=1 lists every miss and false item.
+# REAL_DEV_MIRROR has no default: where a mirror lies is the machine's business (the search tool's
+# `fetch github:tmnestor/lmm-comparison-notebook` prints its path).
 REAL_DEV ?= $(abspath $(CURDIR)/../shared/real-dev/wildreceipt-dev.json)
-REAL_DEV_MIRROR ?= /work/.mirror/tmnestor+lmm-comparison-notebook/repo
+REAL_DEV_MIRROR ?=
 REAL_LIMIT ?= 0
 SCORE_VENV := .build/score-venv
-score-real: deps
-	$(SWIFT) build -c release --product scannerd
+score-venv:
+	@[ -n "$(REAL_DEV_MIRROR)" ] || { echo "make $(MAKECMDGOALS): set REAL_DEV_MIRROR to the git directory of a mirror of tmnestor/lmm-comparison-notebook (../shared/real-dev/README.md)"; exit 2; }
 	@[ -x $(SCORE_VENV)/bin/python ] || python3 -m venv $(SCORE_VENV)
-	@$(SCORE_VENV)/bin/python -c "import rapidocr, onnxruntime, phonenumbers" 2>/dev/null || \
-		$(SCORE_VENV)/bin/pip install -q rapidocr==3.10.0 onnxruntime==1.32.0 phonenumbers==9.0.43
+	@$(SCORE_VENV)/bin/python -c "import rapidocr, onnxruntime, phonenumbers, segno" 2>/dev/null || \
+		$(SCORE_VENV)/bin/pip install -q rapidocr==3.10.0 onnxruntime==1.32.0 phonenumbers==9.0.43 segno==1.6.6
+
+score-real: deps score-venv
+	$(SWIFT) build -c release --product scannerd
 	$(SCORE_VENV)/bin/python Tests/real/score_real.py .build/release/scannerd $(REAL_DEV_MIRROR) .build/real-dev \
 		--dev $(REAL_DEV) --limit $(REAL_LIMIT) $(if $(REAL_SHOW),--show)
+
+# The development receipts held up to the camera (issue #52, Tests/real/score_real_live.py): a clip made of
+# every REAL_LIVE_EVERY-th receipt that has an item (.build/real-dev/live), each through `scannerd run --pace
+# realtime`, beside `scannerd scan` on the same photos in the same run. REAL_LIMIT=N: the first N clips.
+REAL_LIVE_EVERY ?= 3
+score-real-live: deps score-venv
+	$(SWIFT) build -c release --product scannerd
+	$(SCORE_VENV)/bin/python Tests/real/score_real_live.py .build/release/scannerd $(REAL_DEV_MIRROR) .build/real-dev \
+		--dev $(REAL_DEV) --every $(REAL_LIVE_EVERY) --limit $(REAL_LIMIT) $(if $(REAL_SHOW),--show)
 
 # The Debian package (issue #18): release binaries with the Swift runtime linked in (no toolchain on
 # the kiosk), built in a directory of their own so the dynamic build stays as it is.

@@ -17,6 +17,8 @@ public struct SequenceStatistics: Sendable, Equatable {
         ocrSkippedUnchanged = text?.skippedUnchanged ?? 0
         ocrDetectionFailures = text?.detectionFailures.count ?? 0
         ocrLastDetectionFailure = text?.detectionFailures.last
+        ocrWholeFrameLooks = text?.wholeFrameLooks ?? 0
+        ocrWindowLooks = text?.windowLooks ?? 0
     }
 
     public var framesScanned = 0
@@ -38,6 +40,9 @@ public struct SequenceStatistics: Sendable, Equatable {
     /// Frames the line detector failed on (its runtime's error: they gave no lines), and the last error.
     public var ocrDetectionFailures = 0
     public var ocrLastDetectionFailure: String?
+    /// The line detector's looks at the whole frame, and at windows of it (`TextLooks`).
+    public var ocrWholeFrameLooks = 0
+    public var ocrWindowLooks = 0
     /// Passes of the document stage (`DocumentStage`).
     public var documentPasses = 0
     public init() {}

@@ -4,8 +4,9 @@ import ScannerCore
 import Tracking
 
 /// Text for one frame behind the gates, line by line: unchanged since the last pass and every line
-/// confirmed → that reading again; too blurred → not read (nil); otherwise the lines are detected on
-/// the frame at full resolution and the `LineSchedule` picks the few to read (new ones, unconfirmed
+/// confirmed → that reading again; too blurred → not read (nil); otherwise the lines are detected
+/// where `TextLooks` says to look (the frame reduced, or windows of it at full resolution and
+/// closer) and the `LineSchedule` picks the few to read (new ones, unconfirmed
 /// ones, and now and then confirmed ones); the other lines keep their last reading, placed where the
 /// line is now.
 /// Owned by one thread at a time (`Pipeline`: the caller's thread, every frame; or the text thread, newest frame).
@@ -34,6 +35,13 @@ final class TextStage: @unchecked Sendable {
     /// behind from the frame with the card in it.
     let presence: PresenceWatch
     private var lastSharpness = 0.0
+    /// Where the detector looks on each pass, and at what scale (`TextLooks`).
+    private var looks = TextLooks()
+    /// The quads of the lines the last detection found (full-resolution pixels): `looks`' evidence.
+    private var lastLines: [Quad] = []
+    /// Windows looked at below or at full resolution, beside looks at the whole frame (`stats`).
+    var windowLooks = 0
+    var wholeFrameLooks = 0
     /// When lines of text were last found, and the glyph height of the largest (full-resolution px).
     private var linesSeen: (time: Double, glyphHeight: Double)?
 
@@ -83,7 +91,8 @@ final class TextStage: @unchecked Sendable {
         _ image: GrayImage, detail: () -> GrayImage? = { nil }, believed: Set<String>? = nil, time: Double, confirming: Bool = false
     ) -> PassText? {
         let thumbnail = FrameMetrics.thumbnail(image)
-        defer { guidanceSample = sample(thumbnail, time: time) }
+        let heldUp = presence.detector.observe(thumbnail, time: time)
+        defer { guidanceSample = sample(thumbnail, heldUp: heldUp, time: time) }
         let unchanged = gate.isUnchanged(thumbnail)
         if Self.skipsStillFrame(
             unchanged: unchanged, pendingLines: schedule.hasPendingLines, stillFor: sceneReadAt.map { time - $0 } ?? 0)
@@ -116,7 +125,8 @@ final class TextStage: @unchecked Sendable {
         // costliest to read: a rule line or an edge straightened to the reading height is a long
         // strip that took Tesseract 100–200 ms to read as nothing. Measured on the footage (2026-11-22, five
         // clips): 75 such reads, a fifth of the reading time, none typed.
-        let lines = timed(.detection) { scanner.textLines(in: full) }.filter { $0.glyphs >= Self.minimumGlyphs }
+        let lines = detectLines(in: full, heldUp: heldUp, time: time).filter { $0.glyphs >= Self.minimumGlyphs }
+        lastLines = lines.map(\.quad)
         // Guidance's evidence of text in view is the classical detector's (`lookForLinesForGuidance`).
         lookForLinesForGuidance(in: full, measured: true, time: time)
         let quads = lines.map(\.quad)
@@ -185,6 +195,22 @@ final class TextStage: @unchecked Sendable {
         return reading
     }
 
+    /// The lines of `full` (the frame at full resolution), found where `looks` says to look.
+    private func detectLines(in full: GrayImage, heldUp: Bool, time: Double) -> [TextLine] {
+        let area = scanner.options.regionOfInterest.pixelRect(width: full.width, height: full.height)
+        guard let input = scanner.detectionInput(for: area) else {
+            wholeFrameLooks += 1
+            return timed(.detection) { scanner.textLines(in: full) }
+        }
+        let region = heldUp ? presence.detector.changedRegion.map { $0.pixelRect(width: full.width, height: full.height) } : nil
+        var found: [TextLine] = []
+        for look in looks.plan(area: area, input: input, heldUp: region, lines: lastLines, time: time) {
+            if look.rect == area { wholeFrameLooks += 1 } else { windowLooks += 1 }
+            found = TextLooks.merged(found, timed(.detection) { scanner.textLines(in: full, within: look.rect) })
+        }
+        return found
+    }
+
     /// Guidance's lines are looked for on unread (blurred) frames at most this often, seconds.
     static let guidanceLookEvery = 0.5
     /// Lines found this long ago still count as text in view, seconds.
@@ -210,7 +236,7 @@ final class TextStage: @unchecked Sendable {
         linesSeen = (time, measured ? tallest : (linesSeen?.glyphHeight ?? .infinity))
     }
 
-    private func sample(_ thumbnail: [UInt8], time: Double) -> GuidanceSample {
+    private func sample(_ thumbnail: [UInt8], heldUp: Bool, time: Double) -> GuidanceSample {
         defer { previous = (thumbnail, time) }
         let count = Double(max(1, thumbnail.count))
         // Change per 30th of a second: passes come every few frames, at a pace of their own.
@@ -224,7 +250,7 @@ final class TextStage: @unchecked Sendable {
             time: time, textInView: recent != nil, brightness: Double(thumbnail.reduce(0) { $0 + Int($1) }) / count,
             saturated: Double(thumbnail.filter { $0 >= 254 }.count) / count, sharpness: lastSharpness, motion: motion,
             largestGlyphHeight: recent.flatMap { $0.glyphHeight.isFinite ? $0.glyphHeight : nil },
-            somethingHeldUp: presence.detector.observe(thumbnail, time: time))
+            somethingHeldUp: heldUp)
     }
 
     private func timed<T>(_ stage: PipelineMetrics.Stage, _ body: () -> T) -> T {

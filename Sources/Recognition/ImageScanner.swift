@@ -11,6 +11,11 @@ import TextRecognition
 public struct TextLine: Sendable, Equatable {
     public var quad: Quad
     public var glyphs: Int
+
+    public init(quad: Quad, glyphs: Int) {
+        self.quad = quad
+        self.glyphs = glyphs
+    }
 }
 
 /// What to scan for and how: VisionKit's scanner configuration for one image.
@@ -206,14 +211,22 @@ public final class ImageScanner {
     ///   the detector network sees text in a camera's noise on an empty scene (the sequence clip's
     ///   empty gray frames: a region of mean probability ~0.6 over half the frame, 2026-11-26), and
     ///   the person was told the empty scene was blurry.
-    public func textLines(in image: GrayImage, evenFaint: Bool = false) -> [TextLine] {
+    /// - Parameter window: look only there (pixels of `image`, inside the region of interest: the
+    ///   live pipeline's `TextLooks`); nil: the region of interest.
+    public func textLines(in image: GrayImage, within window: PixelRect? = nil, evenFaint: Bool = false) -> [TextLine] {
         guard fusion != nil else { return [] }
-        let roi = options.regionOfInterest.pixelRect(width: image.width, height: image.height)
+        let roi = window ?? options.regionOfInterest.pixelRect(width: image.width, height: image.height)
         let region = image.cropped(to: roi)
         guard evenFaint || region.contrastSpread() >= settings.minimumContrastForText else { return [] }
         return (evenFaint ? lineReader.lines(in: region) : lineDetector.lines(in: region)).map { line in
             TextLine(quad: line.quad.map { Point(x: $0.x + Double(roi.x), y: $0.y + Double(roi.y)) }, glyphs: line.glyphs)
         }
+    }
+
+    /// The size the line detector looks at `area` in (`LineDetector.inputSize`); nil when it looks
+    /// at any image at its own scale, or no text is wanted.
+    public func detectionInput(for area: PixelRect) -> (width: Int, height: Int)? {
+        fusion == nil ? nil : lineDetector.inputSize(width: area.width, height: area.height)
     }
 
     /// Barcode reads zxing-cpp failed (they found nothing), and why it last did.

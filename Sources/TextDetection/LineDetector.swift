@@ -11,12 +11,17 @@ public protocol LineDetector: AnyObject {
     /// Images it failed on (its runtime's error), and the last error: those images gave no lines.
     var failures: Int { get }
     var lastFailure: InferenceError? { get }
+    /// The size it looks at an image of `width` × `height` in, where it reduces every image to one
+    /// size (what it finds then depends on a line's height at that size: the live pipeline chooses
+    /// what part of a frame to give it, `TextLooks`); nil: it looks at any image at its own scale.
+    func inputSize(width: Int, height: Int) -> (width: Int, height: Int)?
 }
 
 extension LineDetector {
     /// A detector that cannot fail.
     public var failures: Int { 0 }
     public var lastFailure: InferenceError? { nil }
+    public func inputSize(width: Int, height: Int) -> (width: Int, height: Int)? { nil }
 }
 
 /// The classical detector (`TextLineDetector`: local-mean ink masks, glyph components chained into
@@ -53,6 +58,10 @@ public final class ClassicalLineDetector: LineDetector, Sendable {
 }
 
 extension NetworkLineDetector: LineDetector {
+    public func inputSize(width: Int, height: Int) -> (width: Int, height: Int)? {
+        Self.inputSize(width: width, height: height, shorterSideAtLeast: shorterSideAtLeast, longerSideAtMost: longerSideAtMost)
+    }
+
     /// The network's lines; none when the runtime failed on this image (`lastFailure` says why).
     public func lines(in image: GrayImage) -> [TextLineDetector.GlyphLine] {
         do {

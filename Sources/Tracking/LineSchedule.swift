@@ -83,6 +83,8 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         public var lastClear: Reading?
         /// Its latest read said only a part of what it said before (`record(…, part:)`).
         public var saidPart = false
+        /// How many times it was read (`record`).
+        public var timesRead = 0
 
         /// How many of its latest reads say what the newest says (counting back to the first that does not).
         /// A read of nothing that was garbage agrees only with garbage: a line read blurred as garbage,
@@ -177,8 +179,8 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             lines[current[q]].passesSeen = min(Self.persistenceCap, lines[current[q]].passesSeen + 1)
         }
         // First the lines that said something and need a second read to be believed (what makes an
-        // item appear); then, by priority × passes found, lines never read and lines whose reads do
-        // not yet agree (a line misread once into nothing must not wait behind every new speck of a
+        // item appear); then, by priority × passes found over the reads they had, lines never read
+        // and lines whose reads do not yet agree (a line misread once into nothing must not wait behind every new speck of a
         // cluttered desk moving behind the card: specks are new on every pass); then lines read
         // once, confidently, as saying nothing, for up to `rereadNothingAfter`; then confirmed lines
         // that are due.
@@ -188,13 +190,20 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             // card makes new "lines" on every pass, and by glyph count alone a wide strip of desk
             // texture outranked a poster's e-mail address, read once while blurred, for 2.7 s.
             let priority = priorities.isEmpty ? 0 : -priorities[q] * Double(line.passesSeen)
+            // Each read (but a read in doubt, which may have misread a phone number) weighs a line
+            // down by half its priority: on a receipt held up, lines of small print that read
+            // differently on every pass (approval codes, sequence numbers: many digits, so in doubt)
+            // were read pass after pass while its phone number's line waited; clutter, new on every
+            // pass and of few glyphs, still waits.
+            let reads = Double(max(0, line.timesRead - (line.reads.last?.doubt != nil ? 1 : 0)))
+            let share = priority / (1 + reads / 2)
             guard let lastRead = line.lastRead else { return (1, priority, 0) }
             guard needsReading(line) else {
                 // Plain text (not clutter) unread for long competes with the rest by priority: on a
                 // cluttered desk new specks are due on every pass, and a line taken for plain text
                 // while it came into focus would never be read again.
                 if line.saysNothing, line.garbageReads == 0, time - lastRead >= configuration.plainTextCompetesAfter {
-                    return (1, priority, lastRead)
+                    return (1, share, lastRead)
                 }
                 return (3, lastRead, priority)
             }
@@ -208,7 +217,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             {
                 return (2, priority, lastRead)
             }
-            return (1, priority, lastRead)
+            return (1, share, lastRead)
         }
         let due = quads.indices.filter { q in
             let line = lines[current[q]]
@@ -247,6 +256,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         if !unconfident, !part { lines[l].lastClear = reading }
         if lines[l].reads.count > configuration.confirmingReads { lines[l].reads.removeFirst() }
         lines[l].lastRead = time
+        lines[l].timesRead += 1
         lines[l].signatureRead = lines[l].signature
     }
 

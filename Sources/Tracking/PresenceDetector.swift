@@ -1,3 +1,5 @@
+import ScannerCore
+
 /// Whether something is held up in front of the camera (issue #43), from each frame's thumbnail
 /// (`FrameMetrics.thumbnail`: 32×32 cells of mean luma) — for guidance when no text line can be found
 /// yet: a card in a dark corner is too faint for the line detector, but it plainly changed the scene.
@@ -37,6 +39,33 @@ public struct PresenceDetector: Sendable {
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+    }
+
+    /// Where the frame differed from the scene behind at the last sample (normalized): the smallest
+    /// rectangle holding every changed cell that has a changed neighbour (a lone cell is noise or a
+    /// speck); nil when there is none. Where text may be held up (`TextLooks`).
+    public var changedRegion: NormalizedRect? {
+        let side = Int(Double(changed.count).squareRoot())
+        guard side > 0, side * side == changed.count else { return nil }
+        var x0 = side
+        var y0 = side
+        var x1 = -1
+        var y1 = -1
+        for y in 0..<side {
+            for x in 0..<side where changed[y * side + x] {
+                let neighbour = (max(0, y - 1)...min(side - 1, y + 1)).contains { ny in
+                    (max(0, x - 1)...min(side - 1, x + 1)).contains { nx in (nx != x || ny != y) && changed[ny * side + nx] }
+                }
+                guard neighbour else { continue }
+                x0 = min(x0, x)
+                y0 = min(y0, y)
+                x1 = max(x1, x)
+                y1 = max(y1, y)
+            }
+        }
+        guard x1 >= x0 else { return nil }
+        let cell = 1 / Double(side)
+        return NormalizedRect(x: Double(x0) * cell, y: Double(y0) * cell, width: Double(x1 - x0 + 1) * cell, height: Double(y1 - y0 + 1) * cell)
     }
 
     /// Whether something is held up in the frame whose thumbnail is `thumbnail`, at `time` (s).

@@ -334,6 +334,24 @@ import Testing
         #expect(plain.isConfirmed(plain.line(forQuad: 0)))
     }
 
+    /// Each read weighs a line down: a long line whose reads never agree (small print read
+    /// differently on every pass, in doubt) yields, after a few reads, to a shorter line not read
+    /// yet; without that it was read on every pass and the other never.
+    @Test func aLineReadAgainAndAgainYieldsToOneNotReadYet() throws {
+        var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
+        let long = line(10, 10, width: 400)
+        let short = line(10, 60, width: 120)
+        var readShortAt: Int?
+        for pass in 0..<8 where readShortAt == nil {
+            let chosen = schedule.plan([long, short], priorities: [40, 12], time: Double(pass) * 0.1)
+            if chosen == [1] { readShortAt = pass }
+            // Many digits, read differently each time: in doubt, and never agreeing.
+            schedule.record("", key: [], forQuad: chosen[0], time: Double(pass) * 0.1, confidence: 0.7, doubt: "APPROVED 60815\(pass)")
+        }
+        let pass = try #require(readShortAt, "the short line was never read")
+        #expect(pass <= 6, "read on pass \(pass)")
+    }
+
     /// A line read blurred as garbage, then as plain text, is not yet confirmed as plain text: the
     /// garbage read agrees only with garbage. Confirmed as plain text, on a desk whose clutter
     /// brings new lines on every pass, it is read again by priority after `plainTextCompetesAfter`.

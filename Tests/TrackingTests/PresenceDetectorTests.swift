@@ -19,6 +19,22 @@ import Tracking
         }
     }
 
+    /// Where something is held up (issue #52: where the text stage looks closely): the card's cells,
+    /// not a lone cell that changed (a speck, noise).
+    @Test func theChangedRegionIsTheCardsCells() throws {
+        var presence = PresenceDetector()
+        _ = presence.observe(Self.frame(level: 120, seed: 1), time: 0)
+        #expect(presence.changedRegion == nil, "the scene behind, nothing changed")
+        var withCard = Self.frame(level: 120, card: 240, seed: 2)
+        withCard[30 * 32 + 2] = 250  // one lone cell far from the card
+        let held = presence.observe(withCard, time: 0.1)
+        #expect(held)
+        let region = try #require(presence.changedRegion)
+        // Rows 8..<18 and columns 10..<22 of the 32×32 grid.
+        #expect(abs(region.x - 10.0 / 32) < 1e-9 && abs(region.width - 12.0 / 32) < 1e-9, "\(region)")
+        #expect(abs(region.y - 8.0 / 32) < 1e-9 && abs(region.height - 10.0 / 32) < 1e-9, "\(region)")
+    }
+
     @Test func anEmptySceneNoiseAndFlickerIsNothing() {
         var presence = PresenceDetector()
         for (n, gain) in zip(0..<100, (0..<100).map { 1 + 0.04 * Double($0 % 7 - 3) / 3 }) {

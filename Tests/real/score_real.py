@@ -165,14 +165,20 @@ def truth(image, region):
     verbatim in a line (`printed`: its text, lowercase, and its digits)."""
     required, accepted = [], []
     for line in image["lines"]:
-        text = line["text"]
-        # A phone line's digits; not a placeholder such as `(000)000-0000`.
-        if line["label"] == 5 and len(digits(text)) >= 7 and len(set(digits(text))) >= 3:
-            required.append(("telephoneNumber", digits(text)))
-        required += web_items(text)
-        accepted += phone_items(text, region)
+        required += required_items(line)
+        accepted += phone_items(line["text"], region)
     printed = [(l["text"].lower(), digits(l["text"])) for l in image["lines"]]
     return required, accepted, printed
+
+
+def required_items(line):
+    """The items one transcribed line holds that a reader must read."""
+    text = line["text"]
+    required = []
+    # A phone line's digits; not a placeholder such as `(000)000-0000`.
+    if line["label"] == 5 and len(digits(text)) >= 7 and len(set(digits(text))) >= 3:
+        required.append(("telephoneNumber", digits(text)))
+    return required + web_items(text)
 
 
 def printed_verbatim(item, printed):

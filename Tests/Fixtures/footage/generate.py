@@ -2,7 +2,11 @@
 """Realistic webcam footage with exact truth, for measuring scannerd (issue #13).
 
     python3 Tests/Fixtures/footage/generate.py OUTDIR [--seeds 1,2,3] [--size 1280x720]
-        [--scenarios card,phone,label,receipt,poster,sheet,desk] [--fps 30]
+        [--scenarios card,phone,label,receipt,poster,sheet,desk,smallprint] [--fps 30]
+
+`smallprint` is the card held at arm's length (capitals of 6–7 px: issue #52's test); `make footage`
+leaves it out of its default set, whose figures docs/benchmarks.md compares over time. `film` is
+the camera alone, for any document (Tests/real/score_real_live.py holds real receipts up to it).
 
 Needs numpy, pillow, segno and ppf-datamatrix (`make footage` installs them in .build/footage-venv), and Debian's
 fonts-dejavu-core. Writes, per scenario and seed, `SCENARIO-sSEED.mjpeg` (concatenated JPEGs, what an
@@ -415,6 +419,16 @@ def code_sheet(rng):
     return doc
 
 
+def small_print(rng):
+    """The business card held at arm's length (issue #52): its phone number's capitals 7 px high,
+    its e-mail and web addresses' 6 px (legible: capitals of 6 px and more)."""
+    doc = business_card(rng)
+    doc.held_scale = 7 / (44 * 0.73)
+    doc.legible_cap = 6
+    doc.thumb_scale = 0.45
+    return doc
+
+
 SCENARIOS = {
     "card": business_card,
     "phone": phone_screen,
@@ -423,6 +437,8 @@ SCENARIOS = {
     "poster": poster,
     "sheet": code_sheet,
     "desk": None,  # nothing held up: the empty, cluttered desk
+    # Last in sorted order: each scenario's noise is drawn by its index in that order.
+    "smallprint": small_print,
 }
 
 # MARK: - The camera
@@ -592,9 +608,21 @@ def render(scenario, seed, width, height, fps, seconds=6.0, exposure=None):
     camera's gain and noise turned up as in dim light; None: the seed decides (a third of the clips dim)."""
     rng = random.Random(f"{scenario}-{seed}")
     nrng = np.random.default_rng(seed * 1000 + sorted(SCENARIOS).index(scenario))
-    frames = int(seconds * fps)
     make = SCENARIOS[scenario]
     doc = make(rng) if make else None
+    clip, truth = film(doc, scenario, rng, nrng, width, height, fps, seconds, exposure)
+    return clip, {"scenario": scenario, "seed": seed, **truth}
+
+
+def film(doc, kind, rng, nrng, width, height, fps, seconds, exposure=None, scale=None, legible_cap=8):
+    """`doc` (None: the empty desk) held up over a desk, entering, held and leaving, as a webcam films
+    it: the clip's JPEG frames and the truth (without scenario and seed). `scale`: document pixels to
+    frame pixels while held (None: the shot chooses, a cap height of 9-20 px); `legible_cap`: the
+    smallest projected cap height (px) a text item is legible at."""
+    frames = int(seconds * fps)
+    if doc is not None:
+        scale = scale if scale is not None else getattr(doc, "held_scale", None)
+        legible_cap = getattr(doc, "legible_cap", legible_cap)
     background = desk_background(rng, width, height)
     dim = rng.random() < 0.34  # a third of the clips in dim light
     if exposure is not None:
@@ -602,6 +630,8 @@ def render(scenario, seed, width, height, fps, seconds=6.0, exposure=None):
     light_angle = rng.uniform(0, 2 * math.pi)
     quality = rng.randint(70, 85)
     shot = Shot(rng, frames, width, height, doc.image.size, dim, close_up=getattr(doc, "close_up", False)) if doc else None
+    if shot and scale is not None:
+        shot.scale = scale
     thumb_corner = rng.randrange(4) if doc else None
 
     yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
@@ -622,7 +652,7 @@ def render(scenario, seed, width, height, fps, seconds=6.0, exposure=None):
     truth_items = []
     # The document itself (issue #43): its four corners each frame it is in the picture at all,
     # whether all four are in the frame, and how far it moved (px of blur).
-    truth_document = {"kind": getattr(doc, "kind", None) or scenario, "frames": []} if doc else None
+    truth_document = {"kind": getattr(doc, "kind", None) or kind, "frames": []} if doc else None
     if doc:
         for item in doc.items:
             entry = {k: v for k, v in item.items() if k not in ("box", "capHeight", "module")}
@@ -680,7 +710,9 @@ def render(scenario, seed, width, height, fps, seconds=6.0, exposure=None):
             if getattr(doc, "close_up", False):
                 tx, ty = (corners[2][0] + corners[3][0]) / 2, (corners[2][1] + corners[3][1]) / 2
                 inward = (0, 80)
-            thumb = [tx + inward[0] - 45, ty + inward[1] - 70, tx + inward[0] + 45, ty + inward[1] + 70]
+            # A thumb is as far from the camera as what it holds: smaller on a card held far away.
+            tw, th = 45 * getattr(doc, "thumb_scale", 1.0), 70 * getattr(doc, "thumb_scale", 1.0)
+            thumb = [tx + inward[0] - tw, ty + inward[1] - th, tx + inward[0] + tw, ty + inward[1] + th]
             ImageDraw.Draw(frame).ellipse(thumb, fill=(206, 150, 125))
             blur_px = math.hypot(dx, dy)
             truth_document["frames"].append({
@@ -701,7 +733,7 @@ def render(scenario, seed, width, height, fps, seconds=6.0, exposure=None):
                     module = (math.dist(quad[0], quad[1]) / max(1, x1 - x0)) * item.get("module", 4)
                     legible = inside and not covered and blur_px < 2.5 and module >= 1.2
                 else:
-                    legible = inside and not covered and blur_px < 2.0 and cap >= 8
+                    legible = inside and not covered and blur_px < 2.0 and cap >= legible_cap
                 per_item[index] = {
                     "frame": f,
                     "corners": [[round(x / width, 4), round(y / height, 4)] for x, y in quad],
@@ -730,7 +762,7 @@ def render(scenario, seed, width, height, fps, seconds=6.0, exposure=None):
                 truth_items[index]["frames"].append(entry)
 
     truth = {
-        "scenario": scenario, "seed": seed, "width": width, "height": height, "fps": fps, "frames": frames,
+        "width": width, "height": height, "fps": fps, "frames": frames,
         "dim": dim, "exposure": exposure, "jpegQuality": quality, "items": truth_items, "document": truth_document,
         "typed": doc.typed if doc else [],
     }

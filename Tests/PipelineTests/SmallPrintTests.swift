@@ -1,0 +1,60 @@
+import Capture
+import Foundation
+import Logging
+import Recognition
+import ScannerCore
+import Synchronization
+import TestSupport
+import TestTraits
+import Testing
+import Tracking
+
+@testable import Pipeline
+
+/// Issue #52: small print is read live. The footage generator's business card held at arm's length
+/// (`smallprint`: its phone number's capitals 7 px high in a 1280×720 frame, 3.5 px in the frame
+/// reduced to the detector's 640 px) is replayed in process, every frame, with the text networks: the
+/// phone number is added within 15 frames of the first in which it is legible, and nothing the card
+/// does not say. (Seen failing with the detector's looks held to the whole frame at 640 px: added 41
+/// frames after legible, on the clip's 78th frame.)
+@Suite(.offThePool(minutes: 4), .serialized) struct SmallPrintTests {
+    struct Truth: Decodable {
+        struct Item: Decodable {
+            struct Sighting: Decodable {
+                var frame: Int
+                var legible: Bool
+            }
+            var payload: String?
+            var distractor: Bool?
+            var frames: [Sighting]
+        }
+        var items: [Item]
+    }
+
+    @Test func aCardHeldAtArmsLengthIsRead() throws {
+        let models = Fixtures.packageRoot.appendingPathComponent(".build/models").path
+        try #require(FileManager.default.fileExists(atPath: models + "/alphabet.json"), "the text networks are missing: `make test` makes them")
+        let scratch = try TemporaryDirectory("scannerd-small-print")
+        defer { withExtendedLifetime(scratch) {} }
+        let stem = try FootageClip.make("smallprint", seconds: 4, in: scratch)
+        let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: stem + ".json")))
+        let printed = Set(truth.items.filter { $0.distractor != true }.compactMap(\.payload))
+        let phone = "+15125550173"
+        let legible = try #require(
+            truth.items.first { $0.payload == phone }?.frames.first(where: \.legible)?.frame, "the phone number is legible in the clip")
+        let source = try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test"))
+        let pipeline = try Pipeline(
+            configuration: SequenceConfiguration(
+                options: ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: TextContentType.standard)), lineModel: models),
+            pacing: .everyFrame(fps: 30))
+        let added = Mutex<[(payload: String, frame: Int)]>([])
+        pipeline.run(source: source) { event in
+            guard case .item(.added(let tracked), let frame) = event else { return }
+            added.withLock { $0.append((tracked.item.payload, frame)) }
+        }
+        let events = added.withLock { $0 }
+        let frame = try #require(events.first { $0.payload == phone }?.frame, "the phone number of 7 px capitals: added \(events)")
+        #expect(frame <= legible + 15, "added at frame \(frame), legible from \(legible)")
+        for event in events { #expect(printed.contains(event.payload), "\(event.payload) is not on the card (\(printed))") }
+    }
+}
