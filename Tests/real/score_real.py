@@ -233,6 +233,16 @@ def score(reports, truths):
     return found, total, false, misses, falses
 
 
+def load_dev(path, mirror, tool):
+    """The development set at `path`, once it and the mirror of its images are there (else a one-line error)."""
+    if not os.path.isfile(path):
+        sys.exit(f"{tool}: {path}: no development set (REAL_DEV=)")
+    if not os.path.isdir(mirror):
+        sys.exit(f"{tool}: {mirror}: no mirror of the images' repository (REAL_DEV_MIRROR=; ../shared/real-dev/README.md)")
+    with open(path) as f:
+        return json.load(f)
+
+
 def images(dev, mirror, out, limit):
     os.makedirs(os.path.join(out, "images"), exist_ok=True)
     chosen = dev["images"][:limit] if limit else dev["images"]
@@ -349,12 +359,7 @@ def main():
     parser.add_argument("--scan-args", default="", help="more arguments for scannerd scan, space-separated")
     parser.add_argument("--dump", help="write scan's reports to this JSON file, each with its verdict (right, accepted, false)")
     args = parser.parse_args()
-    if not os.path.isfile(args.dev):
-        sys.exit(f"score-real: {args.dev}: no development set (REAL_DEV=)")
-    if not os.path.isdir(args.mirror):
-        sys.exit(f"score-real: {args.mirror}: no mirror of the images' repository (REAL_DEV_MIRROR=; ../shared/real-dev/README.md)")
-    with open(args.dev) as f:
-        dev = json.load(f)
+    dev = load_dev(args.dev, args.mirror, "score-real")
     chosen, paths = images(dev, args.mirror, args.out, args.limit)
     chosen = corrected(chosen)
     regions = [region_of(image) for image in chosen]

@@ -240,12 +240,7 @@ def main():
     parser.add_argument("--show", action="store_true", help="each clip's misses and false items")
     parser.add_argument("--only-clips", action="store_true", help="make the clips and stop")
     args = parser.parse_args()
-    if not os.path.isfile(args.dev):
-        sys.exit(f"score-real-live: {args.dev}: no development set (REAL_DEV=)")
-    if not os.path.isdir(args.mirror):
-        sys.exit(f"score-real-live: {args.mirror}: no mirror of the images' repository (REAL_DEV_MIRROR=; ../shared/real-dev/README.md)")
-    with open(args.dev) as f:
-        dev = json.load(f)
+    dev = score_real.load_dev(args.dev, args.mirror, "score-real-live")
     # Every image of the set, cached as `make score-real` caches them (its numbering).
     images, paths = score_real.images(dev, args.mirror, args.out, 0)
     images = score_real.corrected(images)
