@@ -18,30 +18,17 @@ import Tracking
 /// does not say. (Seen failing with the detector's looks held to the whole frame at 640 px: added 41
 /// frames after legible, on the clip's 78th frame.)
 @Suite(.offThePool(minutes: 4), .serialized) struct SmallPrintTests {
-    struct Truth: Decodable {
-        struct Item: Decodable {
-            struct Sighting: Decodable {
-                var frame: Int
-                var legible: Bool
-            }
-            var payload: String?
-            var distractor: Bool?
-            var frames: [Sighting]
-        }
-        var items: [Item]
-    }
-
     @Test func aCardHeldAtArmsLengthIsRead() throws {
         let models = Fixtures.packageRoot.appendingPathComponent(".build/models").path
         try #require(FileManager.default.fileExists(atPath: models + "/alphabet.json"), "the text networks are missing: `make test` makes them")
         let scratch = try TemporaryDirectory("scannerd-small-print")
         defer { withExtendedLifetime(scratch) {} }
         let stem = try FootageClip.make("smallprint", seconds: 4, in: scratch)
-        let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: stem + ".json")))
+        let truth = try FootageItemTruth(contentsOf: stem + ".json")
         let printed = Set(truth.items.filter { $0.distractor != true }.compactMap(\.payload))
         let phone = "+15125550173"
         let legible = try #require(
-            truth.items.first { $0.payload == phone }?.frames.first(where: \.legible)?.frame, "the phone number is legible in the clip")
+            truth.items.first { $0.payload == phone }?.firstLegible, "the phone number is legible in the clip")
         let source = try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test"))
         let pipeline = try Pipeline(
             configuration: SequenceConfiguration(

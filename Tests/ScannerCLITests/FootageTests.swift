@@ -17,21 +17,6 @@ import Testing
 @Suite(.offThePool(minutes: 5)) struct FootageTests {
     let scannerd = Subprocess.executable("scannerd")
 
-    struct Truth: Decodable {
-        struct Item: Decodable {
-            struct Sighting: Decodable {
-                var frame: Int
-                var visible: Bool
-                var legible: Bool
-            }
-            var kind: String
-            var payload: String?
-            var distractor: Bool?
-            var frames: [Sighting]
-        }
-        var items: [Item]
-    }
-
     struct Event: Decodable {
         struct Item: Decodable {
             var id: String
@@ -43,7 +28,7 @@ import Testing
     }
 
     /// Generates `scenario` for `seed` at 1280×720 and runs it through `scannerd run --pace none`.
-    func play(_ scenario: String, seed: Int) throws -> (truth: Truth, events: [Event]) {
+    func play(_ scenario: String, seed: Int) throws -> (truth: FootageItemTruth, events: [Event]) {
         let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
         try #require(
             FileManager.default.isExecutableFile(atPath: python),
@@ -54,7 +39,7 @@ import Testing
             timeout: 240)
         try #require(generated.status == 0, "\(generated.stderr)")
         let clip = "\(scratch.path)/\(scenario)-s\(seed)"
-        let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: clip + ".json")))
+        let truth = try FootageItemTruth(contentsOf: clip + ".json")
         let run = try Subprocess.run(
             scannerd, ["run", "--no-socket", "--source", clip + ".mjpeg", "--pace", "none", "--events-stdout"], timeout: 240)
         try #require(run.status == 0, "\(run.stderr)")
