@@ -252,7 +252,7 @@ def main():
         chosen = chosen[: args.limit]
     started = time.monotonic()
     made = clips([images[i] for i in chosen], [paths[i] for i in chosen], chosen, args.out, args.dev)
-    print(f"{len(made)} clips ({WIDTH}×{HEIGHT}, {FPS} fps, {SECONDS:.0f} s) from every {args.every}th receipt with an item, "
+    print(f"{len(made)} clips ({WIDTH}×{HEIGHT}, {FPS} fps, {SECONDS:.0f} s) from every {args.every}-th receipt with an item, "
           f"ready in {time.monotonic() - started:.0f} s")
     if args.only_clips:
         return
