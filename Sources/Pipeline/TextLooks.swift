@@ -99,11 +99,8 @@ public struct TextLooks: Sendable {
                 x: Int((box.minX - grow).rounded(.down)), y: Int((box.minY - grow).rounded(.down)),
                 width: Int((box.maxX - box.minX + 2 * grow).rounded(.up)), height: Int((box.maxY - box.minY + 2 * grow).rounded(.up)))
         }
-        if let heldUp {
-            let m = configuration.heldUpMargin
-            parts.append(PixelRect(x: heldUp.x - m, y: heldUp.y - m, width: heldUp.width + 2 * m, height: heldUp.height + 2 * m))
-        }
-        guard let union = PixelRect.union(parts), let region = Self.intersection(union, area) else {
+        if let heldUp { parts.append(heldUp.grown(by: configuration.heldUpMargin)) }
+        guard let region = PixelRect.union(parts)?.intersection(area) else {
             lastDiscovery = -.infinity
             lastWholeFrame = time
             printHeight = nil
@@ -112,7 +109,7 @@ public struct TextLooks: Sendable {
         }
         // The print: the lower quartile of the heights of the lines found in the region (the
         // smallest alone is as often a speck or a piece of a line).
-        let heights = lines.filter { Self.intersection(Self.box($0), region) != nil }.map(\.meanHeight).filter { $0 > 0 }.sorted()
+        let heights = lines.filter { Self.box($0).intersection(region) != nil }.map(\.meanHeight).filter { $0 > 0 }.sorted()
         if lookedClose { printHeight = heights.isEmpty ? nil : heights[heights.count / 4] }
         let largest = configuration.maximumScale
         // Print the whole frame shows the detector large enough is read there; any smaller is
@@ -233,13 +230,5 @@ public struct TextLooks: Sendable {
     static func box(_ quad: Quad) -> PixelRect {
         let b = quad.boundingBox
         return PixelRect(x: Int(b.minX), y: Int(b.minY), width: max(1, Int(b.maxX - b.minX)), height: max(1, Int(b.maxY - b.minY)))
-    }
-
-    static func intersection(_ a: PixelRect, _ b: PixelRect) -> PixelRect? {
-        let x0 = max(a.x, b.x)
-        let y0 = max(a.y, b.y)
-        let x1 = min(a.x + a.width, b.x + b.width)
-        let y1 = min(a.y + a.height, b.y + b.height)
-        return x1 > x0 && y1 > y0 ? PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
     }
 }

@@ -87,6 +87,20 @@ public struct PixelRect: Sendable, Equatable, CustomStringConvertible {
         return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
+    /// The part of this rectangle inside `other`; nil when they do not overlap.
+    public func intersection(_ other: PixelRect) -> PixelRect? {
+        let x0 = max(x, other.x)
+        let y0 = max(y, other.y)
+        let x1 = min(x + width, other.x + other.width)
+        let y1 = min(y + height, other.y + other.height)
+        return x1 > x0 && y1 > y0 ? PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
+    }
+
+    /// This rectangle grown by `margin` pixels on every side.
+    public func grown(by margin: Int) -> PixelRect {
+        PixelRect(x: x - margin, y: y - margin, width: width + 2 * margin, height: height + 2 * margin)
+    }
+
     /// The smallest rectangle holding all of `rects` (nil for none).
     public static func union(_ rects: some Collection<PixelRect>) -> PixelRect? {
         guard !rects.isEmpty else { return nil }

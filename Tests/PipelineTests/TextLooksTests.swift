@@ -11,6 +11,9 @@ import Testing
     /// What the detector network makes of a 1280×720 frame at the live detection size.
     static let input = (width: 640, height: 352)
 
+    /// The looks that are windows, not the whole frame.
+    static func windows(_ looks: [TextLooks.Look]) -> [TextLooks.Look] { looks.filter { $0.rect != frame } }
+
     /// A line `height` px high and `length` long, its top-left corner at (x, y).
     func line(x: Double, y: Double, length: Double = 200, height: Double) -> Quad {
         Quad(x: x, y: y, width: length, height: height)
@@ -30,7 +33,7 @@ import Testing
         var looks = TextLooks()
         let card = PixelRect(x: 500, y: 300, width: 420, height: 260)
         let planned = looks.plan(area: Self.frame, input: Self.input, heldUp: card, lines: [], time: 0)
-        let windows = planned.filter { $0.rect != Self.frame }
+        let windows = Self.windows(planned)
         #expect(!windows.isEmpty && windows.count <= TextLooks.Configuration().maximumLooks, "\(planned)")
         #expect(
             windows.allSatisfy {
@@ -62,7 +65,7 @@ import Testing
         var whole = 0
         for pass in 0..<20 {
             let planned = looks.plan(area: Self.frame, input: Self.input, heldUp: card, lines: lines, time: Double(pass) * 0.1)
-            let windows = planned.filter { $0.rect != Self.frame }
+            let windows = Self.windows(planned)
             #expect(windows.count == 1 && windows[0].scale >= 1, "pass \(pass): \(planned)")
             #expect(coversSampled(windows, card))
             whole += planned.count - windows.count
@@ -78,7 +81,7 @@ import Testing
         let lines = [line(x: 400, y: 300, length: 300, height: 24)]
         for pass in 0..<5 {
             let planned = looks.plan(area: Self.frame, input: Self.input, heldUp: nil, lines: lines, time: Double(pass) * 0.1)
-            let windows = planned.filter { $0.rect != Self.frame }
+            let windows = Self.windows(planned)
             #expect(windows.count == 1 && windows[0].scale == TextLooks.Configuration().maximumScale, "pass \(pass): \(planned)")
         }
     }
@@ -89,7 +92,7 @@ import Testing
         var looks = TextLooks()
         let receipt = PixelRect(x: 600, y: 60, width: 260, height: 560)
         let planned = looks.plan(area: Self.frame, input: Self.input, heldUp: receipt, lines: [], time: 0)
-        let windows = planned.filter { $0.rect != Self.frame }
+        let windows = Self.windows(planned)
         #expect(!windows.isEmpty && windows.count <= 2 && Set(windows.map(\.rect.x)).count == 1, "\(planned)")
         #expect(windows.allSatisfy { $0.scale >= 1 })
         #expect(coversSampled(windows, receipt))
@@ -101,7 +104,7 @@ import Testing
         var looks = TextLooks()
         let page = PixelRect(x: 200, y: 40, width: 900, height: 640)
         let planned = looks.plan(area: Self.frame, input: Self.input, heldUp: page, lines: [], time: 0)
-        let windows = planned.filter { $0.rect != Self.frame }
+        let windows = Self.windows(planned)
         #expect(!windows.isEmpty && windows.count <= TextLooks.Configuration().maximumLooks, "\(planned)")
         #expect(windows.allSatisfy { $0.scale < 1 && $0.scale > 0.5 })
         #expect(planned.allSatisfy { $0.rect.x >= 0 && $0.rect.y >= 0 && $0.rect.x + $0.rect.width <= 1280 && $0.rect.y + $0.rect.height <= 720 })
@@ -126,9 +129,7 @@ import Testing
                 #expect(look.rect.x >= roi.x && look.rect.y >= roi.y, "\(look) outside \(roi)")
                 #expect(look.rect.x + look.rect.width <= roi.x + roi.width && look.rect.y + look.rect.height <= roi.y + roi.height, "\(look)")
             }
-            let m = TextLooks.Configuration().heldUpMargin
-            let grown = PixelRect(x: held.x - m, y: held.y - m, width: held.width + 2 * m, height: held.height + 2 * m)
-            if let inside = TextLooks.intersection(grown, roi) {
+            if let inside = held.grown(by: TextLooks.Configuration().heldUpMargin).intersection(roi) {
                 #expect(coversSampled(planned, inside), "\(planned) do not cover \(inside)")
             }
         }
