@@ -55,7 +55,7 @@ public enum DaemonStatistics {
             "barcodeFullResolutionScans": "\(s.barcodeFullResolutionScans)",
             "ocrPasses": "\(s.ocrPasses)", "ocrLinesRead": "\(s.ocrLinesRead)", "ocrConfirmingPasses": "\(s.ocrConfirmingPasses)",
             "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)", "ocrSkippedUnchanged": "\(s.ocrSkippedUnchanged)",
-            "ocrWholeFrameLooks": "\(s.ocrWholeFrameLooks)", "ocrWindowLooks": "\(s.ocrWindowLooks)",
+            "ocrWholeFrameLooks": "\(s.ocrWholeFrameLooks)", "ocrWindowLooks": "\(s.ocrWindowLooks)", "ocrStackedReads": "\(s.ocrStackedReads)",
         ]
         if let failure = s.ocrLastDetectionFailure { metadata["ocrLastDetectionFailure"] = "\(failure)" }
         if let failure = s.barcodeLastReadFailure { metadata["barcodeLastReadFailure"] = "\(failure)" }

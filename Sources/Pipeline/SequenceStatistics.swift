@@ -19,6 +19,7 @@ public struct SequenceStatistics: Sendable, Equatable {
         ocrLastDetectionFailure = text?.detectionFailures.last
         ocrWholeFrameLooks = text?.wholeFrameLooks ?? 0
         ocrWindowLooks = text?.windowLooks ?? 0
+        ocrStackedReads = text?.stackedReads ?? 0
     }
 
     public var framesScanned = 0
@@ -43,6 +44,8 @@ public struct SequenceStatistics: Sendable, Equatable {
     /// The line detector's looks at the whole frame, and at windows of it (`TextLooks`).
     public var ocrWholeFrameLooks = 0
     public var ocrWindowLooks = 0
+    /// Reads of a line averaged over frames (`LineStack`), among `ocrLinesRead`.
+    public var ocrStackedReads = 0
     /// Passes of the document stage (`DocumentStage`).
     public var documentPasses = 0
     public init() {}

@@ -44,6 +44,11 @@ final class TextStage: @unchecked Sendable {
     var wholeFrameLooks = 0
     /// When lines of text were last found, and the glyph height of the largest (full-resolution px).
     private var linesSeen: (time: Double, glyphHeight: Double)?
+    /// The frames of each line whose reading is in question, by the schedule's line id
+    /// (`LineSchedule.isInQuestion`): its next read reads them averaged.
+    private var stacks: [Int: LineStack] = [:]
+    /// Reads of a line averaged over frames (`stats`).
+    var stackedReads = 0
 
     /// Whether the last pass left a line that said something awaiting the read that would confirm it.
     ///
@@ -137,8 +142,11 @@ final class TextStage: @unchecked Sendable {
             guard !chosen.isEmpty else { return nil }
             confirmingPasses += 1
         }
+        gatherFrames(of: quads, chosen: chosen, in: full)
         for index in chosen {
-            let read = timed(.reading) { scanner.readLine(quads[index], in: full) }
+            let stacked = stacks[schedule.line(forQuad: index).id].flatMap { $0.strips.count > 1 ? $0.average : nil }
+            if stacked != nil { stackedReads += 1 }
+            let read = timed(.reading) { scanner.readLine(quads[index], in: full, stacked: stacked) }
             let items = Self.admitted(read?.items ?? [], believed: believed)
             linesRead += 1
             let earlier = schedule.standing(forQuad: index) ?? []
@@ -193,6 +201,20 @@ final class TextStage: @unchecked Sendable {
         }
         lastReading = reading
         return reading
+    }
+
+    /// Adds this frame's picture of each line in question (`LineSchedule.isInQuestion`) to its stack,
+    /// and of each line about to be read that has one; forgets the stacks of the other lines.
+    private func gatherFrames(of quads: [Quad], chosen: [Int], in full: GrayImage) {
+        var kept: [Int: LineStack] = [:]
+        for index in quads.indices {
+            let line = schedule.line(forQuad: index)
+            guard schedule.isInQuestion(line) || (chosen.contains(index) && stacks[line.id] != nil) else { continue }
+            var stack = stacks[line.id] ?? LineStack()
+            stack.add(quads[index], in: full) { scanner.straightenedLine($0, in: full) ?? full }
+            kept[line.id] = stack
+        }
+        stacks = kept
     }
 
     /// The lines of `full` (the frame at full resolution), found where `looks` says to look.

@@ -237,17 +237,23 @@ public final class ImageScanner {
         (lineDetector.failures, lineDetector.lastFailure.map { "\($0)" })
     }
 
+    /// The line at `quad` of `image` straightened as it is read (`LineStack`'s strips); nil when no
+    /// text is read.
+    public func straightenedLine(_ quad: Quad, in image: GrayImage) -> GrayImage? {
+        fusion?.straightened(quad, in: image)
+    }
+
     /// A coarse picture of the line at `quad`, to tell whether it changed (`LineReader.signature`).
     public func lineSignature(_ quad: Quad, in image: GrayImage) -> [Double] {
         lineReader.signature(of: quad, in: image)
     }
 
     /// What the line at `quad` (pixel coordinates of `image`) says in a camera frame
-    /// (`ReadingFusion.frame`); nil when nothing was read. `confidence` is the line's mean word
-    /// confidence (a line of clutter reads as low-confidence garbage, pass after pass); `text` what
-    /// was read.
-    public func readLine(_ quad: Quad, in image: GrayImage) -> (items: [LineItem], confidence: Double, text: String)? {
-        guard let reading = fusion?.frame(quad, in: image) else { return nil }
+    /// (`ReadingFusion.frame`), or `stacked`, the line over several frames (`LineStack`); nil when
+    /// nothing was read. `confidence` is the line's mean word confidence (a line of clutter reads as
+    /// low-confidence garbage, pass after pass); `text` what was read.
+    public func readLine(_ quad: Quad, in image: GrayImage, stacked: GrayImage? = nil) -> (items: [LineItem], confidence: Double, text: String)? {
+        guard let reading = fusion?.frame(quad, in: image, stacked: stacked) else { return nil }
         return (items(in: reading), reading.line.confidence, reading.line.text)
     }
 

@@ -172,7 +172,7 @@ public struct LineReader: Sendable {
     /// of the ink's height on every side), never wider than `quad`; `quad` itself when it holds no
     /// ink. Ink is what lies more than half the line's contrast from its ground (its median), as the
     /// probes of `cutEnds` judge it; a row or column holds ink when 5 % of it (at least one sample)
-    /// does.
+    /// does. Only the line's own rows count (`ownRows`), not a neighbour's the quad took in.
     static func inkQuad(of quad: Quad, in image: GrayImage) -> Quad {
         let rows = 24
         let straight = image.rectified(quad, height: rows)
@@ -180,18 +180,14 @@ public struct LineReader: Sendable {
         let ground = levels.level(atRank: levels.total / 2)
         let contrast = max(ground - levels.level(atRank: levels.total * 3 / 100), levels.level(atRank: levels.total * 97 / 100) - ground)
         guard contrast > 0, straight.width >= 2 else { return quad }
-        var rowInk = [Int](repeating: 0, count: rows)
-        var columnInk = [Int](repeating: 0, count: straight.width)
-        for y in 0..<rows {
-            for x in 0..<straight.width where Double(abs(Int(straight.pixels[y * straight.stride + x]) - ground)) > Double(contrast) / 2 {
-                rowInk[y] += 1
-                columnInk[x] += 1
-            }
-        }
+        func isInk(_ x: Int, _ y: Int) -> Bool { Double(abs(Int(straight.pixels[y * straight.stride + x]) - ground)) > Double(contrast) / 2 }
+        let rowInk = (0..<rows).map { y in (0..<straight.width).count { isInk($0, y) } }
         let rowNeed = max(1, straight.width / 20)
+        guard let (top, bottom) = Self.ownRows(rowInk, need: rowNeed) else { return quad }
+        // The columns of the line's own rows: a longer neighbour's glyphs reach past its ends.
+        let columnInk = (0..<straight.width).map { x in (top...bottom).count { isInk(x, $0) } }
         let columnNeed = max(1, rows / 20)
-        guard let top = rowInk.firstIndex(where: { $0 >= rowNeed }), let bottom = rowInk.lastIndex(where: { $0 >= rowNeed }),
-            let left = columnInk.firstIndex(where: { $0 >= columnNeed }), let right = columnInk.lastIndex(where: { $0 >= columnNeed })
+        guard let left = columnInk.firstIndex(where: { $0 >= columnNeed }), let right = columnInk.lastIndex(where: { $0 >= columnNeed })
         else { return quad }
         let pad = Double(bottom - top + 1) * 0.2
         let u0 = max(0, (Double(left) - pad) / Double(straight.width))
@@ -199,6 +195,33 @@ public struct LineReader: Sendable {
         let v0 = max(0, (Double(top) - pad) / Double(rows))
         let v1 = min(1, (Double(bottom + 1) + pad) / Double(rows))
         return Self.quad(u0...u1, on: quad, rows: v0...v1)
+    }
+
+    /// The line's own rows among `rowInk` (ink per row, top to bottom): the run of rows holding ink
+    /// (`need` each) nearest the middle, the most ink on a tie; nil when no row does. A detector's
+    /// quad is taller than its glyphs, and on a receipt it takes in the glyphs of the lines above and
+    /// below (lines ~1.4 glyph heights apart): counted as the line's, they made its ink reach past its
+    /// ends wherever a neighbour is longer, and the line was taken as cut there (`cutEnds`).
+    static func ownRows(_ rowInk: [Int], need: Int) -> (top: Int, bottom: Int)? {
+        var runs: [ClosedRange<Int>] = []
+        var start: Int?
+        for (row, ink) in rowInk.enumerated() {
+            if ink >= need {
+                if start == nil { start = row }
+            } else if let first = start {
+                runs.append(first...(row - 1))
+                start = nil
+            }
+        }
+        if let first = start { runs.append(first...(rowInk.count - 1)) }
+        let middle = Double(rowInk.count - 1) / 2
+        func distance(_ run: ClosedRange<Int>) -> Double {
+            run.contains(Int(middle.rounded(.down))) || run.contains(Int(middle.rounded(.up)))
+                ? 0 : min(abs(Double(run.lowerBound) - middle), abs(Double(run.upperBound) - middle))
+        }
+        func ink(_ run: ClosedRange<Int>) -> Int { run.reduce(0) { $0 + rowInk[$1] } }
+        guard let own = runs.min(by: { (distance($0), -ink($0)) < (distance($1), -ink($1)) }) else { return nil }
+        return (own.lowerBound, own.upperBound)
     }
 
     /// A coarse picture of the line at `quad` for telling whether it changed since it was read:

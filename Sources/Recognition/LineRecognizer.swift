@@ -8,9 +8,22 @@ import TextRecognition
 ///
 /// Conformances own a library handle that is not thread-safe: one per thread.
 public protocol LineRecognizer: AnyObject {
-    /// Reads `quad` of `image` (pixel coordinates, top-left first, clockwise) as one line; nil when
-    /// nothing was read.
-    func read(_ quad: Quad, in image: GrayImage) -> LineReading?
+    /// The line at `quad` of `image` (pixel coordinates, top-left first, clockwise) straightened as
+    /// this recognizer reads it, before anything else is done to it: what `LineStack` averages over
+    /// frames.
+    func straightened(_ quad: Quad, in image: GrayImage) -> GrayImage
+
+    /// Reads `straight` as one line: `quad` of `image` straightened (`straightened`), or the average
+    /// of that line's strips over several frames (`LineStack`). `quad` and `image` say where the line
+    /// lies (its cut ends, where along it an item is). Nil when nothing was read.
+    func read(_ straight: GrayImage, of quad: Quad, in image: GrayImage) -> LineReading?
+}
+
+extension LineRecognizer {
+    /// Reads `quad` of `image` as one line; nil when nothing was read.
+    public func read(_ quad: Quad, in image: GrayImage) -> LineReading? {
+        read(straightened(quad, in: image), of: quad, in: image)
+    }
 }
 
 /// Tesseract's LSTM in single-line mode, on the line straightened to `reader.readingHeight` and
@@ -25,10 +38,14 @@ public final class TesseractLineRecognizer: LineRecognizer {
         self.reader = LineReader(readingHeight: readingHeight)
     }
 
-    public func read(_ quad: Quad, in image: GrayImage) -> LineReading? {
+    public func straightened(_ quad: Quad, in image: GrayImage) -> GrayImage {
+        image.rectified(quad, height: reader.readingHeight)
+    }
+
+    public func read(_ straight: GrayImage, of quad: Quad, in image: GrayImage) -> LineReading? {
         // Sharpening (unsharp mask, amount 0.5-2) was measured on the footage: no change beyond
         // noise; nor bicubic or Lanczos sampling (docs/recognition.md).
-        let straight = image.rectified(quad, height: reader.readingHeight).normalizedForReading()
+        let straight = straight.normalizedForReading()
         let words = recognizer.recognize(straight, segmentation: .singleLine).flatMap(\.words)
         guard let box = PixelRect.union(words.map(\.box)) else { return nil }
         return LineReading(
@@ -46,8 +63,11 @@ public final class NetworkLineRecognizer: LineRecognizer {
         self.network = network
     }
 
-    public func read(_ quad: Quad, in image: GrayImage) -> LineReading? {
-        let plain = image.rectified(quad, height: LineNetwork.lineHeight)
+    public func straightened(_ quad: Quad, in image: GrayImage) -> GrayImage {
+        image.rectified(quad, height: LineNetwork.lineHeight)
+    }
+
+    public func read(_ plain: GrayImage, of quad: Quad, in image: GrayImage) -> LineReading? {
         // The network was loaded whole and the line is its height: an error here is the runtime failing
         // on one line, which then has no reading.
         guard let read = try? network.read(plain) else { return nil }

@@ -33,9 +33,16 @@ public final class ReadingFusion {
         return Self.agreed([first] + recognizers.dropFirst().map { $0.read(quad, in: image).map(items) ?? [] })
     }
 
-    /// A camera frame's reading of the line at `quad`: the first recognizer's.
-    public func frame(_ quad: Quad, in image: GrayImage) -> LineReading? {
-        recognizers[0].read(quad, in: image)
+    /// A camera frame's reading of the line at `quad`: the first recognizer's, of `stacked` when given
+    /// (the line over several frames, `LineStack`), else of the frame's line.
+    public func frame(_ quad: Quad, in image: GrayImage, stacked: GrayImage? = nil) -> LineReading? {
+        guard let stacked else { return recognizers[0].read(quad, in: image) }
+        return recognizers[0].read(stacked, of: quad, in: image)
+    }
+
+    /// The line at `quad` straightened as the first recognizer reads it (`LineStack`'s strips).
+    public func straightened(_ quad: Quad, in image: GrayImage) -> GrayImage {
+        recognizers[0].straightened(quad, in: image)
     }
 
     /// What one line says from `readings` of it (the first recognizer's first): the first reading's

@@ -282,6 +282,13 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         line.lastRead != nil && !line.saysNothing && needsReading(line)
     }
 
+    /// Whether the line's reading is in question: its latest read said something not confirmed yet,
+    /// or said nothing but may be a misread of something that does (`record(…, doubt:)`). Its next read
+    /// is the one that matters, so the caller gathers its frames for that read (`LineStack`).
+    public func isInQuestion(_ line: Line) -> Bool {
+        line.lastRead != nil && needsReading(line) && (!line.saysNothing || line.reads.last?.doubt != nil)
+    }
+
     /// Its latest reads agree, on something believed.
     public func isConfirmed(_ line: Line) -> Bool {
         guard line.agreement >= configuration.confirmingReads else { return false }

@@ -30,7 +30,8 @@ import Tracking
         var texts: [String]
         var reads = 0
         init(_ texts: [String]) { self.texts = texts }
-        func read(_ quad: Quad, in image: GrayImage) -> LineReading? {
+        func straightened(_ quad: Quad, in image: GrayImage) -> GrayImage { image.rectified(quad, height: 8) }
+        func read(_ straight: GrayImage, of quad: Quad, in image: GrayImage) -> LineReading? {
             let text = texts[min(reads, texts.count - 1)]
             reads += 1
             let word = RecognizedWord(text: text, box: PixelRect(x: 4, y: 4, width: 300, height: 28), confidence: 0.95)

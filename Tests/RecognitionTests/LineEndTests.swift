@@ -47,6 +47,26 @@ import TextRecognition
         #expect(LineReader.inkQuad(of: blank, in: image()) == blank)
     }
 
+    /// A receipt's lines are close: the detector's quad of a short line takes in the glyphs of the
+    /// longer lines above and below it. Those are not its text going on past its ends (a receipt's
+    /// phone number, read right in every frame, was never added: its ends were taken as cut).
+    @Test func longerNeighboursAboveAndBelowDoNotCutALine() {
+        let width = 200
+        var pixels = [UInt8](repeating: 200, count: width * 90)
+        let own = (0..<8).map { PixelRect(x: 60 + $0 * 12, y: 37, width: 6, height: 16) }
+        // Lines 22 px apart (1.4 glyph heights), running on 40 px past the short line's ends.
+        let neighbours = [15, 59].flatMap { y in (0..<14).map { PixelRect(x: 20 + $0 * 12, y: y, width: 6, height: 16) } }
+        for rect in own + neighbours {
+            for y in rect.y..<(rect.y + rect.height) { for x in rect.x..<(rect.x + rect.width) { pixels[y * width + x] = 40 } }
+        }
+        let receipt = GrayImage(width: width, height: 90, pixels: pixels)
+        // The network's quad: a glyph height past the text above and below, as DB unclips it.
+        let wide = Quad(x: 50, y: 27, width: 112, height: 36)
+        #expect(reader.cutEnds(of: wide, in: receipt) == .none)
+        let narrowed = LineReader.inkQuad(of: wide, in: receipt)
+        #expect(narrowed.topLeft.y > 30 && narrowed.bottomLeft.y < 60, "\(narrowed)")
+    }
+
     /// A detector's degenerate quads (a point, a sliver, one past the image's edge) are no cut and
     /// no crash: the ink box is looked for before the ends are judged.
     @Test func degenerateQuadsAreNoCut() {

@@ -62,6 +62,24 @@ import Testing
         #expect(schedule.plan(quads, believed: ["e-mail"], time: 3.1) == [0])
     }
 
+    /// A line is in question — its frames are gathered for its next read — while it said something
+    /// not confirmed yet, or said nothing but in doubt; not before its first read, not once confirmed,
+    /// not when it read as plain text.
+    @Test func aLineIsInQuestionWhileWhatItSaidIsUnconfirmedOrInDoubt() {
+        var schedule = LineSchedule<String>(configuration: configuration())
+        let quads = [line(10, 10), line(10, 50), line(10, 90)]
+        _ = schedule.plan(quads, believed: [], time: 0)
+        #expect(!quads.indices.contains { schedule.isInQuestion(schedule.line(forQuad: $0)) }, "never read")
+        schedule.record("+15125550173", key: ["+15125550173"], forQuad: 0, time: 0)
+        schedule.record("", key: [], forQuad: 1, time: 0, doubt: "Tel 512 555 0l73")
+        schedule.record("", key: [], forQuad: 2, time: 0)
+        _ = schedule.plan(quads, believed: [], time: 0.1)
+        #expect(quads.indices.map { schedule.isInQuestion(schedule.line(forQuad: $0)) } == [true, true, false])
+        schedule.record("+15125550173", key: ["+15125550173"], forQuad: 0, time: 0.1)
+        _ = schedule.plan(quads, believed: ["+15125550173"], time: 0.2)
+        #expect(!schedule.isInQuestion(schedule.line(forQuad: 0)), "confirmed and believed")
+    }
+
     @Test func aConfirmingPassReadsOnlyConfidentLinesAwaitingTheirSecondRead() {
         var schedule = LineSchedule<String>(configuration: configuration())
         // A line read confidently, one read as a guess, one read as nothing, one never read.
