@@ -260,7 +260,18 @@ enum WebIdentifiers {
     /// Where the host continues when `index` starts "www." as OCR misreads it — three of `w`/`v`
     /// (at least two `w`), a dot, at most one space — followed by a domain of two labels or more; nil
     /// when it does not (a real "www." followed by the domain right away is no misreading).
+    ///
+    /// Or "ww." glued to a domain of two labels or more ("ww.scheltema.be"): small print's first `w`
+    /// lost to the blur (the development receipts held up to the camera read a receipt's
+    /// `www.scheltema.be` so on every pass). Glued only: "ww. example.com", a space after the dot,
+    /// is a host whose first label a thumb cut (`followsLabelAndDot`), and stays unread.
     static func misreadWWW(_ bytes: [UInt8], at index: Int) -> Int? {
+        if index + 3 <= bytes.count, bytes[index..<(index + 2)].allSatisfy({ $0 | 0x20 == UInt8(ascii: "w") }),
+            bytes[index + 2] == UInt8(ascii: "."), index + 3 < bytes.count, isLabelByte(bytes[index + 3]),
+            let (_, labels) = domain(in: bytes, from: index + 3), labels.count >= 2
+        {
+            return index + 3
+        }
         guard index + 5 <= bytes.count else { return nil }
         let letters = bytes[index..<(index + 3)].map { $0 | 0x20 }
         guard letters.allSatisfy({ $0 == UInt8(ascii: "w") || $0 == UInt8(ascii: "v") }),

@@ -286,6 +286,10 @@ import Testing
         #expect(found("www.example.com") == ["url http://www.example.com"])
         #expect(found("www. and more") == [])
         #expect(found("wow.example.com") == ["url http://wow.example.com"])
+        // "ww." glued to a domain: the first "w" lost to the blur.
+        #expect(found("ww.scheltema.be") == ["url http://www.scheltema.be"])
+        #expect(found("WW.EXAMPLE.COM/info") == ["url http://www.example.com/info"])
+        #expect(found("ww.be") == [])
     }
 
     /// A host split after a dot with its first label cut (a thumb over the first "w" of "www."): the
