@@ -79,12 +79,19 @@ public struct LineReader: Sendable {
         let height = LineNetwork.lineHeight
         var words: [RecognizedWord] = []
         var byteBoxes: [PixelRect] = []
+        var byteConfidences: [Double] = []
         var current: [NetworkSymbol] = []
         func endWord() {
             guard !current.isEmpty else { return }
             let boxes = current.map { PixelRect(x: $0.columns.lowerBound, y: 0, width: $0.columns.count, height: height) }
-            if !words.isEmpty, let next = boxes.first { byteBoxes.append(next) }  // the space before it
-            for (symbol, box) in zip(current, boxes) { byteBoxes += Array(repeating: box, count: symbol.text.utf8.count) }
+            if !words.isEmpty, let next = boxes.first {  // the space before it
+                byteBoxes.append(next)
+                byteConfidences.append(1)
+            }
+            for (symbol, box) in zip(current, boxes) {
+                byteBoxes += Array(repeating: box, count: symbol.text.utf8.count)
+                byteConfidences += Array(repeating: symbol.confidence, count: symbol.text.utf8.count)
+            }
             words.append(
                 RecognizedWord(
                     text: current.map(\.text).joined(), box: PixelRect.union(boxes)!,
@@ -96,7 +103,9 @@ public struct LineReader: Sendable {
         }
         endWord()
         guard let box = PixelRect.union(words.map(\.box)) else { return nil }
-        return LineReading(line: RecognizedLine(words: words, box: box), quad: quad, width: read.width, cut: cut, byteBoxes: byteBoxes)
+        var reading = LineReading(line: RecognizedLine(words: words, box: box), quad: quad, width: read.width, cut: cut, byteBoxes: byteBoxes)
+        reading.byteConfidences = byteConfidences
+        return reading
     }
 
     /// Which ends of the line at `quad` are cut: just past the end lies the image's edge, something
@@ -285,6 +294,9 @@ public struct LineReading: Sendable {
     /// and whether it reaches a cut end are then the item's own, not its words' (the network
     /// reads `Tel.512.555.0173` as one word). Nil: the words' boxes (Tesseract's readings).
     public var byteBoxes: [PixelRect]? = nil
+    /// With `byteBoxes`: the network's probability for the symbol each byte belongs to (1 for the
+    /// spaces between words).
+    public var byteConfidences: [Double]? = nil
     /// With `byteBoxes`: the columns of the straightened line between its ends and what was read
     /// that are clear ground, `clear.lowerBound` just past the last column before the first
     /// symbol that is not (`LineReader.unreadEnds`). An item at a cut end has room for a glyph

@@ -183,6 +183,32 @@ import TextRecognition
 
     static let image = GrayImage(width: 120, height: 20, filledWith: 255)
 
+    /// In a still, a link or an address with a character the network was unsure of is not reported;
+    /// a phone number is, whatever its weakest digit; a reading without per-symbol probabilities
+    /// (Tesseract's) is judged as before; so is a camera frame's.
+    @Test func aLinkWithAnUnsureCharacterIsNotReported() throws {
+        let scanner = try ImageScanner(options: TextTests.contentOnly)
+        func reading(_ text: String, weakAt weak: Int?) -> LineReading {
+            let bytes = text.utf8.count
+            let box = PixelRect(x: 0, y: 0, width: 10 * bytes, height: 48)
+            var reading = LineReading(
+                line: RecognizedLine(words: [RecognizedWord(text: text, box: box, confidence: 0.9)], box: box), quad: Self.quad,
+                width: 10 * bytes, byteBoxes: (0..<bytes).map { PixelRect(x: 10 * $0, y: 0, width: 10, height: 48) })
+            reading.byteConfidences = (0..<bytes).map { $0 == weak ? ImageScanner.minimumWebSymbolConfidence - 0.1 : 0.95 }
+            return reading
+        }
+        let typed = { (r: LineReading) in scanner.items(in: r, still: true).compactMap { $0.item.contentType == nil ? nil : $0.item.payload } }
+        #expect(typed(reading("tedolicteedbuck.com", weakAt: nil)) == ["http://tedolicteedbuck.com"])
+        #expect(typed(reading("tedolicteedbuck.com", weakAt: 3)).isEmpty)
+        #expect(typed(reading("jo@tedolicteedbuck.com", weakAt: 5)).isEmpty)
+        #expect(typed(reading("Tel.512.555.0173", weakAt: 6)) == ["+15125550173"])
+        var tesseract = reading("tedolicteedbuck.com", weakAt: 3)
+        tesseract.byteConfidences = nil
+        #expect(typed(tesseract) == ["http://tedolicteedbuck.com"])
+        // A frame's reading is voted on with the frames after it: not left out.
+        #expect(scanner.items(in: reading("tedolicteedbuck.com", weakAt: 3)).map(\.item.payload).contains("http://tedolicteedbuck.com"))
+    }
+
     /// A still's line is read by the first recognizer; only when that reading may say something
     /// typed do the others read it, and a payload most of them give is reported. A frame gets the
     /// first recognizer's reading alone.
@@ -192,15 +218,15 @@ import TextRecognition
         let wrong = FakeRecognizer("Web: exarnple.com")
         let again = FakeRecognizer("Web: example.com")
         let fusion = ReadingFusion([right, wrong, again])
-        #expect(fusion.still(Self.quad, in: Self.image, items: scanner.items(in:)).map(\.payload) == ["http://example.com"])
+        #expect(fusion.still(Self.quad, in: Self.image, items: { scanner.items(in: $0, still: true) }).map(\.payload) == ["http://example.com"])
         #expect([right.reads, wrong.reads, again.reads] == [1, 1, 1])
         let outvoted = ReadingFusion([wrong, right, FakeRecognizer("Web: exampie.com")])
-        #expect(outvoted.still(Self.quad, in: Self.image, items: scanner.items(in:)).isEmpty, "three readings, three payloads")
+        #expect(outvoted.still(Self.quad, in: Self.image, items: { scanner.items(in: $0, still: true) }).isEmpty, "three readings, three payloads")
 
         let plainFirst = FakeRecognizer("Thank you")
         let other = FakeRecognizer("Web: example.com")
         let plain = ReadingFusion([plainFirst, other])
-        #expect(plain.still(Self.quad, in: Self.image, items: scanner.items(in:)).isEmpty)
+        #expect(plain.still(Self.quad, in: Self.image, items: { scanner.items(in: $0, still: true) }).isEmpty)
         #expect(other.reads == 0, "plain text is not read again")
 
         let frameReader = FakeRecognizer("Web: exarnple.com")
@@ -213,6 +239,6 @@ import TextRecognition
     @Test func aSingleRecognizersReadingStands() throws {
         let scanner = try ImageScanner(options: TextTests.contentOnly)
         let only = ReadingFusion([FakeRecognizer("Web: example.com")])
-        #expect(only.still(Self.quad, in: Self.image, items: scanner.items(in:)).map(\.payload) == ["http://example.com"])
+        #expect(only.still(Self.quad, in: Self.image, items: { scanner.items(in: $0, still: true) }).map(\.payload) == ["http://example.com"])
     }
 }
