@@ -146,8 +146,12 @@ enum WebIdentifiers {
         var found: [ContentMatch] = []
         var i = 0
         while i < bytes.count {
-            // A URL starts at a word boundary.
-            guard i == 0 || !(isLabelByte(bytes[i - 1]) || bytes[i - 1] == UInt8(ascii: ".") || bytes[i - 1] == UInt8(ascii: "@")) else {
+            // A URL starts at a word boundary — or after a dot that starts a word (".chilisme.com"):
+            // the labels before it went unread (a receipt's `www`, lost to the blur and to its
+            // photo's print), and what follows is the registered name whole.
+            let leadingDot = i >= 1 && bytes[i - 1] == UInt8(ascii: ".") && (i == 1 || bytes[i - 2] == UInt8(ascii: " "))
+            guard i == 0 || leadingDot || !(isLabelByte(bytes[i - 1]) || bytes[i - 1] == UInt8(ascii: ".") || bytes[i - 1] == UInt8(ascii: "@"))
+            else {
                 i += 1
                 continue
             }

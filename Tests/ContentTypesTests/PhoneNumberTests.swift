@@ -290,6 +290,10 @@ import Testing
         #expect(found("ww.scheltema.be") == ["url http://www.scheltema.be"])
         #expect(found("WW.EXAMPLE.COM/info") == ["url http://www.example.com/info"])
         #expect(found("ww.be") == [])
+        // A dot that starts a word: the labels before it went unread; the name after it is whole.
+        #expect(found(".chilisme.com") == ["url http://chilisme.com"])
+        #expect(found("Visit .chilisme.com today") == ["url http://chilisme.com"])
+        #expect(found("x.chilisme.com") == [], "a first label of one letter is noise, as before")
     }
 
     /// A host split after a dot with its first label cut (a thumb over the first "w" of "www."): the
