@@ -286,7 +286,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     /// or said nothing but may be a misread of something that does (`record(…, doubt:)`). Its next read
     /// is the one that matters, so the caller gathers its frames for that read (`LineStack`).
     public func isInQuestion(_ line: Line) -> Bool {
-        line.lastRead != nil && needsReading(line) && (!line.saysNothing || line.reads.last?.doubt != nil)
+        awaitsConfirmation(line) || (line.lastRead != nil && line.reads.last?.doubt != nil && needsReading(line))
     }
 
     /// Its latest reads agree, on something believed.
