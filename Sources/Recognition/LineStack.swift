@@ -21,8 +21,14 @@ public struct LineStack: Sendable {
     /// A line whose quad is this much taller or longer (or shorter) than the stack's first is no
     /// longer the same picture of it (the card came closer): the stack starts again.
     static let sizeChange = 0.15
-    /// The registration's search around the offset of the detector's quads, in line heights.
+    /// The registration's search around the offset of the detector's quads, in line heights, and
+    /// at most `maximumSearch` pixels.
     static let searchRadius = 0.3
+    static let maximumSearch = 12
+    /// Lines taller than this (px) are not stacked: print that large reads from one frame, and the
+    /// registration's cost grows with the cube of a line's height (a detector's quad over a whole
+    /// card, 250 px high, would have cost seconds a frame).
+    public static let maximumHeight = 64.0
     /// A frame is the same picture of the line when its best match differs from the reference by at
     /// most this share of the mean difference over the whole search: a clear minimum. Over the
     /// frame's own noise the minimum stays clear; a frame blurred by a motion, covered, or of
@@ -39,6 +45,11 @@ public struct LineStack: Sendable {
     /// Adds the line at `quad` of `image` (a frame at full resolution), straightened by `straighten`
     /// (the recognizer's `LineRecognizer.straightened` on `image`, given a quad).
     public mutating func add(_ quad: Quad, in image: GrayImage, straighten: (Quad) -> GrayImage) {
+        guard quad.meanHeight <= Self.maximumHeight else {
+            reference = nil
+            strips = []
+            return
+        }
         guard let reference, Self.sameSize(reference.quad, quad),
             let offset = Self.register(reference, in: image, predicted: quad.center - reference.quad.center)
         else {
@@ -74,7 +85,7 @@ public struct LineStack: Sendable {
     private mutating func start(_ quad: Quad, in image: GrayImage, straighten: (Quad) -> GrayImage) {
         strips = [straighten(quad)]
         let box = quad.boundingBox
-        let margin = quad.meanHeight * Self.searchRadius
+        let margin = min(Double(Self.maximumSearch), quad.meanHeight * Self.searchRadius)
         let rect = PixelRect(
             x: Int((box.minX - margin).rounded(.down)), y: Int((box.minY - margin).rounded(.down)),
             width: Int((box.maxX - box.minX + 2 * margin).rounded(.up)), height: Int((box.maxY - box.minY + 2 * margin).rounded(.up))
@@ -96,7 +107,7 @@ public struct LineStack: Sendable {
         _ reference: (quad: Quad, patch: GrayImage, origin: (x: Int, y: Int)), in image: GrayImage, predicted: Point
     ) -> Point? {
         let patch = reference.patch
-        let radius = max(2, Int((reference.quad.meanHeight * searchRadius).rounded(.up)))
+        let radius = min(maximumSearch, max(2, Int((reference.quad.meanHeight * searchRadius).rounded(.up))))
         let px = Int(predicted.x.rounded())
         let py = Int(predicted.y.rounded())
         let side = 2 * radius + 1

@@ -88,5 +88,10 @@ import Testing
         let other = frame(noise: 10, inverted: true)
         stack.add(longer, in: other, straighten: straighten(other))
         #expect(stack.strips.count == 1, "something else")
+        // A quad over a whole card is no line of small print: not stacked (its registration would
+        // cost seconds a frame), and its stack is emptied.
+        let card = Quad(x: 10, y: 5, width: 240, height: LineStack.maximumHeight + 1)
+        stack.add(card, in: image, straighten: straighten(image))
+        #expect(stack.strips.isEmpty && stack.average == nil)
     }
 }
