@@ -167,7 +167,12 @@ public struct LineReader: Sendable {
                 let inside = probe(-side * min(1.5, length / height), 0, top, bottom, rows: 0.2...0.8)
             else { return (true, false) }
             let ground = groundLevel(inside)
-            if Double(abs(past.level(atRank: past.total / 2) - ground)) > contrast / 3 { return (true, false) }
+            // Only towards the ink: a thumb over a card is darker than its paper, over a phone's dark
+            // screen lighter. Paper lighter than the ground inside is no cut: blurred small print
+            // never shows its paper between dense glyphs, so the ground measured inside (`WWW.…` of
+            // a receipt held up) is darker than the clean paper past the line's end.
+            let pastLevel = past.level(atRank: past.total / 2)
+            if Double(lightInk ? pastLevel - ground : ground - pastLevel) > contrast / 3 { return (true, false) }
             let ink = near.count { Double(abs($0 - ground)) > contrast / 2 }
             let atText = Double(ink) > 0.08 * Double(near.total)
             return (atText, atText)

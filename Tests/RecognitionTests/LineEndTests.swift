@@ -85,6 +85,14 @@ import TextRecognition
         #expect(reader.cutEnds(of: Self.quad, in: image(marks: [thumbAfter])) == LineReader.CutEnds(start: false, end: true))
     }
 
+    /// Ground lighter past an end than inside the line is no cut: blurred small print never shows its
+    /// paper between dense glyphs, so the ground inside is darker than the clean paper past the line
+    /// (a receipt's `WWW.…` held up at 1280×720 was taken as cut there, and its link never added).
+    @Test func lighterGroundPastAnEndIsNoCut() {
+        let glare = [(PixelRect(x: 0, y: 0, width: 55, height: 60), UInt8(255)), (PixelRect(x: 155, y: 0, width: 45, height: 60), UInt8(255))]
+        #expect(reader.cutEnds(of: Self.quad, in: image(marks: glare)) == .none)
+    }
+
     /// A thumb over the line's start that the line's quad takes in: the ground at that end is
     /// judged over one and a half line heights, not the half height the thumb fills (a poster's
     /// `hello@…` under a thumb was found as `o@oldmill-studios.com`, its start not cut, at 640×480).

@@ -26,7 +26,10 @@ Scored, in one run:
 - `scannerd scan` on the same photos: recall of the same items (those legible in the clips), and of
   every item of the chosen photos.
 
-    score_real_live.py SCANNERD MIRROR OUT [--dev JSON] [--every N] [--limit N] [--show]
+    score_real_live.py SCANNERD MIRROR OUT [--dev JSON] [--every N] [--limit N] [--show] [--pace none --jobs N]
+
+`--pace none` reads every frame, so a run gives the same events every time: the way to compare two
+builds (at realtime, runs of the same build differ by several items). The score is the realtime one.
 
 The photos are cached in OUT/images as `make score-real` caches them (OUT: .build/real-dev), the clips
 made once into OUT/live (made again when this script, the generator or the set changes),
@@ -35,6 +38,7 @@ never committed. Needs numpy, Pillow and phonenumbers (the score venv of `make s
 
 import argparse
 import collections
+import concurrent.futures
 import hashlib
 import io
 import json
@@ -44,6 +48,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -154,19 +159,26 @@ def clips(chosen, paths, indices, out, dev_path):
     return made
 
 
-def run_live(scannerd, clip, region, extra):
-    """The daemon's events on `clip` at the camera's pace, and its CPU seconds."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(
-        [scannerd, "run", "--no-config", "--no-socket", "--source", clip, "--pace", "realtime", "--events-stdout",
+def run_live(scannerd, clip, region, extra, pace="realtime"):
+    """The daemon's events on `clip` (at the camera's pace, or every frame with `pace` none), and its CPU seconds."""
+    with subprocess.Popen(
+        [scannerd, "run", "--no-config", "--no-socket", "--source", clip, "--pace", pace, "--events-stdout",
          "--types", "contentTypes", "--region", region, *extra],
-        capture_output=True, text=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        sys.exit(f"score-real-live: scannerd run on {clip} exited with {done.returncode}: {done.stderr.strip()[-400:]}")
-    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return events, cpu
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        streams = {}
+        readers = [threading.Thread(target=lambda name=name: streams.__setitem__(name, getattr(process, name).read()))
+                   for name in ("stdout", "stderr")]
+        for reader in readers:
+            reader.start()
+        for reader in readers:
+            reader.join()
+        # The child's own CPU time (clips may run side by side with --jobs).
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        sys.exit(f"score-real-live: scannerd run on {clip} exited with {process.returncode}: {streams['stderr'].strip()[-400:]}")
+    events = [json.loads(line) for line in streams["stdout"].splitlines() if line.startswith("{")]
+    return events, usage.ru_utime + usage.ru_stime
 
 
 def score_live(truth, events, accepted, printed):
@@ -237,9 +249,14 @@ def main():
     parser.add_argument("--every", type=int, default=3, help="every N-th image that has an item (default 3: 82 clips)")
     parser.add_argument("--limit", type=int, default=0, help="at most N clips")
     parser.add_argument("--run-args", default="", help="more arguments for scannerd run, space-separated")
+    parser.add_argument("--pace", choices=["realtime", "none"], default="realtime",
+                        help="none: every frame, the same events on every run (to compare two builds; not the score)")
+    parser.add_argument("--jobs", type=int, default=1, help="clips at once (only with --pace none: realtime needs the machine)")
     parser.add_argument("--show", action="store_true", help="each clip's misses and false items")
     parser.add_argument("--only-clips", action="store_true", help="make the clips and stop")
     args = parser.parse_args()
+    if args.jobs > 1 and args.pace == "realtime":
+        parser.error("--jobs needs --pace none: clips side by side would take each other's time")
     dev = score_real.load_dev(args.dev, args.mirror, "score-real-live")
     # Every image of the set, cached as `make score-real` caches them (its numbering).
     images, paths = score_real.images(dev, args.mirror, args.out, 0)
@@ -261,10 +278,15 @@ def main():
     totals = collections.Counter()
     latency, phone_latency, cpu_ms = [], [], []
     scan_paths, scan_regions, legible_wants = [], [], {}
-    for stem, truth in made:
+    def run(entry):
+        stem, truth = entry
+        return run_live(args.scannerd, stem + ".mjpeg", regions[index_of[truth["image"]]], extra, args.pace)
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        runs = list(pool.map(run, made))
+    for (stem, truth), (events, cpu) in zip(made, runs):
         i = index_of[truth["image"]]
         required, accepted, printed = truths[i]
-        events, cpu = run_live(args.scannerd, stem + ".mjpeg", regions[i], extra)
         result = score_live(truth, events, accepted, printed)
         legible = len(result["found"]) + len(result["missed"])
         totals.update(legible=legible, found=len(result["found"]), reports=result["reports"], false=len(result["false"]),
@@ -292,7 +314,7 @@ def main():
     print("| reader | recall (legible in the clips) | precision | dup. / flicker | add latency median (p90), frames | phone numbers | CPU ms/frame |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     precision = (totals["reports"] - totals["false"]) / max(1, totals["reports"])
-    print(f"| `scannerd run --pace realtime` | {live_recall:.2f} ({totals['found']} / {legible}) | "
+    print(f"| `scannerd run --pace {args.pace}` | {live_recall:.2f} ({totals['found']} / {legible}) | "
           f"{precision:.3f} ({totals['reports'] - totals['false']} / {totals['reports']}) | {totals['duplicates']} / {totals['flicker']} | "
           f"{median(latency):.0f} ({p90(latency):.0f}) | {median(phone_latency):.0f} ({p90(phone_latency):.0f}) | {statistics.mean(cpu_ms):.1f} |")
     print(f"| `scannerd scan` on the photos | {scan_recall:.2f} ({scan_found} / {legible}); all items {scan_all_found / max(1, scan_all):.2f} "
