@@ -79,8 +79,9 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         public var garbageReads = 0
         /// The confidence of its latest read (`record(…, confidence:)`).
         public var confidence = 0.0
-        /// Its latest read that was neither garbage nor a part (`standing(forQuad:)`).
+        /// Its latest read that was neither garbage nor a part (`standing(forQuad:)`), and its key.
         public var lastClear: Reading?
+        public var lastClearKey: [String] = []
         /// Its latest read said only a part of what it said before (`record(…, part:)`).
         public var saidPart = false
         /// How many times it was read (`record`).
@@ -184,30 +185,35 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         // cluttered desk moving behind the card: specks are new on every pass); then lines read
         // once, confidently, as saying nothing, for up to `rereadNothingAfter`; then confirmed lines
         // that are due.
-        func rank(_ q: Int) -> (Int, Double, Double) {
+        func rank(_ q: Int) -> (Int, Int, Double, Double) {
             let line = lines[current[q]]
             // A line found pass after pass weighs more than one found once: clutter behind a moving
             // card makes new "lines" on every pass, and by glyph count alone a wide strip of desk
             // texture outranked a poster's e-mail address, read once while blurred, for 2.7 s.
             let priority = priorities.isEmpty ? 0 : -priorities[q] * Double(line.passesSeen)
-            // Each read (but a read in doubt, which may have misread a phone number) weighs a line
-            // down by half its priority: on a receipt held up, lines of small print that read
-            // differently on every pass (approval codes, sequence numbers: many digits, so in doubt)
-            // were read pass after pass while its phone number's line waited; clutter, new on every
-            // pass and of few glyphs, still waits.
-            let reads = Double(max(0, line.timesRead - (line.reads.last?.doubt != nil ? 1 : 0)))
-            let share = priority / (1 + reads / 2)
-            guard let lastRead = line.lastRead else { return (1, priority, 0) }
+            // Its reads (but a read in doubt, which may have misread a phone number) put a line
+            // behind the lines read fewer times: every line found on two passes is read once before
+            // any is read again, but to confirm what it said. On a receipt held up, its long lines of
+            // small print that read differently on every pass (dates, approval codes: many digits,
+            // so in doubt) had been read five times each, by glyph count, while its phone number's
+            // short line waited (1280×720, the development receipts: 10 items found on every pass
+            // and never read). A line found on one pass only counts as read once: clutter, new on
+            // every pass, competes with the lines read once, by priority, and seldom wins.
+            let reads = max(0, line.timesRead - (line.reads.last?.doubt != nil ? 1 : 0))
+            let level = line.passesSeen < 2 ? max(1, reads) : reads
+            let share = priority / (1 + Double(reads) / 2)
+            guard let lastRead = line.lastRead else { return (1, level, priority, 0) }
             guard needsReading(line) else {
                 // Plain text (not clutter) unread for long competes with the rest by priority: on a
                 // cluttered desk new specks are due on every pass, and a line taken for plain text
-                // while it came into focus would never be read again.
+                // while it came into focus would never be read again. It competes as a line read
+                // once, whatever its reads: with the specks, by priority.
                 if line.saysNothing, line.garbageReads == 0, time - lastRead >= configuration.plainTextCompetesAfter {
-                    return (1, share, lastRead)
+                    return (1, 1, share, lastRead)
                 }
-                return (3, lastRead, priority)
+                return (3, 0, lastRead, priority)
             }
-            if awaitsConfirmation(line) { return (0, lastRead, priority) }
+            if awaitsConfirmation(line) { return (0, 0, lastRead, priority) }
             // Plain text read well is seldom a misread phone number or address: its confirming read
             // can wait for the lines not read yet. At realtime a card's two longest lines, read as
             // plain text at 0.95, were read again before its phone number and URL were read at all:
@@ -215,9 +221,9 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             if line.saysNothing, line.reads.last?.doubt == nil, line.confidence >= configuration.confirmingPassConfidence,
                 time - lastRead < configuration.rereadNothingAfter
             {
-                return (2, priority, lastRead)
+                return (2, 0, priority, lastRead)
             }
-            return (1, share, lastRead)
+            return (1, level, share, lastRead)
         }
         let due = quads.indices.filter { q in
             let line = lines[current[q]]
@@ -253,7 +259,10 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         lines[l].garbageReads = unconfident ? lines[l].garbageReads + 1 : 0
         lines[l].saidPart = part
         lines[l].reads.append((reading, key, unconfident, key.isEmpty ? doubt : nil))
-        if !unconfident, !part { lines[l].lastClear = reading }
+        if !unconfident, !part {
+            lines[l].lastClear = reading
+            lines[l].lastClearKey = key
+        }
         if lines[l].reads.count > configuration.confirmingReads { lines[l].reads.removeFirst() }
         lines[l].lastRead = time
         lines[l].timesRead += 1
@@ -277,9 +286,12 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         awaitsConfirmation(line) && line.confidence >= configuration.confirmingPassConfidence
     }
 
-    /// Its latest read said something (typed text), and it is not confirmed yet.
+    /// Its latest read said something (typed text), or it still carries what an earlier read said
+    /// (`carries`: a misread or garbage since), and it is not confirmed yet. A receipt's phone number
+    /// read right once, then misread (in doubt, taken as garbage), had waited behind every line read
+    /// fewer times and was not read again while legible (1280×720, the development receipts).
     func awaitsConfirmation(_ line: Line) -> Bool {
-        line.lastRead != nil && !line.saysNothing && needsReading(line)
+        line.lastRead != nil && (!line.saysNothing || (carries(line) && !line.lastClearKey.isEmpty)) && needsReading(line)
     }
 
     /// Whether the line's reading is in question: its latest read said something not confirmed yet,
