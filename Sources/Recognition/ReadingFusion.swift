@@ -35,14 +35,17 @@ public final class ReadingFusion {
 
     /// A camera frame's reading of the line at `quad`: the first recognizer's, of `stacked` when given
     /// (the line over several frames, `LineStack`), else of the frame's line.
+    /// A frame's line is read from its own rows (`LineReader.ownRowsQuad`), not the detector's quad,
+    /// which on small print takes in the lines above and below.
     public func frame(_ quad: Quad, in image: GrayImage, stacked: GrayImage? = nil) -> LineReading? {
-        guard let stacked else { return recognizers[0].read(quad, in: image) }
-        return recognizers[0].read(stacked, of: quad, in: image)
+        let own = LineReader.ownRowsQuad(of: quad, in: image)
+        guard let stacked else { return recognizers[0].read(own, in: image) }
+        return recognizers[0].read(stacked, of: own, in: image)
     }
 
-    /// The line at `quad` straightened as the first recognizer reads it (`LineStack`'s strips).
+    /// A frame's line at `quad` straightened as the first recognizer reads it (`frame`; `LineStack`'s strips).
     public func straightened(_ quad: Quad, in image: GrayImage) -> GrayImage {
-        recognizers[0].straightened(quad, in: image)
+        recognizers[0].straightened(LineReader.ownRowsQuad(of: quad, in: image), in: image)
     }
 
     /// What one line says from `readings` of it (the first recognizer's first): the first reading's

@@ -65,6 +65,14 @@ import TextRecognition
         #expect(reader.cutEnds(of: wide, in: receipt) == .none)
         let narrowed = LineReader.inkQuad(of: wide, in: receipt)
         #expect(narrowed.topLeft.y > 30 && narrowed.bottomLeft.y < 60, "\(narrowed)")
+        // A frame's line is read from its own rows (glyphs 37–53), padded by 0.3 of their height,
+        // its ends where the detector put them.
+        let read = LineReader.ownRowsQuad(of: wide, in: receipt)
+        #expect(abs(read.topLeft.y - 32) < 2.5 && abs(read.bottomLeft.y - 58) < 2.5, "\(read)")
+        #expect(read.topLeft.x == wide.topLeft.x && read.topRight.x == wide.topRight.x)
+        // A quad with no ink is read as it is.
+        let blank = Quad(x: 0, y: 0, width: 40, height: 14)
+        #expect(LineReader.ownRowsQuad(of: blank, in: receipt) == blank)
     }
 
     /// A detector's degenerate quads (a point, a sliver, one past the image's edge) are no cut and
