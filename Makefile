@@ -294,11 +294,14 @@ score-real: deps score-venv
 # The development receipts held up to the camera (issue #52, Tests/real/score_real_live.py): a clip made of
 # every REAL_LIVE_EVERY-th receipt that has an item (.build/real-dev/live), each through `scannerd run --pace
 # realtime`, beside `scannerd scan` on the same photos in the same run. REAL_LIMIT=N: the first N clips.
+# REAL_LIVE_ARGS="--pace none --jobs 2": every frame read, the same events on every run (to compare two
+# builds; realtime runs of one build differ by several items).
 REAL_LIVE_EVERY ?= 3
+REAL_LIVE_ARGS ?=
 score-real-live: deps score-venv
 	$(SWIFT) build -c release --product scannerd
 	$(SCORE_VENV)/bin/python Tests/real/score_real_live.py .build/release/scannerd $(REAL_DEV_MIRROR) .build/real-dev \
-		--dev $(REAL_DEV) --every $(REAL_LIVE_EVERY) --limit $(REAL_LIMIT) $(if $(REAL_SHOW),--show)
+		--dev $(REAL_DEV) --every $(REAL_LIVE_EVERY) --limit $(REAL_LIMIT) $(if $(REAL_SHOW),--show) $(REAL_LIVE_ARGS)
 
 # The Debian package (issue #18): release binaries with the Swift runtime linked in (no toolchain on
 # the kiosk), built in a directory of their own so the dynamic build stays as it is.
