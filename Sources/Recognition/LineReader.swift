@@ -228,23 +228,23 @@ public struct LineReader: Sendable {
         private let contrast: Int
 
         init?(_ quad: Quad, in image: GrayImage) {
-            straight = image.rectified(quad, height: Self.rows)
+            let straight = image.rectified(quad, height: Self.rows)
             let levels = LevelHistogram(straight)
-            ground = levels.level(atRank: levels.total / 2)
-            contrast = max(ground - levels.level(atRank: levels.total * 3 / 100), levels.level(atRank: levels.total * 97 / 100) - ground)
+            let ground = levels.level(atRank: levels.total / 2)
+            let contrast = max(ground - levels.level(atRank: levels.total * 3 / 100), levels.level(atRank: levels.total * 97 / 100) - ground)
             guard contrast > 0, straight.width >= 2 else { return nil }
-            let straight = straight
-            let ground = ground
-            let contrast = contrast
-            let rowInk = (0..<Self.rows).map { y in
-                (0..<straight.width).count { Double(abs(Int(straight.pixels[y * straight.stride + $0]) - ground)) > Double(contrast) / 2 }
-            }
+            (self.straight, self.ground, self.contrast) = (straight, ground, contrast)
+            let rowInk = (0..<Self.rows).map { y in (0..<straight.width).count { Self.isInk(straight, $0, y, ground, contrast) } }
             guard let (top, bottom) = LineReader.ownRows(rowInk, need: max(1, straight.width / 20)) else { return nil }
-            self.top = top
-            self.bottom = bottom
+            (self.top, self.bottom) = (top, bottom)
         }
 
-        func isInk(_ x: Int, _ y: Int) -> Bool { Double(abs(Int(straight.pixels[y * straight.stride + x]) - ground)) > Double(contrast) / 2 }
+        /// Ink lies more than half the line's contrast from its ground.
+        private static func isInk(_ straight: GrayImage, _ x: Int, _ y: Int, _ ground: Int, _ contrast: Int) -> Bool {
+            Double(abs(Int(straight.pixels[y * straight.stride + x]) - ground)) > Double(contrast) / 2
+        }
+
+        func isInk(_ x: Int, _ y: Int) -> Bool { Self.isInk(straight, x, y, ground, contrast) }
 
         /// Its own rows padded by `pad` of their height on each side, as a share of the quad's height.
         func rows(padded pad: Double) -> ClosedRange<Double> {
