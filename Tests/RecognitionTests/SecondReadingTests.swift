@@ -209,6 +209,28 @@ import TextRecognition
         #expect(scanner.items(in: reading("tedolicteedbuck.com", weakAt: 3)).map(\.item.payload).contains("http://tedolicteedbuck.com"))
     }
 
+    /// A frame's typed item is as sure as its least sure character (a phone number's too): in the
+    /// vote over frames such a read contests but does not support. A sure reading keeps its words'
+    /// confidence, and so does a reading without per-symbol probabilities.
+    @Test func aFramesItemIsAsSureAsItsLeastSureCharacter() throws {
+        let scanner = try ImageScanner(options: TextTests.contentOnly)
+        func confidence(_ text: String, weakAt weak: Int?, probabilities: Bool = true) -> Double? {
+            let bytes = text.utf8.count
+            let box = PixelRect(x: 0, y: 0, width: 10 * bytes, height: 48)
+            var reading = LineReading(
+                line: RecognizedLine(words: [RecognizedWord(text: text, box: box, confidence: 0.9)], box: box), quad: Self.quad,
+                width: 10 * bytes, byteBoxes: (0..<bytes).map { PixelRect(x: 10 * $0, y: 0, width: 10, height: 48) })
+            if probabilities { reading.byteConfidences = (0..<bytes).map { $0 == weak ? 0.42 : 0.97 } }
+            return scanner.items(in: reading).first { $0.item.contentType != nil }?.item.confidence
+        }
+        #expect(confidence("www.deltaveb.be", weakAt: 10) == 0.42)
+        #expect(confidence("Tel.512.555.0173", weakAt: 6) == 0.42)
+        #expect(confidence("www.deltaweb.be", weakAt: nil) == 0.9)
+        #expect(confidence("www.deltaveb.be", weakAt: 10, probabilities: false) == 0.9)
+        // Outside the item: the line's other characters do not count.
+        #expect(confidence("Tel.512.555.0173", weakAt: 1) == 0.9)
+    }
+
     /// A still's line is read by the first recognizer; only when that reading may say something
     /// typed do the others read it, and a payload most of them give is reported. A frame gets the
     /// first recognizer's reading alone.
