@@ -115,25 +115,31 @@ public struct LineStack: Sendable {
         image.pixels.withUnsafeBufferPointer { frame in
             patch.pixels.withUnsafeBufferPointer { template in
                 for j in 0..<side {
+                    // The template's rows and columns that fall inside the frame at this offset.
+                    let oy = reference.origin.y + py + j - radius
+                    let (top, bottom) = (max(0, -oy), min(patch.height, image.height - oy))
+                    guard top < bottom else { continue }
+                    let rows = top..<bottom
                     for i in 0..<side {
-                        let dx = px + i - radius
-                        let dy = py + j - radius
-                        var sum = 0
-                        var count = 0
-                        for y in 0..<patch.height {
-                            let fy = reference.origin.y + y + dy
-                            guard fy >= 0, fy < image.height else { continue }
-                            let row = fy * image.stride
-                            let trow = y * patch.stride
-                            for x in 0..<patch.width {
-                                let fx = reference.origin.x + x + dx
-                                guard fx >= 0, fx < image.width else { continue }
-                                sum += abs(Int(frame[row + fx]) - Int(template[trow + x]))
-                                count += 1
-                            }
-                        }
+                        let ox = reference.origin.x + px + i - radius
+                        let (left, right) = (max(0, -ox), min(patch.width, image.width - ox))
+                        guard left < right else { continue }
+                        let columns = left..<right
+                        let count = rows.count * columns.count
                         // Most of the template must be in the frame for the match to say anything.
-                        if count * 2 >= patch.width * patch.height { costs[j * side + i] = Double(sum) / Double(count) }
+                        guard count * 2 >= patch.width * patch.height else { continue }
+                        var sum = 0
+                        for y in rows {
+                            let f = frame.baseAddress! + ((oy + y) * image.stride + ox + left)
+                            let t = template.baseAddress! + (y * patch.stride + left)
+                            var rowSum: Int32 = 0
+                            for x in 0..<columns.count {
+                                let (a, b) = (f[x], t[x])
+                                rowSum &+= Int32(max(a, b) &- min(a, b))
+                            }
+                            sum += Int(rowSum)
+                        }
+                        costs[j * side + i] = Double(sum) / Double(count)
                     }
                 }
             }
