@@ -113,6 +113,42 @@ enum WebIdentifiers {
         return lowercase && !twoLetterWords.contains(text) ? .joined(code: text, end: start + 2) : .ambiguous
     }
 
+    /// Mail providers whose domains most addresses people print are at (the name of at least five
+    /// letters: a shorter one is one edit from too many real domains, `live.com` from `love.com`).
+    static let mailProviders: [(name: String, tld: String)] = [
+        ("gmail", "com"), ("googlemail", "com"), ("hotmail", "com"), ("outlook", "com"), ("yahoo", "com"),
+        ("icloud", "com"), ("protonmail", "com"), ("yandex", "ru"), ("comcast", "net"),
+    ]
+
+    /// What OCR makes of a letter or two, undone: `rn` for `m`, `vv` for `w`, `cl` for `d`.
+    static let confusedLetters = [("rn", "m"), ("vv", "w"), ("cl", "d")]
+
+    /// An e-mail domain one edit (a letter added, dropped or changed, or a confusion of
+    /// `confusedLetters`) from a well-known provider's (`mailProviders`), its top-level domain the
+    /// same, is that provider's: `gmall.com` and `hotrnail.com` are misreadings, not domains anyone
+    /// prints. Any other domain is as read.
+    static func mailDomain(_ labels: [String]) -> [String] {
+        guard labels.count == 2 else { return labels }
+        let (name, tld) = (labels[0], labels[1])
+        for provider in mailProviders where provider.tld == tld && provider.name != name {
+            let undone = confusedLetters.reduce(name) { $0.replacingOccurrences(of: $1.0, with: $1.1) }
+            if oneEditApart(name, provider.name) || undone == provider.name || oneEditApart(undone, provider.name) {
+                return [provider.name, tld]
+            }
+        }
+        return labels
+    }
+
+    /// Whether `a` becomes `b` by one letter added, dropped or changed.
+    static func oneEditApart(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        guard abs(x.count - y.count) <= 1, x != y else { return false }
+        var i = 0
+        while i < min(x.count, y.count), x[i] == y[i] { i += 1 }
+        if x.count == y.count { return x[(i + 1)...] == y[(i + 1)...] }
+        return x.count < y.count ? x[i...] == y[(i + 1)...] : x[(i + 1)...] == y[i...]
+    }
+
     static func emailAddresses(in bytes: [UInt8]) -> [ContentMatch] {
         var found: [ContentMatch] = []
         for at in bytes.indices where bytes[at] == UInt8(ascii: "@") {
@@ -136,7 +172,7 @@ enum WebIdentifiers {
             let transcript = String(decoding: bytes[start..<end], as: UTF8.self)
             found.append(
                 ContentMatch(
-                    contentType: .emailAddress, payload: local + "@" + labels.joined(separator: ".").lowercased(),
+                    contentType: .emailAddress, payload: local + "@" + mailDomain(labels.map { $0.lowercased() }).joined(separator: "."),
                     transcript: transcript, utf8Range: start..<end))
         }
         return found

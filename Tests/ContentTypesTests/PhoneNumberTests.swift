@@ -136,6 +136,18 @@ import Testing
         ("HTTP://EXAMPLE.COM", "url http://example.com"),
         ("jane.doe@example.com", "emailAddress jane.doe@example.com"),
         ("Mail: Jane.Doe+kiosk@Mail.Example.COM", "emailAddress Jane.Doe+kiosk@mail.example.com"),
+        // A domain one edit from a well-known provider's is a misreading of it (issue #52).
+        ("jo.doe@gmall.com", "emailAddress jo.doe@gmail.com"),
+        ("jo.doe@hotrnail.com", "emailAddress jo.doe@hotmail.com"),
+        ("jo.doe@GMAIL.COM", "emailAddress jo.doe@gmail.com"),
+        ("jo.doe@yahooo.com", "emailAddress jo.doe@yahoo.com"),
+        ("jo.doe@outlok.com", "emailAddress jo.doe@outlook.com"),
+        // Not so: two edits, another top-level domain, more labels, a short provider, a domain of its own.
+        ("jo.doe@gmxil.co", "emailAddress jo.doe@gmxil.co"),
+        ("jo.doe@gmall.de", "emailAddress jo.doe@gmall.de"),
+        ("jo.doe@mail.gmall.com", "emailAddress jo.doe@mail.gmall.com"),
+        ("jo.doe@love.com", "emailAddress jo.doe@love.com"),
+        ("jo.doe@northgate-optics.com", "emailAddress jo.doe@northgate-optics.com"),
     ])
     func recognizes(line: String, expected: String) {
         #expect(found(line) == [expected])
