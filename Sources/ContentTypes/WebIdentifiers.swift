@@ -130,8 +130,8 @@ enum WebIdentifiers {
     static func mailDomain(_ labels: [String]) -> [String] {
         guard labels.count == 2 else { return labels }
         let (name, tld) = (labels[0], labels[1])
+        let undone = confusedLetters.reduce(name) { $0.replacingOccurrences(of: $1.0, with: $1.1) }
         for provider in mailProviders where provider.tld == tld && provider.name != name {
-            let undone = confusedLetters.reduce(name) { $0.replacingOccurrences(of: $1.0, with: $1.1) }
             if oneEditApart(name, provider.name) || undone == provider.name || oneEditApart(undone, provider.name) {
                 return [provider.name, tld]
             }
