@@ -53,7 +53,8 @@ public final class ImageScanner {
         /// `ClassicalLineDetector`.
         case classical
         /// `NetworkLineDetector` (PP-OCRv6's detector), from the line model's directory: at a still
-        /// image's size (RapidOCR's: the shorter side at least 736 px), or, `live`, at a camera
+        /// image's size (RapidOCR's: the shorter side at least 736 px; a large one also in tiles at its
+        /// own resolution, `TiledLook`), or, `live`, at a camera
         /// frame's (`QualitySettings.liveDetectionSide`; nil there: the classical detector).
         case network
     }
@@ -89,7 +90,9 @@ public final class ImageScanner {
                 }
                 if let lineModel, lineDetection == .network {
                     if !live {
-                        detector = try NetworkLineDetector(directory: lineModel)
+                        let still = try NetworkLineDetector(directory: lineModel)
+                        still.tiles = TiledLook(minimumSpread: settings.minimumContrastForText)
+                        detector = still
                     } else if let side = settings.liveDetectionSide {
                         detector = try NetworkLineDetector(directory: lineModel, shorterSideAtLeast: 0, longerSideAtMost: side)
                     }
@@ -136,7 +139,9 @@ public final class ImageScanner {
         let (region, toImage) = Self.region(area, of: image)
 
         var items = Self.items(barcodes.recognize(region), at: toImage)
-        if let fusion, region.contrastSpread() >= settings.minimumContrastForText {
+        // The whole still is all there is to read: print anywhere in it counts (a receipt on a
+        // flat-bed page is ink on a few per cent of it), not the image's spread as a whole.
+        if let fusion, region.largestBlockContrastSpread() >= settings.minimumContrastForText {
             let typed = { (reading: LineReading) in self.items(in: reading, still: true) }
             let read = lineDetector.lines(in: region).flatMap { fusion.still($0.quad, in: region, items: typed) }.map { item in
                 var item = item

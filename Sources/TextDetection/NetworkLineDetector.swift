@@ -61,8 +61,30 @@ public final class NetworkLineDetector {
         return (rounded(width), rounded(height))
     }
 
+    /// Stills: an image the one look reduces is also looked at in tiles at its own resolution
+    /// (`TiledLook`); nil (camera frames, whose looks the pipeline chooses): one look.
+    public var tiles: TiledLook?
+
     /// The lines of `image`, in its pixel coordinates.
     public func detect(_ image: GrayImage) throws(InferenceError) -> [TextLineDetector.GlyphLine] {
+        let whole = try look(image)
+        let size = Self.inputSize(
+            width: image.width, height: image.height, shorterSideAtLeast: shorterSideAtLeast, longerSideAtMost: longerSideAtMost)
+        guard let tiles, tiles.applies(width: image.width, height: image.height, look: size) else { return whole }
+        var found: [TiledLook.Found] = []
+        for tile in tiles.tiles(width: image.width, height: image.height) {
+            let part = image.cropped(to: tile)
+            guard part.largestBlockContrastSpread() >= tiles.minimumSpread else { continue }
+            for var line in try look(part) {
+                line.quad = line.quad.map { Point(x: $0.x + Double(tile.x), y: $0.y + Double(tile.y)) }
+                found.append(TiledLook.Found(line: line, tile: tile))
+            }
+        }
+        return tiles.merged(found, whole: whole, width: image.width, height: image.height)
+    }
+
+    /// One look at the whole of `image`, at the network's input size for it.
+    private func look(_ image: GrayImage) throws(InferenceError) -> [TextLineDetector.GlyphLine] {
         let size = Self.inputSize(
             width: image.width, height: image.height, shorterSideAtLeast: shorterSideAtLeast, longerSideAtMost: longerSideAtMost)
         let input = Self.inputPlanes(image, width: size.width, height: size.height)

@@ -354,6 +354,7 @@ def main():
     parser.add_argument("out")
     parser.add_argument("--dev", default=DEV, help="the development set's JSON (default: ../shared/real-dev beside the repository)")
     parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--min-side", type=int, default=0, help="only the images whose longer side is at least this many pixels")
     parser.add_argument("--readers", default="scan,rapidocr")
     parser.add_argument("--show", action="store_true", help="list every miss and false item")
     parser.add_argument("--scan-args", default="", help="more arguments for scannerd scan, space-separated")
@@ -362,6 +363,9 @@ def main():
     dev = load_dev(args.dev, args.mirror, "score-real")
     chosen, paths = images(dev, args.mirror, args.out, args.limit)
     chosen = corrected(chosen)
+    if args.min_side:
+        kept = [(image, path) for image, path in zip(chosen, paths) if max(image["width"], image["height"]) >= args.min_side]
+        chosen, paths = [image for image, _ in kept], [path for _, path in kept]
     regions = [region_of(image) for image in chosen]
     truths = {path: truth(image, region) for path, image, region in zip(paths, chosen, regions)}
     required = sum(len(r) for r, _, _ in truths.values())
