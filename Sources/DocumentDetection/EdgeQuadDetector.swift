@@ -14,6 +14,18 @@ public struct DocumentCandidate: Sendable, Equatable {
     }
 }
 
+extension DocumentCandidate {
+    /// The candidate as a `document` item of an image `width` × `height` pixels: its corners
+    /// normalized to 0…1, its score as the confidence. What `scan --types document` prints (a camera's
+    /// documents are items once `DocumentTracker` has seen them on two passes).
+    public func item(inImageOf width: Int, _ height: Int) -> RecognizedItem {
+        let (w, h) = (Double(max(1, width)), Double(max(1, height)))
+        return RecognizedItem(
+            kind: .document, payload: RecognitionTypes.documentName, bounds: quad.map { Point(x: $0.x / w, y: $0.y / h) },
+            confidence: score)
+    }
+}
+
 /// Finds documents in a frame (issue #43). A seam: the classical detector below, or a network.
 public protocol DocumentDetector: Sendable {
     /// Every quadrilateral in `image` that may be a document, best first, overlapping ones included

@@ -103,7 +103,12 @@ struct ScanCommand: ParsableCommand {
             }
             switch decoded {
             case .success(let image):
-                for item in scanner.scan(image.image) {
+                // The documents as items, like every other (`--types document`): found where the live
+                // pipeline finds them, in the processing image.
+                let documents =
+                    options.types.documents
+                    ? EdgeQuadDetector().documents(in: image.image).map { $0.item(inImageOf: image.image.width, image.image.height) } : []
+                for item in scanner.scan(image.image) + documents {
                     found = true
                     guard case .object(let fields) = Event.Item(item).json else { continue }
                     print(JSONValue.object([("image", .string(path))] + fields).serialized())

@@ -114,6 +114,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.file("none.jpg")))
     }
 
+    /// `scan --types document` prints each document as an item like any other (issue #53): the
+    /// letter in the letterhead fixture, its corners where the page's are in the photo (measured by
+    /// eye: top-left at 6 % and 4 % of the width and height, bottom-right at 92 % and 92 %), and
+    /// beside the letter's other items when they are asked for too. A desk without a page prints none.
+    @Test func documentsArePrintedAsItems() throws {
+        let result = try scan(["--types", "document", "--no-line-model", "Tests/Fixtures/letterhead.jpg"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let items = try objects(result).map { try Event.Item($0) }
+        try #require(items.count == 1, "\(result.stdout)")
+        let page = items[0]
+        #expect(page.kind == .document && page.payload == "document" && page.confidence > 0.5, "\(page)")
+        func near(_ p: Point, _ x: Double, _ y: Double) -> Bool { abs(p.x - x) < 0.03 && abs(p.y - y) < 0.03 }
+        #expect(near(page.bounds.topLeft, 0.06, 0.04) && near(page.bounds.topRight, 0.96, 0.07), "\(page.bounds)")
+        #expect(near(page.bounds.bottomRight, 0.92, 0.92) && near(page.bounds.bottomLeft, 0.04, 0.93), "\(page.bounds)")
+        let both = try objects(try scan(["--types", "document,dateTimeDuration", "--no-line-model", "Tests/Fixtures/letterhead.jpg"]))
+        #expect(both.count > 1 && both.filter { $0["kind"] == .string("document") }.count == 1, "\(both)")
+        let none = try scan(["--types", "document", "Tests/Fixtures/empty.jpg"])
+        #expect(none.status == 1 && none.stdout.isEmpty, "\(none.stdout)")
+    }
+
     /// Where `--document` cannot write (a directory, a missing one, no name), the error names it and
     /// the exit status is 2; the directory is left as it was.
     @Test func aDocumentThatCannotBeWrittenIsOneClearError() throws {
