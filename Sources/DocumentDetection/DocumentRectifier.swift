@@ -6,6 +6,28 @@ import ScannerCore
 /// keeps the resolution of its nearer edge), at most `maximumSide` pixels.
 public enum DocumentRectifier {
     public static func rectify(_ image: GrayImage, quad: Quad, maximumSide: Int = 4096) -> GrayImage? {
+        image.pixels.withUnsafeBufferPointer { p in
+            rectified(quad, maximumSide: maximumSide, channels: 1) { point, _ in sample(p, image, point) }.map {
+                GrayImage(width: $0.width, height: $0.height, pixels: $0.pixels)
+            }
+        }
+    }
+
+    /// The same in colour: each channel sampled as the gray image's one is.
+    public static func rectify(_ image: ColorImage, quad: Quad, maximumSide: Int = 4096) -> ColorImage? {
+        image.pixels.withUnsafeBufferPointer { p in
+            rectified(quad, maximumSide: maximumSide, channels: 3) { point, channel in
+                let value = bilinear(p, width: image.width, height: image.height, rowLength: image.width * 3, channels: 3, channel, point)
+                return UInt8(max(0, min(255, value.rounded())))
+            }.map { ColorImage(width: $0.width, height: $0.height, pixels: $0.pixels) }
+        }
+    }
+
+    /// The rectangle's pixels, `channels` interleaved, each `sample`d at the point of the quadrilateral
+    /// the homography maps it to; nil for a degenerate quadrilateral.
+    static func rectified(
+        _ quad: Quad, maximumSide: Int, channels: Int, sample: (Point, Int) -> UInt8
+    ) -> (width: Int, height: Int, pixels: [UInt8])? {
         let c = quad.corners
         var width = max(c[0].distance(to: c[1]), c[3].distance(to: c[2]))
         var height = max(c[0].distance(to: c[3]), c[1].distance(to: c[2]))
@@ -18,16 +40,14 @@ public enum DocumentRectifier {
         // From the output rectangle's corners to the quadrilateral's.
         let rectangle = [Point(x: 0, y: 0), Point(x: width - 1, y: 0), Point(x: width - 1, y: height - 1), Point(x: 0, y: height - 1)]
         guard let map = Homography(from: rectangle, to: c) else { return nil }
-        var pixels = [UInt8](repeating: 0, count: w * h)
-        image.pixels.withUnsafeBufferPointer { p in
-            for y in 0..<h {
-                for x in 0..<w {
-                    let source = map.apply(Point(x: Double(x), y: Double(y)))
-                    pixels[y * w + x] = Self.sample(p, image, source)
-                }
+        var pixels = [UInt8](repeating: 0, count: w * h * channels)
+        for y in 0..<h {
+            for x in 0..<w {
+                let source = map.apply(Point(x: Double(x), y: Double(y)))
+                for channel in 0..<channels { pixels[(y * w + x) * channels + channel] = sample(source, channel) }
             }
         }
-        return GrayImage(width: w, height: h, pixels: pixels)
+        return (w, h, pixels)
     }
 
     /// Bilinear, clamped to the image, rounded to a level.
@@ -37,19 +57,23 @@ public enum DocumentRectifier {
 
     /// Bilinear, clamped to the image.
     static func bilinear(_ p: UnsafeBufferPointer<UInt8>, _ image: GrayImage, _ point: Point) -> Double {
-        let x = min(max(point.x, 0), Double(image.width - 1))
-        let y = min(max(point.y, 0), Double(image.height - 1))
+        bilinear(p, width: image.width, height: image.height, rowLength: image.stride, channels: 1, 0, point)
+    }
+
+    /// Bilinear in `channel` of pixels `channels` bytes each, rows `rowLength` bytes apart; clamped to the image.
+    static func bilinear(
+        _ p: UnsafeBufferPointer<UInt8>, width: Int, height: Int, rowLength: Int, channels: Int, _ channel: Int, _ point: Point
+    ) -> Double {
+        let x = min(max(point.x, 0), Double(width - 1))
+        let y = min(max(point.y, 0), Double(height - 1))
         let x0 = Int(x)
         let y0 = Int(y)
-        let x1 = min(x0 + 1, image.width - 1)
-        let y1 = min(y0 + 1, image.height - 1)
+        let x1 = min(x0 + 1, width - 1)
+        let y1 = min(y0 + 1, height - 1)
         let fx = x - Double(x0)
         let fy = y - Double(y0)
-        let a = Double(p[y0 * image.stride + x0])
-        let b = Double(p[y0 * image.stride + x1])
-        let c = Double(p[y1 * image.stride + x0])
-        let d = Double(p[y1 * image.stride + x1])
-        return (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy
+        func at(_ x: Int, _ y: Int) -> Double { Double(p[y * rowLength + x * channels + channel]) }
+        return (at(x0, y0) * (1 - fx) + at(x1, y0) * fx) * (1 - fy) + (at(x0, y1) * (1 - fx) + at(x1, y1) * fx) * fy
     }
 }
 

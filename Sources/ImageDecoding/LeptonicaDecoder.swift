@@ -12,6 +12,67 @@ enum LeptonicaDecoder {
     }()
 
     static func decodeGray(_ data: UnsafeRawBufferPointer, limits: ImageLimits = .default) throws(ScannerError) -> DecodedImage {
+        try withPix(data, limits: limits) { readPix throws(ScannerError) in
+            // pixConvertTo8 handles every depth: 1/2/4-bit, colormapped, 16-bit, and RGB (→ luminance).
+            guard let grayPix = pixConvertTo8(readPix, 0) else {
+                throw .unreadableImage(path: "", reason: "cannot convert image of depth \(pixGetDepth(readPix)) to gray")
+            }
+            var gray: UnsafeMutablePointer<PIX>? = grayPix
+            defer { pixDestroy(&gray) }
+            let width = Int(pixGetWidth(grayPix))
+            let height = Int(pixGetHeight(grayPix))
+            let wpl = Int(pixGetWpl(grayPix))
+            guard width > 0, height > 0, let words = pixGetData(grayPix) else {
+                throw .unreadableImage(path: "", reason: "image has no pixels")
+            }
+            var pixels = [UInt8](repeating: 0, count: width * height)
+            pixels.withUnsafeMutableBufferPointer { out in
+                for y in 0..<height {
+                    // Leptonica packs pixels big-endian inside 32-bit words; its accessor undoes that.
+                    let line = words.advanced(by: y * wpl)
+                    for x in 0..<width { out[y * width + x] = clept_get_byte(line, Int32(x)) }
+                }
+            }
+            return DecodedImage(
+                image: GrayImage(width: width, height: height, pixels: pixels), sourceWidth: width, sourceHeight: height)
+        }
+    }
+
+    /// The image in colour (RGB): every depth converted to 32 bits by leptonica, its alpha dropped.
+    static func decodeColor(_ data: UnsafeRawBufferPointer, limits: ImageLimits = .default) throws(ScannerError) -> ColorImage {
+        try withPix(data, limits: limits) { readPix throws(ScannerError) in
+            guard let rgbPix = pixConvertTo32(readPix) else {
+                throw .unreadableImage(path: "", reason: "cannot convert image of depth \(pixGetDepth(readPix)) to colour")
+            }
+            var rgb: UnsafeMutablePointer<PIX>? = rgbPix
+            defer { pixDestroy(&rgb) }
+            let width = Int(pixGetWidth(rgbPix))
+            let height = Int(pixGetHeight(rgbPix))
+            let wpl = Int(pixGetWpl(rgbPix))
+            guard width > 0, height > 0, let words = pixGetData(rgbPix) else {
+                throw .unreadableImage(path: "", reason: "image has no pixels")
+            }
+            var pixels = [UInt8](repeating: 0, count: width * height * 3)
+            pixels.withUnsafeMutableBufferPointer { out in
+                for y in 0..<height {
+                    let line = words.advanced(by: y * wpl)
+                    for x in 0..<width {
+                        // A 32-bit pixel is one word: red in its top byte, then green and blue.
+                        let word = line[x]
+                        let i = (y * width + x) * 3
+                        (out[i], out[i + 1], out[i + 2]) = (UInt8(word >> 24 & 0xFF), UInt8(word >> 16 & 0xFF), UInt8(word >> 8 & 0xFF))
+                    }
+                }
+            }
+            return ColorImage(width: width, height: height, pixels: pixels)
+        }
+    }
+
+    /// `body` given the image leptonica reads from `data`, once its declared size passed `limits` and
+    /// nothing was reported damaged while reading it.
+    private static func withPix<T>(
+        _ data: UnsafeRawBufferPointer, limits: ImageLimits, _ body: (UnsafeMutablePointer<PIX>) throws(ScannerError) -> T
+    ) throws(ScannerError) -> T {
         _ = quiet
         guard let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count > 0 else {
             throw .unreadableImage(path: "", reason: "empty file")
@@ -29,28 +90,7 @@ enum LeptonicaDecoder {
         if clept_error_count() > 0 {
             throw .unreadableImage(path: "", reason: "damaged image: \(String(cString: clept_first_error_text()))")
         }
-        // pixConvertTo8 handles every depth: 1/2/4-bit, colormapped, 16-bit, and RGB (→ luminance).
-        guard let grayPix = pixConvertTo8(readPix, 0) else {
-            throw .unreadableImage(path: "", reason: "cannot convert image of depth \(pixGetDepth(readPix)) to gray")
-        }
-        var gray: UnsafeMutablePointer<PIX>? = grayPix
-        defer { pixDestroy(&gray) }
-        let width = Int(pixGetWidth(grayPix))
-        let height = Int(pixGetHeight(grayPix))
-        let wpl = Int(pixGetWpl(grayPix))
-        guard width > 0, height > 0, let words = pixGetData(grayPix) else {
-            throw .unreadableImage(path: "", reason: "image has no pixels")
-        }
-        var pixels = [UInt8](repeating: 0, count: width * height)
-        pixels.withUnsafeMutableBufferPointer { out in
-            for y in 0..<height {
-                // Leptonica packs pixels big-endian inside 32-bit words; its accessor undoes that.
-                let line = words.advanced(by: y * wpl)
-                for x in 0..<width { out[y * width + x] = clept_get_byte(line, Int32(x)) }
-            }
-        }
-        return DecodedImage(
-            image: GrayImage(width: width, height: height, pixels: pixels), sourceWidth: width, sourceHeight: height)
+        return try body(readPix)
     }
 
     /// Reads the size the header declares (without decoding) and refuses it past the limits. GIF is

@@ -131,12 +131,13 @@ struct ScanCommand: ParsableCommand {
         if !found { throw ExitCode(1) }
     }
 
-    /// Finds the document in the image at `rawPath` (decoded at full size, within the limits) and
-    /// writes it straightened as JPEG to `output` (issue #43). Whether one was found; a line on
-    /// stderr either way.
+    /// Finds the document in the image at `rawPath` (decoded in colour at full size, within the
+    /// limits; found on its luma) and writes it straightened as a colour JPEG to `output` (issues #43,
+    /// #53). Whether one was found; a line on stderr either way.
     static func writeDocument(of rawPath: [UInt8], path: String, to output: String, decoder: ImageDecoder) throws(ScannerError) -> Bool {
-        let full = try decoder.decodeFile(atRawPath: rawPath).image
-        guard let found = EdgeQuadDetector().documents(in: full).first, let flat = DocumentRectifier.rectify(full, quad: found.quad) else {
+        let full = try decoder.decodeColorFile(atRawPath: rawPath)
+        guard let found = EdgeQuadDetector().documents(in: full.luma).first, let flat = DocumentRectifier.rectify(full, quad: found.quad)
+        else {
             report("scannerd: \(path): no document found")
             return false
         }

@@ -60,6 +60,35 @@ import Testing
         #expect(refusal.message == "no document in view")
     }
 
+    /// Issue #53: from a colour camera frame (a pink card with a dark grid on a gray desk), the
+    /// straightened document and the annotated capture come out in colour; the document at its own
+    /// size in the frame (its longer sides), its grid straight.
+    @Test func aColourFramesDocumentAndDrawingStayInColour() throws {
+        let scene = SlantedGridPage()
+        let frame = scene.renderColor(page: (240, 120, 120))
+        let photo = Photo(jpeg: try JPEGEncoder().encode(frame, quality: 90), luma: nil, width: frame.width, height: frame.height)
+        let c = scene.corners
+        let tracked = Quad(topLeft: c[0], topRight: c[1], bottomRight: c[2], bottomLeft: c[3]).map {
+            Point(x: $0.x / Double(frame.width), y: $0.y / Double(frame.height))
+        }
+        for (name, quads) in [("tracked", [tracked]), ("found", [])] {
+            let document = try PhotoRendering.document(of: photo, tracked: quads).get()
+            let flat = try ImageDecoder().decodeColor(document.jpeg)
+            #expect(flat.hasColor(tolerance: 40), "\(name): the document is gray")
+            let own = (max(c[0].distance(to: c[1]), c[3].distance(to: c[2])), max(c[0].distance(to: c[3]), c[1].distance(to: c[2])))
+            #expect(abs(Double(flat.width) - own.0) < 6 && abs(Double(flat.height) - own.1) < 6, "\(name): \(flat.width)x\(flat.height), \(own)")
+            // The page's own colour, away from the grid lines: red well above green and blue.
+            let middle = ((flat.height / 2 + 12) * flat.width + flat.width / 2 + 12) * 3
+            #expect(flat.pixels[middle] > flat.pixels[middle + 1] &+ 60, "\(name): \(flat.pixels[middle..<(middle + 3)])")
+            for across in [true, false] {
+                let measured = SlantedGridPage.grid(flat.luma, across: across)
+                #expect(measured.straightness > 0.85 && measured.evenness < 1.2, "\(name), across \(across): \(measured)")
+            }
+        }
+        let drawn = try ImageDecoder().decodeColor(try PhotoRendering.jpeg(of: photo, annotating: [tracked]).get().jpeg)
+        #expect(drawn.width == 640 && drawn.height == 480 && drawn.hasColor(tolerance: 40))
+    }
+
     @Test func aFrameThatCannotBeReadIsSaidSo() {
         let photo = Photo(jpeg: Data([0xFF, 0xD8, 0, 0]), luma: nil, width: 1280, height: 720)
         guard case .failure(let refusal) = PhotoRendering.jpeg(of: photo, annotating: []) else {

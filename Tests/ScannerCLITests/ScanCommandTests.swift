@@ -134,6 +134,19 @@ import Testing
         #expect(none.status == 1 && none.stdout.isEmpty, "\(none.stdout)")
     }
 
+    /// A colour photo's document is written in colour (issue #53): a pink card with a dark grid on a
+    /// gray desk, straightened, its page still pink.
+    @Test func aColourPhotosDocumentIsWrittenInColour() throws {
+        let scratch = try TemporaryDirectory("document-colour")
+        let photo = scratch.file("card.jpg")
+        try JPEGEncoder().encode(SlantedGridPage().renderColor(page: (240, 120, 120)), quality: 90).write(to: URL(fileURLWithPath: photo))
+        let output = scratch.file("flat.jpg")
+        let result = try scan(["--types", "document", "--no-line-model", "--document", output, photo])
+        #expect(result.status == 0, "\(result.stderr)")
+        let flat = try ImageDecoder().decodeColor(try Data(contentsOf: URL(fileURLWithPath: output)))
+        #expect(flat.hasColor(tolerance: 40), "the document is gray: \(flat.width)x\(flat.height)")
+    }
+
     /// Where `--document` cannot write (a directory, a missing one, no name), the error names it and
     /// the exit status is 2; the directory is left as it was.
     @Test func aDocumentThatCannotBeWrittenIsOneClearError() throws {

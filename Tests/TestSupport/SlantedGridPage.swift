@@ -35,6 +35,20 @@ public struct SlantedGridPage: Sendable {
 
     public func render() -> GrayImage {
         var image = GrayImage(width: 640, height: 480, filledWith: 90)
+        paint { i, onLine in image.pixels[i] = onLine ? 20 : 235 }
+        return image
+    }
+
+    /// The same scene in colour: the page `page` (red, green, blue) with its grid near black, on a
+    /// gray desk.
+    public func renderColor(page: (UInt8, UInt8, UInt8)) -> ColorImage {
+        var image = ColorImage(width: 640, height: 480, pixels: [UInt8](repeating: 90, count: 640 * 480 * 3))
+        paint { i, onLine in (image.pixels[3 * i], image.pixels[3 * i + 1], image.pixels[3 * i + 2]) = onLine ? (20, 20, 20) : page }
+        return image
+    }
+
+    /// Calls `body` with each pixel (index) the page covers and whether a grid line does.
+    func paint(_ body: (Int, Bool) -> Void) {
         let normal = (0..<3).map { rotation[$0][2] }
         let along = zip(normal, translation).reduce(0) { $0 + $1.0 * $1.1 }
         for py in 0..<480 {
@@ -48,10 +62,9 @@ public struct SlantedGridPage: Sendable {
                 let y = (0..<3).reduce(0) { $0 + rotation[$1][1] * d[$1] } + Self.pageHeight / 2
                 guard x >= 0, y >= 0, x < Self.pageWidth, y < Self.pageHeight else { continue }
                 let onLine = { (v: Double) in v.truncatingRemainder(dividingBy: Self.spacing) < 2 }
-                image.pixels[py * 640 + px] = onLine(x) || onLine(y) ? 20 : 235
+                body(py * 640 + px, onLine(x) || onLine(y))
             }
         }
-        return image
     }
 
     /// How straight and even the grid is in `image`: for the columns (or rows), each dark band's
