@@ -12,6 +12,8 @@
 #   make flood   the floods of issue #39 (photos never read, idle HTTP connections, stalled streams)
 #   make score-real  `scannerd scan` on real receipt photos beside PP-OCRv6 alone (issue #40; REAL_DEV_MIRROR=)
 #   make score-real-live  the same receipts held up to the camera, read live at realtime, beside `scan` (issue #52)
+#   make score-documents  the receipts' documents straightened by `scan --document`, read by a reference OCR
+#                beside the photos in the same run (issue #53)
 #   make footage realistic webcam clips with exact truth (Tests/Fixtures/footage) → .build/footage;
 #                make score-footage runs the daemon on each and scores it against the truth
 #                make score-scan scores `scannerd scan` on their middle legible frames
@@ -72,7 +74,7 @@ TEST_PACKAGES := systemd udev chromium mosquitto mosquitto-clients
 # Tests/system/check-deb.sh (lintian, readelf).
 PACKAGE_PACKAGES := dpkg-dev lintian binutils
 
-.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real score-real-live score-venv apt-deps pypi-tools test-deps package-deps runtime models zxing zxing-headers zbar-header run-resolve run-compile
+.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real score-real-live score-documents score-venv apt-deps pypi-tools test-deps package-deps runtime models zxing zxing-headers zbar-header run-resolve run-compile
 
 deps: apt-deps runtime models zxing zbar-header
 
@@ -302,6 +304,13 @@ score-real-live: deps score-venv
 	$(SWIFT) build -c release --product scannerd
 	$(SCORE_VENV)/bin/python Tests/real/score_real_live.py .build/release/scannerd $(REAL_DEV_MIRROR) .build/real-dev \
 		--dev $(REAL_DEV) --every $(REAL_LIVE_EVERY) --limit $(REAL_LIMIT) $(if $(REAL_SHOW),--show) $(REAL_LIVE_ARGS)
+
+# The development receipts' documents (issue #53, Tests/real/score_documents.py): `scan --document` on each
+# photo, and PP-OCRv6 alone (RapidOCR) reading the photo and the straightened document in the same run.
+score-documents: deps score-venv
+	$(SWIFT) build -c release --product scannerd
+	$(SCORE_VENV)/bin/python Tests/real/score_documents.py .build/release/scannerd $(REAL_DEV_MIRROR) .build/real-dev \
+		--dev $(REAL_DEV) --limit $(REAL_LIMIT) $(if $(REAL_SHOW),--show)
 
 # The Debian package (issue #18): release binaries with the Swift runtime linked in (no toolchain on
 # the kiosk), built in a directory of their own so the dynamic build stays as it is.
