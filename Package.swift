@@ -235,8 +235,8 @@ let package = Package(
         .executableTarget(
             name: "scannerd",
             dependencies: [
-                "ScannerCore", "ImageDecoding", "Recognition", "DocumentDetection", "Capture", "DaemonConfiguration", "Daemon",
-                "ScannerProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "ScannerCore", "ImageDecoding", "Recognition", "TextDetection", "DocumentDetection", "Capture", "DaemonConfiguration",
+                "Daemon", "ScannerProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

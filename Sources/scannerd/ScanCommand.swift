@@ -5,6 +5,7 @@ import ImageDecoding
 import Recognition
 import ScannerCore
 import ScannerProtocol
+import TextDetection
 
 /// `scannerd scan IMAGE…`: one still image at a time through the recognition core.
 struct ScanCommand: ParsableCommand {
@@ -93,6 +94,19 @@ struct ScanCommand: ParsableCommand {
             throw ExitCode(2)
         }
 
+        // Where the text is, for which quadrilateral is the document (`TextHolding`): the network's
+        // lines where the models are, else the classical detector's.
+        var textLines: any LineDetector = ClassicalLineDetector()
+        if options.types.documents || document != nil, let lineModelDirectory {
+            do {
+                let network = try NetworkLineDetector(directory: lineModelDirectory)
+                network.tiles = TiledLook(minimumSpread: scanner.settings.minimumContrastForText)
+                textLines = network
+            } catch {
+                Self.report("scannerd: \(error)")
+                throw ExitCode(2)
+            }
+        }
         var found = false
         var failed = false
         for (path, rawPath) in zip(images, Self.rawArguments(for: images)) {
@@ -103,11 +117,11 @@ struct ScanCommand: ParsableCommand {
             }
             switch decoded {
             case .success(let image):
-                // The documents as items, like every other (`--types document`): found where the live
-                // pipeline finds them, in the processing image.
+                // The document as an item, like every other (`--types document`), in the processing image.
                 let documents =
                     options.types.documents
-                    ? EdgeQuadDetector().documents(in: image.image).map { $0.item(inImageOf: image.image.width, image.image.height) } : []
+                    ? Self.document(in: image.image, lines: textLines).map { [$0.item(inImageOf: image.image.width, image.image.height)] } ?? []
+                    : []
                 for item in scanner.scan(image.image) + documents {
                     found = true
                     guard case .object(let fields) = Event.Item(item).json else { continue }
@@ -115,7 +129,7 @@ struct ScanCommand: ParsableCommand {
                 }
                 if let document {
                     do throws(ScannerError) {
-                        found = try Self.writeDocument(of: rawPath, path: path, to: document, decoder: decoder) || found
+                        found = try Self.writeDocument(of: rawPath, path: path, to: document, decoder: decoder, lines: textLines) || found
                     } catch {
                         failed = true
                         Self.report("scannerd: \(error)")
@@ -134,10 +148,11 @@ struct ScanCommand: ParsableCommand {
     /// Finds the document in the image at `rawPath` (decoded in colour at full size, within the
     /// limits; found on its luma) and writes it straightened as a colour JPEG to `output` (issues #43,
     /// #53). Whether one was found; a line on stderr either way.
-    static func writeDocument(of rawPath: [UInt8], path: String, to output: String, decoder: ImageDecoder) throws(ScannerError) -> Bool {
+    static func writeDocument(
+        of rawPath: [UInt8], path: String, to output: String, decoder: ImageDecoder, lines: any LineDetector
+    ) throws(ScannerError) -> Bool {
         let full = try decoder.decodeColorFile(atRawPath: rawPath)
-        guard let found = EdgeQuadDetector().documents(in: full.luma).first, let flat = DocumentRectifier.rectify(full, quad: found.quad)
-        else {
+        guard let found = document(in: full.luma, lines: lines), let flat = DocumentRectifier.rectify(full, quad: found.quad) else {
             report("scannerd: \(path): no document found")
             return false
         }
@@ -149,6 +164,17 @@ struct ScanCommand: ParsableCommand {
         }
         report("scannerd: \(path): document \(flat.width)x\(flat.height) written to \(output)")
         return true
+    }
+
+    /// The document in `image`: of the edge detector's quadrilaterals, the one holding the text the
+    /// line detector finds there (`TextHolding`), fitted to the image's edges; or the text's own
+    /// rectangle where no edge holds it.
+    static func document(in image: GrayImage, lines: any LineDetector) -> DocumentCandidate? {
+        let text = lines.lines(in: image).map(\.quad)
+        guard
+            let choice = TextHolding.document(among: EdgeQuadDetector().candidates(in: image), lines: text, width: image.width, height: image.height)
+        else { return nil }
+        return choice.fromText ? choice.document : choice.document.refined(in: image)
     }
 
     /// The bytes of each path as the command line gave them: Swift's `CommandLine.arguments` replaces

@@ -56,7 +56,7 @@ def straightened(scannerd, photo, out_dir):
         os.remove(target)
     start = time.monotonic()
     done = subprocess.run(
-        [scannerd, "scan", "--types", "document", "--no-line-model", "--document", target, photo], capture_output=True, text=True
+        [scannerd, "scan", "--types", "document", "--document", target, photo], capture_output=True, text=True
     )
     seconds = time.monotonic() - start
     if done.returncode not in (0, 1):
