@@ -132,6 +132,12 @@ import Testing
         #expect(both.count > 1 && both.filter { $0["kind"] == .string("document") }.count == 1, "\(both)")
         let none = try scan(["--types", "document", "Tests/Fixtures/empty.jpg"])
         #expect(none.status == 1 && none.stdout.isEmpty, "\(none.stdout)")
+        // A broken detector network costs the documents its lines, not the documents.
+        let broken = try TemporaryDirectory("broken-models")
+        try Data("not a model".utf8).write(to: URL(fileURLWithPath: broken.file("text-detector.onnx")))
+        let degraded = try scan(["--types", "document", "--line-model", broken.path, "Tests/Fixtures/letterhead.jpg"])
+        #expect(degraded.status == 0 && degraded.stdoutLines.count == 1, "\(degraded.status) \(degraded.stderr)")
+        #expect(degraded.stderr.contains("text-detector.onnx") && degraded.stderr.contains("classical"), "\(degraded.stderr)")
     }
 
     /// A colour photo's document is written in colour (issue #53): a pink card with a dark grid on a
