@@ -225,7 +225,7 @@ public final class Pipeline: @unchecked Sendable {
                 framesScanned += 1
                 let found = scanBarcodes(frame, fullResolution: { frame.fullResolution() })
                 idleHint.setIdle(barcodes.unchangedStreak >= Self.idleAfterFrames)
-                update(FrameObservations(frame: frame.index, time: clock(), barcodes: found, text: nil), emit)
+                update(FrameObservations(frame: frame.index, time: clock(), barcodes: found, text: nil), from: barcodeGeneration, emit)
             }
         }
         // The text thread runs even when no text type is wanted yet: a `set` or a reload may ask for
@@ -262,7 +262,7 @@ public final class Pipeline: @unchecked Sendable {
                 update(
                     FrameObservations(
                         frame: frame.index, time: clock(), barcodes: nil, text: selected.items, textIsRepeat: reading.isRepeat,
-                        textCarried: selected.carried), emit)
+                        textCarried: selected.carried), from: textGeneration, emit)
             }
         }
         // Documents on a thread of their own: a pass (~15 ms) on the barcode thread would slow every
@@ -306,12 +306,17 @@ public final class Pipeline: @unchecked Sendable {
     }
 
     /// One stage thread's observations into the tracker, in order, with the lock held.
-    private func update(_ observations: FrameObservations, _ emit: (ScannerEvent) -> Void) {
+    /// `generation`: that of the stages that read the frame.
+    private func update(_ observations: FrameObservations, from generation: Int, _ emit: (ScannerEvent) -> Void) {
         withLock {
             var observations = observations
             if observations.text == nil { observations.textPassStarted = textPassStarted } else { textPassStarted = nil }
             // A frame read while recognition was being paused: what it saw is no longer wanted.
             guard !pause.paused else { return }
+            // Read by stages a `set` or a reload has since replaced: it may hold types no longer asked
+            // for, and clients may have been told of the change (its `config` event follows
+            // `reconfigure`): a QR code was added after `types` became phone numbers alone.
+            guard generation == posted.withLock({ $0.generation }) else { return }
             pause.lastFrame = max(pause.lastFrame, observations.frame)
             for action in tracker.update(observations) { emit(.item(action, frame: observations.frame)) }
         }
