@@ -117,7 +117,8 @@ public enum DaemonAssembly {
         case .document:
             // Straightening a full-resolution frame takes tens of milliseconds: off the caller's executor.
             let tracked = items.filter { $0.kind == .document }.map(\.bounds)
-            return await OffThread.run(deadline: .seconds(10)) { PhotoRendering.document(of: photo, tracked: tracked) }
+            let holding = items.filter { $0.kind != .document }.map(\.bounds)
+            return await OffThread.run(deadline: .seconds(10)) { PhotoRendering.document(of: photo, tracked: tracked, holding: holding) }
                 ?? .failure(.init("the document could not be straightened within 10 s"))
         }
     }

@@ -54,8 +54,10 @@ enum PhotoRendering {
     /// The document in the photo, straightened (`DocumentRectifier`) at the photo's full resolution,
     /// in colour where the camera sent colour: the largest of the `tracked` documents (normalized
     /// corners: what clients were told), or, when none is tracked (documents not asked for, or not yet
-    /// confirmed), the detector's best on the photo itself, as `scan --document` finds it.
-    static func document(of photo: Photo, tracked: [Quad]) -> Result<RequestHandler.CapturedPhoto, RequestHandler.Refusal> {
+    /// confirmed), the detector's quadrilateral on the photo that holds the items clients were told
+    /// of (`holding`, normalized: their text and codes belong inside the document, `TextHolding`), else
+    /// its best-edged one (a few items do not outline a page of their own).
+    static func document(of photo: Photo, tracked: [Quad], holding: [Quad] = []) -> Result<RequestHandler.CapturedPhoto, RequestHandler.Refusal> {
         let picture: Picture
         do {
             picture = try Self.picture(of: photo)
@@ -65,9 +67,17 @@ enum PhotoRendering {
         let luma = picture.luma
         let w = Double(luma.width)
         let h = Double(luma.height)
-        let quad =
-            tracked.max { $0.boxArea < $1.boxArea }.map { $0.map { Point(x: $0.x * w, y: $0.y * h) } }
-            ?? EdgeQuadDetector().documents(in: luma).first?.quad
+        func found() -> Quad? {
+            let candidates = EdgeQuadDetector().candidates(in: luma)
+            let items = holding.map { $0.map { Point(x: $0.x * w, y: $0.y * h) } }
+            if let choice = TextHolding.document(among: candidates, lines: items, width: luma.width, height: luma.height), !choice.fromText,
+                !items.isEmpty
+            {
+                return choice.document.refined(in: luma).quad
+            }
+            return EdgeQuadDetector().documents(in: luma).first?.quad
+        }
+        let quad = tracked.max { $0.boxArea < $1.boxArea }.map { $0.map { Point(x: $0.x * w, y: $0.y * h) } } ?? found()
         guard let quad else { return .failure(.init("no document in view")) }
         do {
             let encoder = try JPEGEncoder()

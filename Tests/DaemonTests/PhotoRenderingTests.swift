@@ -89,6 +89,18 @@ import Testing
         #expect(drawn.width == 640 && drawn.height == 480 && drawn.hasColor(tolerance: 40))
     }
 
+    /// With no document tracked, the quadrilateral holding the items clients were told of is the
+    /// document (`TextHolding`): a card with a picture printed on it gives the card, where the best
+    /// edges alone give the picture (`CardWithPicture`).
+    @Test func untrackedTheDocumentHoldsTheItems() throws {
+        let frame = CardWithPicture.render(cardFixture: try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image)
+        let photo = Photo(jpeg: try JPEGEncoder().encode(frame, quality: 92), luma: nil, width: frame.width, height: frame.height)
+        let card = try PhotoRendering.document(of: photo, tracked: [], holding: CardWithPicture.lines).get()
+        #expect(abs(card.width - CardWithPicture.card.width) < 25, "\(card.width)x\(card.height)")
+        let edges = try PhotoRendering.document(of: photo, tracked: []).get()
+        #expect(edges.width < 500, "by edges alone the picture: \(edges.width)x\(edges.height)")
+    }
+
     @Test func aFrameThatCannotBeReadIsSaidSo() {
         let photo = Photo(jpeg: Data([0xFF, 0xD8, 0, 0]), luma: nil, width: 1280, height: 720)
         guard case .failure(let refusal) = PhotoRendering.jpeg(of: photo, annotating: []) else {
