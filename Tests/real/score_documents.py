@@ -23,7 +23,6 @@ their bytes' hash, so a changed document is read again).
     score_documents.py SCANNERD MIRROR OUT [--dev JSON] [--limit N] [--show]
 """
 
-import argparse
 import hashlib
 import os
 import subprocess
@@ -71,12 +70,7 @@ def straightened(scannerd, photo, out_dir):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("scannerd")
-    parser.add_argument("mirror")
-    parser.add_argument("out")
-    parser.add_argument("--dev", default=score_real.DEV)
-    parser.add_argument("--limit", type=int, default=0)
+    parser = score_real.development_arguments(__doc__)
     parser.add_argument("--show", action="store_true", help="list each photo's lost items and gray documents")
     args = parser.parse_args()
     dev = score_real.load_dev(args.dev, args.mirror, "score-documents")

@@ -347,13 +347,19 @@ def dump(path, reports, truths, details):
         json.dump(rows, f, indent=1)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def development_arguments(doc, limit_help=None):
+    """The arguments every scorer of the development set takes: SCANNERD MIRROR OUT [--dev] [--limit]."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("scannerd")
     parser.add_argument("mirror")
     parser.add_argument("out")
     parser.add_argument("--dev", default=DEV, help="the development set's JSON (default: ../shared/real-dev beside the repository)")
-    parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--limit", type=int, default=0, help=limit_help)
+    return parser
+
+
+def main():
+    parser = development_arguments(__doc__)
     parser.add_argument("--min-side", type=int, default=0, help="only the images whose longer side is at least this many pixels")
     parser.add_argument("--readers", default="scan,rapidocr")
     parser.add_argument("--show", action="store_true", help="list every miss and false item")

@@ -36,7 +36,6 @@ made once into OUT/live (made again when this script, the generator or the set c
 never committed. Needs numpy, Pillow and phonenumbers (the score venv of `make score-real-live`).
 """
 
-import argparse
 import collections
 import concurrent.futures
 import hashlib
@@ -241,13 +240,8 @@ def p90(values):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("scannerd")
-    parser.add_argument("mirror")
-    parser.add_argument("out")
-    parser.add_argument("--dev", default=score_real.DEV)
+    parser = score_real.development_arguments(__doc__, limit_help="at most N clips")
     parser.add_argument("--every", type=int, default=3, help="every N-th image that has an item (default 3: 82 clips)")
-    parser.add_argument("--limit", type=int, default=0, help="at most N clips")
     parser.add_argument("--run-args", default="", help="more arguments for scannerd run, space-separated")
     parser.add_argument("--pace", choices=["realtime", "none"], default="realtime",
                         help="none: every frame, the same events on every run (to compare two builds; not the score)")
