@@ -16,18 +16,12 @@ enum PhotoRendering {
             return .success(.init(jpeg: jpeg, width: photo.width, height: photo.height))
         }
         do {
-            let encoder = try JPEGEncoder()
-            func corners(_ quad: Quad, _ width: Int, _ height: Int) -> [Point] {
-                quad.corners.map { Point(x: $0.x * Double(width), y: $0.y * Double(height)) }
+            var picture = try picture(of: photo)
+            let (width, height) = picture.size
+            for quad in items ?? [] {
+                picture.strokePolygon(quad.corners.map { Point(x: $0.x * Double(width), y: $0.y * Double(height)) }, width: max(3, width / 320))
             }
-            switch try picture(of: photo) {
-            case .color(var image):
-                for quad in items ?? [] { image.strokePolygon(corners(quad, image.width, image.height), width: max(3, image.width / 320)) }
-                return .success(.init(jpeg: try encoder.encode(image, quality: 90), width: image.width, height: image.height))
-            case .gray(var image):
-                for quad in items ?? [] { image.strokePolygon(corners(quad, image.width, image.height), width: max(3, image.width / 320)) }
-                return .success(.init(jpeg: try encoder.encode(image, quality: 90), width: image.width, height: image.height))
-            }
+            return .success(.init(jpeg: try picture.jpeg(), width: width, height: height))
         } catch {
             return .failure(.init("cannot encode the photo: \(error)"))
         }
@@ -42,6 +36,40 @@ enum PhotoRendering {
             switch self {
             case .color(let image): image.luma
             case .gray(let image): image
+            }
+        }
+
+        var size: (width: Int, height: Int) {
+            switch self {
+            case .color(let image): (image.width, image.height)
+            case .gray(let image): (image.width, image.height)
+            }
+        }
+
+        mutating func strokePolygon(_ points: [Point], width: Int) {
+            switch self {
+            case .color(var image):
+                image.strokePolygon(points, width: width)
+                self = .color(image)
+            case .gray(var image):
+                image.strokePolygon(points, width: width)
+                self = .gray(image)
+            }
+        }
+
+        /// Straightened (`DocumentRectifier`); nil for a degenerate quadrilateral.
+        func rectified(_ quad: Quad) -> Picture? {
+            switch self {
+            case .color(let image): DocumentRectifier.rectify(image, quad: quad).map(Picture.color)
+            case .gray(let image): DocumentRectifier.rectify(image, quad: quad).map(Picture.gray)
+            }
+        }
+
+        /// As JPEG at quality 90.
+        func jpeg() throws(ScannerError) -> Data {
+            switch self {
+            case .color(let image): try JPEGEncoder().encode(image, quality: 90)
+            case .gray(let image): try JPEGEncoder().encode(image, quality: 90)
             }
         }
     }
@@ -64,31 +92,22 @@ enum PhotoRendering {
         } catch {
             return .failure(.init("cannot decode the photo: \(error)"))
         }
-        let luma = picture.luma
-        let w = Double(luma.width)
-        let h = Double(luma.height)
+        let w = Double(picture.size.width)
+        let h = Double(picture.size.height)
         func found() -> Quad? {
+            let luma = picture.luma
             let candidates = EdgeQuadDetector().candidates(in: luma)
             let items = holding.map { $0.map { Point(x: $0.x * w, y: $0.y * h) } }
-            if let choice = TextHolding.document(among: candidates, lines: items, width: luma.width, height: luma.height), !choice.fromText,
-                !items.isEmpty
-            {
-                return choice.document.refined(in: luma).quad
-            }
-            return EdgeQuadDetector().documents(in: luma).first?.quad
+            let holdingItems = items.isEmpty ? nil : TextHolding.document(among: candidates, lines: items, width: luma.width, height: luma.height)
+            // Without an outline holding the items, the best-edged one (`DocumentDetector.documents`).
+            let chosen = holdingItems.flatMap { $0.fromText ? nil : $0.document } ?? DocumentCandidate.select(candidates, heldUp: nil).first
+            return chosen?.refined(in: luma).quad
         }
         let quad = tracked.max { $0.boxArea < $1.boxArea }.map { $0.map { Point(x: $0.x * w, y: $0.y * h) } } ?? found()
-        guard let quad else { return .failure(.init("no document in view")) }
+        guard let quad, let flat = picture.rectified(quad) else { return .failure(.init("no document in view")) }
         do {
-            let encoder = try JPEGEncoder()
-            switch picture {
-            case .color(let image):
-                guard let flat = DocumentRectifier.rectify(image, quad: quad) else { return .failure(.init("no document in view")) }
-                return .success(.init(jpeg: try encoder.encode(flat, quality: 90), width: flat.width, height: flat.height))
-            case .gray(let image):
-                guard let flat = DocumentRectifier.rectify(image, quad: quad) else { return .failure(.init("no document in view")) }
-                return .success(.init(jpeg: try encoder.encode(flat, quality: 90), width: flat.width, height: flat.height))
-            }
+            let (width, height) = flat.size
+            return .success(.init(jpeg: try flat.jpeg(), width: width, height: height))
         } catch {
             return .failure(.init("cannot encode the document: \(error)"))
         }

@@ -12,24 +12,12 @@ enum LeptonicaDecoder {
     }()
 
     static func decodeGray(_ data: UnsafeRawBufferPointer, limits: ImageLimits = .default) throws(ScannerError) -> DecodedImage {
-        try withPix(data, limits: limits) { readPix throws(ScannerError) in
-            // pixConvertTo8 handles every depth: 1/2/4-bit, colormapped, 16-bit, and RGB (→ luminance).
-            guard let grayPix = pixConvertTo8(readPix, 0) else {
-                throw .unreadableImage(path: "", reason: "cannot convert image of depth \(pixGetDepth(readPix)) to gray")
-            }
-            var gray: UnsafeMutablePointer<PIX>? = grayPix
-            defer { pixDestroy(&gray) }
-            let width = Int(pixGetWidth(grayPix))
-            let height = Int(pixGetHeight(grayPix))
-            let wpl = Int(pixGetWpl(grayPix))
-            guard width > 0, height > 0, let words = pixGetData(grayPix) else {
-                throw .unreadableImage(path: "", reason: "image has no pixels")
-            }
+        try withPixels(data, limits: limits, as: "gray", converting: toGray) { width, height, row in
             var pixels = [UInt8](repeating: 0, count: width * height)
             pixels.withUnsafeMutableBufferPointer { out in
                 for y in 0..<height {
                     // Leptonica packs pixels big-endian inside 32-bit words; its accessor undoes that.
-                    let line = words.advanced(by: y * wpl)
+                    let line = row(y)
                     for x in 0..<width { out[y * width + x] = clept_get_byte(line, Int32(x)) }
                 }
             }
@@ -40,22 +28,11 @@ enum LeptonicaDecoder {
 
     /// The image in colour (RGB): every depth converted to 32 bits by leptonica, its alpha dropped.
     static func decodeColor(_ data: UnsafeRawBufferPointer, limits: ImageLimits = .default) throws(ScannerError) -> ColorImage {
-        try withPix(data, limits: limits) { readPix throws(ScannerError) in
-            guard let rgbPix = pixConvertTo32(readPix) else {
-                throw .unreadableImage(path: "", reason: "cannot convert image of depth \(pixGetDepth(readPix)) to colour")
-            }
-            var rgb: UnsafeMutablePointer<PIX>? = rgbPix
-            defer { pixDestroy(&rgb) }
-            let width = Int(pixGetWidth(rgbPix))
-            let height = Int(pixGetHeight(rgbPix))
-            let wpl = Int(pixGetWpl(rgbPix))
-            guard width > 0, height > 0, let words = pixGetData(rgbPix) else {
-                throw .unreadableImage(path: "", reason: "image has no pixels")
-            }
+        try withPixels(data, limits: limits, as: "colour", converting: toColor) { width, height, row in
             var pixels = [UInt8](repeating: 0, count: width * height * 3)
             pixels.withUnsafeMutableBufferPointer { out in
                 for y in 0..<height {
-                    let line = words.advanced(by: y * wpl)
+                    let line = row(y)
                     for x in 0..<width {
                         // A 32-bit pixel is one word: red in its top byte, then green and blue.
                         let word = line[x]
@@ -65,6 +42,34 @@ enum LeptonicaDecoder {
                 }
             }
             return ColorImage(width: width, height: height, pixels: pixels)
+        }
+    }
+
+    /// pixConvertTo8 handles every depth: 1/2/4-bit, colormapped, 16-bit, and RGB (→ luminance).
+    private static func toGray(_ pix: UnsafeMutablePointer<PIX>) -> UnsafeMutablePointer<PIX>? { pixConvertTo8(pix, 0) }
+
+    private static func toColor(_ pix: UnsafeMutablePointer<PIX>) -> UnsafeMutablePointer<PIX>? { pixConvertTo32(pix) }
+
+    /// `body` given the size and the rows (32-bit words) of the image leptonica reads from `data`,
+    /// converted by `convert` (named `kind` in the error when it cannot be).
+    private static func withPixels<T>(
+        _ data: UnsafeRawBufferPointer, limits: ImageLimits, as kind: String,
+        converting convert: (UnsafeMutablePointer<PIX>) -> UnsafeMutablePointer<PIX>?,
+        _ body: (Int, Int, (Int) -> UnsafeMutablePointer<UInt32>) -> T
+    ) throws(ScannerError) -> T {
+        try withPix(data, limits: limits) { readPix throws(ScannerError) in
+            guard let converted = convert(readPix) else {
+                throw .unreadableImage(path: "", reason: "cannot convert image of depth \(pixGetDepth(readPix)) to \(kind)")
+            }
+            var pix: UnsafeMutablePointer<PIX>? = converted
+            defer { pixDestroy(&pix) }
+            let width = Int(pixGetWidth(converted))
+            let height = Int(pixGetHeight(converted))
+            let wpl = Int(pixGetWpl(converted))
+            guard width > 0, height > 0, let words = pixGetData(converted) else {
+                throw .unreadableImage(path: "", reason: "image has no pixels")
+            }
+            return body(width, height) { words.advanced(by: $0 * wpl) }
         }
     }
 
