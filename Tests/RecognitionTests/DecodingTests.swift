@@ -8,6 +8,20 @@ import Testing
 @Suite(.offThePool(minutes: 2)) struct DecodingTests {
     let decoder = try! ImageDecoder()
 
+    /// The colour decode (documents, captures) checks the same limits before decoding, and refuses a
+    /// damaged file; a colour JPEG and PNG come back in colour, a gray one with equal channels.
+    @Test func colourDecodingIsBoundedAndKeepsColour() throws {
+        for name in ["bomb.jpg", "bomb-65535.png", "bomb-20000-rgb.png", "truncated.tif"] {
+            #expect(throws: ScannerError.self, "\(name)") { try decoder.decodeColor(try Fixtures.data("hostile/" + name)) }
+        }
+        let pink = ColorImage(width: 64, height: 48, pixels: (0..<(64 * 48)).flatMap { _ in [UInt8(240), 120, 120] })
+        let decoded = try decoder.decodeColor(try JPEGEncoder().encode(pink, quality: 95))
+        #expect(decoded.width == 64 && decoded.height == 48 && decoded.hasColor(tolerance: 80))
+        let gray = try decoder.decodeColor(try Fixtures.data("qr.png"))
+        let luma = try decoder.decode(try Fixtures.data("qr.png")).image
+        #expect(!gray.hasColor(tolerance: 0) && gray.luma.pixels == luma.pixels)
+    }
+
     @Test func jpegDecodesToGrayAtFullSize() throws {
         let decoded = try decoder.decodeFile(atPath: Fixtures.path("card-us.jpg"))
         #expect(decoded.image.width == 1280 && decoded.image.height == 720)

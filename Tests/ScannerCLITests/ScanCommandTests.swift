@@ -171,6 +171,18 @@ import Testing
         #expect(flat.hasColor(tolerance: 40), "the document is gray: \(flat.width)x\(flat.height)")
     }
 
+    /// The colour decode behind `--document` is bounded as the gray one is: image bombs (a JPEG and a
+    /// PNG declaring huge sizes, a truncated TIFF) get one line naming the file, and nothing is written.
+    @Test func documentsOfHostileImagesAreRefusedAndNothingIsWritten() throws {
+        let scratch = try TemporaryDirectory("document-hostile-images")
+        for name in ["bomb.jpg", "bomb-65535.png", "truncated.tif"] {
+            let output = scratch.file("\(name).out.jpg")
+            let result = try scan(["--types", "document", "--no-line-model", "--document", output, Fixtures.path("hostile/" + name)])
+            #expect(result.status == 2 && result.stderr.contains(name), "\(name): \(result.status) \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output), "\(name)")
+        }
+    }
+
     /// Where `--document` cannot write (a directory, a missing one, no name), the error names it and
     /// the exit status is 2; the directory is left as it was.
     @Test func aDocumentThatCannotBeWrittenIsOneClearError() throws {
