@@ -154,9 +154,11 @@ enum PhoneContext {
             || before.hasSuffix("t:") || before.hasSuffix("t: ") || before.hasSuffix("m: ") || before.hasSuffix("p: ")
         if !hasPhoneLabel {
             if lastWords.contains(where: { otherLabels.contains($0) }) { return false }
-            // "#4155550123", "No. 4155550123": numbered things.
+            // "#4155550123", "No. 4155550123": numbered things. An area code in parentheses is
+            // written as a phone number is and never as an identifier: a receipt's "#(609)-298-4650".
             let trimmedBefore = before.trimmingTrailingSpaces()
-            if trimmedBefore.hasSuffix("#") || trimmedBefore.hasSuffix("no.") || trimmedBefore.hasSuffix("nr.") { return false }
+            let numbered = trimmedBefore.hasSuffix("#") || trimmedBefore.hasSuffix("no.") || trimmedBefore.hasSuffix("nr.")
+            if numbered && raw.first != UInt8(ascii: "(") { return false }
         }
         // Prices: a currency sign before, or decimals after ("$1,234,567.89", "415 555 0123.50").
         let currency: [String] = ["$", "€", "£", "¥", "usd", "eur", "gbp", "chf"]

@@ -104,6 +104,14 @@ import Testing
         #expect(phones("Terminal 7349944004") == [])
     }
 
+    /// `#` or `No.` before a number makes it an identifier, unless the number is written as only a
+    /// phone number is: an area code in parentheses.
+    @Test func aParenthesisedAreaCodeAfterANumberSignIsAPhoneNumber() {
+        #expect(phones("#(609)-298-4650") == ["+16092984650"])
+        #expect(phones("No. (415) 555-0123") == ["+14155550123"])
+        #expect(phones("#609-298-4650") == [])
+    }
+
     @Test func phoneLabelWinsOverANumberWord() {
         #expect(phones("Tel. No. 415 555 0123") == ["+14155550123"])
         #expect(phones("Call 212-555-0187 to order") == ["+12125550187"])
