@@ -32,10 +32,11 @@ enum PhotoRendering {
         case color(ColorImage)
         case gray(GrayImage)
 
-        var luma: GrayImage {
+        /// What its document's edges are looked for in: luma, and chroma where it has colour.
+        var edges: DocumentImage {
             switch self {
-            case .color(let image): image.luma
-            case .gray(let image): image
+            case .color(let image): DocumentImage(image)
+            case .gray(let image): DocumentImage(image)
             }
         }
 
@@ -95,13 +96,13 @@ enum PhotoRendering {
         let w = Double(picture.size.width)
         let h = Double(picture.size.height)
         func found() -> Quad? {
-            let luma = picture.luma
-            let candidates = EdgeQuadDetector().candidates(in: luma)
+            let edges = picture.edges
+            let candidates = EdgeQuadDetector().candidates(in: edges)
             let items = holding.map { $0.map { Point(x: $0.x * w, y: $0.y * h) } }
-            let holdingItems = items.isEmpty ? nil : TextHolding.document(among: candidates, lines: items, width: luma.width, height: luma.height)
+            let holdingItems = items.isEmpty ? nil : TextHolding.document(among: candidates, lines: items, width: edges.width, height: edges.height)
             // Without an outline holding the items, the best-edged one (`DocumentDetector.documents`).
             let chosen = holdingItems.flatMap { $0.fromText ? nil : $0.document } ?? DocumentCandidate.select(candidates, heldUp: nil).first
-            return chosen?.refined(in: luma).quad
+            return chosen?.refined(in: edges).quad
         }
         let quad = tracked.max { $0.boxArea < $1.boxArea }.map { $0.map { Point(x: $0.x * w, y: $0.y * h) } } ?? found()
         guard let quad, let flat = picture.rectified(quad) else { return .failure(.init("no document in view")) }

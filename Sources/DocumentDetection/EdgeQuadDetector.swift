@@ -30,14 +30,23 @@ extension DocumentCandidate {
 public protocol DocumentDetector: Sendable {
     /// Every quadrilateral in `image` that may be a document, best first, overlapping ones included
     /// (`DocumentCandidate.select` chooses among them).
-    func candidates(in image: GrayImage) -> [DocumentCandidate]
+    func candidates(in image: DocumentImage) -> [DocumentCandidate]
 }
 
 extension DocumentDetector {
+    /// The candidates in a gray image (a camera's frame).
+    public func candidates(in image: GrayImage) -> [DocumentCandidate] {
+        candidates(in: DocumentImage(image))
+    }
+
     /// The documents in `image`, best first, none overlapping another, without knowing what is held
     /// up (`DocumentCandidate.select` with the scene's changes is what the pipeline uses).
-    public func documents(in image: GrayImage) -> [DocumentCandidate] {
+    public func documents(in image: DocumentImage) -> [DocumentCandidate] {
         DocumentCandidate.select(candidates(in: image), heldUp: nil).map { $0.refined(in: image) }
+    }
+
+    public func documents(in image: GrayImage) -> [DocumentCandidate] {
+        documents(in: DocumentImage(image))
     }
 }
 
@@ -146,17 +155,25 @@ public struct EdgeQuadDetector: DocumentDetector {
         }
     }
 
-    /// Gradients of a smoothed image: x and y components, row-major.
+    /// Gradients of a smoothed image: x and y components, row-major. Of several planes (luma and
+    /// chroma), each pixel's is the plane's whose gradient is strongest there.
     struct Gradients {
         let width: Int
         let height: Int
         var gx: [Float]
         var gy: [Float]
 
-        init(_ image: GrayImage) {
+        init(_ image: DocumentImage) {
             width = image.width
             height = image.height
-            (gx, gy) = Self.sobel(image)
+            (gx, gy) = Self.sobel(image.planes[0])
+            for plane in image.planes.dropFirst() {
+                let (px, py) = Self.sobel(plane)
+                for i in gx.indices where px[i] * px[i] + py[i] * py[i] > gx[i] * gx[i] + gy[i] * gy[i] {
+                    gx[i] = px[i]
+                    gy[i] = py[i]
+                }
+            }
         }
 
         /// A 3×3 box smoothing first (sensor noise and JPEG's blocks are edges too), then Sobel.
@@ -204,7 +221,7 @@ public struct EdgeQuadDetector: DocumentDetector {
         }
     }
 
-    public func candidates(in image: GrayImage) -> [DocumentCandidate] {
+    public func candidates(in image: DocumentImage) -> [DocumentCandidate] {
         guard image.width >= 16, image.height >= 16 else { return [] }
         let factor = min(1, Double(configuration.workWidth) / Double(image.width))
         let small = factor < 1 ? image.scaled(by: factor) : image
@@ -425,8 +442,12 @@ extension DocumentCandidate {
     }
 
     /// Its corners fitted to the edges of `image` (`QuadRefiner`), where it was found.
-    public func refined(in image: GrayImage) -> DocumentCandidate {
+    public func refined(in image: DocumentImage) -> DocumentCandidate {
         DocumentCandidate(quad: QuadRefiner.refine(quad, in: image), score: score)
+    }
+
+    public func refined(in image: GrayImage) -> DocumentCandidate {
+        refined(in: DocumentImage(image))
     }
 
     var area: Double { EdgeQuadDetector.area(quad.corners) }

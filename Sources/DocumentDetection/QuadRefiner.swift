@@ -13,7 +13,9 @@ import ScannerCore
 /// and once more through those near that line — a thumb over a corner or a printed rule beside the
 /// edge is left out. A side with too few
 /// steps keeps its line; corners are where the fitted lines meet. Any corner moving further than
-/// twice the reach leaves the quadrilateral as it was.
+/// twice the reach leaves the quadrilateral as it was. In a colour image each side is fitted in luma
+/// and in each chroma plane, and the fit through the most steps is the side's (a red card's sides on
+/// a gray desk of its luma step in chroma only).
 public enum QuadRefiner {
     /// The steps a side needs, as a share of its samples, to be fitted again.
     static let minimumShare = 0.4
@@ -29,10 +31,17 @@ public enum QuadRefiner {
     /// `quad` in `image`'s pixels; `reach`: how far across each side to look, px (default 1.2 % of
     /// the image's diagonal).
     public static func refine(_ quad: Quad, in image: GrayImage, reach: Double? = nil) -> Quad {
+        refine(quad, in: DocumentImage(image), reach: reach)
+    }
+
+    public static func refine(_ quad: Quad, in image: DocumentImage, reach: Double? = nil) -> Quad {
         let diagonal = Double(image.width * image.width + image.height * image.height).squareRoot()
         let reach = reach ?? max(3, 0.012 * diagonal)
         let corners = quad.corners
-        let fitted = (0..<4).map { fit(from: corners[$0], to: corners[($0 + 1) % 4], around: quad.center, in: image, reach: reach) }
+        let fitted = (0..<4).map { side in
+            image.planes.compactMap { fit(from: corners[side], to: corners[(side + 1) % 4], around: quad.center, in: $0, reach: reach) }
+                .max { $0.support < $1.support }?.line
+        }
         guard fitted.contains(where: { $0 != nil }) else { return quad }
         let sides = (0..<4).map { fitted[$0] ?? (corners[$0], unit(corners[($0 + 1) % 4] - corners[$0])) }
         var refined: [Point] = []
@@ -43,8 +52,11 @@ public enum QuadRefiner {
         return Quad(topLeft: refined[0], topRight: refined[1], bottomRight: refined[2], bottomLeft: refined[3])
     }
 
-    /// The line through the edge along the side from `a` to `b`, or nil when too little of it is edge.
-    static func fit(from a: Point, to b: Point, around center: Point, in image: GrayImage, reach: Double) -> (point: Point, direction: Point)? {
+    /// The line through the edge along the side from `a` to `b` and how many steps it goes through, or
+    /// nil when too little of the side is edge.
+    static func fit(
+        from a: Point, to b: Point, around center: Point, in image: GrayImage, reach: Double
+    ) -> (line: (point: Point, direction: Point), support: Int)? {
         let length = a.distance(to: b)
         guard length >= 8 else { return nil }
         let along = unit(b - a)
@@ -93,8 +105,8 @@ public enum QuadRefiner {
         let closest = points.sorted { distance($0, from: first) < distance($1, from: first) }.prefix(Int(Double(points.count) * kept))
         guard let second = principalLine(Array(closest)) else { return nil }
         let near = points.filter { distance($0, from: second) <= outlier }
-        guard Double(near.count) >= minimumShare * Double(samples) else { return nil }
-        return principalLine(near)
+        guard Double(near.count) >= minimumShare * Double(samples), let line = principalLine(near) else { return nil }
+        return (line, near.count)
     }
 
     /// The least-squares line through `points`: their mean and principal direction.

@@ -117,19 +117,29 @@ struct ScanCommand: ParsableCommand {
             }
             switch decoded {
             case .success(let image):
-                // The document as an item, like every other (`--types document`), in the processing image.
-                let documents =
-                    options.types.documents
-                    ? Self.document(in: image.image, lines: textLines).map { [$0.item(inImageOf: image.image.width, image.image.height)] } ?? []
-                    : []
+                // The document, found once in the image decoded in colour at full size: an item like
+                // every other (`--types document`), and the straightened file (`--document`).
+                var page: (image: ColorImage, found: DocumentCandidate?)?
+                if options.types.documents || document != nil {
+                    do throws(ScannerError) {
+                        page = try Self.document(of: rawPath, decoder: decoder, lines: textLines)
+                    } catch {
+                        failed = true
+                        Self.report("scannerd: \(error)")
+                    }
+                }
+                var documents: [RecognizedItem] = []
+                if options.types.documents, let page, let candidate = page.found {
+                    documents = [candidate.item(inImageOf: page.image.width, page.image.height)]
+                }
                 for item in scanner.scan(image.image) + documents {
                     found = true
                     guard case .object(let fields) = Event.Item(item).json else { continue }
                     print(JSONValue.object([("image", .string(path))] + fields).serialized())
                 }
-                if let document {
+                if let document, let page {
                     do throws(ScannerError) {
-                        found = try Self.writeDocument(of: rawPath, path: path, to: document, decoder: decoder, lines: textLines) || found
+                        found = try Self.writeDocument(page.found, of: page.image, path: path, to: document) || found
                     } catch {
                         failed = true
                         Self.report("scannerd: \(error)")
@@ -145,14 +155,19 @@ struct ScanCommand: ParsableCommand {
         if !found { throw ExitCode(1) }
     }
 
-    /// Finds the document in the image at `rawPath` (decoded in colour at full size, within the
-    /// limits; found on its luma) and writes it straightened as a colour JPEG to `output` (issues #43,
-    /// #53). Whether one was found; a line on stderr either way.
-    static func writeDocument(
-        of rawPath: [UInt8], path: String, to output: String, decoder: ImageDecoder, lines: any LineDetector
-    ) throws(ScannerError) -> Bool {
+    /// The image at `rawPath` decoded in colour at full size (within the limits) and the document in
+    /// it: its edges looked for in luma and chroma, its text in the luma.
+    static func document(
+        of rawPath: [UInt8], decoder: ImageDecoder, lines: any LineDetector
+    ) throws(ScannerError) -> (image: ColorImage, found: DocumentCandidate?) {
         let full = try decoder.decodeColorFile(atRawPath: rawPath)
-        guard let found = document(in: full.luma, lines: lines), let flat = DocumentRectifier.rectify(full, quad: found.quad) else {
+        return (full, document(in: DocumentImage(full), lines: lines))
+    }
+
+    /// Writes `found` in `full` straightened as a colour JPEG to `output` (issues #43, #53). Whether
+    /// there was one; a line on stderr either way.
+    static func writeDocument(_ found: DocumentCandidate?, of full: ColorImage, path: String, to output: String) throws(ScannerError) -> Bool {
+        guard let found, let flat = DocumentRectifier.rectify(full, quad: found.quad) else {
             report("scannerd: \(path): no document found")
             return false
         }
@@ -169,8 +184,8 @@ struct ScanCommand: ParsableCommand {
     /// The document in `image`: of the edge detector's quadrilaterals, the one holding the text the
     /// line detector finds there (`TextHolding`), fitted to the image's edges; or the text's own
     /// rectangle where no edge holds it.
-    static func document(in image: GrayImage, lines: any LineDetector) -> DocumentCandidate? {
-        let text = lines.lines(in: image).map(\.quad)
+    static func document(in image: DocumentImage, lines: any LineDetector) -> DocumentCandidate? {
+        let text = lines.lines(in: image.luma).map(\.quad)
         guard
             let choice = TextHolding.document(among: EdgeQuadDetector().candidates(in: image), lines: text, width: image.width, height: image.height)
         else { return nil }

@@ -89,6 +89,28 @@ import Testing
         #expect(drawn.width == 640 && drawn.height == 480 && drawn.hasColor(tolerance: 40))
     }
 
+    /// Issue #53: a red card on a gray desk of its luma (no edge in the luma where they meet), no
+    /// document tracked: found by its chroma, it comes out red, at its own size in the frame, its
+    /// grid straight and even.
+    @Test func aRedCardOnADeskOfItsLumaIsFoundAndComesOutInColour() throws {
+        let scene = SlantedGridPage()
+        let (page, desk) = SlantedGridPage.redOnGrayOfItsLuma
+        let frame = scene.renderColor(page: page, desk: desk, margin: 12.5)
+        let photo = Photo(jpeg: try JPEGEncoder().encode(frame, quality: 90), luma: nil, width: frame.width, height: frame.height)
+        let document = try PhotoRendering.document(of: photo, tracked: []).get()
+        let flat = try ImageDecoder().decodeColor(document.jpeg)
+        let c = scene.corners
+        let own = (max(c[0].distance(to: c[1]), c[3].distance(to: c[2])), max(c[0].distance(to: c[3]), c[1].distance(to: c[2])))
+        #expect(abs(Double(flat.width) - own.0) < 6 && abs(Double(flat.height) - own.1) < 6, "\(flat.width)x\(flat.height), \(own)")
+        let middle = ((flat.height / 2 + 12) * flat.width + flat.width / 2 + 12) * 3
+        #expect(flat.pixels[middle] > flat.pixels[middle + 1] &+ 100, "\(flat.pixels[middle..<(middle + 3)])")
+        for across in [true, false] {
+            let measured = SlantedGridPage.grid(flat.luma, across: across)
+            #expect(
+                measured.straightness > 0.85 && measured.evenness < 1.2 && measured.lines >= (across ? 14 : 10), "across \(across): \(measured)")
+        }
+    }
+
     /// With no document tracked, the quadrilateral holding the items clients were told of is the
     /// document (`TextHolding`): a card with a picture printed on it gives the card, where the best
     /// edges alone give the picture (`CardWithPicture`).

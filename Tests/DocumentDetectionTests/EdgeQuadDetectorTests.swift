@@ -66,6 +66,20 @@ import Testing
         #expect((found.first?.score ?? 0) > 0.8)
     }
 
+    /// Issue #53: a red card on a gray desk of its luma, its grid printed inside its sides: no edge
+    /// where card and desk meet in the luma, a step in chroma. In colour it is found corner for
+    /// corner (and fitted to its sides); in the luma alone, what is found is not the card.
+    @Test func aRedCardOnADeskOfItsLumaIsFoundInColour() {
+        let scene = SlantedGridPage()
+        let (page, desk) = SlantedGridPage.redOnGrayOfItsLuma
+        let photo = scene.renderColor(page: page, desk: desk, margin: 12.5)
+        let twoPercent = 0.02 * (640.0 * 640 + 480 * 480).squareRoot()
+        let inColour = EdgeQuadDetector().documents(in: DocumentImage(photo))
+        #expect(largestCornerError(inColour.first, scene.corners) < twoPercent / 2, "\(inColour)")
+        let inLuma = EdgeQuadDetector().documents(in: photo.luma)
+        #expect(largestCornerError(inLuma.first, scene.corners) > twoPercent, "\(inLuma)")
+    }
+
     @Test func aThumbOverACornerLeavesTheCardFound() {
         let found = EdgeQuadDetector().documents(in: Self.scene(card: card, thumb: true, seed: 2))
         #expect(largestCornerError(found.first, card) < Self.twoPercent, "\(found)")

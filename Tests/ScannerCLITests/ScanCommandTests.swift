@@ -171,6 +171,27 @@ import Testing
         #expect(flat.hasColor(tolerance: 40), "the document is gray: \(flat.width)x\(flat.height)")
     }
 
+    /// A red card on a gray desk of its luma (issue #53): `scan` finds it by its chroma — the item's
+    /// corners within 1 % of the frame's diagonal of the card's — and writes it red, at its own size.
+    @Test func aRedCardOnADeskOfItsLumaIsFound() throws {
+        let scratch = try TemporaryDirectory("document-red")
+        let scene = SlantedGridPage()
+        let (page, desk) = SlantedGridPage.redOnGrayOfItsLuma
+        let photo = scratch.file("card.jpg")
+        try JPEGEncoder().encode(scene.renderColor(page: page, desk: desk, margin: 12.5), quality: 90).write(to: URL(fileURLWithPath: photo))
+        let output = scratch.file("flat.jpg")
+        let result = try scan(["--types", "document", "--no-line-model", "--document", output, photo])
+        let items = try objects(result).map { try Event.Item($0) }
+        try #require(items.count == 1, "\(result.stdout)\(result.stderr)")
+        let found = items[0].bounds.corners.map { Point(x: $0.x * 640, y: $0.y * 480) }
+        let error = zip(found, scene.corners).map { $0.distance(to: $1) }.max() ?? .infinity
+        #expect(error < 8, "\(found) for \(scene.corners)")
+        let flat = try ImageDecoder().decodeColor(try Data(contentsOf: URL(fileURLWithPath: output)))
+        let c = scene.corners
+        #expect(abs(Double(flat.width) - max(c[0].distance(to: c[1]), c[3].distance(to: c[2]))) < 6, "\(flat.width)x\(flat.height)")
+        #expect(flat.hasColor(tolerance: 100), "the document is not red: \(flat.width)x\(flat.height)")
+    }
+
     /// The colour decode behind `--document` is bounded as the gray one is: image bombs (a JPEG and a
     /// PNG declaring huge sizes, a truncated TIFF) get one line naming the file, and nothing is written.
     @Test func documentsOfHostileImagesAreRefusedAndNothingIsWritten() throws {

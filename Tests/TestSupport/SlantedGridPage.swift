@@ -40,15 +40,21 @@ public struct SlantedGridPage: Sendable {
     }
 
     /// The same scene in colour: the page `page` (red, green, blue) with its grid near black, on a
-    /// gray desk.
-    public func renderColor(page: (UInt8, UInt8, UInt8)) -> ColorImage {
-        var image = ColorImage(width: 640, height: 480, pixels: [UInt8](repeating: 90, count: 640 * 480 * 3))
-        paint { i, onLine in (image.pixels[3 * i], image.pixels[3 * i + 1], image.pixels[3 * i + 2]) = onLine ? (20, 20, 20) : page }
+    /// desk of gray `desk`; grid lines only `margin` units or more inside the page's sides (with a
+    /// margin, where the page meets the desk nothing is printed).
+    public func renderColor(page: (UInt8, UInt8, UInt8), desk: UInt8 = 90, margin: Double = 0) -> ColorImage {
+        var image = ColorImage(width: 640, height: 480, pixels: [UInt8](repeating: desk, count: 640 * 480 * 3))
+        paint(margin: margin) { i, onLine in
+            (image.pixels[3 * i], image.pixels[3 * i + 1], image.pixels[3 * i + 2]) = onLine ? (20, 20, 20) : page
+        }
         return image
     }
 
+    /// A red page on a gray desk of the same luma (BT.601): no edge in luma where they meet.
+    public static let redOnGrayOfItsLuma: (page: (UInt8, UInt8, UInt8), desk: UInt8) = ((205, 40, 40), 89)
+
     /// Calls `body` with each pixel (index) the page covers and whether a grid line does.
-    func paint(_ body: (Int, Bool) -> Void) {
+    func paint(margin: Double = 0, _ body: (Int, Bool) -> Void) {
         let normal = (0..<3).map { rotation[$0][2] }
         let along = zip(normal, translation).reduce(0) { $0 + $1.0 * $1.1 }
         for py in 0..<480 {
@@ -61,8 +67,10 @@ public struct SlantedGridPage: Sendable {
                 let x = (0..<3).reduce(0) { $0 + rotation[$1][0] * d[$1] } + Self.pageWidth / 2
                 let y = (0..<3).reduce(0) { $0 + rotation[$1][1] * d[$1] } + Self.pageHeight / 2
                 guard x >= 0, y >= 0, x < Self.pageWidth, y < Self.pageHeight else { continue }
-                let onLine = { (v: Double) in v.truncatingRemainder(dividingBy: Self.spacing) < 2 }
-                body(py * 640 + px, onLine(x) || onLine(y))
+                let onLine = { (v: Double, extent: Double) in
+                    v >= margin && v <= extent - margin && v.truncatingRemainder(dividingBy: Self.spacing) < 2
+                }
+                body(py * 640 + px, onLine(x, Self.pageWidth) || onLine(y, Self.pageHeight))
             }
         }
     }
