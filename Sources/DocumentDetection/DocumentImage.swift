@@ -2,8 +2,8 @@ import ScannerCore
 
 /// What a document's edges are looked for in (issue #53): the image's luma and, where it has colour,
 /// its two chroma planes. A red card on a gray desk of the same luma has no edge in the luma; its
-/// sides are steps in chroma. A camera's frames are luma alone (the pipeline decodes them gray);
-/// `scan` and captures have the colour.
+/// sides are steps in chroma. `scan` and captures decode the image in colour; live, an MJPEG frame is
+/// decoded again in colour at the processing size for each look (`Frame.color`).
 public struct DocumentImage: Sendable {
     /// Luma first, then the chroma planes, if any; all of one size.
     public let planes: [GrayImage]
@@ -15,6 +15,17 @@ public struct DocumentImage: Sendable {
     public init(_ color: ColorImage) {
         let chroma = color.chroma
         planes = [color.luma, chroma.blue, chroma.red]
+    }
+
+    /// `luma` (a camera frame's, as decoded) with the chroma of `color`, the same frame in colour at
+    /// the same size; `luma` alone when the sizes differ.
+    public init(luma: GrayImage, color: ColorImage?) {
+        guard let color, color.width == luma.width, color.height == luma.height else {
+            planes = [luma]
+            return
+        }
+        let chroma = color.chroma
+        planes = [luma, chroma.blue, chroma.red]
     }
 
     init(planes: [GrayImage]) {

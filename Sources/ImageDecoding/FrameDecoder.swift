@@ -41,6 +41,20 @@ public final class FrameDecoder {
         }
     }
 
+    /// A camera frame in colour, reduced as `decode` reduces it; nil for a format without colour
+    /// worth the cost (YUYV's chroma is not decoded: its frames stay gray).
+    public func decodeColor(
+        _ bytes: UnsafeRawBufferPointer, format: PixelFormat, width: Int, height: Int, targetWidth: Int?
+    ) throws(ScannerError) -> ColorImage? {
+        guard format == .mjpeg else { return nil }
+        let declared = try jpeg.dimensions(of: bytes)
+        guard declared.width == width, declared.height == height else {
+            throw .unreadableImage(path: "", reason: "frame is \(declared.width)x\(declared.height), the camera was set to \(width)x\(height)")
+        }
+        let decoded = try jpeg.decodeRGB(bytes, targetWidth: targetWidth, strict: false)
+        return ColorImage(width: decoded.width, height: decoded.height, pixels: decoded.rgb)
+    }
+
     /// Every `factor`-th luma sample of every `factor`-th row, `factor` a power of two chosen like the
     /// JPEG reduction (largest that keeps at least `targetWidth`).
     static func luma(

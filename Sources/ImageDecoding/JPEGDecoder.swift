@@ -82,20 +82,30 @@ public final class JPEGDecoder {
             sourceWidth: width, sourceHeight: height)
     }
 
-    /// Decodes `data` to interleaved 8-bit RGB at full size: for photos handed to clients, and as the
-    /// naive baseline the benchmarks compare gray decoding against.
-    public func decodeRGB(_ data: UnsafeRawBufferPointer) throws(ScannerError) -> (width: Int, height: Int, rgb: [UInt8]) {
-        let (width, height) = try dimensions(of: data)
+    /// Decodes `data` to interleaved 8-bit RGB, at full size (for photos handed to clients, and as
+    /// the naive baseline the benchmarks compare gray decoding against) or reduced as `decodeGray`
+    /// reduces (a camera frame's colour where documents are looked for).
+    public func decodeRGB(
+        _ data: UnsafeRawBufferPointer, targetWidth: Int? = nil, strict: Bool = true
+    ) throws(ScannerError) -> (width: Int, height: Int, rgb: [UInt8]) {
+        let (fullWidth, fullHeight) = try dimensions(of: data)
+        let factor = Self.reduction(forWidth: fullWidth, targetWidth: targetWidth)
+        let width = Int(ctj_scaled(Int32(fullWidth), factor.num, factor.denom))
+        let height = Int(ctj_scaled(Int32(fullHeight), factor.num, factor.denom))
         var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        let flags = targetWidth == nil ? TJFLAG_STOPONWARNING : TJFLAG_FASTDCT | (strict ? TJFLAG_STOPONWARNING : 0)
         let rc = rgb.withUnsafeMutableBufferPointer { out in
             tjDecompress2(
                 handle, data.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(data.count), out.baseAddress,
-                Int32(width), Int32(width * 3), Int32(height), Int32(TJPF_RGB.rawValue), TJFLAG_STOPONWARNING)
+                Int32(width), Int32(width * 3), Int32(height), Int32(TJPF_RGB.rawValue), flags)
         }
-        guard rc == 0 else {
-            let message = lastError
-            renew()
-            throw .unreadableImage(path: "", reason: "JPEG decode failed: \(message)")
+        if rc != 0 {
+            let isWarning = tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
+            if strict || !isWarning {
+                let message = lastError
+                renew()
+                throw .unreadableImage(path: "", reason: "JPEG decode failed: \(message)")
+            }
         }
         return (width, height, rgb)
     }

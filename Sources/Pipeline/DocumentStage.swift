@@ -30,8 +30,9 @@ public final class DocumentStage: @unchecked Sendable {
     /// clock may fall a hair short of it, hence the tolerance).
     func isDue(at time: Double) -> Bool { nextPass.map { time >= $0 - 1e-6 } ?? true }
 
-    /// One pass over `image` (the processing image) at `time`: the documents held up in it.
-    public func find(in image: GrayImage, time: Double) -> [(quad: Quad, score: Double)] {
+    /// One pass over `image` (the processing image) at `time`: the documents held up in it; their
+    /// edges looked for in the chroma of `color` too (the frame in colour at the same size, if any).
+    public func find(in image: GrayImage, color: () -> ColorImage? = { nil }, time: Double) -> [(quad: Quad, score: Double)] {
         lastPass = time
         passes += 1
         let heldUp = presence.observe(FrameMetrics.thumbnail(image), time: time)
@@ -39,10 +40,11 @@ public final class DocumentStage: @unchecked Sendable {
         let changed = presence.changed
         let width = Double(image.width)
         let height = Double(image.height)
-        return DocumentCandidate.select(detector.candidates(in: image)) {
+        let edges = DocumentImage(luma: image, color: color())
+        return DocumentCandidate.select(detector.candidates(in: edges)) {
             $0.changedShare(changed, width: image.width, height: image.height)
         }.map { found in
-            let candidate = found.refined(in: image)
+            let candidate = found.refined(in: edges)
             return (candidate.quad.map { Point(x: $0.x / width, y: $0.y / height) }, candidate.score)
         }
     }

@@ -355,7 +355,7 @@ public final class Pipeline: @unchecked Sendable {
 
     /// The document stage's pass on `frame`, timed.
     private func findDocuments(_ documents: DocumentStage, _ frame: Frame, time: Double) -> [(quad: Quad, score: Double)] {
-        metrics.measure(.documents) { documents.find(in: frame.image, time: time) }
+        metrics.measure(.documents) { documents.find(in: frame.image, color: frame.color, time: time) }
     }
 
     /// The barcode stage's items for `frame`, timed, single-item mode applied.

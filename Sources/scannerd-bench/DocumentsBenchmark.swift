@@ -55,7 +55,7 @@ enum DocumentsBenchmark {
             <!-- documents:begin (written by `make bench`) -->
             ## Documents on the footage (issue #43)
 
-            Measured \(today) on \(machine); `EdgeQuadDetector` on every frame of the footage's clips at 640 px (the pipeline's processing width), keeping only candidates where the scene changed under them (`PresenceDetector`, `DocumentCandidate.select`), each side fitted again to the edge at 640 px (`QuadRefiner`) — the pipeline's `DocumentStage` — against the generator's corners. Found: the best candidate's four corners each within 2 % of the frame's diagonal; delay: frames from the first with the document wholly in view to the first found; error: the median of the found frames' largest corner error, % of the diagonal; wrong: frames with a candidate that is no document there.
+            Measured \(today) on \(machine); `EdgeQuadDetector` on every frame of the footage's clips at 640 px (the pipeline's processing width; edges in luma and in the chroma of the frame decoded in colour at that size), keeping only candidates where the scene changed under them (`PresenceDetector`, `DocumentCandidate.select`), each side fitted again to the edge at 640 px (`QuadRefiner`) — the pipeline's `DocumentStage` — against the generator's corners. Found: the best candidate's four corners each within 2 % of the frame's diagonal; delay: frames from the first with the document wholly in view to the first found; error: the median of the found frames' largest corner error, % of the diagonal; wrong: frames with a candidate that is no document there.
 
             | clip | frames in view | found | delay | error % | wrong | ms / frame |
             |---|---:|---:|---:|---:|---:|---:|
@@ -124,7 +124,7 @@ enum DocumentsBenchmark {
                 let image = frame.decoded.image
                 let start = Date()
                 // What the pipeline finds on a pass (every frame here, not ten a second).
-                let candidates = stage.find(in: image, time: Double(frame.index) / 30)
+                let candidates = stage.find(in: image, color: frame.color, time: Double(frame.index) / 30)
                 tally.seconds += Date().timeIntervalSince(start)
                 tally.frames += 1
                 let sighting = truth.sighting(at: frame.index)

@@ -21,6 +21,18 @@ import Testing
         #expect(full.width == 1280 && full.height == 720)
     }
 
+    /// The documents' edges look in colour too (issue #53): a reduced MJPEG frame (or a replayed
+    /// JPEG) decodes in colour at the processing image's size; a YUYV frame gives none.
+    @Test func aReducedFramesColourIsAtTheProcessingSize() throws {
+        let jpeg = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("bench-1280x720.jpg")))
+        for format in [PixelFormat.mjpeg, nil] {
+            let color = try #require(reduced(EncodedFrame(bytes: jpeg, format: format, width: 1280, height: 720, bytesPerLine: 0)).color())
+            #expect(color.width == 640 && color.height == 360, "\(String(describing: format))")
+        }
+        let yuyv = EncodedFrame(bytes: Data(count: 1280 * 720 * 2), format: .yuyv, width: 1280, height: 720, bytesPerLine: 2560)
+        #expect(reduced(yuyv).color() == nil)
+    }
+
     @Test(arguments: ["garbage", "truncated", "other size", "bomb"])
     func aHostileFrameGivesNoFullImage(kind: String) throws {
         let jpeg = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("bench-1280x720.jpg")))
@@ -40,5 +52,6 @@ import Testing
             encoded = EncodedFrame(bytes: bomb, format: nil, width: 1280, height: 720, bytesPerLine: 0)
         }
         #expect(reduced(encoded).fullResolution() == nil, "\(kind)")
+        #expect(reduced(encoded).color() == nil, "\(kind)")
     }
 }

@@ -32,6 +32,14 @@ public struct Frame: Sendable {
         guard decoded.scale < 1, let encoded else { return decoded.image }
         return try? encoded.decode().image
     }
+
+    /// The frame in colour at the processing image's size, where the camera sent colour and its bytes
+    /// were kept (an MJPEG frame reduced for processing); nil otherwise, or when it cannot be decoded.
+    /// For the documents' edges (issue #53): a red card on a gray desk of its luma shows none in `image`.
+    public func color() -> ColorImage? {
+        guard decoded.scale < 1, let color = try? encoded?.decodeColor(targetWidth: image.width) else { return nil }
+        return color.width == image.width && color.height == image.height ? color : nil
+    }
 }
 
 /// A frame's bytes as the source delivered them.
@@ -59,6 +67,20 @@ public struct EncodedFrame: Sendable {
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(ScannerError) in
                 try decoder.decode(raw, format: format, width: width, height: height, bytesPerLine: bytesPerLine, targetWidth: nil)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Decodes in colour, reduced as the processing image is (`targetWidth`): an MJPEG camera's
+    /// frame, or a JPEG of a replay; nil for YUYV, GREY and other image files (their frames stay gray).
+    public func decodeColor(targetWidth: Int) throws(ScannerError) -> ColorImage? {
+        let isJPEG = format == .mjpeg || format == nil && bytes.starts(with: [0xFF, 0xD8, 0xFF])
+        guard isJPEG else { return nil }
+        let decoder = try FrameDecoder()
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(ScannerError) in
+                try decoder.decodeColor(raw, format: .mjpeg, width: width, height: height, targetWidth: targetWidth)
             }
         }
         return try result.get()
