@@ -33,6 +33,12 @@ public final class JPEGDecoder {
 
     /// The size of the image in `data` without decoding it.
     public func dimensions(of data: UnsafeRawBufferPointer) throws(ScannerError) -> (width: Int, height: Int) {
+        let header = try header(of: data)
+        return (header.width, header.height)
+    }
+
+    /// The size and whether the image is CMYK or YCCK (print workflows' JPEGs), from the header.
+    func header(of data: UnsafeRawBufferPointer) throws(ScannerError) -> (width: Int, height: Int, cmyk: Bool) {
         var width: Int32 = 0
         var height: Int32 = 0
         var subsampling: Int32 = 0
@@ -45,28 +51,25 @@ public final class JPEGDecoder {
             renew()
             throw .unreadableImage(path: "", reason: "not a readable JPEG (\(message))")
         }
-        return (Int(width), Int(height))
+        let cmyk = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+        return (Int(width), Int(height), cmyk)
     }
 
-    /// Decodes `data` to gray, reduced by the largest power of two that keeps the width at or above
-    /// `targetWidth` (no reduction when nil).
-    ///
-    /// - Parameter strict: treat libjpeg warnings (truncated data, corrupt segments) as errors. Files
-    ///   given by a person are decoded strictly; camera frames may tolerate a warning.
-    public func decodeGray(
-        _ data: UnsafeRawBufferPointer, targetWidth: Int? = nil, strict: Bool = true
-    ) throws(ScannerError) -> DecodedImage {
-        let (width, height) = try dimensions(of: data)
-        let factor = Self.reduction(forWidth: width, targetWidth: targetWidth)
+    /// Decodes `data` (its header already read: `width` × `height` at full size) to `pixelFormat`
+    /// with `channels` bytes a pixel, reduced by `factor`. A warning is an error when `strict`.
+    private func decompress(
+        _ data: UnsafeRawBufferPointer, width: Int, height: Int, factor: (num: Int32, denom: Int32), pixelFormat: TJPF, channels: Int,
+        fast: Bool, strict: Bool
+    ) throws(ScannerError) -> (width: Int, height: Int, pixels: [UInt8]) {
         let outWidth = Int(ctj_scaled(Int32(width), factor.num, factor.denom))
         let outHeight = Int(ctj_scaled(Int32(height), factor.num, factor.denom))
-        var pixels = [UInt8](repeating: 0, count: outWidth * outHeight)
-        let flags = TJFLAG_FASTDCT | (strict ? TJFLAG_STOPONWARNING : 0)
+        var pixels = [UInt8](repeating: 0, count: outWidth * outHeight * channels)
+        let flags = (fast ? TJFLAG_FASTDCT : 0) | (strict ? TJFLAG_STOPONWARNING : 0)
         let rc = pixels.withUnsafeMutableBufferPointer { out in
             tjDecompress2(
                 handle, data.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(data.count),
-                out.baseAddress, Int32(outWidth), Int32(outWidth), Int32(outHeight),
-                Int32(TJPF_GRAY.rawValue), flags)
+                out.baseAddress, Int32(outWidth), Int32(outWidth * channels), Int32(outHeight),
+                Int32(pixelFormat.rawValue), flags)
         }
         if rc != 0 {
             // Without STOPONWARNING a warning still leaves a full (partly gray) image: keep it.
@@ -77,9 +80,33 @@ public final class JPEGDecoder {
                 throw .unreadableImage(path: "", reason: "JPEG decode failed: \(message)")
             }
         }
-        return DecodedImage(
-            image: GrayImage(width: outWidth, height: outHeight, pixels: pixels),
-            sourceWidth: width, sourceHeight: height)
+        return (outWidth, outHeight, pixels)
+    }
+
+    /// Decodes `data` to gray, reduced by the largest power of two that keeps the width at or above
+    /// `targetWidth` (no reduction when nil).
+    ///
+    /// - Parameter strict: treat libjpeg warnings (truncated data, corrupt segments) as errors. Files
+    ///   given by a person are decoded strictly; camera frames may tolerate a warning.
+    public func decodeGray(
+        _ data: UnsafeRawBufferPointer, targetWidth: Int? = nil, strict: Bool = true
+    ) throws(ScannerError) -> DecodedImage {
+        let header = try header(of: data)
+        let factor = Self.reduction(forWidth: header.width, targetWidth: targetWidth)
+        let image: GrayImage
+        if header.cmyk {
+            let cmyk = try decompress(
+                data, width: header.width, height: header.height, factor: factor, pixelFormat: TJPF_CMYK, channels: 4, fast: true,
+                strict: strict)
+            let gray = CMYKConversion.luma(cmyk.pixels, inverted: CMYKConversion.hasAdobeMarker(data))
+            image = GrayImage(width: cmyk.width, height: cmyk.height, pixels: gray)
+        } else {
+            let gray = try decompress(
+                data, width: header.width, height: header.height, factor: factor, pixelFormat: TJPF_GRAY, channels: 1, fast: true,
+                strict: strict)
+            image = GrayImage(width: gray.width, height: gray.height, pixels: gray.pixels)
+        }
+        return DecodedImage(image: image, sourceWidth: header.width, sourceHeight: header.height)
     }
 
     /// Decodes `data` to interleaved 8-bit RGB, at full size (for photos handed to clients, and as
@@ -88,26 +115,18 @@ public final class JPEGDecoder {
     public func decodeRGB(
         _ data: UnsafeRawBufferPointer, targetWidth: Int? = nil, strict: Bool = true
     ) throws(ScannerError) -> (width: Int, height: Int, rgb: [UInt8]) {
-        let (fullWidth, fullHeight) = try dimensions(of: data)
-        let factor = Self.reduction(forWidth: fullWidth, targetWidth: targetWidth)
-        let width = Int(ctj_scaled(Int32(fullWidth), factor.num, factor.denom))
-        let height = Int(ctj_scaled(Int32(fullHeight), factor.num, factor.denom))
-        var rgb = [UInt8](repeating: 0, count: width * height * 3)
-        let flags = targetWidth == nil ? TJFLAG_STOPONWARNING : TJFLAG_FASTDCT | (strict ? TJFLAG_STOPONWARNING : 0)
-        let rc = rgb.withUnsafeMutableBufferPointer { out in
-            tjDecompress2(
-                handle, data.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(data.count), out.baseAddress,
-                Int32(width), Int32(width * 3), Int32(height), Int32(TJPF_RGB.rawValue), flags)
+        let header = try header(of: data)
+        let factor = Self.reduction(forWidth: header.width, targetWidth: targetWidth)
+        let fast = targetWidth != nil
+        if header.cmyk {
+            let cmyk = try decompress(
+                data, width: header.width, height: header.height, factor: factor, pixelFormat: TJPF_CMYK, channels: 4, fast: fast,
+                strict: strict)
+            return (cmyk.width, cmyk.height, CMYKConversion.rgb(cmyk.pixels, inverted: CMYKConversion.hasAdobeMarker(data)))
         }
-        if rc != 0 {
-            let isWarning = tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
-            if strict || !isWarning {
-                let message = lastError
-                renew()
-                throw .unreadableImage(path: "", reason: "JPEG decode failed: \(message)")
-            }
-        }
-        return (width, height, rgb)
+        let rgb = try decompress(
+            data, width: header.width, height: header.height, factor: factor, pixelFormat: TJPF_RGB, channels: 3, fast: fast, strict: strict)
+        return (rgb.width, rgb.height, rgb.pixels)
     }
 
     /// The largest reduction whose output is still at least `targetWidth` wide.

@@ -1,5 +1,6 @@
 import Foundation
 import ImageDecoding
+import Recognition
 import ScannerCore
 import TestSupport
 import TestTraits
@@ -20,6 +21,30 @@ import Testing
         let gray = try decoder.decodeColor(try Fixtures.data("qr.png"))
         let luma = try decoder.decode(try Fixtures.data("qr.png")).image
         #expect(!gray.hasColor(tolerance: 0) && gray.luma.pixels == luma.pixels)
+    }
+
+    /// CMYK JPEGs as print and scan workflows write them (issue #54): Adobe's (channels inverted, the
+    /// APP14 marker saying so) and plain ones (the ink itself) decode in colour and to gray — the red
+    /// patch red, the paper white, the QR code read — at full size and reduced (generate_cmyk.py).
+    @Test(arguments: ["cmyk-adobe.jpg", "cmyk-plain.jpg"]) func cmykJPEGsDecode(name: String) throws {
+        let data = try Fixtures.data(name)
+        let color = try decoder.decodeColor(data)
+        #expect(color.width == 500 && color.height == 360)
+        func rgb(_ image: ColorImage, _ x: Int, _ y: Int) -> [Int] { (0..<3).map { Int(image.pixels[(y * image.width + x) * 3 + $0]) } }
+        let patch = rgb(color, 430, 60)
+        #expect(abs(patch[0] - 220) < 16 && patch[1] < 50 && patch[2] < 50, "\(name): the patch is \(patch)")
+        #expect(rgb(color, 490, 350).allSatisfy { $0 > 235 }, "\(name): the paper is \(rgb(color, 490, 350))")
+        let gray = try decoder.decode(data).image
+        #expect(abs(Int(gray[430, 60]) - Int(color.luma[430, 60])) <= 2 && gray[490, 350] > 235, "\(name)")
+        let reduced = try decoder.decode(data, targetWidth: 250)
+        #expect(reduced.image.width == 250 && reduced.sourceWidth == 500)
+        let scanner = try ImageScanner(options: ScanOptions(types: RecognitionTypes(symbologies: [.qr], contentTypes: [])))
+        #expect(scanner.scan(gray).map(\.payload) == ["https://example.com/scannerd"], "\(name)")
+        // Cut anywhere (inside a marker's length, inside the Adobe marker, in the scan): an error.
+        for cut in [3, 5, 20, 30, 200, data.count / 2] {
+            #expect(throws: ScannerError.self, "\(name) cut at \(cut)") { try decoder.decode(data.prefix(cut)) }
+            #expect(throws: ScannerError.self, "\(name) cut at \(cut)") { try decoder.decodeColor(data.prefix(cut)) }
+        }
     }
 
     @Test func jpegDecodesToGrayAtFullSize() throws {
