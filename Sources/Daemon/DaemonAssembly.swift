@@ -66,7 +66,9 @@ public enum DaemonAssembly {
         tracker.weakBarcodeConfirmations = s.weakBarcodeConfirmations
         tracker.textAgreement = s.textAgreement ?? tracker.textAgreement
         tracker.textWindow = s.textWindow ?? tracker.textWindow
-        return SequenceConfiguration(options: options, tracker: tracker, singleItem: s.singleItem, lineModel: s.lineModel.directory)
+        return SequenceConfiguration(
+            options: options, tracker: tracker, singleItem: s.singleItem, lineModel: s.lineModel.directory,
+            lineModelRequired: s.lineModel != .installed)
     }
 
     /// The requests of every transport, answered by the daemon's parts: `set` by the settings

@@ -9,15 +9,17 @@ import ScannerCore
 public enum DaemonStatistics {
     /// The `stats` reply's figures beyond the server's own (`events`): per stage.
     public static func reply(
-        source s: SourceStatistics, metrics: PipelineMetrics, sourceName: String, available: Bool, uptime: Double
+        source s: SourceStatistics, metrics: PipelineMetrics, sourceName: String, available: Bool, uptime: Double,
+        textModelFailure: String? = nil
     ) -> [(String, JSONValue)] {
         let capture = metrics.figures(.capture)
         func milliseconds(_ value: Double?) -> JSONValue { value.map { .number($0, decimals: 2) } ?? .null }
-        func recognizer(_ f: PipelineMetrics.Figures, runs: String) -> JSONValue {
-            .object([
-                (runs, .integer(f.count)), ("perSecond", .number(f.perSecond, decimals: 2)),
-                ("latencyP50", milliseconds(f.p50)), ("latencyP99", milliseconds(f.p99)),
-            ])
+        func recognizer(_ f: PipelineMetrics.Figures, runs: String, modelFailure: String? = nil) -> JSONValue {
+            .object(
+                [
+                    (runs, .integer(f.count)), ("perSecond", .number(f.perSecond, decimals: 2)),
+                    ("latencyP50", milliseconds(f.p50)), ("latencyP99", milliseconds(f.p99)),
+                ] + (modelFailure.map { [("modelFailure", JSONValue.string($0))] } ?? []))
         }
         return [
             ("uptime", .number(uptime, decimals: 1)),
@@ -34,7 +36,7 @@ public enum DaemonStatistics {
                 ])
             ),
             ("barcodes", recognizer(metrics.figures(.barcodes), runs: "scans")),
-            ("text", recognizer(metrics.figures(.text), runs: "passes")),
+            ("text", recognizer(metrics.figures(.text), runs: "passes", modelFailure: textModelFailure)),
             ("documents", recognizer(metrics.figures(.documents), runs: "passes")),
         ]
     }

@@ -27,6 +27,7 @@ public final class MetricsExport: Sendable {
     private let mqttDropped: Prometheus.Counter
     private let mqttQueued: Prometheus.Gauge
     private let mqttConnected: Prometheus.Gauge
+    private let textModelsFailed: Prometheus.Gauge
     private let exported = Mutex<[String: Int]>([:])
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -51,6 +52,9 @@ public final class MetricsExport: Sendable {
             descriptor: Self.name("mqtt_dropped", unit: "total", help: "Events dropped from the MQTT queue while the broker was away"))
         mqttQueued = registry.makeGauge(descriptor: Self.name("mqtt_queued", unit: "", help: "Events waiting for the MQTT broker"))
         mqttConnected = registry.makeGauge(descriptor: Self.name("mqtt_connected", unit: "", help: "1 while connected to the MQTT broker"))
+        textModelsFailed = registry.makeGauge(
+            descriptor: Self.name(
+                "text_models_failed", unit: "", help: "1 while the text networks beside the binary did not load (text read by Tesseract)"))
     }
 
     /// Every series is `scannerd_<name>[_<unit>]`.
@@ -67,7 +71,7 @@ public final class MetricsExport: Sendable {
     }
 
     /// The exposition text, with the totals brought up to date.
-    public func render(source: SourceStatistics, hub: EventHub, mqtt: MQTTPublisher.Statistics? = nil) -> String {
+    public func render(source: SourceStatistics, hub: EventHub, mqtt: MQTTPublisher.Statistics? = nil, textModelFailure: String? = nil) -> String {
         let totals: [(String, Prometheus.Counter, Int)] =
             zip(frames, [source.delivered, source.dropped, source.idleSkipped, source.corrupt])
             .map { ("frames." + $0.0.outcome, $0.0.counter, $0.1) }
@@ -86,6 +90,7 @@ public final class MetricsExport: Sendable {
                 last[key] = total
             }
         }
+        textModelsFailed.set(Double(textModelFailure == nil ? 0 : 1))
         items.set(Double(hub.items.count))
         clients.set(Double(hub.subscriberCount))
         return registry.emitToString()

@@ -77,6 +77,10 @@ public final class ScannerDaemon: Sendable {
         self.hub = hub
         let pipeline = try DaemonAssembly.pipeline(s)
         self.pipeline = pipeline
+        if let failure = pipeline.textModelFailure {
+            // The models beside the binary, damaged: barcodes and text are still read (issue #54).
+            logger.error("the text networks did not load (\(failure)): text is read by the classical detector and Tesseract")
+        }
         report = StatusReport(
             status: status, heartbeat: heartbeat, watchdogTimeout: notifier.watchdogTimeout,
             sourceLabel: source is CameraSource ? "camera \(s.input.name)" : s.input.name, hub: hub, metrics: pipeline.metrics)
@@ -93,11 +97,12 @@ public final class ScannerDaemon: Sendable {
                 let available: Bool = if case .available = status.source { true } else { false }
                 return DaemonStatistics.reply(
                     source: unsafeSource.statistics, metrics: pipeline.metrics, sourceName: hub.sourceName, available: available,
-                    uptime: (ContinuousClock.now - startedAt).inSeconds) + (mqtt.map { [("mqtt", DaemonStatistics.mqtt($0.statistics))] } ?? [])
+                    uptime: (ContinuousClock.now - startedAt).inSeconds, textModelFailure: pipeline.textModelFailure)
+                    + (mqtt.map { [("mqtt", DaemonStatistics.mqtt($0.statistics))] } ?? [])
             })
         server = s.socketEnabled ? DaemonAssembly.eventServer(s, hub: hub, logger: logger, requests: requests) : nil
         http = try DaemonAssembly.httpServer(s, hub: hub, requests: requests, logger: logger) {
-            metrics.render(source: unsafeSource.statistics, hub: hub, mqtt: mqtt?.statistics)
+            metrics.render(source: unsafeSource.statistics, hub: hub, mqtt: mqtt?.statistics, textModelFailure: pipeline.textModelFailure)
         }
         // The socket's server checks the descriptor budget for both when it listens; without it the
         // HTTP port's connections are checked here.

@@ -202,7 +202,7 @@ public enum SettingsSchema {
         SettingKey(
             name: "recognition.line-model", flag: "--line-model",
             summary:
-                "the text networks' models (make deps fetches them): with them PP-OCRv6's recognizer reads every line (Tesseract without): auto (the models beside the binary), none, or their directory",
+                "the text networks' models (make deps fetches them): with them PP-OCRv6's recognizer reads every line (Tesseract without): auto (the models beside the binary; ones that do not load are logged, flagged in stats and /metrics, and Tesseract reads), none, or their directory (one that does not load stops the start)",
             read: { v, s throws(ValueProblem) in
                 switch try v == .null ? "auto" : scalar(v) {
                 case "auto": s.lineModel = .installed

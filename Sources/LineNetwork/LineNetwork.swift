@@ -79,7 +79,7 @@ public final class LineNetwork {
     /// Larger files are refused before they are read: the alphabet is ~130 KB, the model ~21 MB.
     static let maximumAlphabetBytes = 1 << 20
     static let maximumModelBytes = 64 << 20
-    static let modelName = "text-recognizer.onnx"
+    public static let modelName = "text-recognizer.onnx"
 
     public let directory: String
     /// The CTC classes: 0 is the blank. The model directory's alphabet is what is read: `make deps`
@@ -110,6 +110,15 @@ public final class LineNetwork {
             model = try NetworkModel(path: path, inputShape: [1, 3, Self.lineHeight, nil], maximumBytes: Self.maximumModelBytes)
         } catch {
             throw LineNetworkError(error)
+        }
+        // The alphabet must name the recognizer's classes: one of another length is accepted by the
+        // JSON checks above, and then no line would ever be read. One blank line read tells.
+        do {
+            _ = try read(GrayImage(width: Self.minimumWidth, height: Self.lineHeight, filledWith: 255))
+        } catch .failed(let reason) {
+            throw .unusable(path: alphabetPath, reason: "does not fit the recognizer (\(reason))")
+        } catch {
+            throw error
         }
     }
 

@@ -108,6 +108,11 @@ public final class Pipeline: @unchecked Sendable {
     /// takes 0.06–0.22 s (Tesseract, the networks; docs/benchmarks.md), so the stages in force are
     /// kept when they serve the new configuration (only tracking or single-item mode changed).
     /// Callable from any thread, while `run` runs.
+    /// Why the text networks did not load, when the text stage in force reads without them (the models
+    /// beside the binary damaged: `SequenceConfiguration.lineModelRequired`); nil when they did, or
+    /// none were asked for.
+    public var textModelFailure: String? { posted.withLock { $0.stages.text?.modelFailure } }
+
     public func reconfigure(_ configuration: SequenceConfiguration) throws(ScannerError) {
         if !configuration.buildsTheSameStages(as: self.configuration) {
             let stages = try Stages(configuration, metrics: metrics, kept: posted.withLock { $0.stages })

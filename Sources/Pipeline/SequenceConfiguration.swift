@@ -23,6 +23,11 @@ public struct SequenceConfiguration: Sendable {
     /// The text networks' model directory: lines are read by PP-OCRv6's recognizer
     /// (`ImageScanner.init(options:lineModel:)`). Nil: by Tesseract.
     public var lineModel: String?
+    /// Whether the text stage must read with `lineModel`: the operator named it (`--line-model DIR`),
+    /// and a model that does not load stops the start. False for the models found beside the binary:
+    /// one that does not load (damaged by an update) costs the networks, not the text — the stage
+    /// reads with the classical detector and Tesseract, and says so (`TextStage.modelFailure`).
+    public var lineModelRequired: Bool
     /// Makes the text stage's line detector and recognizers in place of `lineModel`'s: any
     /// conformance (a test's fakes drive the pipeline in-process). Called for each stage built.
     public var textReaders: (@Sendable () -> TextReaders)?
@@ -31,9 +36,10 @@ public struct SequenceConfiguration: Sendable {
         options: ScanOptions, tracker: TrackerConfiguration? = nil, ocrEveryFrames: Int? = nil,
         minimumSharpness: Double = 30, sceneChange: SceneChangeGate.Configuration = .init(), singleItem: Bool = false,
         barcodesAtFullResolution: Bool? = nil,
-        lineModel: String? = nil
+        lineModel: String? = nil, lineModelRequired: Bool = true
     ) {
         self.lineModel = lineModel
+        self.lineModelRequired = lineModelRequired
         self.barcodesAtFullResolution = barcodesAtFullResolution ?? (options.quality != .fast)
         self.options = options
         self.tracker = tracker ?? TrackerConfiguration(options.quality)
@@ -48,7 +54,8 @@ public struct SequenceConfiguration: Sendable {
     /// OCR cadence) differs. A test's `textReaders` cannot be compared: never the same.
     func buildsTheSameStages(as other: SequenceConfiguration) -> Bool {
         options == other.options && sceneChange == other.sceneChange && barcodesAtFullResolution == other.barcodesAtFullResolution
-            && lineModel == other.lineModel && minimumSharpness == other.minimumSharpness && textReaders == nil && other.textReaders == nil
+            && lineModel == other.lineModel && lineModelRequired == other.lineModelRequired && minimumSharpness == other.minimumSharpness
+            && textReaders == nil && other.textReaders == nil
     }
 
     /// OCR cadence per quality level at 30 fps: fast every 6th frame (5 passes/s), balanced every

@@ -60,6 +60,9 @@ final class TextStage: @unchecked Sendable {
 
     /// Where detection and each line's reading are timed.
     private let metrics: PipelineMetrics?
+    /// Why the text networks did not load, when the stage reads without them (a model found beside
+    /// the binary that is damaged: `SequenceConfiguration.lineModelRequired`).
+    private(set) var modelFailure: String?
 
     init(configuration: SequenceConfiguration, metrics: PipelineMetrics? = nil, presence: PresenceWatch = PresenceWatch()) throws(ScannerError) {
         self.metrics = metrics
@@ -70,7 +73,12 @@ final class TextStage: @unchecked Sendable {
             let readers = make()
             scanner = try ImageScanner(options: textOptions, lineDetector: readers.detector, recognizers: readers.recognizers)
         } else {
-            scanner = try ImageScanner(options: textOptions, lineModel: configuration.lineModel, lineDetection: .network, live: true)
+            do {
+                scanner = try ImageScanner(options: textOptions, lineModel: configuration.lineModel, lineDetection: .network, live: true)
+            } catch .libraryFailure(let library, let reason) where configuration.lineModel != nil && !configuration.lineModelRequired {
+                modelFailure = "\(library): \(reason)"
+                scanner = try ImageScanner(options: textOptions, lineModel: nil, lineDetection: .network, live: true)
+            }
         }
         self.configuration = configuration
         gate = SceneChangeGate(configuration: configuration.sceneChange)

@@ -195,7 +195,14 @@ import Testing
         let barcodes = object["barcodes"] ?? .null
         #expect(barcodes["scans"]?.int == 10 && barcodes["latencyP50"]?.doubleValue == 5 && barcodes["latencyP99"]?.doubleValue == 10, "\(barcodes)")
         let text = object["text"] ?? .null
-        #expect(text["passes"]?.int == 1 && text["latencyP50"]?.doubleValue == 40)
+        #expect(text["passes"]?.int == 1 && text["latencyP50"]?.doubleValue == 40 && text["modelFailure"] == nil)
         #expect(object["uptime"]?.doubleValue == 12.3)
+        // The text networks beside the binary did not load (issue #54): said where an operator looks.
+        let degraded = JSONLines.object(
+            JSONValue.object(
+                DaemonStatistics.reply(
+                    source: source, metrics: metrics, sourceName: "demo", available: true, uptime: 1, textModelFailure: "OpenVINO: damaged")
+            ).serialized())
+        #expect(degraded["text"]?["modelFailure"] == .string("OpenVINO: damaged"), "\(degraded)")
     }
 }

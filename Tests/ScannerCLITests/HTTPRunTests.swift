@@ -180,6 +180,8 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
                 #expect((second["scannerd_stage_duration_seconds_count{stage=\(stage)}"]?.doubleValue ?? 0) > 0, "\(stage)")
             }
             #expect(second["scannerd_clients{}"] != nil && second["scannerd_items{}"] != nil)
+            // The text networks loaded: no failure flagged (issue #54).
+            #expect(second["scannerd_text_models_failed{}"]?.doubleValue == 0, "\(second)")
         }
     }
 

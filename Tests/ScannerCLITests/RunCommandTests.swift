@@ -146,6 +146,39 @@ func eventLines(_ lines: [String]) throws -> [EventLine] {
         #expect(count("barcodeScansReused") > count("barcodeScans"), "a static scene is not rescanned")
     }
 
+    /// Issue #54: the models beside the binary damaged (a bad update) cost the networks, not the
+    /// scanning: one error line, the QR codes and the card's phone number still read (the classical
+    /// detector and Tesseract). The binary is copied under a prefix of its own whose
+    /// share/scannerd/models holds the real alphabet and broken networks.
+    @Test func damagedModelsBesideTheBinaryCostTheNetworksNotTheScanning() throws {
+        let prefix = try TemporaryDirectory("damaged-models")
+        let bin = prefix.file("bin")
+        let models = prefix.file("share/scannerd/models")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: scannerd, toPath: bin + "/scannerd")
+        // The runtime's libraries, where the binary looks for them ($ORIGIN/../lib/scannerd).
+        try FileManager.default.createDirectory(atPath: prefix.file("lib"), withIntermediateDirectories: true)
+        let libraries = (((scannerd as NSString).deletingLastPathComponent as NSString).appendingPathComponent("../lib/scannerd") as NSString)
+        try FileManager.default.createSymbolicLink(atPath: prefix.file("lib/scannerd"), withDestinationPath: libraries.resolvingSymlinksInPath)
+        let real = Fixtures.packageRoot.appendingPathComponent(".build/models").path
+        try FileManager.default.copyItem(atPath: real + "/alphabet.json", toPath: models + "/alphabet.json")
+        for network in ["text-recognizer.onnx", "text-detector.onnx"] {
+            try Data("damaged by an update".utf8).write(to: URL(fileURLWithPath: models + "/" + network))
+        }
+        let result = try Subprocess.run(
+            bin + "/scannerd",
+            ["run", "--no-config", "--no-socket", "--source", "Tests/Fixtures/clips/several", "--pace", "none", "--events-stdout"], timeout: 120)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("the text networks did not load") && result.stderr.contains("text-recognizer.onnx"), "\(result.stderr)")
+        let added = try eventLines(result.stdoutLines).compactMap { if case .added(let item, _) = $0.event { item.payload } else { nil } }
+        #expect(added.filter { $0 == "https://example.com/twin" }.count == 2 && added.contains("+442079460958"), "\(added)")
+        // Named by the operator, the same directory still stops the start.
+        let named = try Subprocess.run(
+            bin + "/scannerd", ["run", "--no-config", "--no-socket", "--source", "Tests/Fixtures/clips/several", "--line-model", models])
+        #expect(named.status == 2 && named.stderr.contains("text-recognizer.onnx"), "\(named.stderr)")
+    }
+
     /// Tests/Fixtures/clips/several: two identical QR codes side by side and a card with a UK number,
     /// all in view for frames 5–34, then an empty scene.
     @Test func severalItemsAtOnceEachGetTheirOwnLife() throws {
