@@ -87,7 +87,13 @@ struct ScanCommand: ParsableCommand {
         let scanner: ImageScanner
         let decoder: ImageDecoder
         do {
-            scanner = try ImageScanner(options: options, lineModel: lineModelDirectory, lineDetection: .network)
+            do {
+                scanner = try ImageScanner(options: options, lineModel: lineModelDirectory, lineDetection: .network)
+            } catch .libraryFailure(let library, let reason) where lineModel == nil && lineModelDirectory != nil {
+                // The installed models, damaged: the text is read without them, as the daemon does.
+                Self.report("scannerd: \(library): \(reason): reading text with Tesseract alone")
+                scanner = try ImageScanner(options: options, lineModel: nil, lineDetection: .network)
+            }
             decoder = try ImageDecoder(limits: limits)
         } catch {
             Self.report("scannerd: \(error)")

@@ -149,14 +149,15 @@ func eventLines(_ lines: [String]) throws -> [EventLine] {
     /// Issue #54: the models beside the binary damaged (a bad update) cost the networks, not the
     /// scanning: one error line, the QR codes and the card's phone number still read (the classical
     /// detector and Tesseract). The binary is copied under a prefix of its own whose
-    /// share/scannerd/models holds the real alphabet and broken networks.
+    /// share/scannerd/models holds the real alphabet and broken networks (named otherwise than
+    /// `scannerd`, so that `Subprocess` leaves `scan` its installed models: `Subprocess.hermetic`).
     @Test func damagedModelsBesideTheBinaryCostTheNetworksNotTheScanning() throws {
         let prefix = try TemporaryDirectory("damaged-models")
         let bin = prefix.file("bin")
         let models = prefix.file("share/scannerd/models")
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: scannerd, toPath: bin + "/scannerd")
+        try FileManager.default.copyItem(atPath: scannerd, toPath: bin + "/scannerd-installed")
         // The runtime's libraries, where the binary looks for them ($ORIGIN/../lib/scannerd).
         try FileManager.default.createDirectory(atPath: prefix.file("lib"), withIntermediateDirectories: true)
         let libraries = (((scannerd as NSString).deletingLastPathComponent as NSString).appendingPathComponent("../lib/scannerd") as NSString)
@@ -167,15 +168,19 @@ func eventLines(_ lines: [String]) throws -> [EventLine] {
             try Data("damaged by an update".utf8).write(to: URL(fileURLWithPath: models + "/" + network))
         }
         let result = try Subprocess.run(
-            bin + "/scannerd",
+            bin + "/scannerd-installed",
             ["run", "--no-config", "--no-socket", "--source", "Tests/Fixtures/clips/several", "--pace", "none", "--events-stdout"], timeout: 120)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("the text networks did not load") && result.stderr.contains("text-recognizer.onnx"), "\(result.stderr)")
         let added = try eventLines(result.stdoutLines).compactMap { if case .added(let item, _) = $0.event { item.payload } else { nil } }
         #expect(added.filter { $0 == "https://example.com/twin" }.count == 2 && added.contains("+442079460958"), "\(added)")
+        // `scan` the same: the QR code read, the text read by Tesseract, one line saying so.
+        let still = try Subprocess.run(bin + "/scannerd-installed", ["scan", "--types", "qr,url", Fixtures.path("qr.png")], timeout: 60)
+        #expect(still.status == 0 && still.stdout.contains("https://example.com/scannerd"), "\(still.status) \(still.stderr)")
+        #expect(still.stderr.contains("reading text with Tesseract alone"), "\(still.stderr)")
         // Named by the operator, the same directory still stops the start.
         let named = try Subprocess.run(
-            bin + "/scannerd", ["run", "--no-config", "--no-socket", "--source", "Tests/Fixtures/clips/several", "--line-model", models])
+            bin + "/scannerd-installed", ["run", "--no-config", "--no-socket", "--source", "Tests/Fixtures/clips/several", "--line-model", models])
         #expect(named.status == 2 && named.stderr.contains("text-recognizer.onnx"), "\(named.stderr)")
     }
 
