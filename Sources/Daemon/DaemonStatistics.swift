@@ -14,12 +14,12 @@ public enum DaemonStatistics {
     ) -> [(String, JSONValue)] {
         let capture = metrics.figures(.capture)
         func milliseconds(_ value: Double?) -> JSONValue { value.map { .number($0, decimals: 2) } ?? .null }
-        func recognizer(_ f: PipelineMetrics.Figures, runs: String, modelFailure: String? = nil) -> JSONValue {
+        func recognizer(_ f: PipelineMetrics.Figures, runs: String, failures: [(String, Int)] = [], modelFailure: String? = nil) -> JSONValue {
             .object(
                 [
                     (runs, .integer(f.count)), ("perSecond", .number(f.perSecond, decimals: 2)),
                     ("latencyP50", milliseconds(f.p50)), ("latencyP99", milliseconds(f.p99)),
-                ] + (modelFailure.map { [("modelFailure", JSONValue.string($0))] } ?? []))
+                ] + failures.map { ($0.0, JSONValue.integer($0.1)) } + (modelFailure.map { [("modelFailure", JSONValue.string($0))] } ?? []))
         }
         return [
             ("uptime", .number(uptime, decimals: 1)),
@@ -35,8 +35,15 @@ public enum DaemonStatistics {
                     ("fps", .number(capture.perSecond, decimals: 1)),
                 ])
             ),
-            ("barcodes", recognizer(metrics.figures(.barcodes), runs: "scans")),
-            ("text", recognizer(metrics.figures(.text), runs: "passes", modelFailure: textModelFailure)),
+            ("barcodes", recognizer(metrics.figures(.barcodes), runs: "scans", failures: [("failures", metrics.figures(.barcodes).failures)])),
+            (
+                "text",
+                recognizer(
+                    metrics.figures(.text), runs: "passes",
+                    failures: [
+                        ("detectionFailures", metrics.figures(.detection).failures), ("readFailures", metrics.figures(.reading).failures),
+                    ], modelFailure: textModelFailure)
+            ),
             ("documents", recognizer(metrics.figures(.documents), runs: "passes")),
         ]
     }
@@ -52,7 +59,7 @@ public enum DaemonStatistics {
     /// The pipeline's counters for the log line at its end.
     public static func metadata(_ s: SequenceStatistics) -> Logger.Metadata {
         var metadata: Logger.Metadata = [
-            "ocrDetectionFailures": "\(s.ocrDetectionFailures)", "barcodeReadFailures": "\(s.barcodeReadFailures)",
+            "ocrDetectionFailures": "\(s.ocrDetectionFailures)", "ocrReadFailures": "\(s.ocrReadFailures)", "barcodeReadFailures": "\(s.barcodeReadFailures)",
             "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)",
             "barcodeFullResolutionScans": "\(s.barcodeFullResolutionScans)",
             "ocrPasses": "\(s.ocrPasses)", "ocrLinesRead": "\(s.ocrLinesRead)", "ocrConfirmingPasses": "\(s.ocrConfirmingPasses)",

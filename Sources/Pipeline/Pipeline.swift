@@ -368,6 +368,7 @@ public final class Pipeline: @unchecked Sendable {
         let scansBefore = barcodes.scans
         let found = metrics.measure(
             .barcodes, { barcodes.scan(frame.image, detail: fullResolution) }, ran: { _ in barcodes.scans > scansBefore })
+        metrics.failures(.barcodes, total: barcodes.readFailures.count)
         return selectSingle(found, selectionConfiguration)
     }
 
@@ -376,9 +377,12 @@ public final class Pipeline: @unchecked Sendable {
         _ text: TextStage, _ frame: Frame, fullResolution: () -> GrayImage?, believed: Set<String>, time: Double, confirming: Bool
     ) -> TextStage.PassText? {
         let passesBefore = text.passes
-        return metrics.measure(
+        let reading = metrics.measure(
             .text, { text.read(frame.image, detail: fullResolution, believed: believed, time: time, confirming: confirming) },
             ran: { _ in text.passes > passesBefore })
+        metrics.failures(.detection, total: text.detectionFailures.count)
+        metrics.failures(.reading, total: text.readFailures)
+        return reading
     }
 
     /// The configuration single-item selection follows: read under the lock on the stages' threads

@@ -40,10 +40,15 @@ public final class PipelineMetrics: Sendable {
         /// Latency percentiles in milliseconds (nil: no runs yet, or a stage without latency).
         public var p50: Double?
         public var p99: Double?
+        /// Runs that failed in the recognizer's library (they gave nothing), since the start.
+        public var failures = 0
     }
 
     struct Window {
         var count = 0
+        var failures = 0
+        /// The stage's own total at the last `failures(_:total:)`.
+        var failuresSeen = 0
         var times: [Double] = []
         var durations: [Double] = []
         var next = 0
@@ -56,6 +61,8 @@ public final class PipelineMetrics: Sendable {
     /// Each stage's durations through swift-metrics (a histogram where the daemon exports them;
     /// nothing where no metrics backend is bootstrapped). Not for capture, which has no duration.
     private let timers: [CoreMetrics.Timer?]
+    /// Each stage's failures through swift-metrics (`scannerd_recognition_failures_total`).
+    private let failureCounters: [CoreMetrics.Counter]
 
     /// `clock`: monotonic seconds (injected in tests).
     public init(capacity: Int = 512, rateWindow: Double = 10, clock: @escaping @Sendable () -> Double = PipelineMetrics.now) {
@@ -65,6 +72,24 @@ public final class PipelineMetrics: Sendable {
         timers = Stage.allCases.map { stage in
             stage == .capture ? nil : CoreMetrics.Timer(label: Self.durationMetric, dimensions: [("stage", stage.name)])
         }
+        failureCounters = Stage.allCases.map { CoreMetrics.Counter(label: Self.failureMetric, dimensions: [("stage", $0.name)]) }
+    }
+
+    /// The counter of every stage's failures, labelled by stage.
+    public static let failureMetric = "scannerd_recognition_failures"
+
+    /// `stage`'s failures so far are `total` (a recognizer's own count, read on the stage's thread):
+    /// what is new since the last call is counted. A smaller total (a stage built anew by `set`)
+    /// counts from there.
+    public func failures(_ stage: Stage, total: Int) {
+        let grown = windows.withLock { all -> Int in
+            let last = all[stage.rawValue].failuresSeen
+            all[stage.rawValue].failuresSeen = total
+            let grown = total >= last ? total - last : total
+            all[stage.rawValue].failures += grown
+            return grown
+        }
+        if grown > 0 { failureCounters[stage.rawValue].increment(by: Int64(grown)) }
     }
 
     /// The histogram every stage's durations go to, labelled by stage.
@@ -106,9 +131,11 @@ public final class PipelineMetrics: Sendable {
         // A window not yet full (the daemon just started) is divided by the time it covers.
         let span = min(rateWindow, max(now - (w.times.min() ?? now), 1e-9))
         let perSecond = recent == 0 ? 0 : Double(recent) / max(span, rateWindow / 10)
-        guard stage != .capture, !w.durations.isEmpty else { return Figures(count: w.count, perSecond: perSecond, p50: nil, p99: nil) }
+        guard stage != .capture, !w.durations.isEmpty else {
+            return Figures(count: w.count, perSecond: perSecond, p50: nil, p99: nil, failures: w.failures)
+        }
         let sorted = w.durations.sorted()
         func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)] * 1000 }
-        return Figures(count: w.count, perSecond: perSecond, p50: percentile(0.5), p99: percentile(0.99))
+        return Figures(count: w.count, perSecond: perSecond, p50: percentile(0.5), p99: percentile(0.99), failures: w.failures)
     }
 }

@@ -17,6 +17,7 @@ public struct SequenceStatistics: Sendable, Equatable {
         ocrSkippedUnchanged = text?.skippedUnchanged ?? 0
         ocrDetectionFailures = text?.detectionFailures.count ?? 0
         ocrLastDetectionFailure = text?.detectionFailures.last
+        ocrReadFailures = text?.readFailures ?? 0
         ocrWholeFrameLooks = text?.wholeFrameLooks ?? 0
         ocrWindowLooks = text?.windowLooks ?? 0
         ocrStackedReads = text?.stackedReads ?? 0
@@ -41,6 +42,8 @@ public struct SequenceStatistics: Sendable, Equatable {
     /// Frames the line detector failed on (its runtime's error: they gave no lines), and the last error.
     public var ocrDetectionFailures = 0
     public var ocrLastDetectionFailure: String?
+    /// Lines the recognizers failed to read in their library (read as nothing).
+    public var ocrReadFailures = 0
     /// The line detector's looks at the whole frame, and at windows of it (`TextLooks`).
     public var ocrWholeFrameLooks = 0
     public var ocrWindowLooks = 0

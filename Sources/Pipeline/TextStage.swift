@@ -27,6 +27,8 @@ final class TextStage: @unchecked Sendable {
     var confirmingPasses = 0
     /// Frames the line detector failed on, and why it last did (`ImageScanner.detectionFailures`).
     var detectionFailures: (count: Int, last: String?) { scanner.detectionFailures }
+    /// Lines the recognizers failed to read (`ImageScanner.readFailures`).
+    var readFailures: Int { scanner.readFailures }
     /// What the last `read` measured, for guidance (`GuidanceAdvisor`).
     private(set) var guidanceSample: GuidanceSample?
     private var previous: (thumbnail: [UInt8], time: Double)?

@@ -238,6 +238,9 @@ public final class ImageScanner {
     /// Barcode reads zxing-cpp failed (they found nothing), and why it last did.
     public var barcodeFailures: (count: Int, last: String?) { barcodes.zxingFailures }
 
+    /// Lines the recognizers failed to read in their library (read as nothing).
+    public var readFailures: Int { fusion?.recognizers.reduce(0) { $0 + $1.failures } ?? 0 }
+
     /// Images the line detector failed on (they gave no lines), and why it last did.
     public var detectionFailures: (count: Int, last: String?) {
         (lineDetector.failures, lineDetector.lastFailure.map { "\($0)" })

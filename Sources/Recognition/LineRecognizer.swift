@@ -17,9 +17,15 @@ public protocol LineRecognizer: AnyObject {
     /// of that line's strips over several frames (`LineStack`). `quad` and `image` say where the line
     /// lies (its cut ends, where along it an item is). Nil when nothing was read.
     func read(_ straight: GrayImage, of quad: Quad, in image: GrayImage) -> LineReading?
+
+    /// Lines whose reading failed in the recognizer's library (read as nothing), since it was made.
+    var failures: Int { get }
 }
 
 extension LineRecognizer {
+    /// A recognizer whose library cannot fail on a line (Tesseract returns what it reads).
+    public var failures: Int { 0 }
+
     /// Reads `quad` of `image` as one line; nil when nothing was read.
     public func read(_ quad: Quad, in image: GrayImage) -> LineReading? {
         read(straightened(quad, in: image), of: quad, in: image)
@@ -58,6 +64,7 @@ public final class TesseractLineRecognizer: LineRecognizer {
 public final class NetworkLineRecognizer: LineRecognizer {
     let network: LineNetwork
     private let reader = LineReader()
+    public private(set) var failures = 0
 
     public init(_ network: LineNetwork) {
         self.network = network
@@ -70,7 +77,10 @@ public final class NetworkLineRecognizer: LineRecognizer {
     public func read(_ plain: GrayImage, of quad: Quad, in image: GrayImage) -> LineReading? {
         // The network was loaded whole and the line is its height: an error here is the runtime failing
         // on one line, which then has no reading.
-        guard let read = try? network.read(plain) else { return nil }
+        guard let read = try? network.read(plain) else {
+            failures += 1
+            return nil
+        }
         let cut = reader.cutEnds(of: quad, in: image)
         guard var reading = LineReader.reading(read, quad: quad, cut: cut) else { return nil }
         // The ends are judged on the line stretched to full contrast, dark on light.

@@ -204,5 +204,12 @@ import Testing
                     source: source, metrics: metrics, sourceName: "demo", available: true, uptime: 1, textModelFailure: "OpenVINO: damaged")
             ).serialized())
         #expect(degraded["text"]?["modelFailure"] == .string("OpenVINO: damaged"), "\(degraded)")
+        // Recognition failures (issue #54), each stage's.
+        #expect(text["readFailures"]?.int == 0 && text["detectionFailures"]?.int == 0 && barcodes["failures"]?.int == 0, "\(object)")
+        metrics.failures(.reading, total: 3)
+        metrics.failures(.barcodes, total: 2)
+        let failing = JSONLines.object(
+            JSONValue.object(DaemonStatistics.reply(source: source, metrics: metrics, sourceName: "demo", available: true, uptime: 1)).serialized())
+        #expect(failing["text"]?["readFailures"]?.int == 3 && failing["barcodes"]?["failures"]?.int == 2, "\(failing)")
     }
 }

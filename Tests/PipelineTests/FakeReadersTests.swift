@@ -25,15 +25,22 @@ import Tracking
         }
     }
 
-    /// Reads every line as the next of `texts` (the last one from then on), and counts its reads.
+    /// Reads every line as the next of `texts` (the last one from then on), and counts its reads; with
+    /// `failing`, every read fails in its "library" (nothing read, a failure counted).
     final class FakeRecognizer: LineRecognizer, @unchecked Sendable {
         var texts: [String]
         var reads = 0
+        var failing = false
+        var failures = 0
         init(_ texts: [String]) { self.texts = texts }
         func straightened(_ quad: Quad, in image: GrayImage) -> GrayImage { image.rectified(quad, height: 8) }
         func read(_ straight: GrayImage, of quad: Quad, in image: GrayImage) -> LineReading? {
             let text = texts[min(reads, texts.count - 1)]
             reads += 1
+            if failing {
+                failures += 1
+                return nil
+            }
             let word = RecognizedWord(text: text, box: PixelRect(x: 4, y: 4, width: 300, height: 28), confidence: 0.95)
             return LineReading(line: RecognizedLine(words: [word], box: word.box), quad: quad, width: 320)
         }
@@ -83,6 +90,19 @@ import Tracking
             added += handler.process(frame(index, image), time: Double(index) / 30).filter { $0.name == "added" }.map(\.item.item.payload)
         }
         #expect(added == ["+12065550188"])
+    }
+
+    /// A recognizer failing on every line (issue #54): nothing is added, and every failure is counted
+    /// where an operator looks (`stats`' `text.readFailures`, `/metrics`).
+    @Test func aFailingRecognizerIsCounted() throws {
+        let recognizer = FakeRecognizer(["Call 206 555 0188"])
+        recognizer.failing = true
+        let handler = try handler(FakeDetector([Quad(x: 100, y: 200, width: 300, height: 30)]), recognizer)
+        let image = try card()
+        var actions: [TrackerAction] = []
+        for index in 0..<12 { actions += handler.process(frame(index, image), time: Double(index) / 30) }
+        #expect(actions.isEmpty && recognizer.failures > 0)
+        #expect(handler.metrics.figures(.reading).failures == recognizer.failures, "\(recognizer.failures)")
     }
 
     /// No line found, nothing read: the detector is the only way into the recognizer.

@@ -21,6 +21,19 @@ import Testing
         #expect(f.p99 == 99)
     }
 
+    /// Failures (issue #54): a stage's own totals, counted as they grow; a smaller total is a stage
+    /// built anew, counted from there.
+    @Test func failuresAreCountedAsTheStagesTotalsGrow() {
+        let metrics = PipelineMetrics()
+        #expect(metrics.figures(.reading).failures == 0)
+        metrics.failures(.reading, total: 2)
+        metrics.failures(.reading, total: 2)
+        metrics.failures(.reading, total: 5)
+        #expect(metrics.figures(.reading).failures == 5)
+        metrics.failures(.reading, total: 1)
+        #expect(metrics.figures(.reading).failures == 6 && metrics.figures(.barcodes).failures == 0)
+    }
+
     @Test func theRateIsOverTheRecentWindow() {
         let clock = FakeClock()
         let metrics = PipelineMetrics(capacity: 1000, rateWindow: 10, clock: { clock.now })

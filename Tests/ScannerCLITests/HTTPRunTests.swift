@@ -182,6 +182,10 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             #expect(second["scannerd_clients{}"] != nil && second["scannerd_items{}"] != nil)
             // The text networks loaded: no failure flagged (issue #54).
             #expect(second["scannerd_text_models_failed{}"]?.doubleValue == 0, "\(second)")
+            // Recognition failures counted per stage (issue #54): none on the demo.
+            for stage in ["barcodes", "detection", "reading"] {
+                #expect(second["scannerd_recognition_failures_total{stage=\(stage)}"]?.doubleValue == 0, "\(stage)")
+            }
         }
     }
 
