@@ -59,7 +59,8 @@ public enum DaemonStatistics {
     /// The pipeline's counters for the log line at its end.
     public static func metadata(_ s: SequenceStatistics) -> Logger.Metadata {
         var metadata: Logger.Metadata = [
-            "ocrDetectionFailures": "\(s.ocrDetectionFailures)", "ocrReadFailures": "\(s.ocrReadFailures)", "barcodeReadFailures": "\(s.barcodeReadFailures)",
+            "ocrDetectionFailures": "\(s.ocrDetectionFailures)", "ocrReadFailures": "\(s.ocrReadFailures)",
+            "barcodeReadFailures": "\(s.barcodeReadFailures)",
             "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)",
             "barcodeFullResolutionScans": "\(s.barcodeFullResolutionScans)",
             "ocrPasses": "\(s.ocrPasses)", "ocrLinesRead": "\(s.ocrLinesRead)", "ocrConfirmingPasses": "\(s.ocrConfirmingPasses)",
