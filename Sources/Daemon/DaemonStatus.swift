@@ -37,9 +37,14 @@ public final class DaemonStatus: Sendable {
         state.withLock { ($0.listening || !needsServer) && $0.source != .starting }
     }
 
-    /// The `STATUS=` text: the source's state, the frame rate it delivers, items and clients.
-    public static func line(source: Source, name: String, fps: Double, stalledFor: Duration?, items: Int, clients: Int) -> String {
-        let tail = "; \(items) item\(items == 1 ? "" : "s"), \(clients) client\(clients == 1 ? "" : "s")"
+    /// The `STATUS=` text: the source's state, the frame rate it delivers, items and clients; and
+    /// when the text networks did not load (`textDegraded`), that text is read without them.
+    public static func line(
+        source: Source, name: String, fps: Double, stalledFor: Duration?, items: Int, clients: Int, textDegraded: Bool = false
+    ) -> String {
+        let tail =
+            "; \(items) item\(items == 1 ? "" : "s"), \(clients) client\(clients == 1 ? "" : "s")"
+            + (textDegraded ? "; text without its networks (they did not load)" : "")
         switch source {
         case .starting: return "opening \(name)"
         case .ended: return "\(name) ended"
@@ -74,6 +79,8 @@ struct StatusReport: Sendable {
     let sourceLabel: String
     let hub: EventHub
     let metrics: PipelineMetrics
+    /// Whether the text stage reads without its networks (`Pipeline.textModelFailure`).
+    let textDegraded: @Sendable () -> Bool
 
     func line() -> String {
         let stalled: Duration? = watchdogTimeout.flatMap { timeout in
@@ -82,6 +89,6 @@ struct StatusReport: Sendable {
         }
         return DaemonStatus.line(
             source: status.source, name: sourceLabel, fps: metrics.figures(.capture).perSecond, stalledFor: stalled, items: hub.items.count,
-            clients: hub.subscriberCount)
+            clients: hub.subscriberCount, textDegraded: textDegraded())
     }
 }

@@ -83,7 +83,8 @@ public final class ScannerDaemon: Sendable {
         }
         report = StatusReport(
             status: status, heartbeat: heartbeat, watchdogTimeout: notifier.watchdogTimeout,
-            sourceLabel: source is CameraSource ? "camera \(s.input.name)" : s.input.name, hub: hub, metrics: pipeline.metrics)
+            sourceLabel: source is CameraSource ? "camera \(s.input.name)" : s.input.name, hub: hub, metrics: pipeline.metrics,
+            textDegraded: { pipeline.textModelFailure != nil })
         control = SettingsControl(
             configuration: configuration, pipeline: pipeline, hub: hub, logger: logger, logLevel: logLevel, notifier: notifier, status: report,
             read: reload)

@@ -105,6 +105,9 @@ import Testing
         #expect(
             DaemonStatus.line(source: .available, name: "camera /dev/video0", fps: 0, stalledFor: .seconds(7.4), items: 0, clients: 0)
                 == "stalled: no frame processed from camera /dev/video0 for 7 s; 0 items, 0 clients")
+        #expect(
+            DaemonStatus.line(source: .available, name: "demo", fps: 30, stalledFor: nil, items: 0, clients: 0, textDegraded: true)
+                == "demo: 30.0 fps; 0 items, 0 clients; text without its networks (they did not load)")
     }
 
     @Test func readyNeedsTheSocketAndATriedSource() {

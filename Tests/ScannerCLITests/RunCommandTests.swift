@@ -147,41 +147,78 @@ func eventLines(_ lines: [String]) throws -> [EventLine] {
     }
 
     /// Issue #54: the models beside the binary damaged (a bad update) cost the networks, not the
-    /// scanning: one error line, the QR codes and the card's phone number still read (the classical
-    /// detector and Tesseract). The binary is copied under a prefix of its own whose
-    /// share/scannerd/models holds the real alphabet and broken networks (named otherwise than
-    /// `scannerd`, so that `Subprocess` leaves `scan` its installed models: `Subprocess.hermetic`).
+    /// scanning: for each way a model directory breaks — a network missing, truncated, random bytes,
+    /// a FIFO, the two networks swapped, an alphabet one class short — one error line, and the QR
+    /// codes and the card's phone number still read (the classical detector and Tesseract). The
+    /// binary is copied under a prefix of its own whose share/scannerd/models is damaged (named
+    /// otherwise than `scannerd`, so that `Subprocess` leaves `scan` its installed models:
+    /// `Subprocess.hermetic`).
     @Test func damagedModelsBesideTheBinaryCostTheNetworksNotTheScanning() throws {
         let prefix = try TemporaryDirectory("damaged-models")
         let bin = prefix.file("bin")
         let models = prefix.file("share/scannerd/models")
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: scannerd, toPath: bin + "/scannerd-installed")
+        let installed = bin + "/scannerd-installed"
         // The runtime's libraries, where the binary looks for them ($ORIGIN/../lib/scannerd).
         try FileManager.default.createDirectory(atPath: prefix.file("lib"), withIntermediateDirectories: true)
         let libraries = (((scannerd as NSString).deletingLastPathComponent as NSString).appendingPathComponent("../lib/scannerd") as NSString)
         try FileManager.default.createSymbolicLink(atPath: prefix.file("lib/scannerd"), withDestinationPath: libraries.resolvingSymlinksInPath)
         let real = Fixtures.packageRoot.appendingPathComponent(".build/models").path
-        try FileManager.default.copyItem(atPath: real + "/alphabet.json", toPath: models + "/alphabet.json")
-        for network in ["text-recognizer.onnx", "text-detector.onnx"] {
-            try Data("damaged by an update".utf8).write(to: URL(fileURLWithPath: models + "/" + network))
+        let (recognizer, detector) = ("text-recognizer.onnx", "text-detector.onnx")
+        let alphabet = try JSONDecoder().decode([String].self, from: Data(contentsOf: URL(fileURLWithPath: real + "/alphabet.json")))
+        // A damaged file replaces the link to the real one (never written through it).
+        func replace(_ name: String, with data: Data) throws {
+            try FileManager.default.removeItem(atPath: models + "/" + name)
+            try data.write(to: URL(fileURLWithPath: models + "/" + name))
         }
-        let result = try Subprocess.run(
-            bin + "/scannerd-installed",
-            ["run", "--no-config", "--no-socket", "--source", "Tests/Fixtures/clips/several", "--pace", "none", "--events-stdout"], timeout: 120)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("the text networks did not load") && result.stderr.contains("text-recognizer.onnx"), "\(result.stderr)")
-        let added = try eventLines(result.stdoutLines).compactMap { if case .added(let item, _) = $0.event { item.payload } else { nil } }
-        #expect(added.filter { $0 == "https://example.com/twin" }.count == 2 && added.contains("+442079460958"), "\(added)")
+        let damages: [(String, () throws -> Void)] = [
+            ("random bytes", { for network in [recognizer, detector] { try replace(network, with: Data("damaged by an update".utf8)) } }),
+            ("a network missing", { try FileManager.default.removeItem(atPath: models + "/" + recognizer) }),
+            ("truncated", { try replace(recognizer, with: try Data(contentsOf: URL(fileURLWithPath: real + "/" + recognizer)).prefix(4096)) }),
+            (
+                "a FIFO",
+                {
+                    try FileManager.default.removeItem(atPath: models + "/" + recognizer)
+                    #expect(mkfifo(models + "/" + recognizer, 0o600) == 0)
+                }
+            ),
+            (
+                "swapped",
+                {
+                    for (name, other) in [(recognizer, detector), (detector, recognizer)] {
+                        try FileManager.default.removeItem(atPath: models + "/" + name)
+                        try FileManager.default.createSymbolicLink(atPath: models + "/" + name, withDestinationPath: real + "/" + other)
+                    }
+                }
+            ),
+            ("an alphabet one class short", { try replace("alphabet.json", with: try JSONEncoder().encode(Array(alphabet.dropLast()))) }),
+        ]
+        for (damage, apply) in damages {
+            // The real models, then the damage.
+            try? FileManager.default.removeItem(atPath: models)
+            try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: real + "/alphabet.json", toPath: models + "/alphabet.json")
+            for file in [recognizer, detector] {
+                try FileManager.default.createSymbolicLink(atPath: models + "/" + file, withDestinationPath: real + "/" + file)
+            }
+            try apply()
+            let result = try Subprocess.run(
+                installed, ["run", "--no-config", "--no-socket", "--source", "Tests/Fixtures/clips/several", "--pace", "none", "--events-stdout"],
+                timeout: 120)
+            #expect(result.status == 0, "\(damage): \(result.stderr)")
+            #expect(result.stderr.contains("the text networks did not load"), "\(damage): \(result.stderr)")
+            let added = try eventLines(result.stdoutLines).compactMap { if case .added(let item, _) = $0.event { item.payload } else { nil } }
+            #expect(added.filter { $0 == "https://example.com/twin" }.count == 2 && added.contains("+442079460958"), "\(damage): \(added)")
+        }
         // `scan` the same: the QR code read, the text read by Tesseract, one line saying so.
-        let still = try Subprocess.run(bin + "/scannerd-installed", ["scan", "--types", "qr,url", Fixtures.path("qr.png")], timeout: 60)
+        let still = try Subprocess.run(installed, ["scan", "--types", "qr,url", Fixtures.path("qr.png")], timeout: 60)
         #expect(still.status == 0 && still.stdout.contains("https://example.com/scannerd"), "\(still.status) \(still.stderr)")
         #expect(still.stderr.contains("reading text with Tesseract alone"), "\(still.stderr)")
-        // Named by the operator, the same directory still stops the start.
+        // Named by the operator, a damaged directory still stops the start.
         let named = try Subprocess.run(
-            bin + "/scannerd-installed", ["run", "--no-config", "--no-socket", "--source", "Tests/Fixtures/clips/several", "--line-model", models])
-        #expect(named.status == 2 && named.stderr.contains("text-recognizer.onnx"), "\(named.stderr)")
+            installed, ["run", "--no-config", "--no-socket", "--source", "Tests/Fixtures/clips/several", "--line-model", models])
+        #expect(named.status == 2 && named.stderr.contains("alphabet.json"), "\(named.stderr)")
     }
 
     /// Tests/Fixtures/clips/several: two identical QR codes side by side and a card with a UK number,
