@@ -7,6 +7,7 @@ scan workflows write JPEGs. Run by hand after changing it (Pillow only); the out
 - cmyk-adobe.jpg: as Adobe's applications (and Pillow) write CMYK: the channels inverted, with the
   APP14 "Adobe" marker that says so.
 - cmyk-plain.jpg: CMYK storing the ink itself, without the Adobe marker.
+- cmyk-card-adobe.jpg, cmyk-card-plain.jpg: the card fixture (card-us.jpg) at 960 × 540, written the same two ways.
 """
 import io
 import os
@@ -36,16 +37,21 @@ def without_app14(jpeg):
     return bytes(out + jpeg[i:])
 
 
-def main():
-    cmyk = scene()
-    cmyk.save(os.path.join(HERE, "cmyk-adobe.jpg"), quality=92)
+def write_both(cmyk, stem, quality):
+    cmyk.save(os.path.join(HERE, stem + "-adobe.jpg"), quality=quality)
     # Pillow inverts CMYK as it saves (Adobe's convention): inverted first, the file stores the ink.
     buffer = io.BytesIO()
-    ImageChops.invert(cmyk).save(buffer, format="JPEG", quality=92)
+    ImageChops.invert(cmyk).save(buffer, format="JPEG", quality=quality)
     plain = without_app14(buffer.getvalue())
     assert b"Adobe" not in plain[:200]
-    with open(os.path.join(HERE, "cmyk-plain.jpg"), "wb") as f:
+    with open(os.path.join(HERE, stem + "-plain.jpg"), "wb") as f:
         f.write(plain)
+
+
+def main():
+    write_both(scene(), "cmyk", 92)
+    card = Image.open(os.path.join(HERE, "card-us.jpg")).convert("RGB").resize((960, 540), Image.LANCZOS).convert("CMYK")
+    write_both(card, "cmyk-card", 60)
 
 
 if __name__ == "__main__":

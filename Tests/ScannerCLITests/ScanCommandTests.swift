@@ -192,6 +192,17 @@ import Testing
         #expect(flat.hasColor(tolerance: 100), "the document is not red: \(flat.width)x\(flat.height)")
     }
 
+    /// Issue #54: a card's JPEG as print workflows write it — CMYK, Adobe's inverted and plain
+    /// (generate_cmyk.py) — is read as its RGB original is: its phone numbers, address and link.
+    @Test(arguments: ["cmyk-card-adobe.jpg", "cmyk-card-plain.jpg"]) func aCMYKCardIsRead(name: String) throws {
+        let models = ["--line-model", Fixtures.packageRoot.appendingPathComponent(".build/models").path]
+        let result = try scan(["--types", "contentTypes"] + models + [Fixtures.path(name)])
+        let payloads = Set(try objects(result).map { try Event.Item($0).payload })
+        #expect(
+            payloads == ["+14155550123", "+16502530000", "jane.doe@example.com", "http://www.acme-optics.com/contact"],
+            "\(name): \(payloads) \(result.stderr)")
+    }
+
     /// The colour decode behind `--document` is bounded as the gray one is: image bombs (a JPEG and a
     /// PNG declaring huge sizes, a truncated TIFF) get one line naming the file, and nothing is written.
     @Test func documentsOfHostileImagesAreRefusedAndNothingIsWritten() throws {
