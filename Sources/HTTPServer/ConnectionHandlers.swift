@@ -137,7 +137,7 @@ final class ConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHandle
             // On the channel's event loop, where this handler runs: `context` may be used there.
             context.writeAndFlush(data).assumeIsolated().whenComplete { result in
                 promise?.completeWith(result)
-                context.close(promise: nil)
+                Self.linger(context)
             }
             return
         }
@@ -188,7 +188,24 @@ final class ConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHandle
         headers.add(name: "Connection", value: "close")
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in Self.linger(context) }
+    }
+
+    /// How long a refused connection's client may go on sending before it is closed regardless.
+    static let lingering: TimeAmount = .seconds(2)
+
+    /// The refusal written: the server stops writing (a FIN: the client reads the answer and its end),
+    /// and reads and drops what the client is still sending until it closes, at most `lingering`.
+    /// Closing with the rest of a request unread would send a reset, and the client's stack may drop
+    /// the answer with it (headers past the limit sent in one write: nginx's lingering close).
+    static func linger(_ context: ChannelHandlerContext) {
+        let channel = context.channel
+        let halfClosed = context.eventLoop.makePromise(of: Void.self)
+        context.close(mode: .output, promise: halfClosed)
+        halfClosed.futureResult.whenComplete { result in
+            guard case .success = result else { return channel.close(promise: nil) }
+            channel.eventLoop.scheduleTask(in: lingering) { channel.close(promise: nil) }
+        }
     }
 }
 

@@ -97,6 +97,27 @@ import Testing
         }
     }
 
+    /// Issue #54 N6: headers past the limit (16 kB) sent in one write — 20 kB to 330 kB — get their
+    /// 400 and a clean end, not a reset: the server stops writing, reads and drops what is still
+    /// coming, and closes when the client has (or after a bounded wait).
+    @Test func headersPastTheLimitInOneWriteGetTheir400() async throws {
+        let running = try await RunningHTTPServer()
+        defer { Task { await running.stop() } }
+        let port = running.port
+        try await blocking {
+            for attempt in 0..<5 {
+                let filler = (0..<(40 << attempt)).map { "X-Filler-\($0): \(String(repeating: "y", count: 500))\r\n" }.joined()
+                let client = try RawConnection(port: port)
+                client.send("GET /items HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n" + filler + "\r\n")
+                let (bytes, closed) = client.read(for: answerWithin)
+                #expect(
+                    bytes.text.hasPrefix("HTTP/1.1 400 ") && bytes.text.contains(#""code":"malformed""#),
+                    "attempt \(attempt): \(bytes.count) bytes: \(bytes.text.prefix(80))")
+                #expect(closed && !client.wasReset, "attempt \(attempt): closed \(closed), reset \(client.wasReset)")
+            }
+        }
+    }
+
     @Test func headAnswersWhereGetDoesWithNoBody() async throws {
         let running = try await RunningHTTPServer(maximumStreams: 1)
         defer { Task { await running.stop() } }

@@ -70,6 +70,9 @@ public final class RawConnection {
     public func send(_ bytes: [UInt8]) { _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
     public func send(_ text: String) { send(Array(text.utf8)) }
 
+    /// Whether a read ended with the server resetting the connection (RST), not closing it (FIN).
+    public private(set) var wasReset = false
+
     /// What arrives within `seconds`, and whether the server closed the connection by then.
     public func read(for seconds: Double) -> (bytes: [UInt8], closed: Bool) {
         var out: [UInt8] = []
@@ -80,6 +83,7 @@ public final class RawConnection {
             let wait = Int32(max(1, deadline.timeIntervalSinceNow * 1000))
             guard poll(&poller, 1, wait) > 0 else { continue }
             let n = recv(fd, &buffer, buffer.count, 0)
+            if n < 0, errno == ECONNRESET { wasReset = true }
             if n <= 0 { return (out, true) }
             out += buffer[0..<n]
         }
