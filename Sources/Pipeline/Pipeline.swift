@@ -43,7 +43,8 @@ public final class Pipeline: @unchecked Sendable {
             barcodes = try BarcodeStage(configuration: configuration)
             text =
                 configuration.options.types.wantsText
-                ? try TextStage(configuration: configuration, metrics: metrics, presence: kept?.text?.presence ?? PresenceWatch()) : nil
+                ? try TextStage(
+                    configuration: configuration, metrics: metrics, presence: kept?.text?.presence ?? PresenceWatch(), kept: kept?.text) : nil
             documents = configuration.options.types.documents ? kept?.documents ?? DocumentStage() : nil
         }
     }

@@ -66,9 +66,9 @@ public final class ImageScanner {
     private let lineReader = LineReader()
     /// Where the lines are (`LineDetector`): the detector network for still images when the model
     /// directory holds it, else the classical detector.
-    private let lineDetector: any LineDetector
+    let lineDetector: any LineDetector
     /// Who reads each line and what a line says from their readings; nil when no text is wanted.
-    private let fusion: ReadingFusion?
+    let fusion: ReadingFusion?
 
     /// - Parameter live: the scanner sees a camera's frames one after another, so work that can be
     ///   spread over frames is (not yet: barcodes' cadence is the pipeline's, `BarcodeCadence`).
@@ -126,6 +126,14 @@ public final class ImageScanner {
         self.content = try ContentDetector(contentTypes: options.types.contentTypes, defaultRegion: options.phoneRegion)
         self.lineDetector = lineDetector
         self.fusion = options.types.wantsText && !recognizers.isEmpty ? ReadingFusion(recognizers) : nil
+    }
+
+    /// A scanner for `options` that reads with this one's line detector and recognizers: a change of
+    /// types or of the region of interest loads no network again (issue #54). For the same quality
+    /// and languages (the readers are chosen by them); one thread uses both, one after the other.
+    public func reading(_ options: ScanOptions, live: Bool) throws(ScannerError) -> ImageScanner {
+        precondition(options.quality == self.options.quality && options.languages == self.options.languages)
+        return try ImageScanner(options: options, lineDetector: lineDetector, recognizers: fusion?.recognizers ?? [], live: live)
     }
 
     /// Every recognized item in `image`, in reading order (top to bottom, then left to right).
