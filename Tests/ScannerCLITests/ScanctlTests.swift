@@ -343,11 +343,17 @@ import Testing
         posix_spawn_file_actions_init(&actions)
         posix_spawn_file_actions_adddup2(&actions, fd, 3)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        let command = "LISTEN_FDS=1 LISTEN_PID=$$ exec '\(scannerd)' run --source demo --loop --socket /nonexistent/unused.sock --log-level error"
+        // Hermetic as `Subprocess` is: no installed configuration, and only a fixed environment (a
+        // machine's /etc/scannerd/scannerd.conf or SCANNERD_* variables must not change the test).
+        let command =
+            "LISTEN_FDS=1 LISTEN_PID=$$ exec '\(scannerd)' run --no-config --source demo --loop --socket /nonexistent/unused.sock --log-level error"
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
         defer { argv.forEach { free($0) } }
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environ)
+        let environment: [UnsafeMutablePointer<CChar>?] =
+            Subprocess.environment().map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { environment.forEach { free($0) } }
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environment)
         try #require(spawned == 0)
         // The socket accepts at once (the kernel queues connections); the daemon answers once it runs.
         var ping = try Subprocess.run(scanctl, ["ping", "--socket", path])
