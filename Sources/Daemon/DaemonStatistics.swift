@@ -13,6 +13,7 @@ public enum DaemonStatistics {
         textModelFailure: String? = nil
     ) -> [(String, JSONValue)] {
         let capture = metrics.figures(.capture)
+        let barcodes = metrics.figures(.barcodes)
         func milliseconds(_ value: Double?) -> JSONValue { value.map { .number($0, decimals: 2) } ?? .null }
         func recognizer(_ f: PipelineMetrics.Figures, runs: String, failures: [(String, Int)] = [], modelFailure: String? = nil) -> JSONValue {
             .object(
@@ -35,7 +36,7 @@ public enum DaemonStatistics {
                     ("fps", .number(capture.perSecond, decimals: 1)),
                 ])
             ),
-            ("barcodes", recognizer(metrics.figures(.barcodes), runs: "scans", failures: [("failures", metrics.figures(.barcodes).failures)])),
+            ("barcodes", recognizer(barcodes, runs: "scans", failures: [("failures", barcodes.failures)])),
             (
                 "text",
                 recognizer(

@@ -13,8 +13,7 @@ public struct DocumentImage: Sendable {
     }
 
     public init(_ color: ColorImage) {
-        let chroma = color.chroma
-        planes = [color.luma, chroma.blue, chroma.red]
+        self.init(luma: color.luma, color: color)
     }
 
     /// `luma` (a camera frame's, as decoded) with the chroma of `color`, the same frame in colour at

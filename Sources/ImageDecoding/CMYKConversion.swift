@@ -25,17 +25,6 @@ enum CMYKConversion {
         return rgb
     }
 
-    /// `cmyk` as luma (BT.601, as the gray decode of a YCbCr JPEG gives it).
-    static func luma(_ cmyk: [UInt8], inverted: Bool) -> [UInt8] {
-        let color = rgb(cmyk, inverted: inverted)
-        var gray = [UInt8](repeating: 0, count: cmyk.count / 4)
-        for i in gray.indices {
-            let (r, g, b) = (Int(color[3 * i]), Int(color[3 * i + 1]), Int(color[3 * i + 2]))
-            gray[i] = UInt8((19_595 * r + 38_470 * g + 7_471 * b + 32_768) >> 16)
-        }
-        return gray
-    }
-
     /// Whether the JPEG in `data` carries Adobe's APP14 marker: its segments walked from the start
     /// to the first scan (SOS), each by its declared length, never past the data's end.
     static func hasAdobeMarker(_ data: UnsafeRawBufferPointer) -> Bool {

@@ -98,8 +98,9 @@ public final class JPEGDecoder {
             let cmyk = try decompress(
                 data, width: header.width, height: header.height, factor: factor, pixelFormat: TJPF_CMYK, channels: 4, fast: true,
                 strict: strict)
-            let gray = CMYKConversion.luma(cmyk.pixels, inverted: CMYKConversion.hasAdobeMarker(data))
-            image = GrayImage(width: cmyk.width, height: cmyk.height, pixels: gray)
+            // Its luma as a YCbCr JPEG's gray decode gives it (BT.601: `ColorImage.luma`).
+            let rgb = CMYKConversion.rgb(cmyk.pixels, inverted: CMYKConversion.hasAdobeMarker(data))
+            image = ColorImage(width: cmyk.width, height: cmyk.height, pixels: rgb).luma
         } else {
             let gray = try decompress(
                 data, width: header.width, height: header.height, factor: factor, pixelFormat: TJPF_GRAY, channels: 1, fast: true,

@@ -75,7 +75,7 @@ import Testing
             let document = try PhotoRendering.document(of: photo, tracked: quads).get()
             let flat = try ImageDecoder().decodeColor(document.jpeg)
             #expect(flat.hasColor(tolerance: 40), "\(name): the document is gray")
-            let own = (max(c[0].distance(to: c[1]), c[3].distance(to: c[2])), max(c[0].distance(to: c[3]), c[1].distance(to: c[2])))
+            let own = scene.ownSize
             #expect(abs(Double(flat.width) - own.0) < 6 && abs(Double(flat.height) - own.1) < 6, "\(name): \(flat.width)x\(flat.height), \(own)")
             // The page's own colour, away from the grid lines: red well above green and blue.
             let middle = ((flat.height / 2 + 12) * flat.width + flat.width / 2 + 12) * 3
@@ -99,8 +99,7 @@ import Testing
         let photo = Photo(jpeg: try JPEGEncoder().encode(frame, quality: 90), luma: nil, width: frame.width, height: frame.height)
         let document = try PhotoRendering.document(of: photo, tracked: []).get()
         let flat = try ImageDecoder().decodeColor(document.jpeg)
-        let c = scene.corners
-        let own = (max(c[0].distance(to: c[1]), c[3].distance(to: c[2])), max(c[0].distance(to: c[3]), c[1].distance(to: c[2])))
+        let own = scene.ownSize
         #expect(abs(Double(flat.width) - own.0) < 6 && abs(Double(flat.height) - own.1) < 6, "\(flat.width)x\(flat.height), \(own)")
         let middle = ((flat.height / 2 + 12) * flat.width + flat.width / 2 + 12) * 3
         #expect(flat.pixels[middle] > flat.pixels[middle + 1] &+ 100, "\(flat.pixels[middle..<(middle + 3)])")

@@ -28,6 +28,13 @@ public struct SlantedGridPage: Sendable {
         return Point(x: cx + f * p[0] / p[2], y: cy + f * p[1] / p[2])
     }
 
+    /// The page's size in the image, px: its longer top or bottom side, its longer left or right side
+    /// (what a straightened document is made as large as).
+    public var ownSize: (width: Double, height: Double) {
+        let c = corners
+        return (max(c[0].distance(to: c[1]), c[3].distance(to: c[2])), max(c[0].distance(to: c[3]), c[1].distance(to: c[2])))
+    }
+
     public var corners: [Point] {
         let (w, h) = (Self.pageWidth / 2, Self.pageHeight / 2)
         return [project(-w, -h), project(w, -h), project(w, h), project(-w, h)]
