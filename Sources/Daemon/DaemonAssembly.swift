@@ -144,7 +144,7 @@ public enum DaemonAssembly {
                 group: s.socketGroup.flatMap(Accounts.groupID), allowedUsers: Set(s.allowUsers.compactMap(Accounts.userID)),
                 allowedGroups: Set(s.allowGroups.compactMap(Accounts.groupID)),
                 controlUsers: Set(s.controlUsers.compactMap(Accounts.userID)), controlGroups: Set(s.controlGroups.compactMap(Accounts.groupID)),
-                httpConnections: s.httpListen == nil ? 0 : s.httpMaxConnections),
+                httpConnections: s.httpListen == nil ? 0 : s.httpMaxConnections + HTTPServerConfiguration.waitingRoom),
             // Refusals and cut-offs are per connection: a client that reconnects in a loop gets the same
             // limit as one that `set`s in a loop.
             logger: clientCaused(logger), requests: requests)

@@ -108,7 +108,8 @@ public final class ScannerDaemon: Sendable {
         // The socket's server checks the descriptor budget for both when it listens; without it the
         // HTTP port's connections are checked here.
         if server == nil, http != nil {
-            do { try DescriptorBudget.ensure(maximumClients: 0, httpConnections: s.httpMaxConnections) } catch { throw .cannotStart("\(error)") }
+            let connections = s.httpMaxConnections + HTTPServerConfiguration.waitingRoom
+            do { try DescriptorBudget.ensure(maximumClients: 0, httpConnections: connections) } catch { throw .cannotStart("\(error)") }
         }
         printer?.print(hub.hello())
     }

@@ -66,7 +66,7 @@ public enum DescriptorBudget {
         case refuse(message: String)
     }
 
-    /// - Parameter httpConnections: the HTTP port's connections (`http.max-connections`), which
+    /// - Parameter httpConnections: the HTTP port's connections (`http.max-connections` and its waiting room), which
     ///   hold descriptors beside the socket's clients.
     public static func decide(maximumClients: Int, httpConnections: Int = 0, softLimit: UInt64, hardLimit: UInt64) -> Action {
         let needed = UInt64(maximumClients + httpConnections + headroom)
@@ -74,7 +74,7 @@ public enum DescriptorBudget {
         if hardLimit >= needed { return .raiseSoftLimit(to: needed) }
         let clients =
             httpConnections > 0
-            ? "max-clients \(maximumClients) and http.max-connections \(httpConnections) need" : "max-clients \(maximumClients) needs"
+            ? "max-clients \(maximumClients) and \(httpConnections) HTTP connections need" : "max-clients \(maximumClients) needs"
         return .refuse(
             message: "\(clients) \(needed) open files, but the limit is \(hardLimit) "
                 + "(raise LimitNOFILE= / ulimit -n, or lower server.max-clients to at most \(max(0, Int(hardLimit) - headroom - httpConnections)))")

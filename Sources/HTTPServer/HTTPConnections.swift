@@ -5,7 +5,7 @@ import ScannerCore
 import Synchronization
 
 /// The HTTP port's open connections: `HTTPConnectionTable`'s decisions carried out on channels
-/// (admitting, closing the one that gives its place, closing the expired ones every second).
+/// (admitting, closing the one that gives its place, closing the expired ones, admitting the waiting ones, 4 times a second).
 final class HTTPConnections: Sendable {
     struct State {
         var table: HTTPConnectionTable
@@ -15,11 +15,26 @@ final class HTTPConnections: Sendable {
         /// Each admitted connection's id, by channel (`enterStream`).
         var ids: [ObjectIdentifier: Int] = [:]
         var next = 0
+        /// The waiting room's connections, by id, and the promise that admits (or refuses) each.
+        var waiters: [Int: (channel: any Channel, admitted: EventLoopPromise<Int?>)] = [:]
         /// Since the last report in the log.
         var tookOver = 0
         var refused = 0
         var timedOut = 0
         var lastReport = -Double.infinity
+
+        mutating func held(_ id: Int, _ channel: any Channel) {
+            channels[id] = channel
+            ids[ObjectIdentifier(channel)] = id
+        }
+
+        /// `id`'s channel, closed by the caller to make room for a new connection.
+        mutating func closeForLimits(_ id: Int) -> (any Channel)? {
+            tookOver += 1
+            let closing = channels.removeValue(forKey: id)
+            closing.flatMap { marks[ObjectIdentifier($0)] }?.set()
+            return closing
+        }
     }
 
     private let state: Mutex<State>
@@ -39,52 +54,98 @@ final class HTTPConnections: Sendable {
 
     var count: Int { state.withLock { $0.table.count } }
 
-    /// Registers a new connection; nil when it was refused (and is being closed).
-    func open(_ channel: any Channel) -> Int? {
+    /// Registers a new connection: its id once admitted (at once, or from the waiting room), nil
+    /// when it was refused (and is being closed).
+    func open(_ channel: any Channel) -> EventLoopFuture<Int?> {
         let now = clock()
         let mark = ClosedForLimits()
         let key = ObjectIdentifier(channel)
-        let (id, closing) = state.withLock { s -> (Int?, (any Channel)?) in
+        let waiter = channel.eventLoop.makePromise(of: Int?.self)
+        let (id, closing) = state.withLock { s -> (Int, (any Channel)?) in
             let id = s.next
             s.next += 1
             s.marks[key] = mark
             switch s.table.open(id, at: now) {
             case .admit:
-                s.channels[id] = channel
-                s.ids[key] = id
+                s.held(id, channel)
+                waiter.succeed(id)
                 return (id, nil)
             case .admitClosing(let old):
-                s.channels[id] = channel
-                s.ids[key] = id
-                s.tookOver += 1
-                let closing = s.channels.removeValue(forKey: old)
-                closing.flatMap { s.marks[ObjectIdentifier($0)] }?.set()
-                return (id, closing)
+                s.held(id, channel)
+                waiter.succeed(id)
+                return (id, s.closeForLimits(old))
+            case .wait:
+                s.waiters[id] = (channel, waiter)
+                return (id, nil)
             case .refuse:
                 s.refused += 1
                 mark.set()
-                return (nil, nil)
+                waiter.succeed(nil)
+                return (id, nil)
             }
         }
         closing?.close(promise: nil)
         channel.closeFuture.whenComplete { [self] _ in
             state.withLock { s in
-                guard let id else { return }
                 s.ids[key] = nil
                 s.table.close(id)
                 s.channels[id] = nil
+                s.waiters[id]?.admitted.succeed(nil)
+                s.waiters[id] = nil
             }
+            promote()
         }
-        guard let id else {
-            channel.close(promise: nil)
-            return nil
+        return waiter.futureResult.map { admitted in
+            if admitted == nil { channel.close(promise: nil) }
+            return admitted
         }
-        return id
+    }
+
+    /// The waiting room's connections admitted where they now may be, or refused past their time
+    /// (`HTTPConnectionTable.promote`).
+    func promote() {
+        let now = clock()
+        let (admitted, refused, closing) = state.withLock { s -> ([(Int, EventLoopPromise<Int?>)], [EventLoopPromise<Int?>], [any Channel]) in
+            guard s.table.waitingCount > 0 else { return ([], [], []) }
+            var admitted: [(Int, EventLoopPromise<Int?>)] = []
+            var refused: [EventLoopPromise<Int?>] = []
+            var closing: [any Channel] = []
+            for promotion in s.table.promote(at: now) {
+                switch promotion {
+                case .admit(let id), .admitClosing(let id, _):
+                    guard let waiter = s.waiters.removeValue(forKey: id) else { continue }
+                    s.held(id, waiter.channel)
+                    admitted.append((id, waiter.admitted))
+                    if case .admitClosing(_, let old) = promotion, let channel = s.closeForLimits(old) { closing.append(channel) }
+                case .refuse(let id):
+                    guard let waiter = s.waiters.removeValue(forKey: id) else { continue }
+                    s.refused += 1
+                    s.marks[ObjectIdentifier(waiter.channel)]?.set()
+                    refused.append(waiter.admitted)
+                }
+            }
+            return (admitted, refused, closing)
+        }
+        for channel in closing { channel.close(promise: nil) }
+        for (id, waiter) in admitted { waiter.succeed(id) }
+        for waiter in refused { waiter.succeed(nil) }
     }
 
     func enter(_ phase: HTTPConnectionTable.Phase, _ id: Int) {
         let now = clock()
         state.withLock { $0.table.enter(phase, id, at: now) }
+    }
+
+    /// Bytes handed over for the client (`HTTPConnectionTable.sending`).
+    func sending(_ id: Int) {
+        let now = clock()
+        state.withLock { $0.table.sending(id, at: now) }
+    }
+
+    /// The client took bytes (`HTTPConnectionTable.sent`).
+    func sent(_ id: Int, drained: Bool) {
+        let now = clock()
+        state.withLock { $0.table.sent(id, drained: drained, at: now) }
     }
 
     func phase(of id: Int) -> HTTPConnectionTable.Phase? { state.withLock { $0.table.phase(of: id) } }
@@ -109,6 +170,7 @@ final class HTTPConnections: Sendable {
     /// Closes what has expired; says in the log, at most every `reportInterval`, what the limits
     /// closed.
     func sweep() {
+        promote()
         let now = clock()
         let (expired, report) = state.withLock { s -> ([any Channel], (Int, Int, Int)?) in
             let ids = s.table.expired(at: now)
@@ -131,12 +193,16 @@ final class HTTPConnections: Sendable {
         }
     }
 
-    /// Sweeps every second on `eventLoop` (the listening channel's) until the returned task is
-    /// cancelled: a NIO timer, not a task on the cooperative pool, so that a pool kept busy
+    /// Sweeps every `sweepInterval` on `eventLoop` (the listening channel's) until the returned task
+    /// is cancelled: a NIO timer, not a task on the cooperative pool, so that a pool kept busy
     /// elsewhere (two threads on a 2-core machine) cannot hold the timeouts back.
-    func sweepEverySecond(on eventLoop: any EventLoop) -> RepeatedTask {
-        eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [self] _ in sweep() }
+    func sweepRegularly(on eventLoop: any EventLoop) -> RepeatedTask {
+        eventLoop.scheduleRepeatedTask(initialDelay: Self.sweepInterval, delay: Self.sweepInterval) { [self] _ in sweep() }
     }
+
+    /// How often the timeouts and the waiting room are looked at: a connection waiting to be
+    /// admitted waits for a stalled answer's `stalledAfter` and then at most this long.
+    static let sweepInterval: TimeAmount = .milliseconds(250)
 }
 
 /// Set when the limits closed a connection, or a malformed request was refused with 400: what

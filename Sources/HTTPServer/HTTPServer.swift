@@ -42,14 +42,22 @@ public struct HTTPServerConfiguration: Sendable {
     public var requestTimeout: Duration
     /// An answer (not a stream) the client has not taken after this is dropped with its connection.
     public var responseTimeout: Duration
+    /// An answer or stream whose client takes no byte of what waits for it for this long is dropped
+    /// with its connection (nginx's `send_timeout`).
+    public var sendTimeout: Duration
+    /// Connections that may wait, unread, beyond `maximumConnections` while every slot holds an
+    /// answer still being made (`HTTPConnectionTable.promote`): the descriptor budget counts them.
+    public static let waitingRoom = 16
 
     public init(
         host: String = "127.0.0.1", port: Int = 8390, token: String? = nil, allowedOrigins: Set<String> = [],
         queueLimit: Int = 1024, keepAlive: Duration = .seconds(15), controlOpen: Bool = true, maximumMessageSize: Int = 64 * 1024,
         maximumStreams: Int = 64, byteLimit: Int = EventHub.defaultByteLimit, maximumConnections: Int = 128,
-        idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(10), responseTimeout: Duration = .seconds(60)
+        idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(10), responseTimeout: Duration = .seconds(60),
+        sendTimeout: Duration = .seconds(10)
     ) {
         self.responseTimeout = responseTimeout
+        self.sendTimeout = sendTimeout
         self.byteLimit = byteLimit
         self.maximumConnections = maximumConnections
         self.idleTimeout = idleTimeout
@@ -88,7 +96,7 @@ public final class HTTPServer: Sendable {
     let metrics: (@Sendable () -> String)?
     /// The port it listens on, once it does (the configured one may be 0).
     let boundPort = Mutex(0)
-    /// Closes expired connections every second while the server runs (`HTTPConnections.sweepEverySecond`).
+    /// Closes expired connections and admits waiting ones while the server runs (`HTTPConnections.sweepRegularly`).
     let sweeper = Mutex<RepeatedTask?>(nil)
     /// Event streams and WebSockets open now.
     let streams = Mutex(0)
@@ -123,7 +131,8 @@ public final class HTTPServer: Sendable {
         connections = HTTPConnections(
             limits: HTTPConnectionTable.Limits(
                 maximum: configuration.maximumConnections, idleTimeout: configuration.idleTimeout.inSeconds,
-                requestTimeout: configuration.requestTimeout.inSeconds, responseTimeout: configuration.responseTimeout.inSeconds),
+                requestTimeout: configuration.requestTimeout.inSeconds, responseTimeout: configuration.responseTimeout.inSeconds,
+                sendTimeout: configuration.sendTimeout.inSeconds, waitingRoom: HTTPServerConfiguration.waitingRoom),
             logger: logger)
     }
 
@@ -154,7 +163,7 @@ public final class HTTPServer: Sendable {
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? 0
                 boundPort.withLock { $0 = port }
-                sweeper.withLock { $0 = connections.sweepEverySecond(on: channel.eventLoop) }
+                sweeper.withLock { $0 = connections.sweepRegularly(on: channel.eventLoop) }
                 ready(port)
             },
             logger: logger)

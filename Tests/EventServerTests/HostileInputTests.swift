@@ -119,7 +119,7 @@ import Testing
             Issue.record("900 clients and 128 HTTP connections within 1024 descriptors")
             return
         }
-        #expect(both.contains("max-clients 900 and http.max-connections 128 need 1092 open files") && both.contains("at most 832"), "\(both)")
+        #expect(both.contains("max-clients 900 and 128 HTTP connections need 1092 open files") && both.contains("at most 832"), "\(both)")
     }
 }
 

@@ -6,7 +6,7 @@ import Testing
 @testable import HTTPServer
 
 @Suite struct HTTPConnectionTableTests {
-    let limits = HTTPConnectionTable.Limits(maximum: 3, idleTimeout: 30, requestTimeout: 10)
+    let limits = HTTPConnectionTable.Limits(maximum: 3, idleTimeout: 30, requestTimeout: 10, waitingRoom: 0)
 
     @Test func whenFullTheConnectionWaitingLongestMakesRoom() {
         var table = HTTPConnectionTable(limits: limits)
@@ -39,6 +39,65 @@ import Testing
         #expect(table.expired(at: 100_000) == [1, 2, 3], "never the stream")
         table.enter(.idle, 3, at: 50)  // answered after all: idle from then on
         #expect(table.expired(at: 79.9) == [1, 2] && table.expired(at: 80) == [1, 2, 3])
+    }
+
+    @Test func anAnswerWhoseClientTakesNothingExpiresAndGivesItsPlaceFirst() {
+        var table = HTTPConnectionTable(
+            limits: HTTPConnectionTable.Limits(maximum: 4, idleTimeout: 30, requestTimeout: 10, responseTimeout: 60, sendTimeout: 5))
+        for id in 1...4 { _ = table.open(id, at: 0) }
+        for id in 1...3 { table.enter(.responding, id, at: 1) }
+        table.enter(.stream, 4, at: 1)
+        table.sending(1, at: 1)
+        table.sending(2, at: 2)
+        table.sending(3, at: 2)
+        table.sending(1, at: 3)  // more for the same client: its clock keeps running
+        table.sent(2, drained: false, at: 4)  // taken in part: its clock starts again
+        table.sent(3, drained: true, at: 4)  // all taken: no clock
+        table.sending(4, at: 2)  // a stream too
+        #expect(table.expired(at: 5.9) == [])
+        #expect(table.expired(at: 6) == [1], "no byte taken for 5 s")
+        #expect(table.expired(at: 7) == [1, 4])
+        #expect(table.expired(at: 9) == [1, 2, 4], "5 s after its last progress")
+        #expect(table.expired(at: 60.9) == [1, 2, 4], "an answer being computed, nothing waiting, has the response timeout")
+        #expect(table.expired(at: 61) == [1, 2, 3, 4])
+        // Full, none waiting for a request: the one whose client has taken nothing for longest makes room.
+        #expect(table.open(5, at: 5) == .admitClosing(1))
+        table.enter(.responding, 5, at: 5)
+        #expect(table.open(6, at: 5) == .admitClosing(4))
+        table.enter(.responding, 6, at: 5)
+        #expect(table.open(7, at: 5) == .admitClosing(2))
+        table.enter(.responding, 7, at: 5)
+        #expect(table.open(8, at: 5) == .wait, "nothing waits for 3, 5, 6 and 7's clients")
+        table.enter(.idle, 7, at: 6)
+        table.sending(6, at: 6)
+        #expect(table.promote(at: 7) == [.admitClosing(8, 7)], "one waiting for a request gives its place first")
+    }
+
+    /// Every slot holds an answer still being made (a burst of photo requests waiting for the next
+    /// frame): a new connection waits for a slot or a candidate, a few at most, for a few seconds.
+    @Test func aNewConnectionWaitsForTheFirstSlotThatFrees() {
+        var table = HTTPConnectionTable(
+            limits: HTTPConnectionTable.Limits(
+                maximum: 2, idleTimeout: 30, requestTimeout: 10, sendTimeout: 5, waitingRoom: 2, admissionTimeout: 3))
+        for id in 1...2 {
+            _ = table.open(id, at: 0)
+            table.enter(.responding, id, at: 0)
+        }
+        #expect(table.open(3, at: 1) == .wait && table.open(4, at: 1.5) == .wait)
+        #expect(table.open(5, at: 1.5) == .refuse, "the room is full")
+        #expect(table.promote(at: 2) == [], "no slot, no candidate")
+        table.sending(2, at: 2)  // 2's answer made; its client takes nothing
+        #expect(table.promote(at: 2.5) == [], "its first bytes may still be on their way")
+        #expect(table.promote(at: 3) == [.admitClosing(3, 2)], "first come, first admitted")
+        table.enter(.responding, 3, at: 3)
+        table.close(1)
+        #expect(table.promote(at: 3.1) == [.admit(4)] && table.waitingCount == 0)
+        table.enter(.responding, 4, at: 3.1)
+        #expect(table.open(6, at: 4) == .wait && table.open(7, at: 5) == .wait)
+        #expect(table.promote(at: 6.9) == [])
+        #expect(table.promote(at: 7) == [.refuse(6)], "waited its 3 s in vain")
+        table.close(7)  // the client gave up
+        #expect(table.promote(at: 100) == [] && table.waitingCount == 0)
     }
 }
 
@@ -218,6 +277,56 @@ import Testing
             let (bytes, closed) = asker.read(for: 10)
             let received = bytes.count
             #expect(closed && received < 6_000_000, "\(received) bytes of ~12 MB, closed: \(closed)")
+        }
+    }
+
+    /// Every slot held by a client that asked for something large and reads nothing (issue #54,
+    /// N1): a new request is still answered, in place of the one stalled longest, and the stalled
+    /// are closed once they have taken nothing for the send timeout, long before the response timeout.
+    @Test func clientsThatAskAndNeverReadDoNotShutThePort() async throws {
+        let running = try await RunningHTTPServer(maximumConnections: 6, responseTimeout: .seconds(120), sendTimeout: .seconds(3))
+        defer { Task { await running.stop() } }
+        let port = running.port
+        let big = String(repeating: "y", count: 100_000)
+        for n in 1...20 { running.hub.publish(.item(.added(tracked(big + "\(n)", id: n)), frame: n)) }
+        try await blocking {
+            let stalled = try (0..<8).map { _ in try RawConnection(port: port, receiveBuffer: 4096) }
+            for client in stalled {
+                client.send("GET /items HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")  // 2 MB, never read
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            Thread.sleep(forTimeInterval: 1)
+            let started = Date()
+            let fresh = try RawConnection(port: port)
+            fresh.send("HEAD /items HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+            let answer = fresh.read(within: 10) { $0.suffix(4) == Array("\r\n\r\n".utf8) }
+            #expect(answer.bytes.text.hasPrefix("HTTP/1.1 200"), "a new request is answered: \(answer.bytes.text.prefix(40))")
+            #expect(
+                eventually(within: 20) { running.server.connectionCount <= 1 },
+                "the stalled are closed: \(running.server.connectionCount) held")
+            #expect(Date().timeIntervalSince(started) < 60, "by the send timeout, not the response timeout")
+            #expect(stalled.allSatisfy { $0.read(for: answerWithin).closed }, "every stalled client sees its connection's end")
+        }
+    }
+
+    /// Every slot holds a photo request still waiting for its frame: a new connection is not
+    /// refused but waits, unread, and is served once a slot frees.
+    @Test func aNewConnectionWaitsWhileEverySlotHoldsAnAnswerBeingMade() async throws {
+        let running = try await RunningHTTPServer(maximumConnections: 4, photoTakes: .seconds(1.5))
+        defer { Task { await running.stop() } }
+        let port = running.port
+        try await blocking {
+            let askers = try (0..<4).map { _ in try RawConnection(port: port) }
+            for asker in askers { asker.send("GET /snapshot.jpg HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n") }
+            #expect(eventually(within: 10) { (0..<4).allSatisfy { running.server.connections.phase(of: $0) == .responding } })
+            let fresh = try RawConnection(port: port)
+            fresh.send("HEAD /items HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+            let answer = fresh.read(within: 10) { $0.suffix(4) == Array("\r\n\r\n".utf8) }
+            #expect(answer.bytes.text.hasPrefix("HTTP/1.1 200"), "served after waiting: \(answer.bytes.text.prefix(40)), reset: \(fresh.wasReset)")
+            for asker in askers {
+                let photo = asker.read(within: 10) { $0.ends(with: [0xFF, 0xD9]) }
+                #expect(photo.bytes.text.hasPrefix("HTTP/1.1 200"), "each photo is answered")
+            }
         }
     }
 

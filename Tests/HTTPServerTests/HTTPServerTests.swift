@@ -20,7 +20,7 @@ final class RunningHTTPServer: @unchecked Sendable {
     init(
         token: String? = nil, origins: Set<String> = [], queueLimit: Int = 1024, controlOpen: Bool = true, maximumStreams: Int = 64,
         maximumConnections: Int = 128, idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(10),
-        responseTimeout: Duration = .seconds(60)
+        responseTimeout: Duration = .seconds(60), sendTimeout: Duration = .seconds(10), photoTakes: Duration = .zero
     ) async throws {
         let hub = hub
         let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9])
@@ -35,7 +35,8 @@ final class RunningHTTPServer: @unchecked Sendable {
                 return .success(applied)
             },
             capture: { content in
-                switch content {
+                try? await Task.sleep(for: photoTakes)
+                return switch content {
                 case .frame: .success(.init(jpeg: jpeg, width: 4, height: 3))
                 case .annotated: .success(.init(jpeg: jpeg + [0], width: 4, height: 3))
                 case .document: .failure(.init("no document in view"))
@@ -46,7 +47,7 @@ final class RunningHTTPServer: @unchecked Sendable {
             configuration: HTTPServerConfiguration(
                 host: "127.0.0.1", port: 0, token: token, allowedOrigins: origins, queueLimit: queueLimit, controlOpen: controlOpen,
                 maximumStreams: maximumStreams, maximumConnections: maximumConnections, idleTimeout: idleTimeout, requestTimeout: requestTimeout,
-                responseTimeout: responseTimeout),
+                responseTimeout: responseTimeout, sendTimeout: sendTimeout),
             logger: Logger(label: "test"))
         self.server = server
         let ready = AsyncStream<Int>.makeStream()

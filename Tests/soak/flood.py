@@ -4,6 +4,8 @@
   flood.py photos PID SOCKET PORT SECONDS   4 socket + 8 WebSocket clients send `capture` and never read
   flood.py idle   PID SOCKET PORT COUNT      COUNT idle HTTP connections, then a socket ping and a new /items
   flood.py events PID SOCKET PORT COUNT      COUNT never-reading /events clients, then `set` until they overflow
+  flood.py snapshots PID SOCKET PORT COUNT   COUNT clients ask for /snapshot.jpg and never read, twice 30 s
+                                             apart; a new /items every 0.5 s meanwhile
 
 Prints one JSON object: resident memory (peak, after), the control client's ping latency (worst,
 median), and what each flood is about. Standard library only.
@@ -156,6 +158,51 @@ def events(pid, path, port, count):
             "newStreamServed": '"event":"hello"' in fresh, "rssMB": rss_mb(pid)}
 
 
+def established(port):
+    out = subprocess.run(f"ss -Htn state established '( sport = :{port} )'", shell=True, capture_output=True, text=True).stdout
+    return len(out.splitlines())
+
+
+def snapshots(pid, path, port, count):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 2 * count + 256), hard))
+    stalled, probes, closed_after, failed = [], [], [], []
+    started = time.monotonic()
+    for wave in range(2):
+        while time.monotonic() - started < 30 * wave:
+            time.sleep(0.1)
+        wave_start = time.monotonic()
+        for _ in range(count):
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.settimeout(5)
+            try:
+                s.connect(("127.0.0.1", port))
+                s.sendall(b"GET /snapshot.jpg HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port)
+                stalled.append(s)
+            except OSError:
+                s.close()
+        # Every 0.5 s for 30 s: a new /items, timed; and how many connections the server still holds.
+        drained = None
+        while time.monotonic() - wave_start < 30:
+            t = time.monotonic()
+            code = subprocess.run(["curl", "-s", "-m", "10", "-o", "/dev/null", "-w", "%{http_code}", f"http://127.0.0.1:{port}/items"],
+                                  capture_output=True, text=True).stdout
+            probes.append((code, time.monotonic() - t))
+            if code != "200":
+                failed.append(f"wave {wave + 1} at {t - wave_start:.1f} s: {code}")
+            if drained is None and established(port) <= 1:
+                drained = time.monotonic() - wave_start
+            time.sleep(max(0, 0.5 - (time.monotonic() - t)))
+        closed_after.append(round(drained, 1) if drained is not None else "not within 30 s")
+    for s in stalled:
+        s.close()
+    times = [took for _, took in probes]
+    return {"stalledClients": count, "waves": 2, "itemsAsked": len(probes), "itemsAnswered": sum(code == "200" for code, _ in probes), "itemsFailed": len(failed), "firstFailed": failed[:3],
+            "itemsWorstMs": round(max(times) * 1000, 1), "itemsMedianMs": round(statistics.median(times) * 1000, 1),
+            "allStalledClosedAfterSeconds": closed_after, "rssMB": rss_mb(pid)}
+
+
 if __name__ == "__main__":
     kind, pid, path, port, n = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-    print(json.dumps({"photos": photos, "idle": idle, "events": events}[kind](pid, path, port, n)))
+    print(json.dumps({"photos": photos, "idle": idle, "events": events, "snapshots": snapshots}[kind](pid, path, port, n)))

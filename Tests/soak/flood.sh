@@ -10,6 +10,8 @@
 #           new /items meanwhile
 #   events  63 /events clients that never read, `set` sent until all have overflowed: how many are
 #           still connected 1.5 s later, and whether a new /events is served
+#   snapshots  140 clients ask for /snapshot.jpg (1280x720) and never read, twice 30 s apart: a new
+#           /items every 0.5 s meanwhile, and when the server holds none of the stalled any more
 #
 # Needs: the FakeCamera product built beside the first binary's directory (or FAKECAMERA=path),
 # python3, curl, ss, and .build/footage-venv (make footage-venv) for the 720p frame.
@@ -54,6 +56,11 @@ for binary in "${binaries[@]}"; do
   DAEMON_ARGS=(--device /dev/video0 --width 1280 --height 720 --quality fast)
   pid=$(LD_PRELOAD=$fake FAKECAM_FRAMES=$work/frame.jpg FAKECAM_DEVICE=/dev/video0 FAKECAM_FPS=30 start "$binary" "$port" env)
   echo "| \`$binary\` | photos, ${seconds} s | $(python3 Tests/soak/flood.py photos "$pid" "$work/s.sock" "$port" "$seconds") |"
+  kill -9 "$pid"; wait "$pid" 2>/dev/null
+  port=$((port + 1))
+  DAEMON_ARGS=(--device /dev/video0 --width 1280 --height 720 --quality fast)
+  pid=$(LD_PRELOAD=$fake FAKECAM_FRAMES=$work/frame.jpg FAKECAM_DEVICE=/dev/video0 FAKECAM_FPS=30 start "$binary" "$port" env)
+  echo "| \`$binary\` | 140 never-reading /snapshot.jpg, twice | $(python3 Tests/soak/flood.py snapshots "$pid" "$work/s.sock" "$port" 140) |"
   kill -9 "$pid"; wait "$pid" 2>/dev/null
   port=$((port + 1))
   DAEMON_ARGS=(--source demo --loop)
