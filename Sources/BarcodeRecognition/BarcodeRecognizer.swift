@@ -97,6 +97,11 @@ public final class BarcodeRecognizer {
     ///   (`ZXingReader.quickEffort`, half the cost; a camera's frames take turns, `BarcodeCadence`).
     public func recognize(_ image: GrayImage, thorough: Bool = true) -> [BarcodeObservation] {
         guard thorough else { return quick.read(image) }
+        return complementedByZBar(readWhole(image), in: image)
+    }
+
+    /// zxing-cpp's reading of the whole image, and of it enlarged (`enlargedRead`) where it is small.
+    private func readWhole(_ image: GrayImage) -> [BarcodeObservation] {
         var found = zxing.read(image)
         if let factor = enlargedRead, factor > 1, max(image.width, image.height) <= Self.enlargedReadLargestSide {
             for observation in zxing.read(image.scaled(by: factor)) {
@@ -105,8 +110,54 @@ public final class BarcodeRecognizer {
                 if !found.contains(where: { $0.samePlace(as: placed) }) { found.append(placed) }
             }
         }
+        return found
+    }
+
+    private func complementedByZBar(_ found: [BarcodeObservation], in image: GrayImage) -> [BarcodeObservation] {
         guard let zbar, zbarLooks else { return found }
         return found + Self.complemented(found, with: zbar.scan(image), in: image, reader: zxing)
+    }
+
+    /// Large stills are read in tiles (`BarcodeTiles`) by `recognizeStill`; nil: whole, whatever
+    /// their size.
+    public var tiles: BarcodeTiles?
+
+    /// What a still's reading found, and whether it looked everywhere before its deadline.
+    public struct StillReading: Sendable, Equatable {
+        public var found: [BarcodeObservation]
+        /// False: the deadline passed first; `found` is what was read by then.
+        public var complete: Bool
+    }
+
+    /// Every symbol in a still image: read whole, or, where it is large or holds more codes than one
+    /// read of zxing-cpp returns, by zxing-cpp in `tiles` and by zbar once over the whole image (its
+    /// scan lines cost the same however many codes there are), stopping between tiles and between
+    /// zbar's places once `deadline` has passed.
+    public func recognizeStill(_ image: GrayImage, until deadline: ContinuousClock.Instant? = nil) -> StillReading {
+        guard let tiles, tiles.tiling.side < max(image.width, image.height) else { return StillReading(found: recognize(image), complete: true) }
+        if !tiles.applies(width: image.width, height: image.height) {
+            // Read whole unless zxing-cpp's read came back full: then there are more codes than it returns.
+            let whole = readWhole(image)
+            if whole.count < ZXingReader.maximumSymbols { return StillReading(found: complementedByZBar(whole, in: image), complete: true) }
+        }
+        let isPast = { deadline.map { ContinuousClock.now >= $0 } ?? false }
+        let looks = tiles.looks(width: image.width, height: image.height)
+        var levels = [1: image]
+        for reduction in Set(looks.map(\.reduction)).sorted() where reduction > 1 {
+            levels[reduction] = levels[reduction / 2]!.scaled(by: 0.5)
+        }
+        var readings: [BarcodeObservation] = []
+        for look in looks {
+            guard !isPast() else { return StillReading(found: tiles.merged(readings), complete: false) }
+            let level = levels[look.reduction]!
+            readings += BarcodeTiles.placed(zxing.read(level, in: look.tile), of: look, width: level.width, height: level.height)
+        }
+        let found = tiles.merged(readings)
+        guard let zbar, zbarLooks else { return StillReading(found: found, complete: true) }
+        guard !isPast() else { return StillReading(found: found, complete: false) }
+        let added = Self.complementing(
+            found, with: zbar.scan(image), in: image, reader: zxing, largestSquare: Double(tiles.tiling.side), until: deadline)
+        return StillReading(found: found + added.added, complete: added.complete)
     }
 
     /// Reads zxing-cpp could not make (it returned an error: out of memory, an image it refused), and
@@ -133,27 +184,45 @@ public final class BarcodeRecognizer {
     public static func complemented(
         _ zxingFound: [BarcodeObservation], with zbarFound: [BarcodeObservation], in image: GrayImage, reader: ZXingReader
     ) -> [BarcodeObservation] {
+        complementing(zxingFound, with: zbarFound, in: image, reader: reader).added
+    }
+
+    /// `complemented`, each square read again at most `largestSquare` on a side (a large still's
+    /// tile), stopping between places once `deadline` has passed (`complete` false: the places left
+    /// add nothing). The readings are found by place through `PlaceIndex`: thousands of them take
+    /// time in proportion, not its square.
+    static func complementing(
+        _ zxingFound: [BarcodeObservation], with zbarFound: [BarcodeObservation], in image: GrayImage, reader: ZXingReader,
+        largestSquare: Double = .infinity, until deadline: ContinuousClock.Instant? = nil
+    ) -> (added: [BarcodeObservation], complete: Bool) {
+        var read = PlaceIndex(sizedFor: (zxingFound + zbarFound).map(\.corners), width: image.width, height: image.height)
+        for (index, observation) in zxingFound.enumerated() { read.insert(index, at: observation.corners) }
         var places: [[BarcodeObservation]] = []
-        for observation in zbarFound where !zxingFound.contains(where: { $0.samePlace(as: observation) }) {
-            if let i = places.firstIndex(where: { place in
-                place[0].symbology == observation.symbology
-                    && place[0].corners.center.distance(to: observation.corners.center)
-                        <= 0.75 * max(place[0].corners.boxLength, observation.corners.boxLength)
+        var placeIndex = PlaceIndex(cell: read.cell, width: image.width, height: image.height)
+        for observation in zbarFound
+        where !read.near(observation.corners).contains(where: { zxingFound[$0].samePlace(as: observation) }) {
+            let reach = 0.75 * observation.corners.boxLength
+            if let i = placeIndex.near(observation.corners, margin: reach).first(where: { i in
+                places[i][0].symbology == observation.symbology
+                    && places[i][0].corners.center.distance(to: observation.corners.center)
+                        <= 0.75 * max(places[i][0].corners.boxLength, observation.corners.boxLength)
             }) {
                 places[i].append(observation)
             } else {
+                placeIndex.insert(places.count, at: observation.corners, margin: reach)
                 places.append([observation])
             }
         }
         var added: [BarcodeObservation] = []
         for place in places {
+            if let deadline, ContinuousClock.now >= deadline { return (added, false) }
             let widest = place.max { $0.corners.boxArea < $1.corners.boxArea }!
             let points = place.flatMap(\.corners.corners)
             let (minX, maxX) = (points.map(\.x).min()!, points.map(\.x).max()!)
             let (minY, maxY) = (points.map(\.y).min()!, points.map(\.y).max()!)
             // A square around the readings, large enough for the whole symbol and its quiet zones
             // when zbar's scan lines covered only part of it.
-            let side = max(2.5 * max(maxX - minX, maxY - minY), 0.2 * Double(min(image.width, image.height)))
+            let side = min(max(2.5 * max(maxX - minX, maxY - minY), 0.2 * Double(min(image.width, image.height))), largestSquare)
             let centre = Point(x: (minX + maxX) / 2, y: (minY + maxY) / 2)
             // Clamped to the image in floating point, so no Int conversion can trap: a place outside
             // it leaves nothing to read; corners that are no numbers clamp to the whole image.
@@ -169,24 +238,26 @@ public final class BarcodeRecognizer {
                 .filter { $0.symbology == widest.symbology }
                 .min { $0.corners.center.distance(to: centre) < $1.corners.center.distance(to: centre) }
             if let reread {
-                guard
-                    !(zxingFound + added).contains(where: {
-                        $0.payload == reread.payload && $0.symbology == reread.symbology && $0.samePlace(as: reread)
-                    })
-                else { continue }
+                let known = read.near(reread.corners).contains { i in
+                    let other = i < zxingFound.count ? zxingFound[i] : added[i - zxingFound.count]
+                    return other.payload == reread.payload && other.symbology == reread.symbology && other.samePlace(as: reread)
+                }
+                guard !known else { continue }
                 var observation = place.first { $0.payload == reread.payload } ?? widest
                 observation.payload = reread.payload
                 observation.payloadBase64 = reread.payloadBase64
                 observation.symbologyIdentifier = reread.symbologyIdentifier ?? observation.symbologyIdentifier
                 observation.corners = widest.corners
                 observation.quality = place.filter { $0.payload == reread.payload }.map(\.quality).reduce(0, +)
+                read.insert(zxingFound.count + added.count, at: observation.corners)
                 added.append(observation)
             } else if Set(place.map(\.payload)).count == 1 {
                 var observation = widest
                 observation.uncorroborated = widest.symbology.isLinear
+                read.insert(zxingFound.count + added.count, at: observation.corners)
                 added.append(observation)
             }
         }
-        return added
+        return (added, true)
     }
 }

@@ -36,6 +36,10 @@ public final class ZXingReader {
     /// the rest of the read, and light-on-dark a fifth more (footage frames, docs/benchmarks.md).
     public static let quickEffort = Effort(tryHarder: true, tryRotate: false, tryInvert: false, tryDownscale: true)
 
+    /// The most symbols one read returns: zxing-cpp counts them in a byte. An image that holds more is
+    /// read in tiles (`BarcodeRecognizer.recognizeStill`).
+    public static let maximumSymbols = 255
+
     public init(symbologies: Set<Symbology>, effort: Effort = Effort()) {
         self.symbologies = symbologies
         options = ZXing_ReaderOptions_new()
@@ -46,8 +50,7 @@ public final class ZXingReader {
         ZXing_ReaderOptions_setTryRotate(options, effort.tryRotate)
         ZXing_ReaderOptions_setTryInvert(options, effort.tryInvert)
         ZXing_ReaderOptions_setTryDownscale(options, effort.tryDownscale)
-        // Every symbol in the image (the most zxing-cpp counts).
-        ZXing_ReaderOptions_setMaxNumberOfSymbols(options, 255)
+        ZXing_ReaderOptions_setMaxNumberOfSymbols(options, Int32(Self.maximumSymbols))
         var formats = Self.formats(for: symbologies)
         ZXing_ReaderOptions_setFormats(options, &formats, Int32(formats.count))
     }

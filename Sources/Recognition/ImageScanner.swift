@@ -122,7 +122,10 @@ public final class ImageScanner {
             symbologies: options.types.symbologies, zxingEffort: ZXingReader.Effort(tryInvert: settings.testInvertedBarcodes),
             testInverted: settings.testInvertedBarcodes && !live,
             scanDensity: live ? settings.liveBarcodeScanDensity : settings.barcodeScanDensity)
-        if !live { barcodes.enlargedRead = settings.stillEnlargedBarcodeRead }
+        if !live {
+            barcodes.enlargedRead = settings.stillEnlargedBarcodeRead
+            barcodes.tiles = BarcodeTiles()
+        }
         self.content = try ContentDetector(contentTypes: options.types.contentTypes, defaultRegion: options.phoneRegion)
         self.lineDetector = lineDetector
         self.fusion = options.types.wantsText && !recognizers.isEmpty ? ReadingFusion(recognizers) : nil
@@ -138,27 +141,47 @@ public final class ImageScanner {
 
     /// Every recognized item in `image`, in reading order (top to bottom, then left to right).
     public func scan(_ image: GrayImage) -> [RecognizedItem] {
-        scan(image, within: options.regionOfInterest)
+        scan(image, until: nil).items
     }
 
-    /// Scans only `area` (normalized, e.g. the part of a frame that changed) — intersected with the
-    /// configured region of interest by the caller. Bounds are still whole-image coordinates.
-    public func scan(_ image: GrayImage, within area: NormalizedRect) -> [RecognizedItem] {
-        let (region, toImage) = Self.region(area, of: image)
+    /// What `scan(_:until:)` found, and whether it looked everywhere before its deadline.
+    public struct StillScan: Sendable {
+        public var items: [RecognizedItem]
+        /// False: the deadline passed first; `items` is what was found by then.
+        public var complete: Bool
+    }
 
-        var items = Self.items(barcodes.recognize(region), at: toImage)
+    /// Every recognized item in `image` within the region of interest, in reading order, looking no
+    /// longer than `deadline` allows: it is checked between a large still's barcode tiles
+    /// (`BarcodeTiles`) and between text lines, so one look or one line may end past it.
+    public func scan(_ image: GrayImage, until deadline: ContinuousClock.Instant?) -> StillScan {
+        let (region, toImage) = Self.region(options.regionOfInterest, of: image)
+        let isPast = { deadline.map { ContinuousClock.now >= $0 } ?? false }
+
+        let barcodeReading = barcodes.recognizeStill(region, until: deadline)
+        var items = Self.items(barcodeReading.found, at: toImage)
+        var complete = barcodeReading.complete
         // The whole still is all there is to read: print anywhere in it counts (a receipt on a
         // flat-bed page is ink on a few per cent of it), not the image's spread as a whole.
         if let fusion, region.largestBlockContrastSpread() >= settings.minimumContrastForText {
             let typed = { (reading: LineReading) in self.items(in: reading, still: true) }
-            let read = lineDetector.lines(in: region).flatMap { fusion.still($0.quad, in: region, items: typed) }.map { item in
-                var item = item
-                item.bounds = item.bounds.map(toImage)
-                return item
+            var read: [RecognizedItem] = []
+            let lines = isPast() ? nil : lineDetector.lines(in: region)
+            complete = complete && lines != nil
+            for line in lines ?? [] {
+                guard !isPast() else {
+                    complete = false
+                    break
+                }
+                read += fusion.still(line.quad, in: region, items: typed).map { item in
+                    var item = item
+                    item.bounds = item.bounds.map(toImage)
+                    return item
+                }
             }
             items += Self.text(Self.joiningLines(read).map(\.item), outside: items.map(\.bounds))
         }
-        return items.sorted(by: RecognizedItem.readingOrder)
+        return StillScan(items: items.sorted(by: RecognizedItem.readingOrder), complete: complete)
     }
 
     /// `items` with what the line detector cut apart joined: a street to the locality on the line

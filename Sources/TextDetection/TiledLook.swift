@@ -47,18 +47,10 @@ public struct TiledLook: Sendable, Equatable {
         Double(look.width) < largestReduction * Double(width) || Double(look.height) < largestReduction * Double(height)
     }
 
-    /// The tiles of a `width` × `height` image, row by row; one tile (the whole image) when it fits
-    /// in one.
+    /// The tiles of a `width` × `height` image, row by row (`Tiling`); one tile (the whole image)
+    /// when it fits in one.
     public func tiles(width: Int, height: Int) -> [PixelRect] {
-        func starts(_ length: Int) -> [Int] {
-            guard length > side else { return [0] }
-            let step = max(1, side - overlap)
-            var starts = Array(Swift.stride(from: 0, to: length - side, by: step))
-            starts.append(length - side)
-            return starts
-        }
-        let (w, h) = (min(side, width), min(side, height))
-        return starts(height).flatMap { y in starts(width).map { x in PixelRect(x: x, y: y, width: w, height: h) } }
+        Tiling(side: side, overlap: overlap).tiles(width: width, height: height)
     }
 
     /// A line in a tile, in the image's pixels.

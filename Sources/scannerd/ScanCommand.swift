@@ -16,7 +16,8 @@ struct ScanCommand: ParsableCommand {
             Exit status: 0 if any item was found, 1 if none, 2 on any error (the other files are still \
             scanned; each error is one line on stderr, FILE: reason). Coordinates are normalized 0…1 \
             with a top-left origin. An image is refused before decoding when its file or the size its \
-            header declares is past the limits (docs/security.md).
+            header declares is past the limits (docs/security.md); one that takes longer than \
+            --max-seconds has what was found by then printed, and counts as an error.
             """
     )
 
@@ -27,6 +28,15 @@ struct ScanCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Largest image file to read, in MiB (default 64).", valueName: "n"))
     var maxFileSize: Int?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Time for one image, in seconds (default 10): past it, what was found is printed and the next image is read.", valueName: "s"))
+    var maxSeconds: Double = Self.defaultMaxSeconds
+
+    /// A sheet of 2,401 QR codes takes ~2 s on two cores, a dense A4 page of digits ~11 s (docs/benchmarks.md).
+    static let defaultMaxSeconds = 10.0
 
     @Option(
         name: .long,
@@ -62,6 +72,7 @@ struct ScanCommand: ParsableCommand {
             throw ValidationError("--max-megapixels must be more than 0 and at most 1000")
         }
         if let maxFileSize, !(1...4096).contains(maxFileSize) { throw ValidationError("--max-file-size must be 1…4096 (MiB)") }
+        if !(maxSeconds > 0 && maxSeconds <= 86_400) { throw ValidationError("--max-seconds must be more than 0 and at most 86400") }
     }
 
     var limits: ImageLimits {
@@ -116,6 +127,7 @@ struct ScanCommand: ParsableCommand {
         var found = false
         var failed = false
         for (path, rawPath) in zip(images, Self.rawArguments(for: images)) {
+            let deadline = ContinuousClock.now + .seconds(maxSeconds)
             // libpng prints its errors itself (Leptonica gives it no handler of its own): taken here,
             // and only the first line kept, as part of the file's one error line.
             let (decoded, libraryOutput) = StandardErrorCapture.capturing {
@@ -138,10 +150,16 @@ struct ScanCommand: ParsableCommand {
                 if options.types.documents, let page, let candidate = page.found {
                     documents = [candidate.item(inImageOf: page.image.width, page.image.height)]
                 }
-                for item in scanner.scan(image.image) + documents {
+                let scan = scanner.scan(image.image, until: deadline)
+                for item in scan.items + documents {
                     found = true
                     guard case .object(let fields) = Event.Item(item).json else { continue }
                     print(JSONValue.object([("image", .string(path))] + fields).serialized())
+                }
+                if !scan.complete {
+                    failed = true
+                    let limit = String(format: "%g", maxSeconds)
+                    Self.report("scannerd: \(path): stopped at the \(limit) s limit (--max-seconds): what was found by then is printed")
                 }
                 if let document, let page {
                     do throws(ScannerError) {

@@ -255,6 +255,24 @@ import Testing
         #expect(result.stderr.isEmpty)
     }
 
+    /// An image that takes longer than `--max-seconds`: what was found is printed (nothing, at a
+    /// limit this short), one line names the image and the limit, and the next image is still read.
+    @Test func anImagePastItsTimeLimitSaysSoAndTheNextIsRead() throws {
+        let directory = try TemporaryDirectory()
+        // 3,000 px of noise: read in tiles, the limit checked between them.
+        var generator = SystemRandomNumberGenerator()
+        let side = 3000
+        let large = directory.file("large.pgm")
+        try (Data("P5\n\(side) \(side)\n255\n".utf8) + Data((0..<side * side).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+            .write(to: URL(fileURLWithPath: large))
+        let result = try scan(["--types", "qr", "--max-seconds", "0.001", large, "Tests/Fixtures/qr.png"])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("\(large): stopped at the 0.001 s limit (--max-seconds)"), "\(result.stderr)")
+        #expect(result.stdout.contains("https://example.com/scannerd"), "the next image is read: \(result.stdout)")
+        let lines = result.stderr.split(separator: "\n").filter { $0.contains("--max-seconds") }
+        #expect(lines.count == 1, "one line, for the image past the limit: \(lines)")
+    }
+
     @Test func exitsOneWhenNothingIsFound() throws {
         let result = try scan(["Tests/Fixtures/empty.jpg", "Tests/Fixtures/distractors.jpg"])
         #expect(result.status == 1)
@@ -306,6 +324,8 @@ import Testing
         (["--roi", "1,2"], "x,y,w,h"),
         (["--region", "XX"], "XX"),
         (["--languages", "klingon"], "klingon"),
+        (["--max-seconds", "0"], "--max-seconds"),
+        (["--max-seconds", "nan"], "--max-seconds"),
         ([], "image"),
     ])
     func badArgumentsExitTwoNamingTheProblem(arguments: [String], mentions: String) throws {
