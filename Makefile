@@ -10,6 +10,7 @@
 #                (zxing-cpp's test/samples, from a checkout of it) adds the decode rate on its samples
 #   make soak    10 minutes on the emulated camera with unplugs: RSS / descriptors flat? → docs/benchmarks.md
 #   make flood   the floods of issue #39 (photos never read, idle HTTP connections, stalled streams)
+#   make many-codes  `scan` on sheets of 49 to 4,356 QR codes: time per code (issue #54)
 #   make score-real  `scannerd scan` on real receipt photos beside PP-OCRv6 alone (issue #40; REAL_DEV_MIRROR=)
 #   make score-real-live  the same receipts held up to the camera, read live at realtime, beside `scan` (issue #52)
 #   make score-documents  the receipts' documents straightened by `scan --document`, read by a reference OCR
@@ -74,7 +75,7 @@ TEST_PACKAGES := systemd udev chromium mosquitto mosquitto-clients
 # Tests/system/check-deb.sh (lintian, readelf).
 PACKAGE_PACKAGES := dpkg-dev lintian binutils
 
-.PHONY: format deps build run watch test test-package bench soak flood clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real score-real-live score-documents score-venv apt-deps pypi-tools test-deps package-deps runtime models zxing zxing-headers zbar-header run-resolve run-compile
+.PHONY: format deps build run watch test test-package bench soak flood many-codes clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real score-real-live score-documents score-venv apt-deps pypi-tools test-deps package-deps runtime models zxing zxing-headers zbar-header run-resolve run-compile
 
 deps: apt-deps runtime models zxing zbar-header
 
@@ -228,6 +229,14 @@ flood: deps test-deps footage-venv
 	$(SWIFT) build -c release --product scannerd
 	$(SWIFT) build -c release --product FakeCamera
 	bash Tests/soak/flood.sh $(FLOOD_BINARIES)
+
+# Many codes in one image (issue #54, Tests/bench/many_codes.py): `scan` on generated mosaics of 49 to
+# 2,401 QR codes and a page of 4,356 small ones, whole-process time and memory; CODES_BINARIES=… to
+# compare binaries in one run. Prints a table for docs/benchmarks.md ("Many codes in one image").
+CODES_BINARIES ?= .build/release/scannerd
+many-codes: deps footage-venv
+	$(SWIFT) build -c release --product scannerd
+	.build/footage-venv/bin/python Tests/bench/many_codes.py $(CODES_BINARIES) --small
 
 # Regenerates the committed fixtures (needs: pip install pillow segno treepoem numpy; apt ghostscript).
 fixtures:

@@ -166,8 +166,9 @@ public final class ImageScanner {
         if let fusion, region.largestBlockContrastSpread() >= settings.minimumContrastForText {
             let typed = { (reading: LineReading) in self.items(in: reading, still: true) }
             var read: [RecognizedItem] = []
-            let lines = isPast() ? nil : lineDetector.lines(in: region)
-            complete = complete && lines != nil
+            let lines = isPast() ? nil : lineDetector.lines(in: region, until: deadline)
+            // Past the deadline now, the detector may have stopped before its last tile.
+            complete = complete && lines != nil && !isPast()
             for line in lines ?? [] {
                 guard !isPast() else {
                     complete = false

@@ -8,6 +8,9 @@ import ScannerCore
 /// clockwise, their top edge along the text's top.
 public protocol LineDetector: AnyObject {
     func lines(in image: GrayImage) -> [TextLineDetector.GlyphLine]
+    /// The lines found before `deadline` passed, where the detector looks in parts (a large still's
+    /// tiles) and may stop between them; a detector that looks once looks whole.
+    func lines(in image: GrayImage, until deadline: ContinuousClock.Instant?) -> [TextLineDetector.GlyphLine]
     /// Images it failed on (its runtime's error), and the last error: those images gave no lines.
     var failures: Int { get }
     var lastFailure: InferenceError? { get }
@@ -22,6 +25,7 @@ extension LineDetector {
     public var failures: Int { 0 }
     public var lastFailure: InferenceError? { nil }
     public func inputSize(width: Int, height: Int) -> (width: Int, height: Int)? { nil }
+    public func lines(in image: GrayImage, until deadline: ContinuousClock.Instant?) -> [TextLineDetector.GlyphLine] { lines(in: image) }
 }
 
 /// The classical detector (`TextLineDetector`: local-mean ink masks, glyph components chained into
@@ -63,9 +67,11 @@ extension NetworkLineDetector: LineDetector {
     }
 
     /// The network's lines; none when the runtime failed on this image (`lastFailure` says why).
-    public func lines(in image: GrayImage) -> [TextLineDetector.GlyphLine] {
+    public func lines(in image: GrayImage) -> [TextLineDetector.GlyphLine] { lines(in: image, until: nil) }
+
+    public func lines(in image: GrayImage, until deadline: ContinuousClock.Instant?) -> [TextLineDetector.GlyphLine] {
         do {
-            return try detect(image)
+            return try detect(image, until: deadline)
         } catch {
             lastFailure = error
             failures += 1

@@ -65,14 +65,15 @@ public final class NetworkLineDetector {
     /// (`TiledLook`); nil (camera frames, whose looks the pipeline chooses): one look.
     public var tiles: TiledLook?
 
-    /// The lines of `image`, in its pixel coordinates.
-    public func detect(_ image: GrayImage) throws(InferenceError) -> [TextLineDetector.GlyphLine] {
+    /// The lines of `image`, in its pixel coordinates; of the tiles, those looked at before `deadline`.
+    public func detect(_ image: GrayImage, until deadline: ContinuousClock.Instant? = nil) throws(InferenceError) -> [TextLineDetector.GlyphLine] {
         let whole = try look(image)
         let size = Self.inputSize(
             width: image.width, height: image.height, shorterSideAtLeast: shorterSideAtLeast, longerSideAtMost: longerSideAtMost)
         guard let tiles, tiles.applies(width: image.width, height: image.height, look: size) else { return whole }
         var found: [TiledLook.Found] = []
         for tile in tiles.tiles(width: image.width, height: image.height) {
+            if let deadline, ContinuousClock.now >= deadline { break }
             let part = image.cropped(to: tile)
             guard part.largestBlockContrastSpread() >= tiles.minimumSpread else { continue }
             for var line in try look(part) {

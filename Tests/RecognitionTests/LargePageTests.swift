@@ -56,4 +56,18 @@ import TextDetection
         let payloads = Set(scanner.scan(page).map(\.payload))
         #expect(payloads.isSuperset(of: Self.wanted), "\(payloads)")
     }
+
+    /// Issue #54: a page's time is bounded. Past its deadline the scan says it stopped, and the
+    /// detector stops between its tiles (its one whole look is all it gives then).
+    @Test func aPagePastItsDeadlineStopsBetweenTiles() throws {
+        let page = try Self.page(cardScale: 0.5, at: 1500, 2200)
+        let late = try scanner(tiled: true).scan(page, until: .now)
+        #expect(!late.complete)
+        #expect(Set(late.items.map(\.payload)).isDisjoint(with: Self.wanted))
+        let detector = try NetworkLineDetector(directory: Self.models)
+        detector.tiles = TiledLook(minimumSpread: QualitySettings(.balanced).minimumContrastForText)
+        let stopped = detector.lines(in: page, until: .now - .seconds(1))
+        let all = detector.lines(in: page)
+        #expect(stopped.count < all.count, "\(stopped.count) lines past the deadline, \(all.count) in all")
+    }
 }
