@@ -118,8 +118,8 @@ public final class BarcodeRecognizer {
         return found + Self.complemented(found, with: zbar.scan(image), in: image, reader: zxing)
     }
 
-    /// Large stills are read in tiles (`BarcodeTiles`) by `recognizeStill`; nil: whole, whatever
-    /// their size.
+    /// Stills with more codes than one read returns are read in tiles too (`BarcodeTiles`) by
+    /// `recognizeStill`; nil: whole, whatever they hold.
     public var tiles: BarcodeTiles?
 
     /// What a still's reading found, and whether it looked everywhere before its deadline.
@@ -129,16 +129,14 @@ public final class BarcodeRecognizer {
         public var complete: Bool
     }
 
-    /// Every symbol in a still image: read whole, or, where it is large or holds more codes than one
-    /// read of zxing-cpp returns, by zxing-cpp in `tiles` and by zbar once over the whole image (its
-    /// scan lines cost the same however many codes there are), stopping between tiles and between
-    /// zbar's places once `deadline` has passed.
+    /// Every symbol in a still image: read whole, and where that read came back full (more codes than
+    /// zxing-cpp returns from one read), by zxing-cpp in `tiles` too and by zbar once over the whole
+    /// image (its scan lines cost the same however many codes there are), stopping between tiles and
+    /// between zbar's places once `deadline` has passed.
     public func recognizeStill(_ image: GrayImage, until deadline: ContinuousClock.Instant? = nil) -> StillReading {
-        guard let tiles, tiles.tiling.side < max(image.width, image.height) else { return StillReading(found: recognize(image), complete: true) }
-        if !tiles.applies(width: image.width, height: image.height) {
-            // Read whole unless zxing-cpp's read came back full: then there are more codes than it returns.
-            let whole = readWhole(image)
-            if whole.count < ZXingReader.maximumSymbols { return StillReading(found: complementedByZBar(whole, in: image), complete: true) }
+        let whole = readWhole(image)
+        guard let tiles, whole.count >= ZXingReader.maximumSymbols, tiles.tiling.side < max(image.width, image.height) else {
+            return StillReading(found: complementedByZBar(whole, in: image), complete: true)
         }
         let isPast = { deadline.map { ContinuousClock.now >= $0 } ?? false }
         let looks = tiles.looks(width: image.width, height: image.height)
@@ -146,7 +144,9 @@ public final class BarcodeRecognizer {
         for reduction in Set(looks.map(\.reduction)).sorted() where reduction > 1 {
             levels[reduction] = levels[reduction / 2]!.scaled(by: 0.5)
         }
-        var readings: [BarcodeObservation] = []
+        // The whole read's codes first: a code too long for any tile (a 1-D code of many modules) is
+        // read whole there or not at all.
+        var readings = whole
         for look in looks {
             guard !isPast() else { return StillReading(found: tiles.merged(readings), complete: false) }
             let level = levels[look.reduction]!

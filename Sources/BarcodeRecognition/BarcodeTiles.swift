@@ -1,8 +1,8 @@
 import ScannerCore
 
-/// How a large still's barcodes are read (issue #54): in tiles of bounded size, at the image's own
-/// resolution and at each halving of it, coarsest first. Pure: sizes in, looks out; readings in,
-/// readings out.
+/// How a still with more codes than one read of zxing-cpp returns is read (issue #54): in tiles of
+/// bounded size, at the image's own resolution and at each halving of it, coarsest first. Pure:
+/// sizes in, looks out; readings in, readings out.
 ///
 /// zxing-cpp returns at most 255 symbols a read (its `maxNumberOfSymbols` is a byte), and what zbar
 /// then finds beyond them was read again by zxing-cpp one by one in squares of a fifth of the image:
@@ -11,7 +11,8 @@ import ScannerCore
 /// time grows as the area; and the reading can stop between looks at a budget.
 /// - A code no larger than `tiling.overlap` lies whole in a tile at full resolution; a larger one
 ///   lies whole in a tile of a halving where it is that small again, or in the coarsest look, the
-///   whole image reduced to one tile.
+///   whole image reduced to one tile; one too long for any of them (a 1-D code of many modules) is
+///   read by the whole read that comes before the tiles (`BarcodeRecognizer.recognizeStill`).
 /// - A reading that touches a tile's edge inside the image is a code cut there: dropped (a 1-D
 ///   reader can decode a truncated Code 39 as a shorter valid one); the tile beside, or a coarser
 ///   look, holds it whole.
@@ -20,13 +21,9 @@ import ScannerCore
 ///   grid of `tiling.side` cells, so that thousands of readings merge in linear time.
 public struct BarcodeTiles: Sendable, Equatable {
     public var tiling: Tiling
-    /// Images whose longer side is at most this are read whole, as before tiles (a phone's photo
-    /// decoded at 1280–2048 px, a camera frame).
-    public var largestWhole: Int
 
-    public init(tiling: Tiling = Tiling(side: 1024, overlap: 384), largestWhole: Int = 2048) {
+    public init(tiling: Tiling = Tiling(side: 1024, overlap: 384)) {
         self.tiling = tiling
-        self.largestWhole = largestWhole
     }
 
     /// One look: the image reduced `reduction` times (1: full resolution), and the part of that
@@ -40,8 +37,6 @@ public struct BarcodeTiles: Sendable, Equatable {
             self.tile = tile
         }
     }
-
-    public func applies(width: Int, height: Int) -> Bool { max(width, height) > largestWhole }
 
     /// The looks at a `width` × `height` image, coarsest first: the image halved until it fits one
     /// tile, then the tiles of each larger halving, the image's own resolution last.

@@ -259,12 +259,10 @@ import Testing
     /// limit this short), one line names the image and the limit, and the next image is still read.
     @Test func anImagePastItsTimeLimitSaysSoAndTheNextIsRead() throws {
         let directory = try TemporaryDirectory()
-        // 3,000 px of noise: read in tiles, the limit checked between them.
-        var generator = SystemRandomNumberGenerator()
-        let side = 3000
-        let large = directory.file("large.pgm")
-        try (Data("P5\n\(side) \(side)\n255\n".utf8) + Data((0..<side * side).map { _ in UInt8.random(in: 0...255, using: &generator) }))
-            .write(to: URL(fileURLWithPath: large))
+        // 324 codes: more than one read returns, so read in tiles too, the limit checked between them.
+        let code = try ImageDecoder().decodeFile(atPath: Fixtures.path("qr.pgm")).image
+        let large = directory.file("sheet.pgm")
+        try Data(CodeSheet.pgm(CodeSheet.sheet(of: code, n: 18))).write(to: URL(fileURLWithPath: large))
         let result = try scan(["--types", "qr", "--max-seconds", "0.001", large, "Tests/Fixtures/qr.png"])
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.contains("\(large): stopped at the 0.001 s limit (--max-seconds)"), "\(result.stderr)")

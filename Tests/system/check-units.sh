@@ -13,6 +13,9 @@
 #
 # shellcheck disable=SC2015,SC2016 # `A && B || fail` is meant (fail exits); '$MAINPID' and the namespace script stay literal
 set -euo pipefail
+# The units' own settings are what is checked: none of the caller's SCANNERD_* variables (a shell
+# with a daemon's settings exported, or a hostile environment) reaches the commands run here.
+for variable in "${!SCANNERD_@}"; do unset "$variable"; done
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 check_name=check-units
