@@ -9,13 +9,21 @@ import ScannerCore
 /// boxes at least `sameDocument`); a new one is added once seen on `confirmations` passes in a row
 /// (one pass's quadrilateral may be a desk's edge and a shadow's), updated when a corner moves by
 /// more than `moveThreshold` (of the frame's size) from what clients were told, and removed when not
-/// seen for `gracePeriod` seconds.
+/// seen for `gracePeriod` seconds. A move is told only when two passes in a row agree on the new
+/// place, every corner within `agreement` of the pass before's: one pass's corners on a
+/// motion-blurred frame may be off by more than the document moved, and a kiosk acts on what it is
+/// told; a sighting that does not agree still keeps the document alive. (The add is not held back
+/// so: asking agreement there too delayed adds past 15 frames on six of the footage's clips,
+/// docs/benchmarks.md.)
 public struct DocumentTracker: Sendable {
     public struct Configuration: Sendable, Equatable {
         public var confirmations = 2
         public var sameDocument = 0.5
         public var moveThreshold = 0.02
         public var gracePeriod = 0.8
+        /// Of the frame's size, as `moveThreshold`: a held card's jitter between passes (0.1 s apart)
+        /// stays within it on the footage.
+        public var agreement = 0.02
 
         public init() {}
     }
@@ -23,6 +31,8 @@ public struct DocumentTracker: Sendable {
     struct Track {
         var id: UUID
         var bounds: Quad
+        /// The pass before's corners (nil: seen once).
+        var previous: Quad?
         var confidence: Double
         var seen: Int
         var lastSeen: Double
@@ -56,13 +66,15 @@ public struct DocumentTracker: Sendable {
             guard let index = match else {
                 tracks.append(
                     Track(
-                        id: makeID(), bounds: sighting.quad, confidence: sighting.score, seen: 1, lastSeen: time, firstFrame: frame,
+                        id: makeID(), bounds: sighting.quad, previous: nil, confidence: sighting.score, seen: 1, lastSeen: time,
+                        firstFrame: frame,
                         lastFrame: frame, told: nil))
                 continued.insert(tracks.count - 1)
                 if configuration.confirmations <= 1 { actions += tell(tracks.count - 1) }
                 continue
             }
             continued.insert(index)
+            tracks[index].previous = tracks[index].bounds
             tracks[index].bounds = sighting.quad
             tracks[index].confidence = sighting.score
             tracks[index].seen += 1
@@ -88,15 +100,23 @@ public struct DocumentTracker: Sendable {
     /// `added` when a pending track is confirmed, `updated` when a live one moved; nothing otherwise.
     private mutating func tell(_ index: Int) -> [TrackerAction] {
         let track = tracks[index]
+        let agreed = track.previous.map { Self.largestMove($0, track.bounds) <= configuration.agreement } ?? false
         guard let told = track.told else {
-            guard track.seen >= configuration.confirmations else { return [] }
+            // Confirmed, and where the last two passes agree; or, entering in a hurry, one pass later.
+            guard track.seen >= configuration.confirmations,
+                agreed || track.seen > configuration.confirmations || configuration.confirmations <= 1
+            else { return [] }
             tracks[index].told = track.bounds
             return [.added(Self.item(tracks[index]))]
         }
-        let moved = zip(told.corners, track.bounds.corners).map { $0.distance(to: $1) }.max() ?? 0
-        guard moved > configuration.moveThreshold else { return [] }
+        guard Self.largestMove(told, track.bounds) > configuration.moveThreshold, agreed else { return [] }
         tracks[index].told = track.bounds
         return [.updated(Self.item(tracks[index]))]
+    }
+
+    /// How far the corner that moved most moved from `a` to `b`.
+    static func largestMove(_ a: Quad, _ b: Quad) -> Double {
+        zip(a.corners, b.corners).map { $0.distance(to: $1) }.max() ?? 0
     }
 
     static func item(_ track: Track) -> TrackedItem {
