@@ -119,9 +119,12 @@ public struct DocumentTracker: Sendable {
         zip(a.corners, b.corners).map { $0.distance(to: $1) }.max() ?? 0
     }
 
+    /// The track as clients know it: at the corners they were told (an unconfirmed pass's corners are
+    /// not what `/items`, a capture or a removal speak of).
     static func item(_ track: Track) -> TrackedItem {
         TrackedItem(
-            id: track.id, item: RecognizedItem(kind: .document, payload: "document", bounds: track.bounds, confidence: track.confidence),
+            id: track.id,
+            item: RecognizedItem(kind: .document, payload: "document", bounds: track.told ?? track.bounds, confidence: track.confidence),
             firstFrame: track.firstFrame, lastFrame: track.lastFrame)
     }
 
