@@ -138,7 +138,6 @@ public final class BarcodeRecognizer {
         guard let tiles, whole.count >= ZXingReader.maximumSymbols, tiles.tiling.side < max(image.width, image.height) else {
             return StillReading(found: complementedByZBar(whole, in: image), complete: true)
         }
-        let isPast = { deadline.map { ContinuousClock.now >= $0 } ?? false }
         let looks = tiles.looks(width: image.width, height: image.height)
         var levels = [1: image]
         for reduction in Set(looks.map(\.reduction)).sorted() where reduction > 1 {
@@ -148,13 +147,13 @@ public final class BarcodeRecognizer {
         // read whole there or not at all.
         var readings = whole
         for look in looks {
-            guard !isPast() else { return StillReading(found: tiles.merged(readings), complete: false) }
+            guard deadline?.hasPassed != true else { return StillReading(found: tiles.merged(readings), complete: false) }
             let level = levels[look.reduction]!
             readings += BarcodeTiles.placed(zxing.read(level, in: look.tile), of: look, width: level.width, height: level.height)
         }
         let found = tiles.merged(readings)
         guard let zbar, zbarLooks else { return StillReading(found: found, complete: true) }
-        guard !isPast() else { return StillReading(found: found, complete: false) }
+        guard deadline?.hasPassed != true else { return StillReading(found: found, complete: false) }
         let added = Self.complementing(
             found, with: zbar.scan(image), in: image, reader: zxing, largestSquare: Double(tiles.tiling.side), until: deadline)
         return StillReading(found: found + added.added, complete: added.complete)
@@ -215,7 +214,7 @@ public final class BarcodeRecognizer {
         }
         var added: [BarcodeObservation] = []
         for place in places {
-            if let deadline, ContinuousClock.now >= deadline { return (added, false) }
+            if deadline?.hasPassed == true { return (added, false) }
             let widest = place.max { $0.corners.boxArea < $1.corners.boxArea }!
             let points = place.flatMap(\.corners.corners)
             let (minX, maxX) = (points.map(\.x).min()!, points.map(\.x).max()!)

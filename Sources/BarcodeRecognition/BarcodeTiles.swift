@@ -79,13 +79,9 @@ public struct BarcodeTiles: Sendable, Equatable {
     /// The readings of every look as one list: a code read by several looks once (the first look's
     /// reading: the coarsest, which saw it whole with its quiet zone).
     public func merged(_ readings: [BarcodeObservation]) -> [BarcodeObservation] {
-        BarcodeTiles.merged(readings, cell: Double(max(1, tiling.side)))
-    }
-
-    /// `readings` without a reading of the same code (symbology, payload) in the same place as an
-    /// earlier one, through a grid of `cell` pixels: a duplicate's centre is within the code, so in
-    /// the same cell or a neighbour wherever codes are smaller than a cell.
-    static func merged(_ readings: [BarcodeObservation], cell: Double) -> [BarcodeObservation] {
+        // A duplicate's centre is within the code: in the same cell of a tile's side or a neighbour,
+        // wherever codes are smaller than a tile (larger ones only the coarsest look reads whole).
+        let cell = Double(max(1, tiling.side))
         struct Key: Hashable {
             var symbology: Symbology
             var payload: String
@@ -98,8 +94,6 @@ public struct BarcodeTiles: Sendable, Equatable {
             let centre = reading.corners.center
             guard centre.x.isFinite, centre.y.isFinite else { continue }
             let (cx, cy) = (Int((centre.x / cell).rounded(.down)), Int((centre.y / cell).rounded(.down)))
-            // A code's duplicate has its centre within the code: in this cell or a neighbour (codes
-            // are smaller than a cell, or read whole only by the coarsest look).
             let seen = (-1...1).contains { dy in
                 (-1...1).contains { dx in
                     grid[Key(symbology: reading.symbology, payload: reading.payload, x: cx + dx, y: cy + dy)]?

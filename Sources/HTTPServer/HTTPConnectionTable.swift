@@ -10,8 +10,8 @@
 ///   sending one) is closed to make room: a new `/items` is served even while thousands of idle
 ///   connections arrive; with none of those, the answer or stream whose client has taken no byte
 ///   for longest, at least `stalledAfter` (bytes waiting for it): a new `/items` is served even
-///   while every slot holds a photo its client never reads. An answer or stream that is being taken is never closed for
-///   a new connection;
+///   while every slot holds a photo its client never reads. An answer or stream that is being
+///   taken is never closed for a new connection;
 /// - with none of those either (every slot holds an answer still being made: a burst of photo
 ///   requests waiting for the next frame), the new connection waits, unread, in a room of
 ///   `waitingRoom` for up to `admissionTimeout`, and is admitted as soon as a slot frees or a
@@ -91,7 +91,7 @@ public struct HTTPConnectionTable: Sendable {
     public let limits: Limits
     private(set) var entries: [Int: Entry] = [:]
     /// The waiting room, first come first: each connection's id and when it came.
-    private(set) var waiting: [(id: Int, since: Double)] = []
+    private(set) var room: [(id: Int, since: Double)] = []
 
     public init(limits: Limits) {
         self.limits = limits
@@ -103,8 +103,8 @@ public struct HTTPConnectionTable: Sendable {
 
     public mutating func open(_ id: Int, at now: Double) -> Admission {
         if let admission = admit(id, at: now) { return admission }
-        guard waiting.count < limits.waitingRoom else { return .refuse }
-        waiting.append((id, now))
+        guard room.count < limits.waitingRoom else { return .refuse }
+        room.append((id, now))
         return .wait
     }
 
@@ -138,7 +138,7 @@ public struct HTTPConnectionTable: Sendable {
         var promotions: [Promotion] = []
         // Not one admitted in this round: it has not had the time to send its request.
         var admitted: Set<Int> = []
-        admitting: while let first = waiting.first {
+        admitting: while let first = room.first {
             if now - first.since >= limits.admissionTimeout {
                 promotions.append(.refuse(first.id))
             } else {
@@ -149,10 +149,10 @@ public struct HTTPConnectionTable: Sendable {
                 }
                 admitted.insert(first.id)
             }
-            waiting.removeFirst()
+            room.removeFirst()
         }
         // Behind one still waiting, those whose time is up.
-        waiting.removeAll { entry in
+        room.removeAll { entry in
             guard now - entry.since >= limits.admissionTimeout else { return false }
             promotions.append(.refuse(entry.id))
             return true
@@ -161,7 +161,7 @@ public struct HTTPConnectionTable: Sendable {
     }
 
     /// Connections in the waiting room.
-    public var waitingCount: Int { waiting.count }
+    public var waitingCount: Int { room.count }
 
     /// The connection moved on. A stream stays a stream; staying in a phase keeps its start.
     public mutating func enter(_ phase: Phase, _ id: Int, at now: Double) {
@@ -184,7 +184,7 @@ public struct HTTPConnectionTable: Sendable {
 
     public mutating func close(_ id: Int) {
         entries[id] = nil
-        waiting.removeAll { $0.id == id }
+        room.removeAll { $0.id == id }
     }
 
     /// The connections to close now: idle past `idleTimeout`, still sending a request past

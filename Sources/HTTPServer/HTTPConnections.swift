@@ -5,7 +5,8 @@ import ScannerCore
 import Synchronization
 
 /// The HTTP port's open connections: `HTTPConnectionTable`'s decisions carried out on channels
-/// (admitting, closing the one that gives its place, closing the expired ones, admitting the waiting ones, 4 times a second).
+/// (admitting, closing the one that gives its place; 4 times a second, closing the expired ones
+/// and admitting the waiting ones).
 final class HTTPConnections: Sendable {
     struct State {
         var table: HTTPConnectionTable
@@ -61,38 +62,38 @@ final class HTTPConnections: Sendable {
         let mark = ClosedForLimits()
         let key = ObjectIdentifier(channel)
         let waiter = channel.eventLoop.makePromise(of: Int?.self)
-        let (id, closing) = state.withLock { s -> (Int, (any Channel)?) in
+        // Decided under the lock; promises completed and channels closed outside it (their callbacks
+        // may come back here).
+        let (id, admitted, closing) = state.withLock { s -> (Int, Int??, (any Channel)?) in
             let id = s.next
             s.next += 1
             s.marks[key] = mark
             switch s.table.open(id, at: now) {
             case .admit:
                 s.held(id, channel)
-                waiter.succeed(id)
-                return (id, nil)
+                return (id, .some(id), nil)
             case .admitClosing(let old):
                 s.held(id, channel)
-                waiter.succeed(id)
-                return (id, s.closeForLimits(old))
+                return (id, .some(id), s.closeForLimits(old))
             case .wait:
                 s.waiters[id] = (channel, waiter)
-                return (id, nil)
+                return (id, nil, nil)
             case .refuse:
                 s.refused += 1
                 mark.set()
-                waiter.succeed(nil)
-                return (id, nil)
+                return (id, .some(nil), nil)
             }
         }
+        if let admitted { waiter.succeed(admitted) }
         closing?.close(promise: nil)
         channel.closeFuture.whenComplete { [self] _ in
-            state.withLock { s in
+            let waiting = state.withLock { s in
                 s.ids[key] = nil
                 s.table.close(id)
                 s.channels[id] = nil
-                s.waiters[id]?.admitted.succeed(nil)
-                s.waiters[id] = nil
+                return s.waiters.removeValue(forKey: id)
             }
+            waiting?.admitted.succeed(nil)
             promote()
         }
         return waiter.futureResult.map { admitted in

@@ -152,11 +152,12 @@ public final class ImageScanner {
     }
 
     /// Every recognized item in `image` within the region of interest, in reading order, looking no
-    /// longer than `deadline` allows: it is checked between a large still's barcode tiles
-    /// (`BarcodeTiles`) and between text lines, so one look or one line may end past it.
+    /// longer than `deadline` allows: it is checked between barcode tiles and zbar's places
+    /// (`BarcodeRecognizer.recognizeStill`), between the text detector's tiles and between text
+    /// lines, so one step may end past it.
     public func scan(_ image: GrayImage, until deadline: ContinuousClock.Instant?) -> StillScan {
         let (region, toImage) = Self.region(options.regionOfInterest, of: image)
-        let isPast = { deadline.map { ContinuousClock.now >= $0 } ?? false }
+        let isPast = { deadline?.hasPassed == true }
 
         let barcodeReading = barcodes.recognizeStill(region, until: deadline)
         var items = Self.items(barcodeReading.found, at: toImage)

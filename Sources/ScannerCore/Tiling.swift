@@ -27,3 +27,9 @@ public struct Tiling: Sendable, Equatable {
         return starts(height).flatMap { y in starts(width).map { x in PixelRect(x: x, y: y, width: w, height: h) } }
     }
 }
+
+extension ContinuousClock.Instant {
+    /// Whether this deadline has passed: the one test of `scan`'s time limit, wherever it is checked
+    /// between steps (barcode tiles, zbar's places, the text detector's tiles, text lines).
+    public var hasPassed: Bool { ContinuousClock.now >= self }
+}

@@ -73,7 +73,7 @@ public final class NetworkLineDetector {
         guard let tiles, tiles.applies(width: image.width, height: image.height, look: size) else { return whole }
         var found: [TiledLook.Found] = []
         for tile in tiles.tiles(width: image.width, height: image.height) {
-            if let deadline, ContinuousClock.now >= deadline { break }
+            if deadline?.hasPassed == true { break }
             let part = image.cropped(to: tile)
             guard part.largestBlockContrastSpread() >= tiles.minimumSpread else { continue }
             for var line in try look(part) {

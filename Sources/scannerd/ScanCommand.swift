@@ -35,7 +35,8 @@ struct ScanCommand: ParsableCommand {
             "Time for one image, in seconds (default 10): past it, what was found is printed and the next image is read.", valueName: "s"))
     var maxSeconds: Double = Self.defaultMaxSeconds
 
-    /// A sheet of 2,401 QR codes takes ~2 s on two cores, a dense A4 page of digits ~11 s (docs/benchmarks.md).
+    /// Well past a sheet of thousands of codes or a dense page of print (docs/benchmarks.md, "Many
+    /// codes in one image"), well short of a batch job stalled for minutes.
     static let defaultMaxSeconds = 10.0
 
     @Option(
