@@ -177,7 +177,7 @@ final class TextStage: @unchecked Sendable {
             linesRead += 1
             let earlier = schedule.standing(forQuad: index) ?? []
             let part = Self.readsAPart(read?.items ?? [], admitted: items, of: earlier)
-            // Said nothing asked for, but may be a misread of something that is (`LineSchedule.record(…, doubt:)`).
+            // Said nothing asked for, but may be a misread of something that is (`LineSchedule.Observation.doubt`).
             let doubt = read.flatMap { ReadingFusion.mayBeTyped($0.text) ? $0.text : nil }
             // Such a read of a line that said something typed is no evidence against it: a misread,
             // taken as garbage is (the line goes on saying it, `LineSchedule.standing`). Receipt seed 1
@@ -185,13 +185,16 @@ final class TextStage: @unchecked Sendable {
             // removed in view and added again.
             let misread = doubt != nil && earlier.contains { $0.item.contentType != nil }
             schedule.record(
-                items, key: items.map { Self.key($0.item) }, forQuad: index, time: time,
-                unconfident: !part && items.isEmpty
-                    && (misread
-                        || Self.readsAsGarbage(confidence: read?.confidence ?? 0, characters: read.map { ImageScanner.characters($0.text) } ?? 0)),
-                confidence: read?.confidence ?? 0,
-                part: part,
-                doubt: doubt)
+                .init(
+                    items, key: items.map { Self.key($0.item) },
+                    unconfident: !part && items.isEmpty
+                        && (misread
+                            || Self.readsAsGarbage(
+                                confidence: read?.confidence ?? 0, characters: read.map { ImageScanner.characters($0.text) } ?? 0)),
+                    confidence: read?.confidence ?? 0,
+                    part: part,
+                    doubt: doubt),
+                forQuad: index, time: time)
         }
         let toImage = { (p: Point) in Point(x: p.x / Double(full.width), y: p.y / Double(full.height)) }
         var reading = PassText(items: [], carried: [], isRepeat: false)
@@ -329,7 +332,7 @@ final class TextStage: @unchecked Sendable {
     /// Whether a line's read (`read`, of which `admitted` are left after `admitted(_:believed:)` and
     /// the line network) says only a part of what the line said before (`earlier`): nothing typed
     /// is left, and a typed item left out for reaching a cut end lies where an earlier typed item
-    /// of its type lay. The line is then still taken to say that (`LineSchedule.record(…, part:)`):
+    /// of its type lay. The line is then still taken to say that (`LineSchedule.Observation.part`):
     /// the detector may find a line short of its end for a while (a tilted link found as `…/i` and
     /// `nfo`), and a card sliding out of the frame cuts its lines before they are gone.
     static func readsAPart(_ read: [LineItem], admitted: [LineItem], of earlier: [LineItem]) -> Bool {

@@ -75,14 +75,14 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         public var signatureRead: [Double] = []
         /// Passes it was found on (it counts up to `Self.persistenceCap`).
         public var passesSeen = 0
-        /// Its latest reads in a row that were garbage (`record(…, unconfident:)`).
+        /// Its latest reads in a row that were garbage (`Observation.unconfident`).
         public var garbageReads = 0
-        /// The confidence of its latest read (`record(…, confidence:)`).
+        /// The confidence of its latest read (`Observation.confidence`).
         public var confidence = 0.0
         /// Its latest read that was neither garbage nor a part (`standing(forQuad:)`), and its key.
         public var lastClear: Reading?
         public var lastClearKey: [String] = []
-        /// Its latest read said only a part of what it said before (`record(…, part:)`).
+        /// Its latest read said only a part of what it said before (`Observation.part`).
         public var saidPart = false
         /// How many times it was read (`record`).
         public var timesRead = 0
@@ -92,7 +92,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         /// then sharper as plain text, has one read saying that it says nothing, not two (a poster's
         /// e-mail address, read so while it came into focus, was taken for plain text and, behind
         /// the desk's clutter, never read again while legible).
-        /// Reads of nothing in doubt (`record(…, doubt:)`) agree only when they read the same text.
+        /// Reads of nothing in doubt (`Observation.doubt`) agree only when they read the same text.
         public var agreement: Int {
             guard let newest = reads.last else { return 0 }
             return reads.reversed().prefix {
@@ -235,33 +235,51 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         return Array(due.sorted { rank($0) < rank($1) }.prefix(configuration.readsPerPass))
     }
 
-    /// What the line of quad `index` (of the last `plan`) read as; `key` is what reads must share to
-    /// agree (e.g. the typed payloads).
-    /// - Parameter unconfident: it read as garbage (nothing, at low confidence): such reads confirm
-    ///   nothing until `garbageToClutter` of them come in a row (`isConfirmed`).
-    /// - Parameter confidence: the read's confidence, 0–1 (see `Configuration.confirmingPassConfidence`).
-    /// - Parameter part: it read only a part of what the line said before, up to a cut end (the
-    ///   caller's judgement, e.g. `…/i` of a link ending `…/info` when the detector split the line
-    ///   there): the line is still taken to say what it said (`standing`), for as long as its reads
-    ///   are such parts. `key` is what the read itself says, so such reads agree with each other.
-    /// - Parameter doubt: it said nothing asked for but may be a misread of something that is (the
-    ///   caller's judgement, e.g. many digits): its text. Reads in doubt agree only when they read
-    ///   the same, and such a read is not plain text read well, whose next read may wait (`plan`):
-    ///   `Questions7 17555-0142` and `Questions? 1-737-55-0142` (both 0.91), read while a receipt
-    ///   came into focus, agreed that its phone number's line said nothing, and it was read again
-    ///   1.5 s later (1280×720, receipt seed 1, the detector network, 2026-11-26).
-    public mutating func record(
-        _ reading: Reading, key: [String], forQuad index: Int, time: Double, unconfident: Bool = false, confidence: Double = 0,
-        part: Bool = false, doubt: String? = nil
-    ) {
+    /// One read of a line: what it read as and how the reader judged it.
+    public struct Observation: Sendable {
+        public var reading: Reading
+        /// What reads must share to agree (e.g. the typed payloads).
+        public var key: [String]
+        /// It read as garbage (nothing, at low confidence): such reads confirm nothing until
+        /// `garbageToClutter` of them come in a row (`isConfirmed`).
+        public var unconfident: Bool
+        /// The read's confidence, 0–1 (see `Configuration.confirmingPassConfidence`).
+        public var confidence: Double
+        /// It read only a part of what the line said before, up to a cut end (the caller's judgement,
+        /// e.g. `…/i` of a link ending `…/info` when the detector split the line there): the line is
+        /// still taken to say what it said (`standing`), for as long as its reads are such parts.
+        /// `key` is what the read itself says, so such reads agree with each other.
+        public var part: Bool
+        /// It said nothing asked for but may be a misread of something that is (the caller's
+        /// judgement, e.g. many digits): its text. Reads in doubt agree only when they read the same,
+        /// and such a read is not plain text read well, whose next read may wait (`plan`):
+        /// `Questions7 17555-0142` and `Questions? 1-737-55-0142` (both 0.91), read while a receipt
+        /// came into focus, agreed that its phone number's line said nothing, and it was read again
+        /// 1.5 s later (1280×720, receipt seed 1, the detector network, 2026-11-26).
+        public var doubt: String?
+
+        public init(
+            _ reading: Reading, key: [String], unconfident: Bool = false, confidence: Double = 0, part: Bool = false, doubt: String? = nil
+        ) {
+            self.reading = reading
+            self.key = key
+            self.unconfident = unconfident
+            self.confidence = confidence
+            self.part = part
+            self.doubt = doubt
+        }
+    }
+
+    /// What the line of quad `index` (of the last `plan`) read as, at `time`.
+    public mutating func record(_ read: Observation, forQuad index: Int, time: Double) {
         let l = current[index]
-        lines[l].confidence = confidence
-        lines[l].garbageReads = unconfident ? lines[l].garbageReads + 1 : 0
-        lines[l].saidPart = part
-        lines[l].reads.append((reading, key, unconfident, key.isEmpty ? doubt : nil))
-        if !unconfident, !part {
-            lines[l].lastClear = reading
-            lines[l].lastClearKey = key
+        lines[l].confidence = read.confidence
+        lines[l].garbageReads = read.unconfident ? lines[l].garbageReads + 1 : 0
+        lines[l].saidPart = read.part
+        lines[l].reads.append((read.reading, read.key, read.unconfident, read.key.isEmpty ? read.doubt : nil))
+        if !read.unconfident, !read.part {
+            lines[l].lastClear = read.reading
+            lines[l].lastClearKey = read.key
         }
         if lines[l].reads.count > configuration.confirmingReads { lines[l].reads.removeFirst() }
         lines[l].lastRead = time
@@ -295,7 +313,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     }
 
     /// Whether the line's reading is in question: its latest read said something not confirmed yet,
-    /// or said nothing but may be a misread of something that does (`record(…, doubt:)`). Its next read
+    /// or said nothing but may be a misread of something that does (`Observation.doubt`). Its next read
     /// is the one that matters, so the caller gathers its frames for that read (`LineStack`).
     public func isInQuestion(_ line: Line) -> Bool {
         awaitsConfirmation(line) || (line.lastRead != nil && line.reads.last?.doubt != nil && needsReading(line))
@@ -326,7 +344,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     public func line(forQuad index: Int) -> Line { lines[current[index]] }
 
     /// What the line of quad `index` (of the last `plan`) is taken to say: its latest reading, or
-    /// the last clear reading before it while its latest reads are parts of it (`record(…, part:)`)
+    /// the last clear reading before it while its latest reads are parts of it (`Observation.part`)
     /// or fewer than `garbageToClutter` garbage reads in a row. A card shaken for a second blurs its
     /// lines into garbage for a pass or two; the line is still found there, and its item is still
     /// there (at 640×480, seed 6, a card's link read as garbage on two passes in a row was removed

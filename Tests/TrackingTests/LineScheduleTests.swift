@@ -19,12 +19,12 @@ import Testing
         var schedule = LineSchedule<String>(configuration: configuration())
         let quads = [line(10, 10), line(10, 50)]
         #expect(schedule.plan(quads, time: 0) == [0, 1])
-        schedule.record("a", key: ["a"], forQuad: 0, time: 0)
-        schedule.record("b", key: ["b"], forQuad: 1, time: 0)
+        schedule.record(.init("a", key: ["a"]), forQuad: 0, time: 0)
+        schedule.record(.init("b", key: ["b"]), forQuad: 1, time: 0)
         // Read once: not yet confirmed, read again.
         #expect(schedule.plan(quads, time: 0.1) == [0, 1])
-        schedule.record("a", key: ["a"], forQuad: 0, time: 0.1)
-        schedule.record("B", key: ["B"], forQuad: 1, time: 0.1)
+        schedule.record(.init("a", key: ["a"]), forQuad: 0, time: 0.1)
+        schedule.record(.init("B", key: ["B"]), forQuad: 1, time: 0.1)
         // The first line's reads agree: it rests; the second does not yet.
         #expect(schedule.plan(quads, time: 0.2) == [1])
         #expect(schedule.isConfirmed(schedule.line(forQuad: 0)))
@@ -38,26 +38,26 @@ import Testing
         var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
         let quads = [line(10, 10), line(10, 50)]
         _ = schedule.plan(quads, believed: [], time: 0)
-        schedule.record("e-mail", key: ["e-mail"], forQuad: 0, time: 0)
+        schedule.record(.init("e-mail", key: ["e-mail"]), forQuad: 0, time: 0)
         for step in 1...4 {
             let t = Double(step) / 10
             #expect(schedule.plan(quads, believed: [], time: t) == [0], "pass \(step)")
             #expect(!schedule.isConfirmed(schedule.line(forQuad: 0)))
             #expect(schedule.hasPendingLines)
-            schedule.record("e-mail", key: ["e-mail"], forQuad: 0, time: t)
+            schedule.record(.init("e-mail", key: ["e-mail"]), forQuad: 0, time: t)
         }
         // Believed: the line rests, and the next line gets its turn.
         #expect(schedule.plan(quads, believed: ["e-mail"], time: 0.5) == [1])
         #expect(schedule.isConfirmed(schedule.line(forQuad: 0)))
         // A line that reads as nothing needs no belief, only two agreeing reads.
-        schedule.record("", key: [], forQuad: 1, time: 0.5)
+        schedule.record(.init("", key: []), forQuad: 1, time: 0.5)
         _ = schedule.plan(quads, believed: ["e-mail"], time: 0.6)
-        schedule.record("", key: [], forQuad: 1, time: 0.6)
+        schedule.record(.init("", key: []), forQuad: 1, time: 0.6)
         #expect(schedule.plan(quads, believed: ["e-mail"], time: 0.7) == [])
         #expect(!schedule.hasPendingLines)
         // A different reading breaks the run: agreement counts only the newest reads that agree.
         #expect(schedule.plan(quads, believed: ["e-mail"], time: 3) == [0])
-        schedule.record("e-mai1", key: ["e-mai1"], forQuad: 0, time: 3)
+        schedule.record(.init("e-mai1", key: ["e-mai1"]), forQuad: 0, time: 3)
         #expect(schedule.line(forQuad: 0).agreement == 1)
         #expect(schedule.plan(quads, believed: ["e-mail"], time: 3.1) == [0])
     }
@@ -70,12 +70,12 @@ import Testing
         let quads = [line(10, 10), line(10, 50), line(10, 90)]
         _ = schedule.plan(quads, believed: [], time: 0)
         #expect(!quads.indices.contains { schedule.isInQuestion(schedule.line(forQuad: $0)) }, "never read")
-        schedule.record("+15125550173", key: ["+15125550173"], forQuad: 0, time: 0)
-        schedule.record("", key: [], forQuad: 1, time: 0, doubt: "Tel 512 555 0l73")
-        schedule.record("", key: [], forQuad: 2, time: 0)
+        schedule.record(.init("+15125550173", key: ["+15125550173"]), forQuad: 0, time: 0)
+        schedule.record(.init("", key: [], doubt: "Tel 512 555 0l73"), forQuad: 1, time: 0)
+        schedule.record(.init("", key: []), forQuad: 2, time: 0)
         _ = schedule.plan(quads, believed: [], time: 0.1)
         #expect(quads.indices.map { schedule.isInQuestion(schedule.line(forQuad: $0)) } == [true, true, false])
-        schedule.record("+15125550173", key: ["+15125550173"], forQuad: 0, time: 0.1)
+        schedule.record(.init("+15125550173", key: ["+15125550173"]), forQuad: 0, time: 0.1)
         _ = schedule.plan(quads, believed: ["+15125550173"], time: 0.2)
         #expect(!schedule.isInQuestion(schedule.line(forQuad: 0)), "confirmed and believed")
     }
@@ -85,19 +85,19 @@ import Testing
         // A line read confidently, one read as a guess, one read as nothing, one never read.
         let quads = [line(10, 10), line(10, 50), line(10, 90), line(10, 130)]
         #expect(schedule.plan(quads, time: 0) == [0, 1, 2, 3])
-        schedule.record("+15125550173", key: ["+15125550173"], forQuad: 0, time: 0, confidence: 0.95)
-        schedule.record("avery.lindgvist@…", key: ["avery.lindgvist@…"], forQuad: 1, time: 0, confidence: 0.7)
-        schedule.record("", key: [], forQuad: 2, time: 0, confidence: 0.95)
+        schedule.record(.init("+15125550173", key: ["+15125550173"], confidence: 0.95), forQuad: 0, time: 0)
+        schedule.record(.init("avery.lindgvist@…", key: ["avery.lindgvist@…"], confidence: 0.7), forQuad: 1, time: 0)
+        schedule.record(.init("", key: [], confidence: 0.95), forQuad: 2, time: 0)
         let more = quads + [line(10, 170)]
         #expect(schedule.plan(more, time: 0.03, confirmingOnly: true) == [0])
         #expect(schedule.hasLinesAwaitingConfirmation)
-        schedule.record("+15125550173", key: ["+15125550173"], forQuad: 0, time: 0.03, confidence: 0.9)
+        schedule.record(.init("+15125550173", key: ["+15125550173"], confidence: 0.9), forQuad: 0, time: 0.03)
         // Confirmed: nothing left for a confirming pass, and a regular pass reads the others.
         #expect(!schedule.hasLinesAwaitingConfirmation)
         #expect(schedule.plan(more, time: 0.06, confirmingOnly: true) == [])
         #expect(Set(schedule.plan(more, time: 0.1)) == [1, 2, 3, 4])
         // A confident read that the next one contradicts awaits confirmation again.
-        schedule.record("+15125550178", key: ["+15125550178"], forQuad: 1, time: 0.1, confidence: 0.92)
+        schedule.record(.init("+15125550178", key: ["+15125550178"], confidence: 0.92), forQuad: 1, time: 0.1)
         #expect(schedule.hasLinesAwaitingConfirmation)
         #expect(schedule.plan(more, time: 0.13, confirmingOnly: true) == [1])
     }
@@ -107,7 +107,7 @@ import Testing
         let quads = [line(10, 10)]
         for t in [0.0, 0.1] {
             _ = schedule.plan(quads, time: t)
-            schedule.record("a", key: ["a"], forQuad: 0, time: t)
+            schedule.record(.init("a", key: ["a"]), forQuad: 0, time: t)
         }
         // Seen on every pass meanwhile, read again only when due.
         var t = 0.2
@@ -125,8 +125,8 @@ import Testing
         let quads = [line(10, 10), line(10, 50)]
         for t in [0.0, 0.1] {
             _ = schedule.plan(quads, time: t)
-            schedule.record("a", key: ["a"], forQuad: 0, time: t)
-            schedule.record("", key: [], forQuad: 1, time: t)
+            schedule.record(.init("a", key: ["a"]), forQuad: 0, time: t)
+            schedule.record(.init("", key: []), forQuad: 1, time: t)
         }
         let nothing = schedule.configuration.rereadNothingAfter
         #expect(nothing < schedule.configuration.rereadConfirmedAfter)
@@ -144,8 +144,8 @@ import Testing
                 bottomLeft: Point(x: 5, y: 120 + dy))
         }
         _ = schedule.plan([tilted(0), tilted(30)], time: 0)
-        schedule.record("upper", key: ["upper"], forQuad: 0, time: 0)
-        schedule.record("lower", key: ["lower"], forQuad: 1, time: 0)
+        schedule.record(.init("upper", key: ["upper"]), forQuad: 0, time: 0)
+        schedule.record(.init("lower", key: ["lower"]), forQuad: 1, time: 0)
         // The card moved down by 6 px and the detector lists the lines the other way round.
         _ = schedule.plan([tilted(36), tilted(6)], time: 0.1)
         #expect(schedule.line(forQuad: 0).latest == "lower")
@@ -157,7 +157,7 @@ import Testing
     @Test func aLineOfAnotherSizeAtTheSamePlaceIsANewLine() {
         var schedule = LineSchedule<String>(configuration: configuration())
         _ = schedule.plan([line(10, 10, height: 20)], time: 0)
-        schedule.record("small", key: ["small"], forQuad: 0, time: 0)
+        schedule.record(.init("small", key: ["small"]), forQuad: 0, time: 0)
         _ = schedule.plan([line(10, 0, height: 45)], time: 0.1)
         #expect(schedule.line(forQuad: 0).latest == nil)
     }
@@ -165,7 +165,7 @@ import Testing
     @Test func aLineFoundInPiecesIsReadAgainNotGivenTheWholeLinesReading() {
         var schedule = LineSchedule<String>(configuration: configuration())
         _ = schedule.plan([line(10, 10, width: 300)], time: 0)
-        schedule.record("priya@kestrel-labs.co.uk", key: ["email"], forQuad: 0, time: 0)
+        schedule.record(.init("priya@kestrel-labs.co.uk", key: ["email"]), forQuad: 0, time: 0)
         // The next pass finds the left half and the right half: both are new lines, read now.
         #expect(schedule.plan([line(10, 10, width: 140), line(160, 10, width: 150)], time: 0.1) == [0, 1])
         #expect(schedule.line(forQuad: 0).latest == nil && schedule.line(forQuad: 1).latest == nil)
@@ -183,13 +183,13 @@ import Testing
         let jittered: [Double] = [0.9, -0.8, 1.1, -1]
         for t in [0.0, 0.1] {
             _ = schedule.plan(quads, signatures: [before], time: t)
-            schedule.record("old", key: ["old"], forQuad: 0, time: t)
+            schedule.record(.init("old", key: ["old"]), forQuad: 0, time: t)
         }
         #expect(schedule.plan(quads, signatures: [jittered], time: 0.2) == [], "a small change is the same text")
         #expect(!schedule.hasPendingLines)
         #expect(schedule.plan(quads, signatures: [after], time: 0.3) == [0], "new text in the same place")
         #expect(schedule.hasPendingLines)
-        schedule.record("new", key: ["new"], forQuad: 0, time: 0.3)
+        schedule.record(.init("new", key: ["new"]), forQuad: 0, time: 0.3)
         #expect(schedule.plan(quads, signatures: [after], time: 0.4) == [0], "read until two reads agree")
     }
 
@@ -197,15 +197,15 @@ import Testing
         var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 2))
         let quads = (0..<5).map { line(10, Double($0) * 40) }
         #expect(schedule.plan(quads, time: 0) == [0, 1])
-        schedule.record("0", key: ["0"], forQuad: 0, time: 0)
-        schedule.record("1", key: ["1"], forQuad: 1, time: 0)
+        schedule.record(.init("0", key: ["0"]), forQuad: 0, time: 0)
+        schedule.record(.init("1", key: ["1"]), forQuad: 1, time: 0)
         // Lines that said something go first, to be confirmed; then never-read lines.
         #expect(schedule.plan(quads, time: 0.1) == [0, 1])
-        schedule.record("0", key: ["0"], forQuad: 0, time: 0.1)
-        schedule.record("", key: [], forQuad: 1, time: 0.1)
+        schedule.record(.init("0", key: ["0"]), forQuad: 0, time: 0.1)
+        schedule.record(.init("", key: []), forQuad: 1, time: 0.1)
         #expect(schedule.plan(quads, time: 0.2) == [2, 3], "line 0 is confirmed, line 1 said nothing")
-        schedule.record("", key: [], forQuad: 2, time: 0.2)
-        schedule.record("3", key: ["3"], forQuad: 3, time: 0.2)
+        schedule.record(.init("", key: []), forQuad: 2, time: 0.2)
+        schedule.record(.init("3", key: ["3"]), forQuad: 3, time: 0.2)
         #expect(schedule.plan(quads, time: 0.3) == [3, 4], "line 3 to confirm, then the last new one")
     }
 
@@ -224,7 +224,7 @@ import Testing
         var t = 0.0
         for read in 1...schedule.configuration.garbageToClutter {
             #expect(schedule.plan(quads, time: t) == [0], "read \(read)")
-            schedule.record("", key: [], forQuad: 0, time: t, unconfident: true)
+            schedule.record(.init("", key: [], unconfident: true), forQuad: 0, time: t)
             #expect(!schedule.hasPendingLines)
             t += 0.1
         }
@@ -234,7 +234,7 @@ import Testing
         var other = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
         for t in [0.0, 0.1] {
             _ = other.plan(quads, time: t)
-            other.record("", key: [], forQuad: 0, time: t)
+            other.record(.init("", key: []), forQuad: 0, time: t)
         }
         #expect(other.isConfirmed(other.line(forQuad: 0)))
     }
@@ -248,42 +248,42 @@ import Testing
         var schedule = LineSchedule<String>(configuration: configuration())
         let quads = [line(10, 10)]
         _ = schedule.plan(quads, time: 0)
-        schedule.record("www.example.com", key: ["www.example.com"], forQuad: 0, time: 0, confidence: 0.9)
+        schedule.record(.init("www.example.com", key: ["www.example.com"], confidence: 0.9), forQuad: 0, time: 0)
         for read in 1..<schedule.configuration.garbageToClutter {
             _ = schedule.plan(quads, time: Double(read) / 10)
-            schedule.record("", key: [], forQuad: 0, time: Double(read) / 10, unconfident: true, confidence: 0.2)
+            schedule.record(.init("", key: [], unconfident: true, confidence: 0.2), forQuad: 0, time: Double(read) / 10)
             #expect(schedule.line(forQuad: 0).latest == "")
             #expect(schedule.standing(forQuad: 0) == "www.example.com", "garbage read \(read)")
         }
         _ = schedule.plan(quads, time: 1)
-        schedule.record("", key: [], forQuad: 0, time: 1, unconfident: true, confidence: 0.2)
+        schedule.record(.init("", key: [], unconfident: true, confidence: 0.2), forQuad: 0, time: 1)
         #expect(schedule.standing(forQuad: 0) == "", "clutter now")
         _ = schedule.plan(quads, time: 1.1)
-        schedule.record("Thank you", key: [], forQuad: 0, time: 1.1, confidence: 0.9)
+        schedule.record(.init("Thank you", key: [], confidence: 0.9), forQuad: 0, time: 1.1)
         _ = schedule.plan(quads, time: 1.2)
-        schedule.record("", key: [], forQuad: 0, time: 1.2, unconfident: true, confidence: 0.2)
+        schedule.record(.init("", key: [], unconfident: true, confidence: 0.2), forQuad: 0, time: 1.2)
         #expect(schedule.standing(forQuad: 0) == "Thank you", "the last clear read, whatever it said")
     }
 
-    /// A line read as a part of what it said (`record(…, part:)`) is taken to say what it said,
+    /// A line read as a part of what it said (`Observation.part`) is taken to say what it said,
     /// however many such reads come in a row, and the reads are no evidence (`carries`); they agree
     /// with each other, so the line is not read on every pass. A clear read says what it says.
     @Test func aLineReadAsAPartOfWhatItSaidStillSaysIt() {
         var schedule = LineSchedule<String>(configuration: configuration())
         let quads = [line(10, 10)]
         _ = schedule.plan(quads, time: 0)
-        schedule.record("oldmill-studios.com/info", key: ["url oldmill-studios.com/info"], forQuad: 0, time: 0, confidence: 0.9)
+        schedule.record(.init("oldmill-studios.com/info", key: ["url oldmill-studios.com/info"], confidence: 0.9), forQuad: 0, time: 0)
         #expect(!schedule.carries(schedule.line(forQuad: 0)))
         for read in 1...schedule.configuration.garbageToClutter + 2 {
             let time = Double(read) / 10
             _ = schedule.plan(quads, time: time)
-            schedule.record("oldmill-studios.com/i", key: [], forQuad: 0, time: time, confidence: 0.9, part: true)
+            schedule.record(.init("oldmill-studios.com/i", key: [], confidence: 0.9, part: true), forQuad: 0, time: time)
             #expect(schedule.standing(forQuad: 0) == "oldmill-studios.com/info", "part read \(read)")
             #expect(schedule.carries(schedule.line(forQuad: 0)))
         }
         #expect(!schedule.needsReading(schedule.line(forQuad: 0)), "the parts agree")
         _ = schedule.plan(quads, time: 1)
-        schedule.record("Visit us", key: [], forQuad: 0, time: 1, confidence: 0.9)
+        schedule.record(.init("Visit us", key: [], confidence: 0.9), forQuad: 0, time: 1)
         #expect(schedule.standing(forQuad: 0) == "Visit us")
         #expect(!schedule.carries(schedule.line(forQuad: 0)))
     }
@@ -292,7 +292,7 @@ import Testing
         var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
         let url = line(10, 10)
         _ = schedule.plan([url], priorities: [22], time: 0)
-        schedule.record("", key: [], forQuad: 0, time: 0, unconfident: true)
+        schedule.record(.init("", key: [], unconfident: true), forQuad: 0, time: 0)
         _ = schedule.plan([url, line(300, 300)], priorities: [22, 30], time: 0.1)
         // Seen on three passes now: 22 × 3 against a new strip's 40 × 1.
         #expect(schedule.plan([url, line(300, 500)], priorities: [22, 40], time: 0.2) == [0])
@@ -302,7 +302,7 @@ import Testing
     @Test func aLineThatSaidNothingOnceCompetesWithNewLinesByPriority() {
         var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
         _ = schedule.plan([line(10, 10)], priorities: [20], time: 0)
-        schedule.record("", key: [], forQuad: 0, time: 0)
+        schedule.record(.init("", key: []), forQuad: 0, time: 0)
         // Specks, new on every pass, with fewer glyphs: the long line is read again first.
         #expect(schedule.plan([line(10, 10), line(300, 300, width: 20)], priorities: [20, 3], time: 0.1) == [0])
     }
@@ -314,17 +314,17 @@ import Testing
         let plain = line(10, 10, width: 400)
         let phone = line(10, 60)
         _ = schedule.plan([plain], priorities: [30], time: 0)
-        schedule.record("", key: [], forQuad: 0, time: 0, confidence: 0.95)
+        schedule.record(.init("", key: [], confidence: 0.95), forQuad: 0, time: 0)
         #expect(schedule.plan([plain, phone], priorities: [30, 14], time: 0.1) == [1], "the line not read yet first")
         // Read with less confidence, it competes by priority, as before.
         var unsure = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
         _ = unsure.plan([plain], priorities: [30], time: 0)
-        unsure.record("", key: [], forQuad: 0, time: 0, confidence: 0.6)
+        unsure.record(.init("", key: [], confidence: 0.6), forQuad: 0, time: 0)
         #expect(unsure.plan([plain, phone], priorities: [30, 14], time: 0.1) == [0])
         // Half a second on, with new lines still coming (clutter), it is read again.
         var waiting = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
         _ = waiting.plan([plain], priorities: [30], time: 0)
-        waiting.record("", key: [], forQuad: 0, time: 0, confidence: 0.95)
+        waiting.record(.init("", key: [], confidence: 0.95), forQuad: 0, time: 0)
         #expect(waiting.plan([plain, line(300, 300)], priorities: [30, 14], time: 0.6) == [0])
     }
 
@@ -336,22 +336,22 @@ import Testing
         let phone = line(10, 10)
         let other = line(10, 60)
         _ = schedule.plan([phone], priorities: [30], time: 0)
-        schedule.record("", key: [], forQuad: 0, time: 0, confidence: 0.95, doubt: "Questions7 17555-0142")
+        schedule.record(.init("", key: [], confidence: 0.95, doubt: "Questions7 17555-0142"), forQuad: 0, time: 0)
         #expect(schedule.plan([phone, other], priorities: [30, 14], time: 0.1) == [0], "read again before the line not read yet")
-        schedule.record("", key: [], forQuad: 0, time: 0.1, confidence: 0.95, doubt: "Questions? 1-737-55-0142")
+        schedule.record(.init("", key: [], confidence: 0.95, doubt: "Questions? 1-737-55-0142"), forQuad: 0, time: 0.1)
         #expect(!schedule.isConfirmed(schedule.line(forQuad: 0)), "two different texts: not confirmed as saying nothing")
         // Read twice now, it waits for the line found on two passes and not read yet.
         #expect(schedule.plan([phone, other], priorities: [30, 14], time: 0.2) == [1])
-        schedule.record("", key: [], forQuad: 1, time: 0.2, confidence: 0.95)
+        schedule.record(.init("", key: [], confidence: 0.95), forQuad: 1, time: 0.2)
         #expect(schedule.plan([phone, other], priorities: [30, 14], time: 0.25) == [0])
-        schedule.record("", key: [], forQuad: 0, time: 0.25, confidence: 0.95, doubt: "Questions? 1-737-55-0142")
+        schedule.record(.init("", key: [], confidence: 0.95, doubt: "Questions? 1-737-55-0142"), forQuad: 0, time: 0.25)
         #expect(schedule.isConfirmed(schedule.line(forQuad: 0)), "the same text twice: it says nothing")
         // Without doubt, two reads of nothing agree whatever they read.
         var plain = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
         _ = plain.plan([phone], time: 0)
-        plain.record("", key: [], forQuad: 0, time: 0, confidence: 0.95)
+        plain.record(.init("", key: [], confidence: 0.95), forQuad: 0, time: 0)
         _ = plain.plan([phone], time: 0.1)
-        plain.record("", key: [], forQuad: 0, time: 0.1, confidence: 0.95)
+        plain.record(.init("", key: [], confidence: 0.95), forQuad: 0, time: 0.1)
         #expect(plain.isConfirmed(plain.line(forQuad: 0)))
     }
 
@@ -367,7 +367,7 @@ import Testing
             let chosen = schedule.plan([long, short], priorities: [40, 12], time: Double(pass) * 0.1)
             if chosen == [1] { readShortAt = pass }
             // Many digits, read differently each time: in doubt, and never agreeing.
-            schedule.record("", key: [], forQuad: chosen[0], time: Double(pass) * 0.1, confidence: 0.7, doubt: "APPROVED 60815\(pass)")
+            schedule.record(.init("", key: [], confidence: 0.7, doubt: "APPROVED 60815\(pass)"), forQuad: chosen[0], time: Double(pass) * 0.1)
         }
         let pass = try #require(readShortAt, "the short line was never read")
         // Pass 0 both are new (found once): the longer first; pass 1 the long line's read in doubt
@@ -384,9 +384,9 @@ import Testing
         let other = line(10, 60, width: 400)
         _ = schedule.plan([phone, other], priorities: [12, 40], time: 0)
         _ = schedule.plan([phone, other], priorities: [12, 40], time: 0.1)
-        schedule.record("+16365872697", key: ["phone"], forQuad: 0, time: 0.1, confidence: 0.86)
+        schedule.record(.init("+16365872697", key: ["phone"], confidence: 0.86), forQuad: 0, time: 0.1)
         _ = schedule.plan([phone, other], priorities: [12, 40], time: 0.2)
-        schedule.record("(636)57-2697", key: [], forQuad: 0, time: 0.2, unconfident: true, confidence: 0.86, doubt: "(636)57-2697")
+        schedule.record(.init("(636)57-2697", key: [], unconfident: true, confidence: 0.86, doubt: "(636)57-2697"), forQuad: 0, time: 0.2)
         #expect(schedule.carries(schedule.line(forQuad: 0)))
         #expect(schedule.plan([phone, other], priorities: [12, 40], time: 0.3) == [0])
         #expect(schedule.isInQuestion(schedule.line(forQuad: 0)))
@@ -399,12 +399,12 @@ import Testing
         var schedule = LineSchedule<String>(configuration: configuration(readsPerPass: 1))
         let email = line(10, 10, width: 300)
         _ = schedule.plan([email], priorities: [23], time: 0)
-        schedule.record("", key: [], forQuad: 0, time: 0, unconfident: true, confidence: 0.2)
+        schedule.record(.init("", key: [], unconfident: true, confidence: 0.2), forQuad: 0, time: 0)
         _ = schedule.plan([email], priorities: [23], time: 0.1)
-        schedule.record("", key: [], forQuad: 0, time: 0.1, confidence: 0.74)
+        schedule.record(.init("", key: [], confidence: 0.74), forQuad: 0, time: 0.1)
         #expect(!schedule.isConfirmed(schedule.line(forQuad: 0)), "one read says plain text, not two")
         _ = schedule.plan([email], priorities: [23], time: 0.2)
-        schedule.record("", key: [], forQuad: 0, time: 0.2, confidence: 0.75)
+        schedule.record(.init("", key: [], confidence: 0.75), forQuad: 0, time: 0.2)
         #expect(schedule.isConfirmed(schedule.line(forQuad: 0)))
         // New specks on every pass: the line waits, then competes.
         var time = 0.3
@@ -412,7 +412,7 @@ import Testing
         while time < 3, readAgainAt == nil {
             let speck = line(400 + 400 * time, 100, width: 20, height: 10)  // somewhere new each pass
             if schedule.plan([email, speck], priorities: [23, 3], time: time) == [0] { readAgainAt = time }
-            schedule.record("", key: [], forQuad: 1, time: time, unconfident: true)
+            schedule.record(.init("", key: [], unconfident: true), forQuad: 1, time: time)
             time += 0.1
         }
         let again = try! #require(readAgainAt)
@@ -423,7 +423,7 @@ import Testing
     @Test func aLineUnseenPastTheForgettingTimeStartsOver() {
         var schedule = LineSchedule<String>(configuration: configuration())
         _ = schedule.plan([line(10, 10)], time: 0)
-        schedule.record("a", key: ["a"], forQuad: 0, time: 0)
+        schedule.record(.init("a", key: ["a"]), forQuad: 0, time: 0)
         // One pass without it (blur, a hand): kept.
         _ = schedule.plan([], time: 0.2)
         _ = schedule.plan([line(10, 10)], time: 0.3)
