@@ -270,7 +270,7 @@ let package = Package(
         .testTarget(
             name: "RecognitionTests",
             dependencies: [
-                "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextRecognition", "LineNetwork",
+                "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextRecognition", "InferenceRuntime", "LineNetwork",
                 "ContentTypes", "Recognition", "TestSupport", "TestTraits",
             ]
         ),

@@ -2,35 +2,6 @@ import Foundation
 import InferenceRuntime
 import ScannerCore
 
-/// Why the line network could not be loaded or could not read a line: one line each, naming the file.
-public enum LineNetworkError: Error, Equatable, CustomStringConvertible {
-    /// The model directory, or a file it must hold, does not exist.
-    case missing(path: String)
-    /// A file is there but is not what it must be (too large, not JSON, not a model the runtime loads).
-    case unusable(path: String, reason: String)
-    /// The line handed over cannot be read (wrong height, empty).
-    case badLine(reason: String)
-    /// The runtime failed while reading a line.
-    case failed(reason: String)
-
-    public var description: String {
-        switch self {
-        case .missing(let path): "line model: \(path): no such file or directory (make models fetches it)"
-        case .unusable(let path, let reason): "line model: \(path): \(reason)"
-        case .badLine(let reason): "line network: \(reason)"
-        case .failed(let reason): "line network: \(reason)"
-        }
-    }
-
-    init(_ error: InferenceError) {
-        switch error {
-        case .missing(let path): self = .missing(path: path)
-        case .unusable(let path, let reason): self = .unusable(path: path, reason: reason)
-        case .failed(let reason): self = .failed(reason: reason)
-        }
-    }
-}
-
 /// One symbol the network read, with the columns of the line it was read from.
 public struct NetworkSymbol: Sendable, Equatable {
     public var text: String
@@ -89,15 +60,14 @@ public final class LineNetwork {
 
     /// Loads the alphabet and the model, so a missing or broken model directory is an error here, at
     /// start, and not on a line.
-    public init(directory: String) throws(LineNetworkError) {
+    public init(directory: String) throws(InferenceError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw .missing(path: directory)
         }
         self.directory = directory
         let alphabetPath = (directory as NSString).appendingPathComponent("alphabet.json")
-        let data: Data
-        do { data = try ModelFile.contents(of: alphabetPath, limit: Self.maximumAlphabetBytes) } catch { throw LineNetworkError(error) }
+        let data = try ModelFile.contents(of: alphabetPath, limit: Self.maximumAlphabetBytes)
         guard let alphabet = try? JSONDecoder().decode([String].self, from: data) else {
             throw .unusable(path: alphabetPath, reason: "not a JSON array of strings")
         }
@@ -106,11 +76,7 @@ public final class LineNetwork {
         }
         self.alphabet = alphabet
         let path = (directory as NSString).appendingPathComponent(Self.modelName)
-        do {
-            model = try NetworkModel(path: path, inputShape: [1, 3, Self.lineHeight, nil], maximumBytes: Self.maximumModelBytes)
-        } catch {
-            throw LineNetworkError(error)
-        }
+        model = try NetworkModel(path: path, inputShape: [1, 3, Self.lineHeight, nil], maximumBytes: Self.maximumModelBytes)
         // The alphabet must name the recognizer's classes: one of another length is accepted by the
         // JSON checks above, and then no line would ever be read. One blank line read tells.
         do {
@@ -124,11 +90,11 @@ public final class LineNetwork {
 
     /// Reads `line`: dark text on a light ground (or the reverse), `lineHeight` pixels high, as wide as
     /// it is (squeezed to `maximumWidth` when wider).
-    public func read(_ line: GrayImage) throws(LineNetworkError) -> NetworkReading {
+    public func read(_ line: GrayImage) throws(InferenceError) -> NetworkReading {
         guard line.height == Self.lineHeight else {
-            throw .badLine(reason: "a line must be \(Self.lineHeight) px high, not \(line.height)")
+            throw .failed(reason: "a line must be \(Self.lineHeight) px high, not \(line.height)")
         }
-        guard line.width > 0 else { throw .badLine(reason: "an empty line") }
+        guard line.width > 0 else { throw .failed(reason: "an empty line") }
         let fitted =
             line.width > Self.maximumWidth
             ? line.rectified(
@@ -141,16 +107,12 @@ public final class LineNetwork {
         let width = max(Self.minimumWidth, (fitted.width + Self.widthStep - 1) / Self.widthStep * Self.widthStep)
         let input = Self.inputPlanes(fitted, width: width)
         let classes = alphabet
-        let decoded: Result<NetworkReading, LineNetworkError>
-        do {
-            decoded = try model.run(input, shape: [1, 3, Self.lineHeight, width]) { values, shape in
-                guard shape.count == 3, shape[0] == 1, shape[2] == classes.count, shape[1] > 0 else {
-                    return .failure(.failed(reason: "the model's output \(shape) does not fit an alphabet of \(classes.count) classes"))
-                }
-                return .success(Self.decode(values, steps: shape[1], classes: classes, inputWidth: width))
+        let decoded: Result<NetworkReading, InferenceError> = try model.run(input, shape: [1, 3, Self.lineHeight, width]) {
+            values, shape in
+            guard shape.count == 3, shape[0] == 1, shape[2] == classes.count, shape[1] > 0 else {
+                return .failure(.failed(reason: "the model's output \(shape) does not fit an alphabet of \(classes.count) classes"))
             }
-        } catch {
-            throw LineNetworkError(error)
+            return .success(Self.decode(values, steps: shape[1], classes: classes, inputWidth: width))
         }
         var reading: NetworkReading
         switch decoded {

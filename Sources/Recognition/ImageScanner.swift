@@ -84,11 +84,15 @@ public final class ImageScanner {
         var detector: any LineDetector = ClassicalLineDetector()
         var recognizers: [any LineRecognizer] = []
         if options.types.wantsText {
-            do {
-                if let lineModel, settings.readsWithNetwork {
+            if let lineModel, settings.readsWithNetwork {
+                do {
                     recognizers = [NetworkLineRecognizer(try LineNetwork(directory: lineModel))]
+                } catch {
+                    throw .libraryFailure(library: "OpenVINO", reason: "line model: \(error)")
                 }
-                if let lineModel, lineDetection == .network {
+            }
+            if let lineModel, lineDetection == .network {
+                do {
                     if !live {
                         let still = try NetworkLineDetector(directory: lineModel)
                         still.tiles = TiledLook(minimumSpread: settings.minimumContrastForText)
@@ -96,9 +100,9 @@ public final class ImageScanner {
                     } else if let side = settings.liveDetectionSide {
                         detector = try NetworkLineDetector(directory: lineModel, shorterSideAtLeast: 0, longerSideAtMost: side)
                     }
+                } catch {
+                    throw .libraryFailure(library: "OpenVINO", reason: "\(error)")
                 }
-            } catch {
-                throw .libraryFailure(library: "OpenVINO", reason: "\(error)")
             }
             if recognizers.isEmpty {
                 let text = try TextRecognizer(languages: options.languages, dataPath: tessdataPath)

@@ -1,5 +1,6 @@
 import Foundation
 import ImageDecoding
+import InferenceRuntime
 import ScannerCore
 import TestSupport
 import TestTraits
@@ -78,7 +79,7 @@ import Testing
 
     @Test func aLineOfAnotherHeightIsRefused() throws {
         let network = try Self.network()
-        #expect(throws: LineNetworkError.badLine(reason: "a line must be 48 px high, not 36")) {
+        #expect(throws: InferenceError.failed(reason: "a line must be 48 px high, not 36")) {
             try network.read(GrayImage(width: 200, height: 36, filledWith: 255))
         }
         // A line wider than `maximumWidth` is squeezed to it, not refused; its columns are the line's.
@@ -90,10 +91,10 @@ import Testing
 
     @Test func aMissingDirectoryOrFileIsNamed() throws {
         let directory = try TemporaryDirectory()
-        #expect(throws: LineNetworkError.missing(path: directory.path + "/none")) { try LineNetwork(directory: directory.path + "/none") }
-        #expect(throws: LineNetworkError.missing(path: directory.path + "/alphabet.json")) { try LineNetwork(directory: directory.path) }
+        #expect(throws: InferenceError.missing(path: directory.path + "/none")) { try LineNetwork(directory: directory.path + "/none") }
+        #expect(throws: InferenceError.missing(path: directory.path + "/alphabet.json")) { try LineNetwork(directory: directory.path) }
         try Data("[\"<blank>\", \"a\"]".utf8).write(to: URL(fileURLWithPath: directory.file("alphabet.json")))
-        #expect(throws: LineNetworkError.missing(path: directory.path + "/text-recognizer.onnx")) { try LineNetwork(directory: directory.path) }
+        #expect(throws: InferenceError.missing(path: directory.path + "/text-recognizer.onnx")) { try LineNetwork(directory: directory.path) }
     }
 
     @Test func aBrokenAlphabetIsRefusedBeforeTheModel() throws {
@@ -105,14 +106,14 @@ import Testing
             ("[\"<blank>\"]", "not a CTC alphabet (a blank, then one character per class)"),
         ] {
             try Data(content.utf8).write(to: alphabet)
-            #expect(throws: LineNetworkError.unusable(path: alphabet.path, reason: reason)) { try LineNetwork(directory: directory.path) }
+            #expect(throws: InferenceError.unusable(path: alphabet.path, reason: reason)) { try LineNetwork(directory: directory.path) }
         }
         // Too large is refused by its size, before it is read.
         try Data(repeating: 0x20, count: LineNetwork.maximumAlphabetBytes + 1).write(to: alphabet)
-        #expect(throws: LineNetworkError.self) { try LineNetwork(directory: directory.path) }
+        #expect(throws: InferenceError.self) { try LineNetwork(directory: directory.path) }
         try FileManager.default.removeItem(at: alphabet)
         try FileManager.default.createDirectory(at: alphabet, withIntermediateDirectories: false)
-        #expect(throws: LineNetworkError.unusable(path: alphabet.path, reason: "not a regular file")) { try LineNetwork(directory: directory.path) }
+        #expect(throws: InferenceError.unusable(path: alphabet.path, reason: "not a regular file")) { try LineNetwork(directory: directory.path) }
     }
 
     /// An alphabet the JSON checks accept but whose length is not the recognizer's classes (issue #54
