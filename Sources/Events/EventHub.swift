@@ -155,10 +155,7 @@ public final class EventHub: Sendable {
                 state.paused = paused
                 wire = paused ? .paused : .resumed
             case .guidance(let change):
-                switch change {
-                case .hint(let hint): wire = .guidance(hint: hint.rawValue)
-                case .cleared: wire = .guidance(hint: "cleared")
-                }
+                wire = .guidance(change)
             }
             let line = EventLine(wire, seq: state.seq, time: Timestamp.string(Date())).encoded()
             mirror(line)

@@ -96,3 +96,29 @@ public enum GuidanceHint: String, Sendable, CaseIterable {
     case moveCloser
     case holdStill
 }
+
+/// What clients are told about guidance: a hint, or that the last one no longer holds. On the wire
+/// the `guidance` event's `hint` is the hint's name or `cleared`.
+public enum Guidance: Sendable, Equatable, CustomStringConvertible {
+    case hint(GuidanceHint)
+    case cleared
+
+    /// Its name on the wire.
+    public var description: String {
+        switch self {
+        case .hint(let hint): hint.rawValue
+        case .cleared: "cleared"
+        }
+    }
+
+    /// The guidance a wire name says; nil for a name no daemon of this version sends.
+    public init?(_ name: String) {
+        if name == "cleared" {
+            self = .cleared
+        } else if let hint = GuidanceHint(rawValue: name) {
+            self = .hint(hint)
+        } else {
+            return nil
+        }
+    }
+}

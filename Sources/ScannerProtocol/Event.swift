@@ -21,7 +21,7 @@ public enum Event: Sendable, Equatable {
     case paused
     case resumed
     /// What the person at the kiosk should do (`tooDark`, `holdStill`, …), or `cleared`.
-    case guidance(hint: String)
+    case guidance(Guidance)
     /// The recognition settings in force changed (a `set`, a reload).
     case config(Configuration)
     /// The client fell too far behind: it missed events and is disconnected.
@@ -222,7 +222,7 @@ public struct EventLine: Sendable, Equatable {
         case .unavailable(let reason): object.append(("reason", .string(reason)))
         case .added(let item, _), .updated(let item, _), .removed(let item, _): object.append(("item", item.json))
         case .end(let frames): object.append(("frames", .integer(frames)))
-        case .guidance(let hint): object.append(("hint", .string(hint)))
+        case .guidance(let guidance): object.append(("hint", .string(guidance.description)))
         case .config(let configuration): object += configuration.fields
         case .overflow(let message): object.append(("message", .string(message)))
         }
@@ -267,7 +267,10 @@ public struct EventLine: Sendable, Equatable {
         case "end": event = .end(frames: try fields.int("frames"))
         case "paused": event = .paused
         case "resumed": event = .resumed
-        case "guidance": event = .guidance(hint: try fields.string("hint"))
+        case "guidance":
+            let hint = try fields.string("hint")
+            guard let guidance = Guidance(hint) else { throw DecodingError(description: "guidance: unknown hint \(hint)") }
+            event = .guidance(guidance)
         case "config": event = .config(try Event.Configuration(value))
         case "overflow": event = .overflow(message: try fields.string("message"))
         default: throw DecodingError(description: "unknown event \"\(name)\"")

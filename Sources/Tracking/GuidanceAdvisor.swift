@@ -96,10 +96,7 @@ public struct GuidanceAdvisor: Sendable {
     }
 
     /// What clients are to be told.
-    public enum Change: Sendable, Equatable {
-        case hint(GuidanceHint)
-        case cleared
-    }
+    public typealias Change = Guidance
 
     /// What clients should now be told, if anything.
     public mutating func observe(_ sample: GuidanceSample) -> Change? {

@@ -302,7 +302,7 @@ func eventLines(_ lines: [String]) throws -> [EventLine] {
 
 /// issue #17: guidance from a replay, deterministic with `--pace none`.
 @Suite(.offThePool(minutes: 2)) struct GuidanceReplayTests {
-    func hints(_ clip: String) throws -> [String] {
+    func hints(_ clip: String) throws -> [Guidance] {
         let run = try Subprocess.run(
             Subprocess.executable("scannerd"),
             ["run", "--no-config", "--no-socket", "--source", "Tests/Fixtures/clips/\(clip)", "--pace", "none", "--events-stdout"],
@@ -314,9 +314,9 @@ func eventLines(_ lines: [String]) throws -> [EventLine] {
     /// The dark clip: a card held up in a dark corner after half a second of the dark desk alone (issue
     /// #43: no line is found on it; it is the changed scene that says something is there).
     @Test func aDarkRoomIsTooDarkAndAnEmptySceneGetsNothing() throws {
-        #expect(try hints("dark") == ["tooDark"])
+        #expect(try hints("dark") == [.hint(.tooDark)])
         #expect(try hints("static").isEmpty)
         // The well-lit clip is never too dark (it has a blurred stretch, which is said and cleared).
-        #expect(try !hints("sequence").contains("tooDark"))
+        #expect(try !hints("sequence").contains(.hint(.tooDark)))
     }
 }

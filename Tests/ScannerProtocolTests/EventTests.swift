@@ -45,7 +45,8 @@ import Testing
         (EventLine(.removed(qr, frame: 9), seq: 5, time: time), #"{"event":"removed","seq":5,"frame":9,"time":"\#(time)","item":"# + qrJSON + "}"),
         (EventLine(.paused, seq: 6, time: time), #"{"event":"paused","seq":6,"time":"\#(time)"}"#),
         (EventLine(.resumed, seq: 7, time: time), #"{"event":"resumed","seq":7,"time":"\#(time)"}"#),
-        (EventLine(.guidance(hint: "tooDark"), seq: 8, time: time), #"{"event":"guidance","seq":8,"time":"\#(time)","hint":"tooDark"}"#),
+        (EventLine(.guidance(.hint(.tooDark)), seq: 8, time: time), #"{"event":"guidance","seq":8,"time":"\#(time)","hint":"tooDark"}"#),
+        (EventLine(.guidance(.cleared), seq: 8, time: time), #"{"event":"guidance","seq":8,"time":"\#(time)","hint":"cleared"}"#),
         (
             EventLine(
                 .config(
@@ -100,6 +101,7 @@ import Testing
             (#"{"event":"end","seq":1,"frames":"many"}"#, "event: frames is not an integer"),
             (#"{"event":"added","seq":1,"frame":2,"item":{"kind":"barcode","payload":"x","confidence":1}}"#, "item: bounds.topLeft is not [x, y]"),
             (#"{"event":"removed","seq":1,"frame":2,"item":{"kind":"sound","payload":"x"}}"#, "item: unknown kind"),
+            (#"{"event":"guidance","seq":1,"hint":"smile"}"#, "guidance: unknown hint smile"),
             (#"{"event":"config","seq":1,"roi":[0,0,1],"quality":"fast","types":[],"single":true}"#, "config: roi is not [x, y, width, height]"),
         ]
         for (line, reason) in cases {
