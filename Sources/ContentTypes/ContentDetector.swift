@@ -16,113 +16,43 @@ public struct ContentMatch: Sendable, Equatable {
 
 /// Finds what a line of recognized text *is*: Vision's `textContentType` for Linux.
 ///
-/// Phone numbers come from libphonenumber's matcher after OCR digit repair, then pass the rules a
-/// person applies when reading a flyer: a number labelled as an order, invoice or reference number, a
-/// price, a date, or a bare run of digits with no phone-like grouping is not a phone number.
+/// An ordered list of finders (`ContentFinder`, as zxing's MultiFormatReader holds its readers), each
+/// asked only where a type it finds is wanted, and each taking only what the earlier ones left: a
+/// link's or an address's characters are nothing else, a tracking number's digits are no amount and
+/// no phone number, an amount's no phone number. Phone numbers come last, from libphonenumber's
+/// matcher after OCR digit repair, and pass the rules a person applies when reading a flyer
+/// (`PhoneContext`).
 public struct ContentDetector: Sendable {
     public let contentTypes: Set<TextContentType>
-    let phones: PhoneNumberFinder
-
-    /// The kiosk's country (ISO 3166 alpha-2): phone numbers without a country code, and which
-    /// currency `$` names.
-    let region: String
+    /// The finders of the wanted types, in the order they are asked.
+    let finders: [any ContentFinder]
 
     public init(contentTypes: Set<TextContentType>, defaultRegion: String = "US") throws(ScannerError) {
         self.contentTypes = contentTypes
-        region = defaultRegion.uppercased()
-        self.phones = try PhoneNumberFinder(defaultRegion: defaultRegion)
+        // The kiosk's country (ISO 3166 alpha-2): phone numbers without a country code, which
+        // currency `$` names, how a date is written.
+        let region = defaultRegion.uppercased()
+        let all: [any ContentFinder] = [
+            WebFinder(), TrackingNumberFinder(), FlightNumberFinder(), MoneyFinder(region: region), StreetAddressFinder(),
+            DateTimeFinder(region: region), PhoneFinder(phones: try PhoneNumberFinder(defaultRegion: defaultRegion)),
+        ]
+        finders = all.filter { !$0.types.isDisjoint(with: contentTypes) }
     }
 
     /// Every match in `line`, in order of position.
     public func matches(in line: String) -> [ContentMatch] {
         let bytes = Array(line.utf8)
         var found: [ContentMatch] = []
-        if contentTypes.contains(.emailAddress) || contentTypes.contains(.url) {
-            let web = Array(OCRCorrections.repairingDomainCommas(in: line).utf8)
-            let emails = WebIdentifiers.emailAddresses(in: web).map { Self.transcribed($0, from: bytes) }
-            if contentTypes.contains(.emailAddress) { found += emails }
-            if contentTypes.contains(.url) {
-                found += WebIdentifiers.urls(in: web).map { Self.transcribed($0, from: bytes) }.filter { url in
-                    !emails.contains { $0.utf8Range.overlaps(url.utf8Range) }
-                }
-            }
-        }
-        // Each later finder takes only what the earlier ones left: a tracking number's digits are no
-        // amount and no phone number, an amount's no phone number.
         // Which bytes are taken, so that a long line's many matches cost their length, not its square.
         var taken = [Bool](repeating: false, count: bytes.count)
-        for match in found { for i in match.utf8Range.clamped(to: 0..<bytes.count) { taken[i] = true } }
-        func add(_ more: [ContentMatch]) {
-            let fresh = more.filter { match in !match.utf8Range.clamped(to: 0..<bytes.count).contains { taken[$0] } }
+        for finder in finders {
+            let fresh = finder.find(in: line, bytes: bytes, wanted: contentTypes).filter { match in
+                !match.utf8Range.clamped(to: 0..<bytes.count).contains { taken[$0] }
+            }
             for match in fresh { for i in match.utf8Range.clamped(to: 0..<bytes.count) { taken[i] = true } }
             found += fresh
         }
-        func transcript(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
-        if contentTypes.contains(.shipmentTrackingNumber) {
-            add(
-                TrackingNumbers.find(in: line).map { number in
-                    ContentMatch(
-                        contentType: .shipmentTrackingNumber, payload: number.number, transcript: transcript(number.utf8Range),
-                        utf8Range: number.utf8Range, parsed: .shipment(ShipmentTracking(carrier: number.carrier.rawValue, country: number.country)))
-                })
-        }
-        if contentTypes.contains(.flightNumber) {
-            add(
-                FlightNumbers.find(in: line).map { flight in
-                    ContentMatch(
-                        contentType: .flightNumber, payload: flight.payload, transcript: transcript(flight.utf8Range), utf8Range: flight.utf8Range,
-                        parsed: .flight(airline: flight.airline, number: flight.number))
-                })
-        }
-        if contentTypes.contains(.currency) {
-            add(
-                MoneyAmounts.find(in: line, region: region).map { money in
-                    ContentMatch(
-                        contentType: .currency, payload: "\(money.amount) \(money.currency)", transcript: transcript(money.utf8Range),
-                        utf8Range: money.utf8Range, parsed: .money(amount: money.amount, currency: money.currency))
-                })
-        }
-        if contentTypes.contains(.fullStreetAddress) {
-            // Streets and localities alone too: `StreetAddresses.assembled` joins a street to the
-            // locality on the line under it and drops what stays alone.
-            add(
-                StreetAddresses.find(in: line).map { found in
-                    ContentMatch(
-                        contentType: .fullStreetAddress, payload: found.address.payload, transcript: transcript(found.utf8Range),
-                        utf8Range: found.utf8Range, parsed: .address(found.address))
-                })
-        }
-        if contentTypes.contains(.dateTimeDuration) {
-            add(
-                DateTimes.find(in: line, region: region).map { found in
-                    ContentMatch(
-                        contentType: .dateTimeDuration, payload: found.iso8601, transcript: transcript(found.utf8Range), utf8Range: found.utf8Range,
-                        parsed: .dateTime(kind: found.kind.rawValue, iso8601: found.iso8601))
-                })
-        }
-        if contentTypes.contains(.telephoneNumber) { add(phoneNumbers(in: line, bytes: bytes)) }
         return found.sorted { $0.utf8Range.lowerBound < $1.utf8Range.lowerBound }
-    }
-
-    /// `match` with its transcript taken from the text as read (the match was made on repaired text
-    /// of the same byte length).
-    static func transcribed(_ match: ContentMatch, from bytes: [UInt8]) -> ContentMatch {
-        var match = match
-        match.transcript = String(decoding: bytes[match.utf8Range], as: UTF8.self)
-        return match
-    }
-
-    func phoneNumbers(in line: String, bytes: [UInt8]) -> [ContentMatch] {
-        let repaired = OCRCorrections.repairingDigits(in: line)
-        let repairedBytes = Array(repaired.utf8)
-        return phones.matches(in: repaired).compactMap { match in
-            guard match.utf8Range.upperBound <= bytes.count,
-                PhoneContext.accepts(match.utf8Range, in: repairedBytes)
-            else { return nil }
-            let transcript = String(decoding: bytes[match.utf8Range], as: UTF8.self)
-            return ContentMatch(
-                contentType: .telephoneNumber, payload: match.e164, transcript: transcript, utf8Range: match.utf8Range)
-        }
     }
 }
 
