@@ -181,7 +181,7 @@ public final class Pipeline: @unchecked Sendable {
             FrameObservations(
                 frame: frame.index, time: time, barcodes: found, text: read?.items, textIsRepeat: reading?.isRepeat ?? false,
                 textCarried: read?.carried ?? []))
-        guard let documents, documents.isDue(at: time) else { return actions }
+        guard let documents, documents.cadence.next(time: time) == .pass else { return actions }
         return actions + documentTracker.update(findDocuments(documents, frame, time: time), frame: frame.index, time: time)
     }
 
@@ -278,11 +278,15 @@ public final class Pipeline: @unchecked Sendable {
             while var frame = documentBox.take() {
                 takeStages(since: &documentGeneration, stages: [.documents])
                 guard let documents else { continue }
-                if let due = documents.nextPass, clock() < due {
-                    Thread.sleep(forTimeInterval: max(0, due - clock()))
+                var now = clock()
+                if case .wait(let until) = documents.cadence.next(time: now) {
+                    Thread.sleep(forTimeInterval: max(0, until - now))
+                    // A newer frame may have arrived meanwhile: look at that one.
                     frame = documentBox.takeIfPresent() ?? frame
+                    // The pass is due (a sleep that ended a hair early is not a reason to wait again).
+                    now = max(clock(), until)
+                    _ = documents.cadence.next(time: now)
                 }
-                let now = clock()
                 let found = findDocuments(documents, frame, time: now)
                 withLock {
                     guard !pause.paused, current.options.types.documents else { return }
