@@ -157,21 +157,15 @@ public final class Pipeline: @unchecked Sendable {
         takeStages(since: &barcodeGeneration, stages: [.barcodes, .text, .documents])
         framesScanned += 1
         guidanceChange = nil
-        // The frame at full resolution, decoded once for both stages (each decoded it for itself).
-        var decodedFull: GrayImage??
-        func fullResolution() -> GrayImage? {
-            if decodedFull == nil { decodedFull = .some(frame.fullResolution()) }
-            return decodedFull!
-        }
         metrics.record(.capture)
-        let found = scanBarcodes(frame, fullResolution: fullResolution)
+        let found = scanBarcodes(frame, fullResolution: frame.fullResolution)
         var reading: TextStage.PassText?
         if let text {
             cadence.clock = Self.cadence(current, pacing).clock
             let action = cadence.next(frame: frame.index, time: time, awaitsConfirmation: text.awaitsConfirmation)
             if action == .pass || action == .confirmingPass {
                 reading = readText(
-                    text, frame, fullResolution: fullResolution, believed: TextStage.believed(tracker.liveItems), time: time,
+                    text, frame, fullResolution: frame.fullResolution, believed: TextStage.believed(tracker.liveItems), time: time,
                     confirming: action == .confirmingPass)
                 if let sample = text.guidanceSample { guidanceChange = pause.guidance(after: sample) }
             }
@@ -229,7 +223,7 @@ public final class Pipeline: @unchecked Sendable {
                 heartbeat?.beat()
                 takeStages(since: &barcodeGeneration, stages: [.barcodes])
                 framesScanned += 1
-                let found = scanBarcodes(frame, fullResolution: { frame.fullResolution() })
+                let found = scanBarcodes(frame, fullResolution: frame.fullResolution)
                 idleHint.setIdle(barcodes.unchangedStreak >= Self.idleAfterFrames)
                 update(FrameObservations(frame: frame.index, time: clock(), barcodes: found, text: nil), from: barcodeGeneration, emit)
             }
@@ -252,7 +246,7 @@ public final class Pipeline: @unchecked Sendable {
                 let believed = TextStage.believed(liveItems)
                 withLock { textPassStarted = now }
                 let read = readText(
-                    text, frame, fullResolution: { frame.fullResolution() }, believed: believed, time: now, confirming: action == .confirmingPass)
+                    text, frame, fullResolution: frame.fullResolution, believed: believed, time: now, confirming: action == .confirmingPass)
                 if let sample = text.guidanceSample {
                     withLock {
                         guard let change = pause.guidance(after: sample) else { return }

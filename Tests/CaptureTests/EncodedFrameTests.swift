@@ -21,6 +21,24 @@ import Testing
         #expect(full.width == 1280 && full.height == 720)
     }
 
+    /// The barcode and text threads are handed copies of the same frame: the first to ask decodes it,
+    /// the other gets that image (the same pixel storage), not a decode of its own — asked one after
+    /// the other, or at once from two threads.
+    @Test func copiesOfAFrameShareOneDecode() async throws {
+        let jpeg = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("bench-1280x720.jpg")))
+        func storage(_ image: GrayImage?) -> UnsafeRawPointer? { image?.pixels.withUnsafeBytes { $0.baseAddress } }
+        let frame = reduced(EncodedFrame(bytes: jpeg, format: .mjpeg, width: 1280, height: 720, bytesPerLine: 0))
+        let copy = frame
+        let first = frame.fullResolution()
+        #expect(storage(first) != nil && storage(copy.fullResolution()) == storage(first))
+        let fresh = reduced(EncodedFrame(bytes: jpeg, format: .mjpeg, width: 1280, height: 720, bytesPerLine: 0))
+        let (a, b) = (fresh, fresh)
+        async let one = Task.detached { a.fullResolution() }.value
+        async let two = Task.detached { b.fullResolution() }.value
+        let (x, y) = await (one, two)
+        #expect(x?.width == 1280 && storage(x) == storage(y))
+    }
+
     /// The documents' edges look in colour too (issue #53): a reduced MJPEG frame (or a replayed
     /// JPEG) decodes in colour at the processing image's size; a YUYV frame gives none.
     @Test func aReducedFramesColourIsAtTheProcessingSize() throws {

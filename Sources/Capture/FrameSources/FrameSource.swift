@@ -1,6 +1,7 @@
 import Foundation
 import ImageDecoding
 import ScannerCore
+import Synchronization
 
 /// One decoded frame from a source.
 public struct Frame: Sendable {
@@ -8,7 +9,7 @@ public struct Frame: Sendable {
     /// dequeued (stale ones too), a replay counts the frames of the clip (across loops).
     public var index: Int
     /// The frame as decoded: the processing image and the size the source sent.
-    public var decoded: DecodedImage
+    public let decoded: DecodedImage
     /// The processing image.
     public var image: GrayImage { decoded.image }
     /// The camera format the frame arrived in; nil for still images.
@@ -17,7 +18,10 @@ public struct Frame: Sendable {
     /// print from every pixel the camera sent, a few times a second, while barcodes are scanned on
     /// the reduced image on every frame. An MJPEG frame is ~100 KB; decoding it again costs only the
     /// passes that read.
-    public var encoded: EncodedFrame?
+    public let encoded: EncodedFrame?
+    /// The full-size decode, shared by every copy of this frame: the barcode and text threads are
+    /// handed copies of the same frame, and each would decode it for itself.
+    private let full = FullDecode()
 
     public init(index: Int, decoded: DecodedImage, format: PixelFormat?, encoded: EncodedFrame? = nil) {
         self.index = index
@@ -27,10 +31,11 @@ public struct Frame: Sendable {
     }
 
     /// The frame at its full size: `image` itself when it was not reduced, else `encoded` decoded
-    /// again; nil if that fails (the caller reads the reduced image instead).
+    /// again — once, whichever stage or thread asks first; the others wait for it and share it. Nil
+    /// if that fails (the caller reads the reduced image instead).
     public func fullResolution() -> GrayImage? {
         guard decoded.scale < 1, let encoded else { return decoded.image }
-        return try? encoded.decode().image
+        return full.value { try? encoded.decode().image }
     }
 
     /// The frame in colour at the processing image's size, where the camera sent colour and its bytes
@@ -39,6 +44,20 @@ public struct Frame: Sendable {
     public func color() -> ColorImage? {
         guard decoded.scale < 1, let color = try? encoded?.decodeColor(targetWidth: image.width) else { return nil }
         return color.width == image.width && color.height == image.height ? color : nil
+    }
+}
+
+/// A value made once, by the first caller, and then shared (`Frame.fullResolution`).
+final class FullDecode: Sendable {
+    private let state = Mutex<GrayImage??>(nil)
+
+    func value(_ make: () -> GrayImage?) -> GrayImage? {
+        state.withLock { state in
+            if let made = state { return made }
+            let made = make()
+            state = .some(made)
+            return made
+        }
     }
 }
 
