@@ -82,7 +82,7 @@ public final class Pipeline: @unchecked Sendable {
         self.pacing = pacing
         current = configuration
         tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
-        documentTracker = DocumentTracker(makeID: makeID)
+        documentTracker = DocumentTracker(configuration: .init(items: configuration.tracker), makeID: makeID)
         posted = Mutex((0, stages))
         barcodes = stages.barcodes
         text = stages.text

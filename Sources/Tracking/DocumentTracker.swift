@@ -19,13 +19,19 @@ public struct DocumentTracker: Sendable {
     public struct Configuration: Sendable, Equatable {
         public var confirmations = 2
         public var sameDocument = 0.5
-        public var moveThreshold = 0.02
-        public var gracePeriod = 0.8
-        /// Of the frame's size, as `moveThreshold`: a held card's jitter between passes (0.1 s apart)
-        /// stays within it on the footage.
-        public var agreement = 0.02
+        /// As the items' (`TrackerConfiguration`): a document is told to have moved, and is gone,
+        /// when any item would be.
+        public var moveThreshold: Double
+        public var gracePeriod: Double
+        /// Of the frame's size, as `moveThreshold` and the same: a held card's jitter between passes
+        /// (0.1 s apart) stays within it on the footage.
+        public var agreement: Double
 
-        public init() {}
+        public init(items: TrackerConfiguration = TrackerConfiguration()) {
+            moveThreshold = items.moveThreshold
+            gracePeriod = items.gracePeriod
+            agreement = items.moveThreshold
+        }
     }
 
     struct Track {
