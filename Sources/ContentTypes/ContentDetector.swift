@@ -33,7 +33,7 @@ public struct ContentDetector: Sendable {
         // currency `$` names, how a date is written.
         let region = defaultRegion.uppercased()
         let all: [any ContentFinder] = [
-            WebFinder(), TrackingNumberFinder(), FlightNumberFinder(), MoneyFinder(region: region), StreetAddressFinder(),
+            WebFinder(wanted: contentTypes), TrackingNumberFinder(), FlightNumberFinder(), MoneyFinder(region: region), StreetAddressFinder(),
             DateTimeFinder(region: region), PhoneFinder(phones: try PhoneNumberFinder(defaultRegion: defaultRegion)),
         ]
         finders = all.filter { !$0.types.isDisjoint(with: contentTypes) }
@@ -46,7 +46,7 @@ public struct ContentDetector: Sendable {
         // Which bytes are taken, so that a long line's many matches cost their length, not its square.
         var taken = [Bool](repeating: false, count: bytes.count)
         for finder in finders {
-            let fresh = finder.find(in: line, bytes: bytes, wanted: contentTypes).filter { match in
+            let fresh = finder.find(in: line, bytes: bytes).filter { match in
                 !match.utf8Range.clamped(to: 0..<bytes.count).contains { taken[$0] }
             }
             for match in fresh { for i in match.utf8Range.clamped(to: 0..<bytes.count) { taken[i] = true } }

@@ -4,8 +4,8 @@ import ScannerCore
 protocol ContentFinder: Sendable {
     /// The content types it finds.
     var types: Set<TextContentType> { get }
-    /// Its matches in `line` (`bytes`: the line's UTF-8) of the `wanted` types.
-    func find(in line: String, bytes: [UInt8], wanted: Set<TextContentType>) -> [ContentMatch]
+    /// Its matches in `line` (`bytes`: the line's UTF-8).
+    func find(in line: String, bytes: [UInt8]) -> [ContentMatch]
 }
 
 extension ContentFinder {
@@ -13,11 +13,16 @@ extension ContentFinder {
     func transcript(_ range: Range<Int>, of bytes: [UInt8]) -> String { String(decoding: bytes[range], as: UTF8.self) }
 }
 
-/// E-mail addresses and links, found together: a link is not the domain of an address.
+/// E-mail addresses and links (those of `types` wanted), found together: a link is not the domain
+/// of an address.
 struct WebFinder: ContentFinder {
-    let types: Set<TextContentType> = [.emailAddress, .url]
+    let types: Set<TextContentType>
 
-    func find(in line: String, bytes: [UInt8], wanted: Set<TextContentType>) -> [ContentMatch] {
+    init(wanted: Set<TextContentType>) {
+        types = wanted.intersection([.emailAddress, .url])
+    }
+
+    func find(in line: String, bytes: [UInt8]) -> [ContentMatch] {
         // Matched on text with OCR's commas in domains repaired (the same byte length), transcribed from the line as read.
         let web = Array(OCRCorrections.repairingDomainCommas(in: line).utf8)
         func transcribed(_ match: ContentMatch) -> ContentMatch {
@@ -26,8 +31,8 @@ struct WebFinder: ContentFinder {
             return match
         }
         let emails = WebIdentifiers.emailAddresses(in: web).map(transcribed)
-        var found = wanted.contains(.emailAddress) ? emails : []
-        if wanted.contains(.url) {
+        var found = types.contains(.emailAddress) ? emails : []
+        if types.contains(.url) {
             found += WebIdentifiers.urls(in: web).map(transcribed).filter { url in !emails.contains { $0.utf8Range.overlaps(url.utf8Range) } }
         }
         return found
@@ -37,7 +42,7 @@ struct WebFinder: ContentFinder {
 struct TrackingNumberFinder: ContentFinder {
     let types: Set<TextContentType> = [.shipmentTrackingNumber]
 
-    func find(in line: String, bytes: [UInt8], wanted: Set<TextContentType>) -> [ContentMatch] {
+    func find(in line: String, bytes: [UInt8]) -> [ContentMatch] {
         TrackingNumbers.find(in: line).map { number in
             ContentMatch(
                 contentType: .shipmentTrackingNumber, payload: number.number, transcript: transcript(number.utf8Range, of: bytes),
@@ -49,7 +54,7 @@ struct TrackingNumberFinder: ContentFinder {
 struct FlightNumberFinder: ContentFinder {
     let types: Set<TextContentType> = [.flightNumber]
 
-    func find(in line: String, bytes: [UInt8], wanted: Set<TextContentType>) -> [ContentMatch] {
+    func find(in line: String, bytes: [UInt8]) -> [ContentMatch] {
         FlightNumbers.find(in: line).map { flight in
             ContentMatch(
                 contentType: .flightNumber, payload: flight.payload, transcript: transcript(flight.utf8Range, of: bytes),
@@ -63,7 +68,7 @@ struct MoneyFinder: ContentFinder {
     let types: Set<TextContentType> = [.currency]
     let region: String
 
-    func find(in line: String, bytes: [UInt8], wanted: Set<TextContentType>) -> [ContentMatch] {
+    func find(in line: String, bytes: [UInt8]) -> [ContentMatch] {
         MoneyAmounts.find(in: line, region: region).map { money in
             ContentMatch(
                 contentType: .currency, payload: "\(money.amount) \(money.currency)", transcript: transcript(money.utf8Range, of: bytes),
@@ -77,7 +82,7 @@ struct MoneyFinder: ContentFinder {
 struct StreetAddressFinder: ContentFinder {
     let types: Set<TextContentType> = [.fullStreetAddress]
 
-    func find(in line: String, bytes: [UInt8], wanted: Set<TextContentType>) -> [ContentMatch] {
+    func find(in line: String, bytes: [UInt8]) -> [ContentMatch] {
         StreetAddresses.find(in: line).map { found in
             ContentMatch(
                 contentType: .fullStreetAddress, payload: found.address.payload, transcript: transcript(found.utf8Range, of: bytes),
@@ -91,7 +96,7 @@ struct DateTimeFinder: ContentFinder {
     let types: Set<TextContentType> = [.dateTimeDuration]
     let region: String
 
-    func find(in line: String, bytes: [UInt8], wanted: Set<TextContentType>) -> [ContentMatch] {
+    func find(in line: String, bytes: [UInt8]) -> [ContentMatch] {
         DateTimes.find(in: line, region: region).map { found in
             ContentMatch(
                 contentType: .dateTimeDuration, payload: found.iso8601, transcript: transcript(found.utf8Range, of: bytes),
@@ -106,7 +111,7 @@ struct PhoneFinder: ContentFinder {
     let types: Set<TextContentType> = [.telephoneNumber]
     let phones: PhoneNumberFinder
 
-    func find(in line: String, bytes: [UInt8], wanted: Set<TextContentType>) -> [ContentMatch] {
+    func find(in line: String, bytes: [UInt8]) -> [ContentMatch] {
         let repaired = OCRCorrections.repairingDigits(in: line)
         let repairedBytes = Array(repaired.utf8)
         return phones.matches(in: repaired).compactMap { match in

@@ -180,7 +180,7 @@ public final class Pipeline: @unchecked Sendable {
     }
 
     /// What the last `process` said about guidance, to be emitted after its item events.
-    private(set) var guidanceChange: GuidanceAdvisor.Change?
+    private(set) var guidanceChange: Guidance?
     /// The generation of the stages this pipeline's barcode (and, every frame, text) stage is from.
     private var barcodeGeneration = 0
     private var textGeneration = 0
@@ -425,7 +425,7 @@ struct PauseState {
     }
 
     /// What clients are to be told about guidance after `sample` (`GuidanceAdvisor`); nothing while paused.
-    mutating func guidance(after sample: GuidanceSample) -> GuidanceAdvisor.Change? {
+    mutating func guidance(after sample: GuidanceSample) -> Guidance? {
         paused ? nil : advisor.observe(sample)
     }
 }

@@ -95,11 +95,8 @@ public struct GuidanceAdvisor: Sendable {
         return nil
     }
 
-    /// What clients are to be told.
-    public typealias Change = Guidance
-
     /// What clients should now be told, if anything.
-    public mutating func observe(_ sample: GuidanceSample) -> Change? {
+    public mutating func observe(_ sample: GuidanceSample) -> Guidance? {
         let wanted = Self.hint(for: sample, configuration)
         if wanted == candidate {
             candidateCount += 1
@@ -112,7 +109,7 @@ public struct GuidanceAdvisor: Sendable {
         else { return nil }
         current = wanted
         lastChange = sample.time
-        return wanted.map(Change.hint) ?? .cleared
+        return wanted.map(Guidance.hint) ?? .cleared
     }
 
     /// Recognition paused or the source went away: the hint no longer applies. Returns whether

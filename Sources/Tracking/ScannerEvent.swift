@@ -1,3 +1,5 @@
+import ScannerCore
+
 /// What the scanner reports, in order: the one vocabulary of the pipeline, the event hub and every
 /// transport. A frame source's own events (which carry images) stay in Capture; the pipeline turns
 /// them into these.
@@ -13,5 +15,5 @@ public enum ScannerEvent: Sendable {
     /// Recognition was paused (after `removed` for everything it was tracking) or resumed.
     case recognition(paused: Bool)
     /// What the person at the kiosk should do (`GuidanceAdvisor`), or that it no longer applies.
-    case guidance(GuidanceAdvisor.Change)
+    case guidance(Guidance)
 }

@@ -50,7 +50,7 @@ import Tracking
 
     @Test func aHintHoldsForThreeSamplesAndChangesAtMostOnceASecond() {
         var advisor = GuidanceAdvisor()
-        var said: [(Double, GuidanceAdvisor.Change)] = []
+        var said: [(Double, Guidance)] = []
         func feed(_ samples: [GuidanceSample]) { for s in samples { if let change = advisor.observe(s) { said.append((s.time, change)) } } }
         // One dark frame among bright ones is noise.
         feed([Self.sample(0.0), Self.sample(0.1, brightness: 20, held: true), Self.sample(0.2), Self.sample(0.3)])
