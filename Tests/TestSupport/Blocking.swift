@@ -8,14 +8,20 @@ public func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) as
     try await Task(executorPreference: BlockingExecutor.shared) { try body() }.value
 }
 
-/// Threads for blocking test code: a concurrent dispatch queue, which adds threads as its jobs block.
+/// Threads for blocking test code, and for the servers the tests run in process.
+///
+/// Each job goes to a serial queue of its own, which dispatch serves from its overcommitting pool:
+/// a thread is found for it even while every other one is blocked. A concurrent queue's pool is
+/// sized to the cores and grows only when fewer threads than cores are runnable: with the
+/// recognition tests keeping both cores busy, a server's job waited there behind clients blocked in
+/// `read` for longer than the server's own timeouts (a connection refused after waiting 5 s for a
+/// 1.5 s answer).
 public final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
     public static let shared = BlockingExecutor()
-    private let queue = DispatchQueue(label: "scannerd.tests.blocking", attributes: .concurrent)
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
-        queue.async { job.runSynchronously(on: executor) }
+        DispatchQueue(label: "scannerd.tests.blocking").async { job.runSynchronously(on: executor) }
     }
 }
