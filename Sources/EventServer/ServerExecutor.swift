@@ -8,11 +8,11 @@ import Dispatch
 public final class ServerExecutor: TaskExecutor, @unchecked Sendable {
     public static let shared = ServerExecutor()
 
-    private let queue = DispatchQueue(label: "scannerd.event-server", attributes: .concurrent)
-
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
-        queue.async { job.runSynchronously(on: executor) }
+        // A serial queue per job is served from dispatch's overcommitting pool, which finds a thread
+        // even while all others block; a concurrent queue's pool stays at the core count on Linux.
+        DispatchQueue(label: "scannerd.event-server").async { job.runSynchronously(on: executor) }
     }
 }
