@@ -19,17 +19,24 @@ public struct PresenceDetector: Sendable {
         /// A scene that stays still this long (s) is the new scene behind: a card laid on the desk
         /// becomes part of it. A card held in a hand is never that still (`stillBelow`).
         public var settleAfter = 5.0
-        /// The scene is still while no cell changes by more than this many levels from one sample to
-        /// the next (after the overall change in exposure): a hand's tremor moves a card's edges by
-        /// more.
+        /// The scene is still while no cell changes by more than this many levels over `stillOver`
+        /// (after the overall change in exposure): a hand's tremor moves a card's edges by more.
         public var stillBelow = 4.0
+        /// Seconds between the samples compared for stillness, whatever the rate frames come at: a
+        /// tremor moves a card less from one frame to the next at 30 fps than over a tenth of a
+        /// second, and a card must not settle into the desk sooner because more frames are looked
+        /// at. A tenth of a second: the spacing of the text passes at `balanced` (every third frame
+        /// at 30 fps) and of the document passes (`DocumentCadence.interval`), whose samples this
+        /// rule was measured on.
+        public var stillOver = 0.1
 
         public init() {}
     }
 
     public let configuration: Configuration
     private var behind: [Double]?
-    private var previous: [Double]?
+    /// The last sample compared for stillness, and its time.
+    private var previous: (cells: [Double], time: Double)?
     private var stillSince: Double?
     /// The share of the frame that differed from the scene behind at the last sample.
     public private(set) var changedShare = 0.0
@@ -71,20 +78,26 @@ public struct PresenceDetector: Sendable {
     /// Whether something is held up in the frame whose thumbnail is `thumbnail`, at `time` (s).
     public mutating func observe(_ thumbnail: [UInt8], time: Double) -> Bool {
         let cells = thumbnail.map(Double.init)
-        defer { previous = cells }
         guard let behind, behind.count == cells.count, !cells.isEmpty else {
             // The first frame, or another size: the scene behind is this one.
             self.behind = cells
+            previous = (cells, time)
             stillSince = time
             changedShare = 0
             changed = [Bool](repeating: false, count: cells.count)
             return false
         }
-        let moved = previous.map { Self.largestChange(from: $0, to: cells) } ?? 0
-        if moved < configuration.stillBelow {
-            stillSince = stillSince ?? time
+        // A frame's time from a replay's clock may fall a hair short of the spacing, hence the tolerance.
+        if let previous, previous.cells.count == cells.count, time - previous.time < configuration.stillOver - 1e-6 {
+            // Too soon after the last sample to say whether the scene moved: stillness as it was.
         } else {
-            stillSince = nil
+            let moved = previous.map { $0.cells.count == cells.count ? Self.largestChange(from: $0.cells, to: cells) : 0 } ?? 0
+            if moved < configuration.stillBelow {
+                stillSince = stillSince ?? time
+            } else {
+                stillSince = nil
+            }
+            previous = (cells, time)
         }
         if let since = stillSince, time - since >= configuration.settleAfter {
             self.behind = cells

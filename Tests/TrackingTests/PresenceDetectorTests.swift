@@ -85,4 +85,32 @@ import Tracking
         #expect(laidSays.prefix(Int(settle * 10) - 2).allSatisfy { $0 } && !laidSays.suffix(10).contains(true), "\(laidSays)")
         #expect(heldSays.allSatisfy { $0 })
     }
+
+    /// A hand's slow sway, looked at every frame at 30 fps, is as much motion as looked at ten times a
+    /// second: a card that moves 3 levels from one frame to the next moves 8 over a tenth of a
+    /// second, and never settles into the desk (issue #55: one presence detector sees every frame,
+    /// where the text stage's saw only its passes).
+    @Test func aSwayingCardDoesNotSettleHoweverOftenItIsLookedAt() {
+        // A flat desk at 100, a card at 150 over columns 10..<20 of rows 8..<20, its right edge's
+        // column covered by `w` of the card as the hand sways (0 → 1 → 0 every 1.2 s).
+        func frame(time: Double) -> [UInt8] {
+            let phase = time.truncatingRemainder(dividingBy: 1.2) / 0.6
+            let w = phase <= 1 ? phase : 2 - phase
+            return (0..<1024).map { cell in
+                let (row, column) = (cell / 32, cell % 32)
+                guard row >= 8 && row < 20 else { return 100 }
+                if column >= 10 && column < 20 { return 150 }
+                return column == 20 ? UInt8((100 + 50 * w).rounded()) : 100
+            }
+        }
+        let settle = PresenceDetector.Configuration().settleAfter
+        for fps in [10.0, 30.0] {
+            var presence = PresenceDetector()
+            _ = presence.observe([UInt8](repeating: 100, count: 1024), time: 0)
+            let samples = Int((settle + 2) * fps)
+            let says = (1...samples).map { n in presence.observe(frame(time: Double(n) / fps), time: Double(n) / fps) }
+            let notHeld = says.indices.filter { !says[$0] }.prefix(3).map { Double($0 + 1) / fps }
+            #expect(notHeld.isEmpty, "at \(fps) fps: not held up at \(notHeld) s")
+        }
+    }
 }
