@@ -37,10 +37,12 @@ final class BarcodeStage: @unchecked Sendable {
             options: configuration.options, sceneChange: configuration.sceneChange, fullResolution: configuration.barcodesAtFullResolution)
     }
 
-    /// - Parameter detail: the frame at full resolution (decoded only when scanned at full resolution).
-    func scan(_ image: GrayImage, detail: () -> GrayImage? = { nil }) -> [RecognizedItem] {
+    /// - Parameters:
+    ///   - look: the frame's look (`FrameLooker`); its thumbnail tells a still scene.
+    ///   - detail: the frame at full resolution (decoded only when scanned at full resolution).
+    func scan(_ image: GrayImage, look: FrameLook, detail: () -> GrayImage? = { nil }) -> [RecognizedItem] {
         // A static scene (a kiosk with nobody in front of it) costs a thumbnail, not a scan.
-        let thumbnail = FrameMetrics.thumbnail(image)
+        let thumbnail = look.thumbnail
         let changed = !gate.isUnchanged(thumbnail)
         if changed {
             unchangedStreak = 0

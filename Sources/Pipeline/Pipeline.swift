@@ -36,15 +36,11 @@ public final class Pipeline: @unchecked Sendable {
         /// Nil when documents are not wanted.
         var documents: DocumentStage?
 
-        /// `kept`: the stages in force. What knows the scene behind (`PresenceDetector`) is kept — the
-        /// document stage while documents are still wanted, the text stage's presence watch — since
-        /// one built anew would take a card held up at that moment for the desk.
+        /// `kept`: the stages in force (the text stage's networks are taken over; the document stage,
+        /// while documents are still wanted, keeps its cadence).
         init(_ configuration: SequenceConfiguration, metrics: PipelineMetrics, kept: Stages? = nil) throws(ScannerError) {
             barcodes = try BarcodeStage(configuration: configuration)
-            text =
-                configuration.options.types.wantsText
-                ? try TextStage(
-                    configuration: configuration, metrics: metrics, presence: kept?.text?.presence ?? PresenceWatch(), kept: kept?.text) : nil
+            text = configuration.options.types.wantsText ? try TextStage(configuration: configuration, metrics: metrics, kept: kept?.text) : nil
             documents = configuration.options.types.documents ? kept?.documents ?? DocumentStage() : nil
         }
     }
@@ -74,6 +70,9 @@ public final class Pipeline: @unchecked Sendable {
     private var documents: DocumentStage?
     private var cadence: TextCadence
     private var framesScanned = 0
+    /// Looks at each frame as it enters, for every stage (`FrameLook`); the thread frames enter on
+    /// owns it (`everyFrame`: the caller's; `newestFrame`: the capture thread).
+    private var looker = FrameLooker()
 
     public init(
         configuration: SequenceConfiguration, pacing: Pacing, makeID: @escaping @Sendable () -> UUID = { UUID() }
@@ -158,14 +157,15 @@ public final class Pipeline: @unchecked Sendable {
         framesScanned += 1
         guidanceChange = nil
         metrics.record(.capture)
-        let found = scanBarcodes(frame, fullResolution: frame.fullResolution)
+        let look = looker.look(at: frame.image, time: time)
+        let found = scanBarcodes(frame, look: look)
         var reading: TextStage.PassText?
         if let text {
             cadence.clock = Self.cadence(current, pacing).clock
             let action = cadence.next(frame: frame.index, time: time, awaitsConfirmation: text.awaitsConfirmation)
             if action == .pass || action == .confirmingPass {
                 reading = readText(
-                    text, frame, fullResolution: frame.fullResolution, believed: TextStage.believed(tracker.liveItems), time: time,
+                    text, LookedFrame(frame: frame, look: look), believed: TextStage.believed(tracker.liveItems), time: time,
                     confirming: action == .confirmingPass)
                 if let sample = text.guidanceSample { guidanceChange = pause.guidance(after: sample) }
             }
@@ -176,7 +176,7 @@ public final class Pipeline: @unchecked Sendable {
                 frame: frame.index, time: time, barcodes: found, text: read?.items, textIsRepeat: reading?.isRepeat ?? false,
                 textCarried: read?.carried ?? []))
         guard let documents, documents.cadence.next(time: time) == .pass else { return actions }
-        return actions + documentTracker.update(findDocuments(documents, frame, time: time), frame: frame.index, time: time)
+        return actions + documentTracker.update(findDocuments(documents, LookedFrame(frame: frame, look: look)), frame: frame.index, time: time)
     }
 
     /// What the last `process` said about guidance, to be emitted after its item events.
@@ -212,41 +212,41 @@ public final class Pipeline: @unchecked Sendable {
     private func runNewestFrame(
         _ source: FrameSource, clock: @escaping @Sendable () -> Double, heartbeat: Heartbeat?, emit: @escaping @Sendable (ScannerEvent) -> Void
     ) {
-        let barcodeBox = Mailbox<Frame>()
-        let textBox = Mailbox<Frame>()
-        let documentBox = Mailbox<Frame>()
+        let barcodeBox = Mailbox<LookedFrame>()
+        let textBox = Mailbox<LookedFrame>()
+        let documentBox = Mailbox<LookedFrame>()
         let workers = DispatchGroup()
         // The barcode thread only calls `setIdle`, which sources make thread-safe.
         nonisolated(unsafe) let idleHint = source
         startWorker(workers, name: "scannerd-barcodes") { [self] in
-            while let frame = barcodeBox.take() {
+            while let looked = barcodeBox.take() {
                 heartbeat?.beat()
                 takeStages(since: &barcodeGeneration, stages: [.barcodes])
                 framesScanned += 1
-                let found = scanBarcodes(frame, fullResolution: frame.fullResolution)
+                let found = scanBarcodes(looked.frame, look: looked.look)
                 idleHint.setIdle(barcodes.unchangedStreak >= Self.idleAfterFrames)
-                update(FrameObservations(frame: frame.index, time: clock(), barcodes: found, text: nil), from: barcodeGeneration, emit)
+                update(FrameObservations(frame: looked.frame.index, time: clock(), barcodes: found, text: nil), from: barcodeGeneration, emit)
             }
         }
         // The text thread runs even when no text type is wanted yet: a `set` or a reload may ask for
         // text later, and frames reach it only while some text type is wanted.
         startWorker(workers, name: "scannerd-text") { [self] in
-            while var frame = textBox.take() {
+            while var looked = textBox.take() {
                 takeStages(since: &textGeneration, stages: [.text])
                 guard let text else { continue }
                 cadence.clock = Self.cadence(configuration, pacing).clock
-                var action = cadence.next(frame: frame.index, time: clock(), awaitsConfirmation: text.awaitsConfirmation)
+                var action = cadence.next(frame: looked.frame.index, time: clock(), awaitsConfirmation: text.awaitsConfirmation)
                 if case .wait(let until) = action {
                     Thread.sleep(forTimeInterval: max(0, until - clock()))
                     // A newer frame may have arrived meanwhile: read that one.
-                    frame = textBox.takeIfPresent() ?? frame
-                    action = cadence.next(frame: frame.index, time: clock(), awaitsConfirmation: text.awaitsConfirmation)
+                    looked = textBox.takeIfPresent() ?? looked
+                    action = cadence.next(frame: looked.frame.index, time: clock(), awaitsConfirmation: text.awaitsConfirmation)
                 }
+                let frame = looked.frame
                 let now = clock()
                 let believed = TextStage.believed(liveItems)
                 withLock { textPassStarted = now }
-                let read = readText(
-                    text, frame, fullResolution: frame.fullResolution, believed: believed, time: now, confirming: action == .confirmingPass)
+                let read = readText(text, looked, believed: believed, time: now, confirming: action == .confirmingPass)
                 if let sample = text.guidanceSample {
                     withLock {
                         guard let change = pause.guidance(after: sample) else { return }
@@ -269,23 +269,24 @@ public final class Pipeline: @unchecked Sendable {
         // scan, and the text thread's passes (reading lines: 100 ms and more) come too seldom for a
         // document to be added within half a second.
         startWorker(workers, name: "scannerd-documents") { [self] in
-            while var frame = documentBox.take() {
+            while var looked = documentBox.take() {
                 takeStages(since: &documentGeneration, stages: [.documents])
                 guard let documents else { continue }
                 var now = clock()
                 if case .wait(let until) = documents.cadence.next(time: now) {
                     Thread.sleep(forTimeInterval: max(0, until - now))
                     // A newer frame may have arrived meanwhile: look at that one.
-                    frame = documentBox.takeIfPresent() ?? frame
+                    looked = documentBox.takeIfPresent() ?? looked
                     // The pass is due (a sleep that ended a hair early is not a reason to wait again).
                     now = max(clock(), until)
                     _ = documents.cadence.next(time: now)
                 }
-                let found = findDocuments(documents, frame, time: now)
+                let found = findDocuments(documents, looked)
+                let index = looked.frame.index
                 withLock {
                     guard !pause.paused, current.options.types.documents else { return }
-                    pause.lastFrame = max(pause.lastFrame, frame.index)
-                    for action in documentTracker.update(found, frame: frame.index, time: now) { emit(.item(action, frame: frame.index)) }
+                    pause.lastFrame = max(pause.lastFrame, index)
+                    for action in documentTracker.update(found, frame: index, time: now) { emit(.item(action, frame: index)) }
                 }
             }
         }
@@ -295,10 +296,11 @@ public final class Pipeline: @unchecked Sendable {
                 metrics.record(.capture)
                 // Paused: the source skips frames itself (`setPaused`); one already on its way is dropped.
                 if withLock({ pause.paused }) { return }
-                barcodeBox.put(frame)
+                let looked = LookedFrame(frame: frame, look: looker.look(at: frame.image, time: clock()))
+                barcodeBox.put(looked)
                 let wanted = posted.withLock { ($0.stages.text != nil, $0.stages.documents != nil) }
-                if wanted.0 { textBox.put(frame) }
-                if wanted.1 { documentBox.put(frame) }
+                if wanted.0 { textBox.put(looked) }
+                if wanted.1 { documentBox.put(looked) }
             },
             removeAll: { [self] in removeAll() }, locked: { withLock($0) },
             beforeEnd: {
@@ -357,27 +359,27 @@ public final class Pipeline: @unchecked Sendable {
         if taken.contains(.documents) { documents = stages.1.documents }
     }
 
-    /// The document stage's pass on `frame`, timed.
-    private func findDocuments(_ documents: DocumentStage, _ frame: Frame, time: Double) -> [(quad: Quad, score: Double)] {
-        metrics.measure(.documents) { documents.find(in: frame.image, color: frame.color, time: time) }
+    /// The document stage's pass on a frame, timed.
+    private func findDocuments(_ documents: DocumentStage, _ looked: LookedFrame) -> [(quad: Quad, score: Double)] {
+        metrics.measure(.documents) { documents.find(in: looked.frame.image, look: looked.look, color: looked.frame.color) }
     }
 
     /// The barcode stage's items for `frame`, timed, single-item mode applied.
-    private func scanBarcodes(_ frame: Frame, fullResolution: () -> GrayImage?) -> [RecognizedItem] {
+    private func scanBarcodes(_ frame: Frame, look: FrameLook) -> [RecognizedItem] {
         let scansBefore = barcodes.scans
         let found = metrics.measure(
-            .barcodes, { barcodes.scan(frame.image, detail: fullResolution) }, ran: { _ in barcodes.scans > scansBefore })
+            .barcodes, { barcodes.scan(frame.image, look: look, detail: frame.fullResolution) }, ran: { _ in barcodes.scans > scansBefore })
         metrics.failures(.barcodes, total: barcodes.readFailures.count)
         return selectSingle(found, selectionConfiguration)
     }
 
     /// The text stage's pass on `frame`, timed.
-    private func readText(
-        _ text: TextStage, _ frame: Frame, fullResolution: () -> GrayImage?, believed: Set<String>, time: Double, confirming: Bool
-    ) -> TextStage.PassText? {
+    private func readText(_ text: TextStage, _ looked: LookedFrame, believed: Set<String>, time: Double, confirming: Bool) -> TextStage.PassText? {
         let passesBefore = text.passes
+        let frame = looked.frame
         let reading = metrics.measure(
-            .text, { text.read(frame.image, detail: fullResolution, believed: believed, time: time, confirming: confirming) },
+            .text,
+            { text.read(frame.image, look: looked.look, detail: frame.fullResolution, believed: believed, time: time, confirming: confirming) },
             ran: { _ in text.passes > passesBefore })
         metrics.failures(.detection, total: text.detectionFailures.count)
         metrics.failures(.reading, total: text.readFailures)

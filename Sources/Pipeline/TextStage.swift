@@ -32,11 +32,6 @@ final class TextStage: @unchecked Sendable {
     /// What the last `read` measured, for guidance (`GuidanceAdvisor`).
     private(set) var guidanceSample: GuidanceSample?
     private var previous: (thumbnail: [UInt8], time: Double)?
-    /// Whether something is held up, text found on it or not: guidance for a card too dark to read.
-    /// Kept across the stages `Pipeline.reconfigure` builds (`Stages`): a new one would learn the scene
-    /// behind from the frame with the card in it.
-    let presence: PresenceWatch
-    private var lastSharpness = 0.0
     /// Where the detector looks on each pass, and at what scale (`TextLooks`).
     private var looks = TextLooks()
     /// The quads of the lines the last detection found (full-resolution pixels): `looks`' evidence.
@@ -76,12 +71,8 @@ final class TextStage: @unchecked Sendable {
     /// (a `set` of types or of the region of interest), its detector and recognizers are taken over:
     /// no network is loaded again (0.2–0.6 s). The text thread uses the two stages one after the
     /// other, never at once.
-    init(
-        configuration: SequenceConfiguration, metrics: PipelineMetrics? = nil, presence: PresenceWatch = PresenceWatch(),
-        kept: TextStage? = nil
-    ) throws(ScannerError) {
+    init(configuration: SequenceConfiguration, metrics: PipelineMetrics? = nil, kept: TextStage? = nil) throws(ScannerError) {
         self.metrics = metrics
-        self.presence = presence
         var textOptions = configuration.options
         textOptions.types.symbologies = []
         if let kept, Self.readsAlike(kept.configuration, configuration) {
@@ -119,11 +110,11 @@ final class TextStage: @unchecked Sendable {
     ///   - confirming: a confirming pass (`awaitsConfirmation`): only the lines awaiting their
     ///     confirming read are read, and nil is returned when none is found.
     func read(
-        _ image: GrayImage, detail: () -> GrayImage? = { nil }, believed: Set<String>? = nil, time: Double, confirming: Bool = false
+        _ image: GrayImage, look: FrameLook, detail: () -> GrayImage? = { nil }, believed: Set<String>? = nil, time: Double,
+        confirming: Bool = false
     ) -> PassText? {
-        let thumbnail = FrameMetrics.thumbnail(image)
-        let heldUp = presence.detector.observe(thumbnail, time: time)
-        defer { guidanceSample = sample(thumbnail, heldUp: heldUp, time: time) }
+        let thumbnail = look.thumbnail
+        defer { guidanceSample = sample(look, time: time) }
         let unchanged = gate.isUnchanged(thumbnail)
         if Self.skipsStillFrame(
             unchanged: unchanged, pendingLines: schedule.hasPendingLines, stillFor: sceneReadAt.map { time - $0 } ?? 0)
@@ -135,8 +126,7 @@ final class TextStage: @unchecked Sendable {
             repeated.isRepeat = true
             return repeated
         }
-        lastSharpness = FrameMetrics.sharpness(image)
-        if lastSharpness < configuration.minimumSharpness {
+        if look.sharpness < configuration.minimumSharpness {
             skippedBlurred += 1
             // Not read; but guidance needs to know whether text is in view (a dark or blurred card
             // scores low here, and so does a blank frame): the lines are looked for on each.
@@ -156,7 +146,7 @@ final class TextStage: @unchecked Sendable {
         // costliest to read: a rule line or an edge straightened to the reading height is a long
         // strip that took Tesseract 100–200 ms to read as nothing. Measured on the footage (2026-11-22, five
         // clips): 75 such reads, a fifth of the reading time, none typed.
-        let lines = detectLines(in: full, heldUp: heldUp, time: time).filter { $0.glyphs >= Self.minimumGlyphs }
+        let lines = detectLines(in: full, heldUp: look.heldUpRegion, time: time).filter { $0.glyphs >= Self.minimumGlyphs }
         lastLines = lines.map(\.quad)
         // Guidance's evidence of text in view is the classical detector's (`lookForLinesForGuidance`).
         lookForLinesForGuidance(in: full, measured: true, time: time)
@@ -247,13 +237,14 @@ final class TextStage: @unchecked Sendable {
     }
 
     /// The lines of `full` (the frame at full resolution), found where `looks` says to look.
-    private func detectLines(in full: GrayImage, heldUp: Bool, time: Double) -> [TextLine] {
+    /// `heldUp`: where something is held up (`FrameLook.heldUpRegion`).
+    private func detectLines(in full: GrayImage, heldUp: NormalizedRect?, time: Double) -> [TextLine] {
         let area = scanner.options.regionOfInterest.pixelRect(width: full.width, height: full.height)
         guard let input = scanner.detectionInput(for: area) else {
             wholeFrameLooks += 1
             return timed(.detection) { scanner.textLines(in: full) }
         }
-        let region = heldUp ? presence.detector.changedRegion.map { $0.pixelRect(width: full.width, height: full.height) } : nil
+        let region = heldUp.map { $0.pixelRect(width: full.width, height: full.height) }
         var found: [TextLine] = []
         for look in looks.plan(area: area, input: input, heldUp: region, lines: lastLines, time: time) {
             if look.rect == area { wholeFrameLooks += 1 } else { windowLooks += 1 }
@@ -287,7 +278,8 @@ final class TextStage: @unchecked Sendable {
         linesSeen = (time, measured ? tallest : (linesSeen?.glyphHeight ?? .infinity))
     }
 
-    private func sample(_ thumbnail: [UInt8], heldUp: Bool, time: Double) -> GuidanceSample {
+    private func sample(_ look: FrameLook, time: Double) -> GuidanceSample {
+        let thumbnail = look.thumbnail
         defer { previous = (thumbnail, time) }
         let count = Double(max(1, thumbnail.count))
         // Change per 30th of a second: passes come every few frames, at a pace of their own.
@@ -298,10 +290,9 @@ final class TextStage: @unchecked Sendable {
             } ?? 0
         let recent = linesSeen.flatMap { time - $0.time <= Self.guidanceLinesLast ? $0 : nil }
         return GuidanceSample(
-            time: time, textInView: recent != nil, brightness: Double(thumbnail.reduce(0) { $0 + Int($1) }) / count,
-            saturated: Double(thumbnail.filter { $0 >= 254 }.count) / count, sharpness: lastSharpness, motion: motion,
-            largestGlyphHeight: recent.flatMap { $0.glyphHeight.isFinite ? $0.glyphHeight : nil },
-            somethingHeldUp: heldUp)
+            time: time, textInView: recent != nil, brightness: look.brightness, saturated: look.saturated, sharpness: look.sharpness,
+            motion: motion, largestGlyphHeight: recent.flatMap { $0.glyphHeight.isFinite ? $0.glyphHeight : nil },
+            somethingHeldUp: look.heldUp)
     }
 
     private func timed<T>(_ stage: PipelineMetrics.Stage, _ body: () -> T) -> T {
@@ -367,10 +358,4 @@ final class TextStage: @unchecked Sendable {
     static func believed(_ live: [TrackedItem]) -> Set<String> {
         Set(live.filter { $0.item.kind == .text }.map { key($0.item) })
     }
-}
-
-/// The text stage's `PresenceDetector`, handed from one generation of stages to the next. Used only
-/// by the thread that runs the text stage, as the stage is.
-final class PresenceWatch: @unchecked Sendable {
-    var detector = PresenceDetector()
 }

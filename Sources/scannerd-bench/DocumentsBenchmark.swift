@@ -118,13 +118,16 @@ enum DocumentsBenchmark {
         let firstInView = truth.firstWhollyInView
         var tally = Tally()
         let stage = DocumentStage(detector: detector)
+        var looker = FrameLooker()
         loop: while true {
             switch source.next() {
             case .frame(let frame):
                 let image = frame.decoded.image
                 let start = Date()
-                // What the pipeline finds on a pass (every frame here, not ten a second).
-                let candidates = stage.find(in: image, color: frame.color, time: Double(frame.index) / 30)
+                // What the pipeline finds on a pass (every frame here, not ten a second), the frame's
+                // look (`FrameLooker`: whether and where something is held up) included.
+                let look = looker.look(at: image, time: Double(frame.index) / 30)
+                let candidates = stage.find(in: image, look: look, color: frame.color)
                 tally.seconds += Date().timeIntervalSince(start)
                 tally.frames += 1
                 let sighting = truth.sighting(at: frame.index)

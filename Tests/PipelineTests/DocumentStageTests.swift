@@ -20,8 +20,9 @@ import Testing
         }
         let held = scene.renderColor(page: page, desk: desk, margin: 12.5)
         let stage = DocumentStage()
-        _ = stage.find(in: empty.luma, color: { withColour ? empty : nil }, time: 0)
-        let found = stage.find(in: held.luma, color: { withColour ? held : nil }, time: 0.2)
+        var looker = FrameLooker()
+        _ = stage.find(in: empty.luma, look: looker.look(at: empty.luma, time: 0), color: { withColour ? empty : nil })
+        let found = stage.find(in: held.luma, look: looker.look(at: held.luma, time: 0.2), color: { withColour ? held : nil })
         return found.first.map { $0.quad.corners.map { Point(x: $0.x * 640, y: $0.y * 480) } }
     }
 

@@ -127,10 +127,11 @@ import Tracking
         configuration.textReaders = { readers }
         let stage = try TextStage(configuration: configuration)
         let card = try card()
-        _ = stage.read(card, time: 0)
+        var looker = FrameLooker()
+        _ = stage.read(card, look: looker.look(at: card, time: 0), time: 0)
         #expect(stage.guidanceSample?.textInView == true, "the card's lines are seen")
         let blank = GrayImage(width: card.width, height: card.height, pixels: [UInt8](repeating: 128, count: card.width * card.height))
-        _ = stage.read(blank, time: 0.2)
+        _ = stage.read(blank, look: looker.look(at: blank, time: 0.2), time: 0.2)
         #expect(stage.guidanceSample?.textInView == false)
     }
 

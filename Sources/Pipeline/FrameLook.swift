@@ -1,0 +1,54 @@
+import Capture
+import ScannerCore
+import Tracking
+
+/// What the pipeline learns from a frame before any stage reads it: looked at once, where the
+/// frame enters the pipeline (`FrameLooker`), and handed to every stage with the frame — the
+/// scene gates' thumbnail, the guidance's measures, whether something is held up and where.
+public struct FrameLook: Sendable, Equatable {
+    /// 32×32 box means of the processing image (`FrameMetrics.thumbnail`): what the scene gates
+    /// compare (`SceneChangeGate`).
+    public var thumbnail: [UInt8]
+    /// `FrameMetrics.sharpness` of the processing image.
+    public var sharpness: Double
+    /// Mean luma, 0…255 (of the thumbnail's cells).
+    public var brightness: Double
+    /// The share of the thumbnail's cells at luma 254 or more: blown out.
+    public var saturated: Double
+    /// Whether something is held up in front of the camera (`PresenceDetector`).
+    public var heldUp: Bool
+    /// Which of the thumbnail's cells differ from the scene behind (row-major): where something is
+    /// held up. All false when nothing is.
+    public var changed: [Bool]
+    /// The smallest region holding what is held up (`PresenceDetector.changedRegion`); nil when
+    /// nothing is.
+    public var heldUpRegion: NormalizedRect?
+}
+
+/// Looks at each frame once, on the thread frames enter the pipeline on: one `PresenceDetector`
+/// for every stage, kept across reconfigurations (stages built anew would take a card held up at
+/// that moment for the desk).
+public struct FrameLooker: Sendable {
+    private var presence = PresenceDetector()
+
+    public init() {}
+
+    /// The look at `image` (the processing image) at `time` (the trackers' clock, seconds).
+    public mutating func look(at image: GrayImage, time: Double) -> FrameLook {
+        let thumbnail = FrameMetrics.thumbnail(image)
+        let heldUp = presence.observe(thumbnail, time: time)
+        let cells = Double(max(1, thumbnail.count))
+        return FrameLook(
+            thumbnail: thumbnail, sharpness: FrameMetrics.sharpness(image),
+            brightness: Double(thumbnail.reduce(0) { $0 + Int($1) }) / cells,
+            saturated: Double(thumbnail.count { $0 >= 254 }) / cells, heldUp: heldUp,
+            changed: heldUp ? presence.changed : [Bool](repeating: false, count: thumbnail.count),
+            heldUpRegion: heldUp ? presence.changedRegion : nil)
+    }
+}
+
+/// A frame and its look, as the stages' threads take them.
+struct LookedFrame: Sendable {
+    var frame: Frame
+    var look: FrameLook
+}
