@@ -5,17 +5,20 @@ import ScannerCore
 import Synchronization
 import Tracking
 
-/// Frames from a source in, `ScannerEvent`s out: the barcode stage, the text stage behind its
-/// cadence (`TextCadence`), single-item selection and one tracker, in either of two pacings:
+/// Frames from a source in, `ScannerEvent`s out: each frame looked at once (`FrameLooker`), then the
+/// barcode stage, the text stage behind its cadence (`TextCadence`) and the document stage behind
+/// its own (`DocumentCadence`), each one step (`barcodeStep`, `textStep`, `documentStep`: a frame and
+/// its look in, observations out) whose result is committed to the trackers under one lock
+/// (`TrackingState.commit`: items, then documents, then guidance, in order). The pacing chooses only
+/// the threads the steps run on:
 ///
 /// - `everyFrame`: every frame in order on the caller's thread, the trackers' clock the frame's
 ///   index over `fps` (a replay at `--pace none`, tests): every decision a function of the frame,
 ///   the same events on every run.
-/// - `newestFrame`: the live pipeline on 2 cores. The caller's thread captures; one thread scans
-///   barcodes on the newest frame whenever it is free, one reads text on the newest frame at the
-///   cadence's pace. Hand-offs keep only the newest frame (`Mailbox`), so capture never waits and
-///   nothing queues behind a busy stage. Both stages feed the tracker under the lock, which also
-///   orders the events.
+/// - `newestFrame`: the live pipeline on 2 cores. The caller's thread captures and looks; one thread
+///   scans barcodes on the newest frame whenever it is free, one reads text on the newest frame at
+///   the cadence's pace, one looks for documents. Hand-offs keep only the newest frame (`Mailbox`),
+///   so capture never waits and nothing queues behind a busy stage.
 ///
 /// Stages are built in one place (`Stages`), at start and by `reconfigure`, which throws when they
 /// cannot be (issue #42: they were built in four places, and a failure was dropped).
@@ -51,15 +54,9 @@ public final class Pipeline: @unchecked Sendable {
     /// A second of unchanged frames on the barcode thread lets the camera decode half of them.
     static let idleAfterFrames = 30
 
-    // Guarded by `lock`: the configuration in force, the tracker, the pause rule.
-    private let lock = NSLock()
-    private var current: SequenceConfiguration
-    private var tracker: ItemTracker
-    /// The documents held up (`DocumentStage`): items of their own kind, beside the tracker's.
-    private var documentTracker: DocumentTracker
-    private var pause = PauseState()
-    /// When the text pass in progress began (nil: none is; `FrameObservations.textPassStarted`).
-    private var textPassStarted: Double?
+    /// The configuration in force, the trackers and the pause rule, shared by the stages' threads
+    /// and the control calls (`TrackingState`).
+    private let state: Mutex<TrackingState>
 
     /// Stages built by `reconfigure`, with a generation each stage's thread compares with its own:
     /// a change applies from the next frame that thread takes, without a pause.
@@ -73,15 +70,20 @@ public final class Pipeline: @unchecked Sendable {
     /// Looks at each frame as it enters, for every stage (`FrameLook`); the thread frames enter on
     /// owns it (`everyFrame`: the caller's; `newestFrame`: the capture thread).
     private var looker = FrameLooker()
+    /// The generation of the stages each thread runs (`everyFrame`: the barcode one, for all three).
+    private var barcodeGeneration = 0
+    private var textGeneration = 0
+    private var documentGeneration = 0
 
     public init(
         configuration: SequenceConfiguration, pacing: Pacing, makeID: @escaping @Sendable () -> UUID = { UUID() }
     ) throws(ScannerError) {
         let stages = try Stages(configuration, metrics: metrics)
         self.pacing = pacing
-        current = configuration
-        tracker = ItemTracker(configuration: configuration.tracker, makeID: makeID)
-        documentTracker = DocumentTracker(configuration: .init(items: configuration.tracker), makeID: makeID)
+        state = Mutex(
+            TrackingState(
+                configuration: configuration, tracker: ItemTracker(configuration: configuration.tracker, makeID: makeID),
+                documents: DocumentTracker(configuration: .init(items: configuration.tracker), makeID: makeID)))
         posted = Mutex((0, stages))
         barcodes = stages.barcodes
         text = stages.text
@@ -90,9 +92,9 @@ public final class Pipeline: @unchecked Sendable {
     }
 
     /// The configuration in force.
-    public var configuration: SequenceConfiguration { withLock { current } }
+    public var configuration: SequenceConfiguration { state.withLock { $0.configuration } }
 
-    public var liveItems: [TrackedItem] { withLock { tracker.liveItems + documentTracker.live } }
+    public var liveItems: [TrackedItem] { state.withLock { $0.tracker.liveItems + $0.documents.live } }
 
     /// The stages' counters; read them after `run` returns (the stages' threads write them unlocked).
     public var statistics: SequenceStatistics {
@@ -102,30 +104,23 @@ public final class Pipeline: @unchecked Sendable {
         return s
     }
 
+    /// Why the text networks did not load, when the text stage in force reads without them (the models
+    /// beside the binary damaged: `SequenceConfiguration.lineModelRequired`); nil when they did, or
+    /// none were asked for.
+    public var textModelFailure: String? { posted.withLock { $0.stages.text?.modelFailure } }
+
     /// Builds the stages `configuration` needs, on the caller's thread, and applies them from the
     /// next frame each stage takes; selection and tracking settings at once. Throws, changing
     /// nothing, when a stage cannot be built (a model or language gone since the start). Building
     /// takes 0.06–0.22 s (Tesseract, the networks; docs/benchmarks.md), so the stages in force are
     /// kept when they serve the new configuration (only tracking or single-item mode changed).
     /// Callable from any thread, while `run` runs.
-    /// Why the text networks did not load, when the text stage in force reads without them (the models
-    /// beside the binary damaged: `SequenceConfiguration.lineModelRequired`); nil when they did, or
-    /// none were asked for.
-    public var textModelFailure: String? { posted.withLock { $0.stages.text?.modelFailure } }
-
     public func reconfigure(_ configuration: SequenceConfiguration) throws(ScannerError) {
         if !configuration.buildsTheSameStages(as: self.configuration) {
             let stages = try Stages(configuration, metrics: metrics, kept: posted.withLock { $0.stages })
             posted.withLock { $0 = ($0.generation + 1, stages) }
         }
-        withLock {
-            current = configuration
-            tracker.configuration = configuration.tracker
-            // No longer looked for: the documents clients were told about are gone now, not never.
-            if !configuration.options.types.documents {
-                for action in documentTracker.removeAll() { pause.emit?(.item(action, frame: pause.lastFrame)) }
-            }
-        }
+        state.withLock { $0.configure(configuration) }
     }
 
     /// Pauses or resumes recognition (`pause` / `resume`). Pausing removes every item (`removed`
@@ -133,84 +128,68 @@ public final class Pipeline: @unchecked Sendable {
     /// (`recognition(paused: false)`); what is still in view is then added again. Saying what already
     /// holds changes nothing and emits nothing. Callable from any thread, while `run` runs.
     public func setPaused(_ paused: Bool) {
-        withLock { pause.set(paused) { removeAll() } }
+        state.withLock { $0.setPaused(paused) }
     }
 
     /// Runs until the source ends or is cancelled; `emit` is called in order, with the lock held.
     /// `heartbeat` is beaten once per frame the barcode stage takes: proof for the watchdog that
     /// frames arrive and recognition is not stuck.
     public func run(source: FrameSource, heartbeat: Heartbeat? = nil, emit: @escaping @Sendable (ScannerEvent) -> Void) {
-        withLock { pause.emit = emit }
-        defer { withLock { pause.emit = nil } }
+        state.withLock { $0.pause.emit = emit }
+        defer { state.withLock { $0.pause.emit = nil } }
+        let sourceSaid = { [self] (event: ScannerEvent, removingAllAt: Int?) in
+            state.withLock { $0.sourceSaid(event, removingAllAt: removingAllAt) }
+        }
         switch pacing {
-        case .everyFrame(let fps): runEveryFrame(source, fps: fps, heartbeat: heartbeat, emit: emit)
-        case .newestFrame(let clock): runNewestFrame(source, clock: clock, heartbeat: heartbeat, emit: emit)
+        case .everyFrame(let fps):
+            runSource(
+                source,
+                frame: { frame in
+                    heartbeat?.beat()
+                    _ = process(frame, time: Double(frame.index) / fps)
+                }, sourceSaid: sourceSaid)
+        case .newestFrame(let clock): runNewestFrame(source, clock: clock, heartbeat: heartbeat, sourceSaid: sourceSaid)
         }
     }
+
+    /// Ends everything that is still live (end of a file source, shutdown).
+    public func finish() -> [TrackerAction] { state.withLock { $0.removeAll() } }
 
     // MARK: Every frame
 
-    /// One frame through both stages and the tracker (`everyFrame`); `time` is the trackers' clock
-    /// in seconds. With `run`, the lock is held; a test may call it directly.
+    /// One frame through every stage and the trackers (`everyFrame`); `time` is the trackers' clock
+    /// in seconds. What it changed is emitted (with `run`) and returned; a test may call it directly.
     public func process(_ frame: Frame, time: Double) -> [TrackerAction] {
+        guard !state.withLock({ $0.pause.paused }) else { return [] }
         takeStages(since: &barcodeGeneration, stages: [.barcodes, .text, .documents])
+        let configuration = self.configuration
         framesScanned += 1
-        guidanceChange = nil
         metrics.record(.capture)
-        let look = looker.look(at: frame.image, time: time)
-        let found = scanBarcodes(frame, look: look)
-        var reading: TextStage.PassText?
+        let looked = LookedFrame(frame: frame, look: looker.look(at: frame.image, time: time))
+        var step = StepResult(frame: frame.index, time: time, generation: barcodeGeneration)
+        var observations = FrameObservations(frame: frame.index, time: time, barcodes: barcodeStep(looked, configuration), text: nil)
         if let text {
-            cadence.clock = Self.cadence(current, pacing).clock
+            cadence.clock = Self.cadence(configuration, pacing).clock
             let action = cadence.next(frame: frame.index, time: time, awaitsConfirmation: text.awaitsConfirmation)
             if action == .pass || action == .confirmingPass {
-                reading = readText(
-                    text, LookedFrame(frame: frame, look: look), believed: TextStage.believed(tracker.liveItems), time: time,
-                    confirming: action == .confirmingPass)
-                if let sample = text.guidanceSample { guidanceChange = pause.guidance(after: sample) }
+                let believed = state.withLock { TextStage.believed($0.tracker.liveItems) }
+                let pass = textStep(text, looked, configuration, believed: believed, time: time, confirming: action == .confirmingPass)
+                observations.text = pass.reading?.items
+                observations.textIsRepeat = pass.reading?.isRepeat ?? false
+                observations.textCarried = pass.reading?.carried ?? []
+                step.guidance = pass.guidance
             }
         }
-        let read = reading.map { selectSingle($0, current) }
-        let actions = tracker.update(
-            FrameObservations(
-                frame: frame.index, time: time, barcodes: found, text: read?.items, textIsRepeat: reading?.isRepeat ?? false,
-                textCarried: read?.carried ?? []))
-        guard let documents, documents.cadence.next(time: time) == .pass else { return actions }
-        return actions + documentTracker.update(findDocuments(documents, LookedFrame(frame: frame, look: look)), frame: frame.index, time: time)
-    }
-
-    /// What the last `process` said about guidance, to be emitted after its item events.
-    private(set) var guidanceChange: Guidance?
-    /// The generation of the stages this pipeline's barcode (and, every frame, text) stage is from.
-    private var barcodeGeneration = 0
-    private var textGeneration = 0
-    private var documentGeneration = 0
-
-    /// Ends everything that is still live (end of a file source, shutdown).
-    public func finish() -> [TrackerAction] { removeAll() }
-
-    /// Every item and document gone (the lock held).
-    private func removeAll() -> [TrackerAction] { tracker.removeAll() + documentTracker.removeAll() }
-
-    private func runEveryFrame(_ source: FrameSource, fps: Double, heartbeat: Heartbeat?, emit: @escaping @Sendable (ScannerEvent) -> Void) {
-        runSource(
-            source,
-            frame: { frame in
-                heartbeat?.beat()
-                withLock {
-                    guard !pause.paused else { return }
-                    pause.lastFrame = frame.index
-                    for action in process(frame, time: Double(frame.index) / fps) { emit(.item(action, frame: frame.index)) }
-                    if let guidanceChange { emit(.guidance(guidanceChange)) }
-                }
-            },
-            removeAll: finish, locked: { withLock($0) }, emit: emit)
+        step.observations = observations
+        if let documents, documents.cadence.next(time: time) == .pass { step.documents = documentStep(documents, looked) }
+        return commit(step)
     }
 
     // MARK: Newest frame
 
     private func runNewestFrame(
-        _ source: FrameSource, clock: @escaping @Sendable () -> Double, heartbeat: Heartbeat?, emit: @escaping @Sendable (ScannerEvent) -> Void
+        _ source: FrameSource, clock: @escaping @Sendable () -> Double, heartbeat: Heartbeat?,
+        sourceSaid: @escaping (ScannerEvent, Int?) -> Void
     ) {
         let barcodeBox = Mailbox<LookedFrame>()
         let textBox = Mailbox<LookedFrame>()
@@ -223,9 +202,12 @@ public final class Pipeline: @unchecked Sendable {
                 heartbeat?.beat()
                 takeStages(since: &barcodeGeneration, stages: [.barcodes])
                 framesScanned += 1
-                let found = scanBarcodes(looked.frame, look: looked.look)
+                let found = barcodeStep(looked, configuration)
                 idleHint.setIdle(barcodes.unchangedStreak >= Self.idleAfterFrames)
-                update(FrameObservations(frame: looked.frame.index, time: clock(), barcodes: found, text: nil), from: barcodeGeneration, emit)
+                let index = looked.frame.index
+                var step = StepResult(frame: index, time: clock(), generation: barcodeGeneration)
+                step.observations = FrameObservations(frame: index, time: step.time, barcodes: found, text: nil)
+                commit(step)
             }
         }
         // The text thread runs even when no text type is wanted yet: a `set` or a reload may ask for
@@ -234,6 +216,7 @@ public final class Pipeline: @unchecked Sendable {
             while var looked = textBox.take() {
                 takeStages(since: &textGeneration, stages: [.text])
                 guard let text else { continue }
+                let configuration = self.configuration
                 cadence.clock = Self.cadence(configuration, pacing).clock
                 var action = cadence.next(frame: looked.frame.index, time: clock(), awaitsConfirmation: text.awaitsConfirmation)
                 if case .wait(let until) = action {
@@ -242,27 +225,24 @@ public final class Pipeline: @unchecked Sendable {
                     looked = textBox.takeIfPresent() ?? looked
                     action = cadence.next(frame: looked.frame.index, time: clock(), awaitsConfirmation: text.awaitsConfirmation)
                 }
-                let frame = looked.frame
                 let now = clock()
-                let believed = TextStage.believed(liveItems)
-                withLock { textPassStarted = now }
-                let read = readText(text, looked, believed: believed, time: now, confirming: action == .confirmingPass)
-                if let sample = text.guidanceSample {
-                    withLock {
-                        guard let change = pause.guidance(after: sample) else { return }
-                        emit(.guidance(change))
-                    }
+                // Until the pass's step is committed, its lines are not judged absent.
+                let believed = state.withLock { s in
+                    s.textPassStarted = now
+                    return TextStage.believed(s.tracker.liveItems)
                 }
-                // The pass's update ends it (`update`): until then its lines are not judged absent.
-                guard let reading = read else {
-                    withLock { textPassStarted = nil }
-                    continue
+                let pass = textStep(text, looked, configuration, believed: believed, time: now, confirming: action == .confirmingPass)
+                let index = looked.frame.index
+                var step = StepResult(frame: index, time: clock(), generation: textGeneration)
+                step.guidance = pass.guidance
+                if let reading = pass.reading {
+                    step.observations = FrameObservations(
+                        frame: index, time: step.time, barcodes: nil, text: reading.items, textIsRepeat: reading.isRepeat,
+                        textCarried: reading.carried)
+                } else {
+                    step.endsTextPass = true
                 }
-                let selected = selectSingle(reading, configuration)
-                update(
-                    FrameObservations(
-                        frame: frame.index, time: clock(), barcodes: nil, text: selected.items, textIsRepeat: reading.isRepeat,
-                        textCarried: selected.carried), from: textGeneration, emit)
+                commit(step)
             }
         }
         // Documents on a thread of their own: a pass (~15 ms) on the barcode thread would slow every
@@ -281,13 +261,9 @@ public final class Pipeline: @unchecked Sendable {
                     now = max(clock(), until)
                     _ = documents.cadence.next(time: now)
                 }
-                let found = findDocuments(documents, looked)
-                let index = looked.frame.index
-                withLock {
-                    guard !pause.paused, current.options.types.documents else { return }
-                    pause.lastFrame = max(pause.lastFrame, index)
-                    for action in documentTracker.update(found, frame: index, time: now) { emit(.item(action, frame: index)) }
-                }
+                var step = StepResult(frame: looked.frame.index, time: now, generation: documentGeneration)
+                step.documents = documentStep(documents, looked)
+                commit(step)
             }
         }
         runSource(
@@ -295,37 +271,19 @@ public final class Pipeline: @unchecked Sendable {
             frame: { frame in
                 metrics.record(.capture)
                 // Paused: the source skips frames itself (`setPaused`); one already on its way is dropped.
-                if withLock({ pause.paused }) { return }
+                if state.withLock({ $0.pause.paused }) { return }
                 let looked = LookedFrame(frame: frame, look: looker.look(at: frame.image, time: clock()))
                 barcodeBox.put(looked)
                 let wanted = posted.withLock { ($0.stages.text != nil, $0.stages.documents != nil) }
                 if wanted.0 { textBox.put(looked) }
                 if wanted.1 { documentBox.put(looked) }
             },
-            removeAll: { [self] in removeAll() }, locked: { withLock($0) },
             beforeEnd: {
                 barcodeBox.close()
                 textBox.close()
                 documentBox.close()
                 workers.wait()
-            }, emit: emit)
-    }
-
-    /// One stage thread's observations into the tracker, in order, with the lock held.
-    /// `generation`: that of the stages that read the frame.
-    private func update(_ observations: FrameObservations, from generation: Int, _ emit: (ScannerEvent) -> Void) {
-        withLock {
-            var observations = observations
-            if observations.text == nil { observations.textPassStarted = textPassStarted } else { textPassStarted = nil }
-            // A frame read while recognition was being paused: what it saw is no longer wanted.
-            guard !pause.paused else { return }
-            // Read by stages a `set` or a reload has since replaced: it may hold types no longer asked
-            // for, and clients may have been told of the change (its `config` event follows
-            // `reconfigure`): a QR code was added after `types` became phone numbers alone.
-            guard generation == posted.withLock({ $0.generation }) else { return }
-            pause.lastFrame = max(pause.lastFrame, observations.frame)
-            for action in tracker.update(observations) { emit(.item(action, frame: observations.frame)) }
-        }
+            }, sourceSaid: sourceSaid)
     }
 
     /// Recognizers block (zxing-cpp, Tesseract, the networks): they get threads of their own, never
@@ -340,7 +298,7 @@ public final class Pipeline: @unchecked Sendable {
         thread.start()
     }
 
-    // MARK: Both pacings
+    // MARK: Both pacings: one step per stage
 
     /// Which of the stages a thread runs.
     struct StageSet: OptionSet {
@@ -359,22 +317,23 @@ public final class Pipeline: @unchecked Sendable {
         if taken.contains(.documents) { documents = stages.1.documents }
     }
 
-    /// The document stage's pass on a frame, timed.
-    private func findDocuments(_ documents: DocumentStage, _ looked: LookedFrame) -> [(quad: Quad, score: Double)] {
-        metrics.measure(.documents) { documents.find(in: looked.frame.image, look: looked.look, color: looked.frame.color) }
-    }
-
-    /// The barcode stage's items for `frame`, timed, single-item mode applied.
-    private func scanBarcodes(_ frame: Frame, look: FrameLook) -> [RecognizedItem] {
+    /// The barcode stage's step: the frame's barcodes, timed, single-item mode applied.
+    private func barcodeStep(_ looked: LookedFrame, _ configuration: SequenceConfiguration) -> [RecognizedItem] {
         let scansBefore = barcodes.scans
+        let frame = looked.frame
         let found = metrics.measure(
-            .barcodes, { barcodes.scan(frame.image, look: look, detail: frame.fullResolution) }, ran: { _ in barcodes.scans > scansBefore })
+            .barcodes, { barcodes.scan(frame.image, look: looked.look, detail: frame.fullResolution) },
+            ran: { _ in barcodes.scans > scansBefore })
         metrics.failures(.barcodes, total: barcodes.readFailures.count)
-        return selectSingle(found, selectionConfiguration)
+        return selectSingle(found, configuration)
     }
 
-    /// The text stage's pass on `frame`, timed.
-    private func readText(_ text: TextStage, _ looked: LookedFrame, believed: Set<String>, time: Double, confirming: Bool) -> TextStage.PassText? {
+    /// The text stage's step, on a frame its cadence passed: the pass's reading (nil: not read),
+    /// timed, single-item mode applied, and what it measured for guidance.
+    private func textStep(
+        _ text: TextStage, _ looked: LookedFrame, _ configuration: SequenceConfiguration, believed: Set<String>, time: Double,
+        confirming: Bool
+    ) -> (reading: TextStage.PassText?, guidance: GuidanceSample?) {
         let passesBefore = text.passes
         let frame = looked.frame
         let reading = metrics.measure(
@@ -383,25 +342,117 @@ public final class Pipeline: @unchecked Sendable {
             ran: { _ in text.passes > passesBefore })
         metrics.failures(.detection, total: text.detectionFailures.count)
         metrics.failures(.reading, total: text.readFailures)
-        return reading
+        return (reading.map { selectSingle($0, configuration) }, text.guidanceSample)
     }
 
-    /// The configuration single-item selection follows: read under the lock on the stages' threads
-    /// (`newestFrame`), directly where the lock is already held (`everyFrame`).
-    private var selectionConfiguration: SequenceConfiguration {
-        if case .everyFrame = pacing { return current }
-        return configuration
+    /// The document stage's step: the documents held up in the frame, timed.
+    private func documentStep(_ documents: DocumentStage, _ looked: LookedFrame) -> [(quad: Quad, score: Double)] {
+        metrics.measure(.documents) { documents.find(in: looked.frame.image, look: looked.look, color: looked.frame.color) }
+    }
+
+    /// A step's result into the trackers, under the lock, its events emitted in order.
+    @discardableResult private func commit(_ step: StepResult) -> [TrackerAction] {
+        state.withLock { $0.commit(step, generation: posted.withLock { $0.generation }) }
     }
 
     private static func cadence(_ configuration: SequenceConfiguration, _ pacing: Pacing) -> TextCadence {
         let realTime = if case .newestFrame = pacing { true } else { false }
         return TextCadence(everyFrames: configuration.ocrEveryFrames, realTime: realTime)
     }
+}
 
-    private func withLock<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
+/// What one stage's step made of a frame, to be committed under the lock (`TrackingState.commit`).
+struct StepResult {
+    var frame: Int
+    /// The trackers' clock, seconds.
+    var time: Double
+    /// For the item tracker: barcodes, text or both; nil when the step has none (a text pass that
+    /// read nothing, a document pass).
+    var observations: FrameObservations?
+    /// What a text pass measured, for guidance.
+    var guidance: GuidanceSample?
+    /// What a document pass found.
+    var documents: [(quad: Quad, score: Double)]?
+    /// The generation of the stages that made it (`Pipeline.reconfigure`).
+    var generation: Int
+    /// A text pass ended without a reading: its lines may be judged absent again.
+    var endsTextPass = false
+
+    init(frame: Int, time: Double, generation: Int) {
+        self.frame = frame
+        self.time = time
+        self.generation = generation
+    }
+}
+
+/// What the pipeline's threads and its control calls share, under one `Mutex`: the configuration in
+/// force, the item and document trackers, the pause rule. Every change is made here and emitted in
+/// order, with the lock held (`pause.emit`, set while `run` runs).
+struct TrackingState {
+    var configuration: SequenceConfiguration
+    var tracker: ItemTracker
+    /// The documents held up (`DocumentStage`): items of their own kind, beside the tracker's.
+    var documents: DocumentTracker
+    var pause = PauseState()
+    /// When the text pass in progress began (nil: none is; `FrameObservations.textPassStarted`).
+    var textPassStarted: Double?
+
+    init(configuration: SequenceConfiguration, tracker: ItemTracker, documents: DocumentTracker) {
+        self.configuration = configuration
+        self.tracker = tracker
+        self.documents = documents
+    }
+
+    /// Every item and document gone.
+    mutating func removeAll() -> [TrackerAction] { tracker.removeAll() + documents.removeAll() }
+
+    /// A step's result: its items' changes, then its documents', then guidance's, each emitted. A
+    /// step made while recognition was being paused is dropped; so are observations made by stages a
+    /// `set` or a reload has since replaced (`generation`, that of the stages in force): they may hold
+    /// types no longer asked for, and clients may have been told of the change (its `config` event
+    /// follows `reconfigure`): a QR code was added after `types` became phone numbers alone.
+    mutating func commit(_ step: StepResult, generation: Int) -> [TrackerAction] {
+        var changes: [TrackerAction] = []
+        if var observations = step.observations {
+            if observations.text == nil { observations.textPassStarted = textPassStarted } else { textPassStarted = nil }
+            if !pause.paused, step.generation == generation {
+                pause.lastFrame = max(pause.lastFrame, step.frame)
+                changes += tracker.update(observations)
+            }
+        } else if step.endsTextPass {
+            textPassStarted = nil
+        }
+        guard !pause.paused else { return [] }
+        if let found = step.documents, configuration.options.types.documents {
+            pause.lastFrame = max(pause.lastFrame, step.frame)
+            changes += documents.update(found, frame: step.frame, time: step.time)
+        }
+        for action in changes { pause.emit?(.item(action, frame: step.frame)) }
+        if let sample = step.guidance, let change = pause.guidance(after: sample) { pause.emit?(.guidance(change)) }
+        return changes
+    }
+
+    /// The configuration `reconfigure` applies: tracking settings at once; documents no longer looked
+    /// for are gone now, not never.
+    mutating func configure(_ configuration: SequenceConfiguration) {
+        self.configuration = configuration
+        tracker.configuration = configuration.tracker
+        if !configuration.options.types.documents {
+            for action in documents.removeAll() { pause.emit?(.item(action, frame: pause.lastFrame)) }
+        }
+    }
+
+    mutating func setPaused(_ paused: Bool) {
+        // Removed only when pausing (`PauseState.set` asks for them then, and only then).
+        let removed = paused && !pause.paused ? removeAll() : []
+        pause.set(paused) { removed }
+    }
+
+    /// What the source said (`runSource`): everything it showed removed first when it went away or
+    /// ended (`removingAllAt`, the frame), then `event`.
+    mutating func sourceSaid(_ event: ScannerEvent, removingAllAt frame: Int?) {
+        if let frame { for action in removeAll() { pause.emit?(.item(action, frame: frame)) } }
+        pause.emit?(event)
     }
 }
 

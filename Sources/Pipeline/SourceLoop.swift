@@ -4,12 +4,13 @@ import Tracking
 
 /// The one loop over a frame source, for every pipeline: each frame to `frame`, and what the source
 /// itself says turned into events the same way everywhere — gone means everything it showed is gone
-/// (`removeAll`'s `removed` events, then `unavailable`); at its end, once `beforeEnd` has let the
-/// frames in flight finish, `removed` for what is left, then `end`. `locked` runs each such change
-/// as one step (`Pipeline` takes its tracker's lock there).
+/// (`sourceSaid(.sourceUnavailable, removingAllAt: the last frame)`: `removed` events, then
+/// `unavailable`); at its end, once `beforeEnd` has let the frames in flight finish, `removed` for
+/// what is left, then `end`. `sourceSaid` makes each such change one step (`Pipeline` makes it
+/// under its lock).
 func runSource(
-    _ source: FrameSource, frame: (Frame) -> Void, removeAll: @escaping () -> [TrackerAction],
-    locked: (() -> Void) -> Void = { $0() }, beforeEnd: () -> Void = {}, emit: @escaping (ScannerEvent) -> Void
+    _ source: FrameSource, frame: (Frame) -> Void, beforeEnd: () -> Void = {},
+    sourceSaid: (_ event: ScannerEvent, _ removingAllAt: Int?) -> Void
 ) {
     var lastFrame = 0
     while true {
@@ -18,19 +19,13 @@ func runSource(
             lastFrame = next.index
             frame(next)
         case .available:
-            locked { emit(.sourceAvailable) }
+            sourceSaid(.sourceAvailable, nil)
         case .unavailable(let reason):
             // The camera is gone: so is everything it was showing.
-            locked {
-                for action in removeAll() { emit(.item(action, frame: lastFrame)) }
-                emit(.sourceUnavailable(reason: reason))
-            }
+            sourceSaid(.sourceUnavailable(reason: reason), lastFrame)
         case .end:
             beforeEnd()
-            locked {
-                for action in removeAll() { emit(.item(action, frame: lastFrame)) }
-                emit(.end(frames: source.statistics.delivered))
-            }
+            sourceSaid(.end(frames: source.statistics.delivered), lastFrame)
             return
         }
     }

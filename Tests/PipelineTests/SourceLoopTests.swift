@@ -55,8 +55,11 @@ final class ScriptedSource: FrameSource, @unchecked Sendable {
         let removeAll = { () -> [TrackerAction] in live.removeFirst().map { .removed($0) } }
         var endedAfter: [Int]?
         runSource(
-            source, frame: { frames.append($0.index) }, removeAll: removeAll, beforeEnd: { endedAfter = frames },
-            emit: { events.append($0) })
+            source, frame: { frames.append($0.index) }, beforeEnd: { endedAfter = frames },
+            sourceSaid: { event, removingAllAt in
+                if let removingAllAt { events += removeAll().map { .item($0, frame: removingAllAt) } }
+                events.append(event)
+            })
         #expect(frames == [0, 1, 7] && endedAfter == [0, 1, 7])
         #expect(names(events).prefix(5) == ["available", "removed a@1", "removed b@1", "unavailable unplugged", "available"])
         #expect(names(events).suffix(2) == ["removed c@7", "end 3"])
