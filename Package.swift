@@ -236,15 +236,20 @@ let package = Package(
             name: "scannerd",
             dependencies: [
                 "ScannerCore", "ImageDecoding", "Recognition", "TextDetection", "DocumentDetection", "Capture", "DaemonConfiguration",
-                "Daemon", "ScannerProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Daemon", "ScannerProtocol", "CommandExit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
         .executableTarget(
             name: "scanctl",
-            dependencies: ["ScannerClient", "ScannerProtocol", "ScannerCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "CommandExit", "ScannerClient", "ScannerProtocol", "ScannerCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
+
+        // How the command-line tools end on an error: one rule for `scannerd` and `scanctl` (docs/cli.md).
+        .target(name: "CommandExit", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // `make bench`: per-stage costs, each against the naive way of calling the same library.
         .executableTarget(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandExit
 import Foundation
 import ScannerClient
 import ScannerCore
@@ -21,8 +22,6 @@ struct Scanctl: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
-        } catch let exit as ExitCode {
-            Foundation.exit(exit.rawValue)
         } catch let failure as ScannerConnection.Failure {
             FileHandle.standardError.write(Data("scanctl: \(failure)\n".utf8))
             switch failure {
@@ -30,13 +29,7 @@ struct Scanctl: ParsableCommand {
             default: Foundation.exit(1)
             }
         } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                print(fullMessage(for: error))
-                Foundation.exit(0)
-            }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-            Foundation.exit(2)
+            exit(after: error)
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandExit
 import Daemon
 import Foundation
 import ScannerCore
@@ -22,17 +23,8 @@ struct Scannerd: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-        } catch let exit as ExitCode {
-            Foundation.exit(exit.rawValue)
         } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                // --help / --version
-                print(fullMessage(for: error))
-                Foundation.exit(0)
-            }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-            Foundation.exit(code == .validationFailure || code == .failure ? 2 : code.rawValue == 64 ? 2 : code.rawValue)
+            exit(after: error)
         }
     }
 }
