@@ -26,7 +26,7 @@ public struct Rights: Sendable, Equatable {
 public final class RequestHandler: Sendable {
     let hub: EventHub
     let logger: Logger
-    let stats: @Sendable () -> [(String, JSONValue)]
+    let stats: @Sendable () -> StatsReply
     let configure: @Sendable (ConfigChange) async -> Result<Event.Configuration, Refusal>
     let capture: @Sendable (_ content: PhotoContent) async -> Result<CapturedPhoto, Refusal>
     let pause: @Sendable (_ paused: Bool) -> Result<Void, Refusal>
@@ -50,7 +50,7 @@ public final class RequestHandler: Sendable {
     }
 
     /// - Parameters:
-    ///   - stats: extra figures for the `stats` reply (source and pipeline counters).
+    ///   - stats: the `stats` reply's figures beyond the event hub's (the source, the stages, MQTT).
     ///   - configure: applies a `set` request to the pipeline and returns the configuration now in
     ///     force; it announces that to every client (the `config` event).
     ///   - capture: the next frame as JPEG, the current items drawn on it or the document held up in
@@ -58,7 +58,7 @@ public final class RequestHandler: Sendable {
     ///   - pause: pauses (true) or resumes recognition; the pipeline announces it (`paused`, `resumed`).
     public init(
         hub: EventHub, logger: Logger,
-        stats: @escaping @Sendable () -> [(String, JSONValue)] = { [] },
+        stats: @escaping @Sendable () -> StatsReply = { StatsReply() },
         configure: @escaping @Sendable (ConfigChange) async -> Result<Event.Configuration, Refusal> = { _ in
             .failure(Refusal("this daemon cannot be reconfigured"))
         },
@@ -92,19 +92,11 @@ public final class RequestHandler: Sendable {
         case .success(.items):
             return Reply.ok(echo, [("items", .array(hub.items.map { Event.Item($0).json }))])
         case .success(.stats):
-            return Reply.ok(
-                echo,
-                stats() + [
-                    (
-                        "events",
-                        .object([
-                            ("items", .integer(hub.items.count)), ("clients", .integer(hub.subscriberCount)),
-                            ("overflows", .integer(hub.overflows)), ("published", .integer(hub.published)),
-                            // Bytes waiting for all clients together: what the per-client budgets bound.
-                            ("queuedBytes", .integer(hub.queuedBytes)),
-                        ])
-                    )
-                ])
+            var figures = stats()
+            figures.events = StatsReply.Events(
+                items: hub.items.count, clients: hub.subscriberCount, overflows: hub.overflows, published: hub.published,
+                queuedBytes: hub.queuedBytes)
+            return Reply.ok(echo, figures.fields)
         case .success(.subscribe(let filter)):
             hub.setFilter(filter, for: subscriber)
             return Reply.ok(echo)

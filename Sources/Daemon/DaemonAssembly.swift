@@ -79,7 +79,7 @@ public enum DaemonAssembly {
     /// (`RateLimitedLogHandler`), so a client in a loop cannot fill the journal.
     static func requestHandler(
         hub: EventHub, logger: Logger, control: SettingsControl, pipeline: Pipeline, source: FrameSource,
-        stats: @escaping @Sendable () -> [(String, JSONValue)]
+        stats: @escaping @Sendable () -> StatsReply
     ) -> RequestHandler {
         nonisolated(unsafe) let source = source
         return RequestHandler(

@@ -3,58 +3,36 @@ import Logging
 import MQTTPublisher
 import Pipeline
 import ScannerCore
+import ScannerProtocol
 
 /// The daemon's figures as `stats` replies and log lines carry them: from the source's totals and
 /// the pipeline's live figures, nothing else.
 public enum DaemonStatistics {
-    /// The `stats` reply's figures beyond the server's own (`events`): per stage.
+    /// The `stats` reply's figures of the source and the stages.
     public static func reply(
         source s: SourceStatistics, metrics: PipelineMetrics, sourceName: String, available: Bool, uptime: Double,
         textModelFailure: String? = nil
-    ) -> [(String, JSONValue)] {
-        let capture = metrics.figures(.capture)
-        let barcodes = metrics.figures(.barcodes)
-        func milliseconds(_ value: Double?) -> JSONValue { value.map { .number($0, decimals: 2) } ?? .null }
-        func recognizer(_ f: PipelineMetrics.Figures, runs: String, failures: [(String, Int)] = [], modelFailure: String? = nil) -> JSONValue {
-            .object(
-                [
-                    (runs, .integer(f.count)), ("perSecond", .number(f.perSecond, decimals: 2)),
-                    ("latencyP50", milliseconds(f.p50)), ("latencyP99", milliseconds(f.p99)),
-                ] + failures.map { ($0.0, JSONValue.integer($0.1)) } + (modelFailure.map { [("modelFailure", JSONValue.string($0))] } ?? []))
+    ) -> StatsReply.Daemon {
+        func stage(_ f: PipelineMetrics.Figures) -> StatsReply.Stage {
+            StatsReply.Stage(runs: f.count, perSecond: f.perSecond, latencyP50: f.p50, latencyP99: f.p99)
         }
-        return [
-            ("uptime", .number(uptime, decimals: 1)),
-            (
-                "capture",
-                .object([
-                    ("source", .string(sourceName)), ("available", .bool(available)),
-                    // Every frame the source took: decoded ones, ones dropped for a newer frame, ones skipped
-                    // undecoded while the scene is still, and corrupt ones.
-                    ("frames", .integer(s.delivered + s.dropped + s.idleSkipped + s.corrupt)), ("decoded", .integer(s.delivered)),
-                    ("dropped", .integer(s.dropped)), ("idleSkipped", .integer(s.idleSkipped)), ("corrupt", .integer(s.corrupt)),
-                    ("reconnects", .integer(s.reconnects)),
-                    ("fps", .number(capture.perSecond, decimals: 1)),
-                ])
-            ),
-            ("barcodes", recognizer(barcodes, runs: "scans", failures: [("failures", barcodes.failures)])),
-            (
-                "text",
-                recognizer(
-                    metrics.figures(.text), runs: "passes",
-                    failures: [
-                        ("detectionFailures", metrics.figures(.detection).failures), ("readFailures", metrics.figures(.reading).failures),
-                    ], modelFailure: textModelFailure)
-            ),
-            ("documents", recognizer(metrics.figures(.documents), runs: "passes")),
-        ]
+        let barcodes = metrics.figures(.barcodes)
+        return StatsReply.Daemon(
+            uptime: uptime,
+            capture: StatsReply.Capture(
+                source: sourceName, available: available, frames: s.delivered + s.dropped + s.idleSkipped + s.corrupt, decoded: s.delivered,
+                dropped: s.dropped, idleSkipped: s.idleSkipped, corrupt: s.corrupt, reconnects: s.reconnects,
+                fps: metrics.figures(.capture).perSecond),
+            barcodes: stage(barcodes), barcodeFailures: barcodes.failures, text: stage(metrics.figures(.text)),
+            detectionFailures: metrics.figures(.detection).failures, readFailures: metrics.figures(.reading).failures,
+            textModelFailure: textModelFailure, documents: stage(metrics.figures(.documents)))
     }
 
     /// The MQTT publisher's state for `stats`.
-    public static func mqtt(_ m: MQTTPublisher.Statistics) -> JSONValue {
-        .object([
-            ("connected", .bool(m.connected)), ("queued", .integer(m.queued)), ("unacknowledged", .integer(m.unacknowledged)),
-            ("published", .integer(m.published)), ("dropped", .integer(m.dropped)), ("lastError", m.lastError.map { .string($0) } ?? .null),
-        ])
+    public static func mqtt(_ m: MQTTPublisher.Statistics) -> StatsReply.MQTT {
+        StatsReply.MQTT(
+            connected: m.connected, queued: m.queued, unacknowledged: m.unacknowledged, published: m.published, dropped: m.dropped,
+            lastError: m.lastError)
     }
 
     /// The pipeline's counters for the log line at its end.

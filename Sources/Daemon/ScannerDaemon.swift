@@ -96,10 +96,11 @@ public final class ScannerDaemon: Sendable {
             hub: hub, logger: logger, control: control, pipeline: pipeline, source: source,
             stats: {
                 let available: Bool = if case .available = status.source { true } else { false }
-                return DaemonStatistics.reply(
-                    source: unsafeSource.statistics, metrics: pipeline.metrics, sourceName: hub.sourceName, available: available,
-                    uptime: (ContinuousClock.now - startedAt).inSeconds, textModelFailure: pipeline.textModelFailure)
-                    + (mqtt.map { [("mqtt", DaemonStatistics.mqtt($0.statistics))] } ?? [])
+                return StatsReply(
+                    daemon: DaemonStatistics.reply(
+                        source: unsafeSource.statistics, metrics: pipeline.metrics, sourceName: hub.sourceName, available: available,
+                        uptime: (ContinuousClock.now - startedAt).inSeconds, textModelFailure: pipeline.textModelFailure),
+                    mqtt: mqtt.map { DaemonStatistics.mqtt($0.statistics) })
             })
         server = s.socketEnabled ? DaemonAssembly.eventServer(s, hub: hub, logger: logger, requests: requests) : nil
         http = try DaemonAssembly.httpServer(s, hub: hub, requests: requests, logger: logger) {

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import Pipeline
 import ScannerCore
+import ScannerProtocol
 import Synchronization
 import TestSupport
 import TestTraits
@@ -189,7 +190,8 @@ import Testing
             now += 0.1
         }
         metrics.record(.text, seconds: 0.040)
-        let reply = JSONValue.object(DaemonStatistics.reply(source: source, metrics: metrics, sourceName: "demo", available: true, uptime: 12.34))
+        let reply = JSONValue.object(
+            StatsReply(daemon: DaemonStatistics.reply(source: source, metrics: metrics, sourceName: "demo", available: true, uptime: 12.34)).fields)
         let object = JSONLines.object(reply.serialized())
         let capture = object["capture"] ?? .null
         #expect(capture["frames"]?.int == 120 && capture["decoded"]?.int == 90 && capture["idleSkipped"]?.int == 20)
@@ -203,8 +205,10 @@ import Testing
         // The text networks beside the binary did not load (issue #54): said where an operator looks.
         let degraded = JSONLines.object(
             JSONValue.object(
-                DaemonStatistics.reply(
-                    source: source, metrics: metrics, sourceName: "demo", available: true, uptime: 1, textModelFailure: "OpenVINO: damaged")
+                StatsReply(
+                    daemon: DaemonStatistics.reply(
+                        source: source, metrics: metrics, sourceName: "demo", available: true, uptime: 1, textModelFailure: "OpenVINO: damaged")
+                ).fields
             ).serialized())
         #expect(degraded["text"]?["modelFailure"] == .string("OpenVINO: damaged"), "\(degraded)")
         // Recognition failures (issue #54), each stage's.
@@ -212,7 +216,9 @@ import Testing
         metrics.failures(.reading, total: 3)
         metrics.failures(.barcodes, total: 2)
         let failing = JSONLines.object(
-            JSONValue.object(DaemonStatistics.reply(source: source, metrics: metrics, sourceName: "demo", available: true, uptime: 1)).serialized())
+            JSONValue.object(
+                StatsReply(daemon: DaemonStatistics.reply(source: source, metrics: metrics, sourceName: "demo", available: true, uptime: 1)).fields
+            ).serialized())
         #expect(failing["text"]?["readFailures"]?.int == 3 && failing["barcodes"]?["failures"]?.int == 2, "\(failing)")
     }
 }
