@@ -1,6 +1,5 @@
 import Capture
 import Logging
-import MQTTPublisher
 import Pipeline
 import ScannerCore
 import ScannerProtocol
@@ -26,13 +25,6 @@ public enum DaemonStatistics {
             barcodes: stage(barcodes), barcodeFailures: barcodes.failures, text: stage(metrics.figures(.text)),
             detectionFailures: metrics.figures(.detection).failures, readFailures: metrics.figures(.reading).failures,
             textModelFailure: textModelFailure, documents: stage(metrics.figures(.documents)))
-    }
-
-    /// The MQTT publisher's state for `stats`.
-    public static func mqtt(_ m: MQTTPublisher.Statistics) -> StatsReply.MQTT {
-        StatsReply.MQTT(
-            connected: m.connected, queued: m.queued, unacknowledged: m.unacknowledged, published: m.published, dropped: m.dropped,
-            lastError: m.lastError)
     }
 
     /// The pipeline's counters for the log line at its end.

@@ -2,9 +2,9 @@ import Capture
 import CoreMetrics
 import Events
 import Foundation
-import MQTTPublisher
 import Pipeline
 import Prometheus
+import ScannerProtocol
 import Synchronization
 
 /// `GET /metrics`: the daemon's figures as Prometheus text (swift-prometheus).
@@ -71,7 +71,7 @@ public final class MetricsExport: Sendable {
     }
 
     /// The exposition text, with the totals brought up to date.
-    public func render(source: SourceStatistics, hub: EventHub, mqtt: MQTTPublisher.Statistics? = nil, textModelFailure: String? = nil) -> String {
+    public func render(source: SourceStatistics, hub: EventHub, mqtt: StatsReply.MQTT? = nil, textModelFailure: String? = nil) -> String {
         let totals: [(String, Prometheus.Counter, Int)] =
             zip(frames, [source.delivered, source.dropped, source.idleSkipped, source.corrupt])
             .map { ("frames." + $0.0.outcome, $0.0.counter, $0.1) }

@@ -100,7 +100,7 @@ public final class ScannerDaemon: Sendable {
                     daemon: DaemonStatistics.reply(
                         source: unsafeSource.statistics, metrics: pipeline.metrics, sourceName: hub.sourceName, available: available,
                         uptime: (ContinuousClock.now - startedAt).inSeconds, textModelFailure: pipeline.textModelFailure),
-                    mqtt: mqtt.map { DaemonStatistics.mqtt($0.statistics) })
+                    mqtt: mqtt?.statistics)
             })
         server = s.socketEnabled ? DaemonAssembly.eventServer(s, hub: hub, logger: logger, requests: requests) : nil
         http = try DaemonAssembly.httpServer(s, hub: hub, requests: requests, logger: logger) {

@@ -15,17 +15,6 @@ import Synchronization
 /// and sends it again after a reconnect (a persistent session, QoS 1), so a subscriber with a
 /// persistent session sees every `seq`.
 public final class MQTTPublisher: @unchecked Sendable {
-    public struct Statistics: Sendable, Equatable {
-        public var connected: Bool
-        /// Waiting in the queue, not yet handed to libmosquitto.
-        public var queued: Int
-        /// Handed to libmosquitto and not yet acknowledged by the broker.
-        public var unacknowledged: Int
-        public var published: Int
-        public var dropped: Int
-        public var lastError: String?
-    }
-
     struct State {
         var queue: PublishQueue<(seq: Int, line: String)>
         var connected = false
@@ -84,9 +73,10 @@ public final class MQTTPublisher: @unchecked Sendable {
         JSONValue.object([("state", .string(state))] + statusFields + [("time", .string(Timestamp.string(Date())))]).serialized()
     }
 
-    public var statistics: Statistics {
+    /// The publisher's state as the `stats` reply carries it.
+    public var statistics: StatsReply.MQTT {
         state.withLock {
-            Statistics(
+            StatsReply.MQTT(
                 connected: $0.connected, queued: $0.queue.count, unacknowledged: $0.unacknowledged, published: $0.published,
                 dropped: $0.queue.dropped, lastError: $0.lastError)
         }

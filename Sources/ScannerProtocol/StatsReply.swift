@@ -87,11 +87,11 @@ public struct StatsReply: Sendable, Equatable {
     /// The event hub's: items live, clients subscribed, clients cut off for falling behind, events
     /// published, and bytes waiting for all clients together (what the per-client budgets bound).
     public struct Events: Sendable, Equatable {
-        public var items = 0
-        public var clients = 0
-        public var overflows = 0
-        public var published = 0
-        public var queuedBytes = 0
+        public var items: Int
+        public var clients: Int
+        public var overflows: Int
+        public var published: Int
+        public var queuedBytes: Int
 
         public init(items: Int = 0, clients: Int = 0, overflows: Int = 0, published: Int = 0, queuedBytes: Int = 0) {
             (self.items, self.clients, self.overflows, self.published, self.queuedBytes) = (items, clients, overflows, published, queuedBytes)
