@@ -156,7 +156,8 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "ScannerCore", "Capture", "Recognition", "DocumentDetection", "Tracking", .product(name: "CoreMetrics", package: "swift-metrics"),
+                "ScannerCore", "Capture", "BarcodeRecognition", "Recognition", "DocumentDetection", "Tracking",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
 

@@ -1,3 +1,4 @@
+import BarcodeRecognition
 import Recognition
 import ScannerCore
 
@@ -9,7 +10,9 @@ import ScannerCore
 /// found there, which cannot follow thirty codes at once.
 /// Owned by one thread at a time (`Pipeline`: the caller's thread, every frame; or the barcode thread, newest frame).
 final class BarcodeStage: @unchecked Sendable {
-    private let scanner: ImageScanner
+    private let recognizer: BarcodeRecognizer
+    /// Only this part of a frame is scanned.
+    private let area: NormalizedRect
     private var gate: SceneChangeGate
     private let fullResolution: Bool
     private var cadence: BarcodeCadence
@@ -19,17 +22,20 @@ final class BarcodeStage: @unchecked Sendable {
     /// Scans of the frame at full resolution.
     var fullResolutionScans = 0
     /// Reads zxing-cpp failed, and why it last did (`BarcodeRecognizer.zxingFailures`).
-    var readFailures: (count: Int, last: String?) { scanner.barcodeFailures }
+    var readFailures: (count: Int, last: String?) { recognizer.zxingFailures }
     /// Consecutive frames that matched the last scanned one.
     private(set) var unchangedStreak = 0
 
     init(options: ScanOptions, sceneChange: SceneChangeGate.Configuration = .init(), fullResolution: Bool = false) throws(ScannerError) {
-        var barcodeOptions = options
-        barcodeOptions.types = RecognitionTypes(symbologies: options.types.symbologies, contentTypes: [])
-        scanner = try ImageScanner(options: barcodeOptions, live: true)
+        if let problem = options.regionOfInterest.validationProblem {
+            throw .invalidArgument(name: "roi", value: options.regionOfInterest.description, reason: problem)
+        }
+        let settings = QualitySettings(options.quality)
+        recognizer = try BarcodeRecognizer(symbologies: options.types.symbologies, settings: settings, live: true)
+        area = options.regionOfInterest
         gate = SceneChangeGate(configuration: sceneChange)
         self.fullResolution = fullResolution
-        cadence = BarcodeCadence(thoroughEvery: scanner.settings.liveThoroughBarcodeScanEvery)
+        cadence = BarcodeCadence(thoroughEvery: settings.liveThoroughBarcodeScanEvery)
     }
 
     convenience init(configuration: SequenceConfiguration) throws(ScannerError) {
@@ -59,9 +65,9 @@ final class BarcodeStage: @unchecked Sendable {
         var found: [RecognizedItem]
         if fullResolution, let full = detail(), full.width > image.width {
             fullResolutionScans += 1
-            found = scanner.scanBarcodes(full, thorough: next == .thorough)
+            found = recognizer.items(in: full, area: area, thorough: next == .thorough)
         } else {
-            found = scanner.scanBarcodes(image, thorough: next == .thorough)
+            found = recognizer.items(in: image, area: area, thorough: next == .thorough)
         }
         // Come to rest: the thorough look adds to what the last scan of this scene found.
         if !changed { found = Self.merge(lastResult, found) }

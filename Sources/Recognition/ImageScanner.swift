@@ -122,14 +122,7 @@ public final class ImageScanner {
         }
         self.options = options
         self.settings = QualitySettings(options.quality)
-        self.barcodes = try BarcodeRecognizer(
-            symbologies: options.types.symbologies, zxingEffort: ZXingReader.Effort(tryInvert: settings.testInvertedBarcodes),
-            testInverted: settings.testInvertedBarcodes && !live,
-            scanDensity: live ? settings.liveBarcodeScanDensity : settings.barcodeScanDensity)
-        if !live {
-            barcodes.enlargedRead = settings.stillEnlargedBarcodeRead
-            barcodes.tiles = BarcodeTiles()
-        }
+        self.barcodes = try BarcodeRecognizer(symbologies: options.types.symbologies, settings: settings, live: live)
         self.content = try ContentDetector(contentTypes: options.types.contentTypes, defaultRegion: options.phoneRegion)
         self.lineDetector = lineDetector
         self.fusion = options.types.wantsText && !recognizers.isEmpty ? ReadingFusion(recognizers) : nil
@@ -203,8 +196,7 @@ public final class ImageScanner {
     /// The barcodes of `image` within the region of interest, in reading order (a camera frame's
     /// barcode stage: no text); `thorough`: see `BarcodeRecognizer.recognize(_:thorough:)`.
     public func scanBarcodes(_ image: GrayImage, thorough: Bool) -> [RecognizedItem] {
-        let (region, toImage) = Self.region(options.regionOfInterest, of: image)
-        return Self.items(barcodes.recognize(region, thorough: thorough), at: toImage).sorted(by: RecognizedItem.readingOrder)
+        barcodes.items(in: image, area: options.regionOfInterest, thorough: thorough)
     }
 
     /// `area` of `image` cut out, and the map from its pixel coordinates to normalized coordinates in `image`.
@@ -425,5 +417,26 @@ public final class ImageScanner {
             offset = wordRange.upperBound + 1
         }
         return covered
+    }
+}
+
+extension BarcodeRecognizer {
+    /// The barcode recognizer `settings` ask for, on still images or on a camera's frames (`live`):
+    /// the one home of that choice, for `ImageScanner` and the pipeline's barcode stage alike.
+    public convenience init(symbologies: Set<Symbology>, settings: QualitySettings, live: Bool) throws(ScannerError) {
+        try self.init(
+            symbologies: symbologies, zxingEffort: ZXingReader.Effort(tryInvert: settings.testInvertedBarcodes),
+            testInverted: settings.testInvertedBarcodes && !live,
+            scanDensity: live ? settings.liveBarcodeScanDensity : settings.barcodeScanDensity)
+        if !live {
+            enlargedRead = settings.stillEnlargedBarcodeRead
+            tiles = BarcodeTiles()
+        }
+    }
+
+    /// The symbols in `area` of `image`, as items in `image`'s normalized coordinates, in reading order.
+    public func items(in image: GrayImage, area: NormalizedRect, thorough: Bool) -> [RecognizedItem] {
+        let (region, toImage) = ImageScanner.region(area, of: image)
+        return ImageScanner.items(recognize(region, thorough: thorough), at: toImage).sorted(by: RecognizedItem.readingOrder)
     }
 }
