@@ -88,7 +88,7 @@ public final class BarcodeRecognizer {
     /// A still image is read again enlarged by this factor (bilinear) when its longer side is at most
     /// `enlargedReadLargestSide`; nil: never (camera frames, whose time is the frame's). zxing-cpp's
     /// detectors miss codes of about two pixels a module that they read enlarged: a DataMatrix of the
-    /// code sheet, EAN/UPC of the blackbox samples (docs/benchmarks.md, "Session 29").
+    /// code sheet, EAN/UPC of the blackbox samples (docs/benchmarks.md, "Barcodes on zxing-cpp 3.1").
     public var enlargedRead: Double?
     public static let enlargedReadLargestSide = 2048
 

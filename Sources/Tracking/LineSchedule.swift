@@ -53,7 +53,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         public var confirmingReads = 2
         /// A line awaits its confirming read on a confirming pass (`plan(…, confirmingOnly:)`) only
         /// when it was read with at least this confidence. The next frame's pixels are nearly the
-        /// same, and so are its misreadings: on the footage (2026-11-22, session 9, 640×480 and
+        /// same, and so are its misreadings: on the footage (2026-11-22, 640×480 and
         /// 1280×720, three seeds each, every typed read of an unpaced run), typed reads at 0.9 or more
         /// were wrong 2 times in 137, at 0.8–0.9 3 in 67, below 0.8 75 in 177; confirming every typed
         /// read on the next frame made a business card's `q`/`g` misreading an item.
