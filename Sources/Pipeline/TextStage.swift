@@ -163,27 +163,11 @@ final class TextStage: @unchecked Sendable {
             let stacked = stacks[schedule.line(forQuad: index).id].flatMap { $0.strips.count > 1 ? $0.average : nil }
             if stacked != nil { stackedReads += 1 }
             let read = timed(.reading) { scanner.readLine(quads[index], in: full, stacked: stacked) }
-            let items = Self.admitted(read?.items ?? [], believed: believed)
             linesRead += 1
-            let earlier = schedule.standing(forQuad: index) ?? []
-            let part = Self.readsAPart(read?.items ?? [], admitted: items, of: earlier)
-            // Said nothing asked for, but may be a misread of something that is (`LineSchedule.Observation.doubt`).
-            let doubt = read.flatMap { ReadingFusion.mayBeTyped($0.text) ? $0.text : nil }
-            // Such a read of a line that said something typed is no evidence against it: a misread,
-            // taken as garbage is (the line goes on saying it, `LineSchedule.standing`). Receipt seed 1
-            // (unpaced, 2026-11-26): its phone number, read in doubt twice after it was added, was
-            // removed in view and added again.
-            let misread = doubt != nil && earlier.contains { $0.item.contentType != nil }
+            let said = LiveReadingPolicy.judge(read, earlier: schedule.standing(forQuad: index) ?? [], believed: believed)
             schedule.record(
                 .init(
-                    items, key: items.map { Self.key($0.item) },
-                    unconfident: !part && items.isEmpty
-                        && (misread
-                            || Self.readsAsGarbage(
-                                confidence: read?.confidence ?? 0, characters: read.map { ImageScanner.characters($0.text) } ?? 0)),
-                    confidence: read?.confidence ?? 0,
-                    part: part,
-                    doubt: doubt),
+                    said.items, key: said.keys, unconfident: said.unconfident, confidence: said.confidence, part: said.part, doubt: said.doubt),
                 forQuad: index, time: time)
         }
         let toImage = { (p: Point) in Point(x: p.x / Double(full.width), y: p.y / Double(full.height)) }
@@ -314,36 +298,6 @@ final class TextStage: @unchecked Sendable {
         unchanged && (!pendingLines || stillFor >= pendingReadingWhileStill)
     }
 
-    /// A read up to a cut end of its line (a thumb, the frame's edge) may be a part of what is
-    /// printed ("lo@…" of "hello@…"): it keeps an item clients were told about, and adds none.
-    static func admitted(_ items: [LineItem], believed: Set<String>?) -> [LineItem] {
-        items.filter { !$0.reachesCutEnd || believed?.contains(key($0.item)) == true }
-    }
-
-    /// Whether a line's read (`read`, of which `admitted` are left after `admitted(_:believed:)` and
-    /// the line network) says only a part of what the line said before (`earlier`): nothing typed
-    /// is left, and a typed item left out for reaching a cut end lies where an earlier typed item
-    /// of its type lay. The line is then still taken to say that (`LineSchedule.Observation.part`):
-    /// the detector may find a line short of its end for a while (a tilted link found as `…/i` and
-    /// `nfo`), and a card sliding out of the frame cuts its lines before they are gone.
-    static func readsAPart(_ read: [LineItem], admitted: [LineItem], of earlier: [LineItem]) -> Bool {
-        guard !admitted.contains(where: { $0.item.contentType != nil }) else { return false }
-        return read.contains { part in part.reachesCutEnd && earlier.contains { $0.sharesPlace(with: part) } }
-    }
-
-    /// A line that reads as nothing below this mean word confidence read as garbage (clutter, or
-    /// text too blurred to read). On the footage, desk clutter read at 0.0–0.45; text read at
-    /// 0.6–0.97, and at 0.28–0.30 while still blurred.
-    static let clutterConfidence = 0.5
-
-    /// Whether a line's read of nothing is garbage: below `clutterConfidence`, or fewer letters and
-    /// digits than a line that says something has (`ImageScanner.minimumCharacters`). The network
-    /// reads desk clutter as one or two symbols at 0.2–0.72 (1280×720 card and desk footage, seed 1,
-    /// 2026-11-25): read so it says nothing but was no garbage, and was read again every half second.
-    static func readsAsGarbage(confidence: Double, characters: Int) -> Bool {
-        confidence < clutterConfidence || characters < ImageScanner.minimumCharacters
-    }
-
     /// A detected line's quad is this many times its glyphs' height (padded by a fifth of it on
     /// each side, `TextLineDetector`).
     static let linePadding = 1.4
@@ -351,11 +305,8 @@ final class TextStage: @unchecked Sendable {
     /// Lines with fewer glyphs are not followed or read.
     static let minimumGlyphs = 3
 
-    /// What the schedule compares a line's reads by.
-    static func key(_ item: RecognizedItem) -> String { "\(item.contentType?.rawValue ?? "text") \(item.payload)" }
-
     /// The keys of the text items clients have been told about.
     static func believed(_ live: [TrackedItem]) -> Set<String> {
-        Set(live.filter { $0.item.kind == .text }.map { key($0.item) })
+        Set(live.filter { $0.item.kind == .text }.map { LiveReadingPolicy.key($0.item) })
     }
 }

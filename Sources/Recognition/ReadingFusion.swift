@@ -55,7 +55,7 @@ public final class ReadingFusion {
     /// had chosen (a thumb over a card), lost eight right items (a shadow at a receipt's edge, a
     /// fold, read as a cut) for one false one kept out (`ebook.com` of `facebook.com`): 249 of 297
     /// with 10 false against 257 with 12, of which one a link the annotators had not transcribed.
-    /// The live pipeline keeps the rule (`TextStage.admitted`): there the next frames show the rest.
+    /// The live pipeline keeps the rule (`LiveReadingPolicy.admitted`): there the next frames show the rest.
     ///
     /// Measured, Tesseract at five heights (36, then `QualitySettings.secondReadingHeights`), on the
     /// footage (docs/recognition.md): three of five read 78 of the 90 middle-frame items, none wrong.

@@ -108,44 +108,6 @@ import Tracking
         #expect(s.ocrPasses > 0 && s.ocrLinesRead == 0, "\(s)")
     }
 
-    /// A typed read up to a cut end of its line (a thumb over "he" of "hello@…") keeps an item the
-    /// tracker has added, and adds none.
-    @Test func aReadUpToACutEndKeepsAnItemButAddsNone() {
-        let quad = Quad(x: 0, y: 0, width: 100, height: 10)
-        func read(_ payload: String, cut: Bool) -> LineItem {
-            LineItem(
-                item: RecognizedItem(kind: .text, contentType: .emailAddress, payload: payload, bounds: quad, confidence: 0.9),
-                span: 0...1, reachesCutEnd: cut)
-        }
-        let reads = [read("lo@oldmill-studios.com", cut: true), read("hello@oldmill-studios.com", cut: true), read("jo@example.com", cut: false)]
-        let believed: Set<String> = ["emailAddress hello@oldmill-studios.com"]
-        #expect(TextStage.admitted(reads, believed: believed).map(\.item.payload) == ["hello@oldmill-studios.com", "jo@example.com"])
-        #expect(TextStage.admitted(reads, believed: nil).map(\.item.payload) == ["jo@example.com"])
-    }
-
-    /// A read whose typed items were all left out for reaching a cut end, where the line said an
-    /// item of their type before (a tilted link found as `…/i` and `nfo`), reads a part of it; not
-    /// when something typed is left, nor where the line said nothing of that type or said it
-    /// elsewhere along the line.
-    @Test func aReadLeftWithOnlyACutPartOfWhatTheLineSaidReadsAPart() {
-        let quad = Quad(x: 0, y: 0, width: 100, height: 10)
-        func read(_ type: TextContentType?, _ payload: String, span: ClosedRange<Double> = 0.1...1, cut: Bool = false) -> LineItem {
-            LineItem(
-                item: RecognizedItem(kind: .text, contentType: type, payload: payload, bounds: quad, confidence: 0.9),
-                span: span, reachesCutEnd: cut)
-        }
-        let link = read(.url, "http://oldmill-studios.com/info", span: 0.1...0.95)
-        let part = read(.url, "http://oldmill-studios.com/i", cut: true)
-        let plain = read(nil, "oldmill-studios.com/i")
-        #expect(TextStage.readsAPart([plain, part], admitted: [plain], of: [link]))
-        #expect(!TextStage.readsAPart([part], admitted: [], of: []), "the line said nothing before")
-        #expect(!TextStage.readsAPart([part], admitted: [], of: [read(.emailAddress, "info@oldmill-studios.com")]), "another type")
-        #expect(!TextStage.readsAPart([part], admitted: [], of: [read(.url, "http://example.com", span: 0...0.05)]), "elsewhere on the line")
-        #expect(!TextStage.readsAPart([read(.url, "http://oldmill-studios.com/i")], admitted: [], of: [link]), "not cut: no part")
-        let phone = read(.telephoneNumber, "+15125550173", span: 0...0.3)
-        #expect(!TextStage.readsAPart([part, phone], admitted: [phone], of: [link]), "something typed is left")
-    }
-
     /// The pipeline reads a card's lines through the one fusion policy whichever recognizer it holds:
     /// PP-OCRv6's with the models (`make deps`), Tesseract's without; both add its phone number, at a
     /// size where its print is small (320 px) and at a camera's 1280 px.

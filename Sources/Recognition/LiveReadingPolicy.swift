@@ -1,0 +1,74 @@
+import ScannerCore
+
+/// What one live read of a line says, before the line's schedule weighs it (`LineSchedule`): the live
+/// rules in one place beside `ReadingFusion` (issue #52, item 5), not in the text stage. Pure: a read
+/// and what the line said before in, a verdict out.
+public enum LiveReadingPolicy {
+    /// One read judged.
+    public struct Verdict: Sendable, Equatable {
+        /// The read's items the line may be taken to say (`admitted`), and their keys (`key`).
+        public var items: [LineItem]
+        public var keys: [String]
+        /// Garbage, or a misread of the typed thing the line said: no evidence either way.
+        public var unconfident: Bool
+        /// The read's confidence (0 when nothing was read).
+        public var confidence: Double
+        /// It reads only a part of what the line said (`readsAPart`).
+        public var part: Bool
+        /// Said nothing asked for, but may be a misread of something that is: its text.
+        public var doubt: String?
+    }
+
+    /// `read` (nil: nothing read) of a line that said `earlier` on its last reads, with `believed`
+    /// the keys of the text items clients have been told about (nil: none asked).
+    public static func judge(
+        _ read: (items: [LineItem], confidence: Double, text: String)?, earlier: [LineItem], believed: Set<String>?
+    ) -> Verdict {
+        let items = admitted(read?.items ?? [], believed: believed)
+        let part = readsAPart(read?.items ?? [], admitted: items, of: earlier)
+        let doubt = read.flatMap { ReadingFusion.mayBeTyped($0.text) ? $0.text : nil }
+        // Such a read of a line that said something typed is no evidence against it: a misread,
+        // taken as garbage is (the line goes on saying it, `LineSchedule.standing`). Receipt seed 1
+        // (unpaced, 2026-11-26): its phone number, read in doubt twice after it was added, was
+        // removed in view and added again.
+        let misread = doubt != nil && earlier.contains { $0.item.contentType != nil }
+        let garbage = readsAsGarbage(
+            confidence: read?.confidence ?? 0, characters: read.map { ImageScanner.characters($0.text) } ?? 0)
+        return Verdict(
+            items: items, keys: items.map { key($0.item) }, unconfident: !part && items.isEmpty && (misread || garbage),
+            confidence: read?.confidence ?? 0, part: part, doubt: doubt)
+    }
+
+    /// A read up to a cut end of its line (a thumb, the frame's edge) may be a part of what is
+    /// printed ("lo@…" of "hello@…"): it keeps an item clients were told about, and adds none.
+    static func admitted(_ items: [LineItem], believed: Set<String>?) -> [LineItem] {
+        items.filter { !$0.reachesCutEnd || believed?.contains(key($0.item)) == true }
+    }
+
+    /// Whether a line's read (`read`, of which `admitted` are left after `admitted(_:believed:)` and
+    /// the line network) says only a part of what the line said before (`earlier`): nothing typed
+    /// is left, and a typed item left out for reaching a cut end lies where an earlier typed item
+    /// of its type lay. The line is then still taken to say that (`LineSchedule.Observation.part`):
+    /// the detector may find a line short of its end for a while (a tilted link found as `…/i` and
+    /// `nfo`), and a card sliding out of the frame cuts its lines before they are gone.
+    static func readsAPart(_ read: [LineItem], admitted: [LineItem], of earlier: [LineItem]) -> Bool {
+        guard !admitted.contains(where: { $0.item.contentType != nil }) else { return false }
+        return read.contains { part in part.reachesCutEnd && earlier.contains { $0.sharesPlace(with: part) } }
+    }
+
+    /// A line that reads as nothing below this mean word confidence read as garbage (clutter, or
+    /// text too blurred to read). On the footage, desk clutter read at 0.0–0.45; text read at
+    /// 0.6–0.97, and at 0.28–0.30 while still blurred.
+    static let clutterConfidence = 0.5
+
+    /// Whether a line's read of nothing is garbage: below `clutterConfidence`, or fewer letters and
+    /// digits than a line that says something has (`ImageScanner.minimumCharacters`). The network
+    /// reads desk clutter as one or two symbols at 0.2–0.72 (1280×720 card and desk footage, seed 1,
+    /// 2026-11-25): read so it says nothing but was no garbage, and was read again every half second.
+    static func readsAsGarbage(confidence: Double, characters: Int) -> Bool {
+        confidence < clutterConfidence || characters < ImageScanner.minimumCharacters
+    }
+
+    /// What a line's reads are compared by: the type and the payload.
+    public static func key(_ item: RecognizedItem) -> String { "\(item.contentType?.rawValue ?? "text") \(item.payload)" }
+}
