@@ -276,7 +276,7 @@ let package = Package(
         .testTarget(
             name: "RecognitionTests",
             dependencies: [
-                "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextRecognition", "InferenceRuntime", "LineNetwork",
+                "ScannerCore", "ImageDecoding", "BarcodeRecognition", "TextDetection", "TextRecognition", "InferenceRuntime", "LineNetwork",
                 "ContentTypes", "Recognition", "TestSupport", "TestTraits",
             ]
         ),

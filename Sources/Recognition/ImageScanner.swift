@@ -67,6 +67,8 @@ public final class ImageScanner {
     /// Where the lines are (`LineDetector`): the detector network for still images when the model
     /// directory holds it, else the classical detector.
     let lineDetector: any LineDetector
+    /// Where the lines are when the contrast is below what is read (`textLines(in:evenFaint:)`).
+    let faintDetector: any LineDetector
     /// Who reads each line and what a line says from their readings; nil when no text is wanted.
     let fusion: ReadingFusion?
 
@@ -114,8 +116,11 @@ public final class ImageScanner {
 
     /// A scanner that finds lines with `lineDetector` and reads them with `recognizers` (through
     /// `ReadingFusion`; none: no text is read): any conformance, a test's fake included.
+    /// `faintDetector` looks where the contrast is below what is read, for guidance: the classical
+    /// detector, which sees no text in a camera's noise (`textLines(in:evenFaint:)`).
     public init(
-        options: ScanOptions, lineDetector: any LineDetector, recognizers: [any LineRecognizer], live: Bool = false
+        options: ScanOptions, lineDetector: any LineDetector, recognizers: [any LineRecognizer],
+        faintDetector: any LineDetector = ClassicalLineDetector(), live: Bool = false
     ) throws(ScannerError) {
         if let problem = options.regionOfInterest.validationProblem {
             throw .invalidArgument(name: "roi", value: options.regionOfInterest.description, reason: problem)
@@ -125,6 +130,7 @@ public final class ImageScanner {
         self.barcodes = try BarcodeRecognizer(symbologies: options.types.symbologies, settings: settings, live: live)
         self.content = try ContentDetector(contentTypes: options.types.contentTypes, defaultRegion: options.phoneRegion)
         self.lineDetector = lineDetector
+        self.faintDetector = faintDetector
         self.fusion = options.types.wantsText && !recognizers.isEmpty ? ReadingFusion(recognizers) : nil
     }
 
@@ -133,7 +139,8 @@ public final class ImageScanner {
     /// and languages (the readers are chosen by them); one thread uses both, one after the other.
     public func reading(_ options: ScanOptions, live: Bool) throws(ScannerError) -> ImageScanner {
         precondition(options.quality == self.options.quality && options.languages == self.options.languages)
-        return try ImageScanner(options: options, lineDetector: lineDetector, recognizers: fusion?.recognizers ?? [], live: live)
+        return try ImageScanner(
+            options: options, lineDetector: lineDetector, recognizers: fusion?.recognizers ?? [], faintDetector: faintDetector, live: live)
     }
 
     /// Every recognized item in `image`, in reading order (top to bottom, then left to right).
@@ -242,7 +249,7 @@ public final class ImageScanner {
     /// (none when no text type is wanted or the region has no contrast to read).
     /// - Parameter evenFaint: look even where the contrast is below what is read at all
     ///   (`QualitySettings.minimumContrastForText`): a card in a dark room, for guidance. The
-    ///   classical detector looks then (`LineReader.lines(in:)`): with no contrast gate before it,
+    ///   faint detector looks then (`faintDetector`, the classical one): with no contrast gate before it,
     ///   the detector network sees text in a camera's noise on an empty scene (the sequence clip's
     ///   empty gray frames: a region of mean probability ~0.6 over half the frame, 2026-11-26), and
     ///   the person was told the empty scene was blurry.
@@ -253,7 +260,7 @@ public final class ImageScanner {
         let roi = window ?? options.regionOfInterest.pixelRect(width: image.width, height: image.height)
         let region = image.cropped(to: roi)
         guard evenFaint || region.contrastSpread() >= settings.minimumContrastForText else { return [] }
-        return (evenFaint ? lineReader.lines(in: region) : lineDetector.lines(in: region)).map { line in
+        return (evenFaint ? faintDetector.lines(in: region) : lineDetector.lines(in: region)).map { line in
             TextLine(quad: line.quad.map { Point(x: $0.x + Double(roi.x), y: $0.y + Double(roi.y)) }, glyphs: line.glyphs)
         }
     }

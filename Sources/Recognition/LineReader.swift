@@ -22,17 +22,8 @@ public struct LineReader: Sendable {
     /// ~12% faster than 48 (11.4 against 12.9 ms at 1280×720).
     public static let standardHeight = 36
     public let readingHeight: Int
-    /// The classical detector, for `lines(in:)`.
-    private static let classical = ClassicalLineDetector()
-
     public init(readingHeight: Int = LineReader.standardHeight) {
         self.readingHeight = readingHeight
-    }
-
-    /// The lines the classical detector finds in `image` (`ClassicalLineDetector`), in its pixel
-    /// coordinates, inside the image.
-    public func lines(in image: GrayImage) -> [TextLineDetector.GlyphLine] {
-        Self.classical.lines(in: image)
     }
 
     /// Whether a line's text may go on past its start or its end, out of sight.

@@ -58,7 +58,6 @@ enum LinesBenchmark {
         let content = try ContentDetector(contentTypes: [.telephoneNumber, .url, .emailAddress])
         let verbose = ProcessInfo.processInfo.environment["LINES_VERBOSE"] != nil
         func payload(_ item: Item) -> String { item.payload ?? "" }
-        let reader = LineReader(readingHeight: readingHeight)
         let tesseract = TesseractLineRecognizer(recognizer, readingHeight: readingHeight)
         let decoder = try ImageDecoder()
         // The naive way, for comparison: Tesseract's own layout analysis (PSM 11) on the whole frame,
@@ -117,7 +116,7 @@ enum LinesBenchmark {
                     tally.items += 1
                     if !distractor { tally.wanted += 1 }
                     let start = ContinuousClock.now
-                    let lines = reader.lines(in: full)
+                    let lines = ClassicalLineDetector().lines(in: full)
                     tally.detectSeconds += (ContinuousClock.now - start).inSeconds
                     // The thinnest line there: a junk quad across several lines may hold the centre too.
                     guard let line = lines.filter({ $0.quad.contains(center) }).min(by: { $0.height < $1.height }) else { continue }
@@ -192,7 +191,7 @@ enum LinesBenchmark {
         let reader = LineReader()
         let tesseract = TesseractLineRecognizer(recognizer)
         let network = try lineModel.map { NetworkLineRecognizer(try LineNetwork(directory: $0)) }
-        for (n, line) in reader.lines(in: image).enumerated() {
+        for (n, line) in ClassicalLineDetector().lines(in: image).enumerated() {
             let corners = line.quad.corners.map { String(format: "%.0f,%.0f", $0.x, $0.y) }.joined(separator: " ")
             let reading = tesseract.read(line.quad, in: image)
             let cut = reading?.cut ?? reader.cutEnds(of: line.quad, in: image)

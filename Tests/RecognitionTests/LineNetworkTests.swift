@@ -5,6 +5,7 @@ import ScannerCore
 import TestSupport
 import TestTraits
 import Testing
+import TextDetection
 
 @testable import LineNetwork
 @testable import Recognition
@@ -28,9 +29,8 @@ import Testing
     @Test func theNetworkReadsTheCardsLines() throws {
         let network = try Self.network()
         let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
-        let reader = LineReader()
         let recognizer = NetworkLineRecognizer(network)
-        let texts = reader.lines(in: image).compactMap { recognizer.read($0.quad, in: image)?.line.text }
+        let texts = ClassicalLineDetector().lines(in: image).compactMap { recognizer.read($0.quad, in: image)?.line.text }
         for expected in ["(415) 555-0123", "+1 650 253 0000", "jane.doe@example.com", "acme-optics.com/contact"] {
             #expect(texts.contains { $0.contains(expected) }, "\(expected) in \(texts)")
         }
@@ -41,9 +41,9 @@ import Testing
     @Test func aLineIsReadAtItsOwnWidth() throws {
         let network = try Self.network()
         let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
-        let reader = LineReader()
         let recognizer = NetworkLineRecognizer(network)
-        let quad = try #require(reader.lines(in: image).first { recognizer.read($0.quad, in: image)?.line.text.contains("@") == true }?.quad)
+        let detector = ClassicalLineDetector()
+        let quad = try #require(detector.lines(in: image).first { recognizer.read($0.quad, in: image)?.line.text.contains("@") == true }?.quad)
         let plain = image.rectified(quad, height: LineNetwork.lineHeight).normalizedForReading()
         let wide = image.rectified(quad, height: LineNetwork.lineHeight, stretch: 760 / Double(plain.width)).normalizedForReading()
         for line in [plain, wide] {
@@ -59,9 +59,9 @@ import Testing
     @Test func aReadingPlacesItsSymbolsAlongTheLine() throws {
         let network = try Self.network()
         let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
-        let reader = LineReader()
         let recognizer = NetworkLineRecognizer(network)
-        let line = try #require(reader.lines(in: image).first { recognizer.read($0.quad, in: image)?.line.text.contains("@") == true })
+        let detector = ClassicalLineDetector()
+        let line = try #require(detector.lines(in: image).first { recognizer.read($0.quad, in: image)?.line.text.contains("@") == true })
         let reading = try #require(recognizer.read(line.quad, in: image))
         let boxes = try #require(reading.byteBoxes)
         #expect(boxes.count == reading.line.text.utf8.count)
