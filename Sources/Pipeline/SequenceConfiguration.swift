@@ -21,7 +21,7 @@ public struct SequenceConfiguration: Sendable {
     /// `fast` (the processing image only).
     public var barcodesAtFullResolution: Bool
     /// The text networks' model directory: lines are read by PP-OCRv6's recognizer
-    /// (`ImageScanner.init(options:lineModel:)`). Nil: by Tesseract.
+    /// (`TextReader.init(options:lineModel:…)`). Nil: by Tesseract.
     public var lineModel: String?
     /// Whether the text stage must read with `lineModel`: the operator named it (`--line-model DIR`),
     /// and a model that does not load stops the start. False for the models found beside the binary:

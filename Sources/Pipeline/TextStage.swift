@@ -11,7 +11,7 @@ import Tracking
 /// line is now.
 /// Owned by one thread at a time (`Pipeline`: the caller's thread, every frame; or the text thread, newest frame).
 final class TextStage: @unchecked Sendable {
-    let scanner: ImageScanner
+    let reader: TextReader
     private let configuration: SequenceConfiguration
     private var schedule = LineSchedule<[LineItem]>()
     private var gate: SceneChangeGate
@@ -25,10 +25,10 @@ final class TextStage: @unchecked Sendable {
     var skippedUnchanged = 0
     /// Passes that only gave lines their confirming read (`awaitsConfirmation`).
     var confirmingPasses = 0
-    /// Frames the line detector failed on, and why it last did (`ImageScanner.detectionFailures`).
-    var detectionFailures: (count: Int, last: String?) { scanner.detectionFailures }
-    /// Lines the recognizers failed to read (`ImageScanner.readFailures`).
-    var readFailures: Int { scanner.readFailures }
+    /// Frames the line detector failed on, and why it last did (`TextReader.detectionFailures`).
+    var detectionFailures: (count: Int, last: String?) { reader.detectionFailures }
+    /// Lines the recognizers failed to read (`TextReader.readFailures`).
+    var readFailures: Int { reader.readFailures }
     /// What the last `read` measured, for guidance (`GuidanceAdvisor`).
     private(set) var guidanceSample: GuidanceSample?
     private var previous: (thumbnail: [UInt8], time: Double)?
@@ -76,17 +76,17 @@ final class TextStage: @unchecked Sendable {
         var textOptions = configuration.options
         textOptions.types.symbologies = []
         if let kept, Self.readsAlike(kept.configuration, configuration) {
-            scanner = try kept.scanner.reading(textOptions, live: true)
+            reader = try kept.reader.reading(textOptions)
             modelFailure = kept.modelFailure
         } else if let make = configuration.textReaders {
             let readers = make()
-            scanner = try ImageScanner(options: textOptions, lineDetector: readers.detector, recognizers: readers.recognizers)
+            reader = try TextReader(options: textOptions, lineDetector: readers.detector, recognizers: readers.recognizers)
         } else {
             do {
-                scanner = try ImageScanner(options: textOptions, lineModel: configuration.lineModel, lineDetection: .network, live: true)
+                reader = try TextReader(options: textOptions, lineModel: configuration.lineModel, lineDetection: .network, live: true)
             } catch .libraryFailure(let library, let reason) where configuration.lineModel != nil && !configuration.lineModelRequired {
                 modelFailure = "\(library): \(reason)"
-                scanner = try ImageScanner(options: textOptions, lineModel: nil, lineDetection: .network, live: true)
+                reader = try TextReader(options: textOptions, lineModel: nil, lineDetection: .network, live: true)
             }
         }
         self.configuration = configuration
@@ -152,7 +152,7 @@ final class TextStage: @unchecked Sendable {
         lookForLinesForGuidance(in: full, measured: true, time: time)
         let quads = lines.map(\.quad)
         let chosen = schedule.plan(
-            quads, signatures: quads.map { scanner.lineSignature($0, in: full) }, priorities: lines.map { Double($0.glyphs) },
+            quads, signatures: quads.map { reader.lineSignature($0, in: full) }, priorities: lines.map { Double($0.glyphs) },
             believed: believed, time: time, confirmingOnly: confirming)
         if confirming {
             guard !chosen.isEmpty else { return nil }
@@ -162,7 +162,7 @@ final class TextStage: @unchecked Sendable {
         for index in chosen {
             let stacked = stacks[schedule.line(forQuad: index).id].flatMap { $0.strips.count > 1 ? $0.average : nil }
             if stacked != nil { stackedReads += 1 }
-            let read = timed(.reading) { scanner.readLine(quads[index], in: full, stacked: stacked) }
+            let read = timed(.reading) { reader.readLine(quads[index], in: full, stacked: stacked) }
             linesRead += 1
             let said = LiveReadingPolicy.judge(read, earlier: schedule.standing(forQuad: index) ?? [], believed: believed)
             schedule.record(
@@ -214,7 +214,7 @@ final class TextStage: @unchecked Sendable {
             let line = schedule.line(forQuad: index)
             guard schedule.isInQuestion(line) || (chosen.contains(index) && stacks[line.id] != nil) else { continue }
             var stack = stacks[line.id] ?? LineStack()
-            stack.add(quads[index], in: full) { scanner.straightenedLine($0, in: full) ?? full }
+            stack.add(quads[index], in: full) { reader.straightenedLine($0, in: full) ?? full }
             kept[line.id] = stack
         }
         stacks = kept
@@ -223,16 +223,16 @@ final class TextStage: @unchecked Sendable {
     /// The lines of `full` (the frame at full resolution), found where `looks` says to look.
     /// `heldUp`: where something is held up (`FrameLook.heldUpRegion`).
     private func detectLines(in full: GrayImage, heldUp: NormalizedRect?, time: Double) -> [TextLine] {
-        let area = scanner.options.regionOfInterest.pixelRect(width: full.width, height: full.height)
-        guard let input = scanner.detectionInput(for: area) else {
+        let area = reader.options.regionOfInterest.pixelRect(width: full.width, height: full.height)
+        guard let input = reader.detectionInput(for: area) else {
             wholeFrameLooks += 1
-            return timed(.detection) { scanner.textLines(in: full) }
+            return timed(.detection) { reader.textLines(in: full) }
         }
         let region = heldUp.map { $0.pixelRect(width: full.width, height: full.height) }
         var found: [TextLine] = []
         for look in looks.plan(area: area, input: input, heldUp: region, lines: lastLines, time: time) {
             if look.rect == area { wholeFrameLooks += 1 } else { windowLooks += 1 }
-            found = TextLooks.merged(found, timed(.detection) { scanner.textLines(in: full, within: look.rect) })
+            found = TextLooks.merged(found, timed(.detection) { reader.textLines(in: full, within: look.rect) })
         }
         return found
     }
@@ -244,7 +244,7 @@ final class TextStage: @unchecked Sendable {
 
     /// Whether text is in view, read or not — too blurred, or too faint for the reading's contrast
     /// limit (a card in a dark room) — at most every `guidanceLookEvery` seconds, by the classical
-    /// detector (`ImageScanner.textLines(in:evenFaint:)`): the detector network sees text in a
+    /// detector (`TextReader.textLines(in:evenFaint:)`): the detector network sees text in a
     /// camera's noise and in a QR code leaving the frame (the sequence clip, 2026-11-26: the person
     /// was told the empty scene was blurry, and nothing while the card was). `measured`: `image` is
     /// the frame at full resolution, so the lines' heights are the glyphs'. `everyTime`: a frame too
@@ -253,7 +253,7 @@ final class TextStage: @unchecked Sendable {
     /// realtime: `blurry` on its blank frames, within a second of the card's last lines).
     private func lookForLinesForGuidance(in image: GrayImage, measured: Bool = false, everyTime: Bool = false, time: Double) {
         guard everyTime || linesSeen.map({ time - $0.time >= Self.guidanceLookEvery }) ?? true else { return }
-        let lines = timed(.detection) { scanner.textLines(in: image, evenFaint: true) }.filter { $0.glyphs >= Self.minimumGlyphs }
+        let lines = timed(.detection) { reader.textLines(in: image, evenFaint: true) }.filter { $0.glyphs >= Self.minimumGlyphs }
         guard !lines.isEmpty else {
             linesSeen = nil
             return

@@ -33,7 +33,7 @@ public enum LiveReadingPolicy {
         // removed in view and added again.
         let misread = doubt != nil && earlier.contains { $0.item.contentType != nil }
         let garbage = readsAsGarbage(
-            confidence: read?.confidence ?? 0, characters: read.map { ImageScanner.characters($0.text) } ?? 0)
+            confidence: read?.confidence ?? 0, characters: read.map { TextReader.characters($0.text) } ?? 0)
         return Verdict(
             items: items, keys: items.map { key($0.item) }, unconfident: !part && items.isEmpty && (misread || garbage),
             confidence: read?.confidence ?? 0, part: part, doubt: doubt)
@@ -62,11 +62,11 @@ public enum LiveReadingPolicy {
     static let clutterConfidence = 0.5
 
     /// Whether a line's read of nothing is garbage: below `clutterConfidence`, or fewer letters and
-    /// digits than a line that says something has (`ImageScanner.minimumCharacters`). The network
+    /// digits than a line that says something has (`TextReader.minimumCharacters`). The network
     /// reads desk clutter as one or two symbols at 0.2–0.72 (1280×720 card and desk footage, seed 1,
     /// 2026-11-25): read so it says nothing but was no garbage, and was read again every half second.
     static func readsAsGarbage(confidence: Double, characters: Int) -> Bool {
-        confidence < clutterConfidence || characters < ImageScanner.minimumCharacters
+        confidence < clutterConfidence || characters < TextReader.minimumCharacters
     }
 
     /// What a line's reads are compared by: the type and the payload.

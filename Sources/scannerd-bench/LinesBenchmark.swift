@@ -126,7 +126,7 @@ enum LinesBenchmark {
                     let text = lineRead?.text ?? ""
                     if verbose, let lineRead {
                         for match in content.matches(in: text) {
-                            let confidence = ImageScanner.words(of: lineRead, covering: match.utf8Range).map(\.confidence).min() ?? 0
+                            let confidence = TextReader.words(of: lineRead, covering: match.utf8Range).map(\.confidence).min() ?? 0
                             let right = !distractor && match.payload == item.payload
                             print(String(format: "typed %@ word confidence %.2f %@", right ? "right" : "wrong", confidence, match.payload))
                         }

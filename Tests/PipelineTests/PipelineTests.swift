@@ -84,9 +84,9 @@ import Tracking
         _ = handler.process(frame(index, changed), time: Double(index) / 30)
         let s = handler.statistics
         #expect(s.ocrPasses == before.ocrPasses + 1, "\(s)")
-        let scanner = try ImageScanner(options: handler.configuration.options)
-        let top = scanner.textLines(in: changed).filter { $0.quad.boundingBox.minY < 64 }.count
-        #expect(top >= 1 && top < scanner.textLines(in: card).count, "the change touches some of the lines")
+        let reader = try TextReader(options: handler.configuration.options)
+        let top = reader.textLines(in: changed).filter { $0.quad.boundingBox.minY < 64 }.count
+        #expect(top >= 1 && top < reader.textLines(in: card).count, "the change touches some of the lines")
         #expect(s.ocrLinesRead - before.ocrLinesRead == top, "only the changed lines are read: \(s)")
     }
 
@@ -100,8 +100,8 @@ import Tracking
             }
         }
         let handler = try handler()
-        let scanner = try ImageScanner(options: handler.configuration.options)
-        let found = scanner.textLines(in: blank)
+        let reader = try TextReader(options: handler.configuration.options)
+        let found = reader.textLines(in: blank)
         try #require(!found.isEmpty && found.allSatisfy { $0.glyphs < TextStage.minimumGlyphs }, "\(found)")
         for index in stride(from: 0, to: 12, by: 3) { _ = handler.process(frame(index, blank), time: Double(index) / 30) }
         let s = handler.statistics

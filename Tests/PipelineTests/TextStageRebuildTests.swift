@@ -20,8 +20,8 @@ import Testing
     }
 
     func sameReaders(_ a: TextStage, _ b: TextStage) -> Bool {
-        guard let ra = a.scanner.fusion?.recognizers, let rb = b.scanner.fusion?.recognizers, ra.count == rb.count else { return false }
-        return a.scanner.lineDetector as AnyObject === b.scanner.lineDetector as AnyObject && zip(ra, rb).allSatisfy { $0 === $1 }
+        guard let ra = a.reader.fusion?.recognizers, let rb = b.reader.fusion?.recognizers, ra.count == rb.count else { return false }
+        return a.reader.lineDetector as AnyObject === b.reader.lineDetector as AnyObject && zip(ra, rb).allSatisfy { $0 === $1 }
     }
 
     @Test func typesAndTheRegionKeepTheReadersAndQualityDoesNot() throws {

@@ -193,7 +193,7 @@ import TextRecognition
         func marked(_ cut: LineReader.CutEnds) -> [String] {
             let line = RecognizedLine(words: words, box: PixelRect(x: 0, y: 4, width: 360, height: 30))
             let reading = LineReading(line: line, quad: Self.quad, width: 400, cut: cut)
-            return scanner.items(in: reading).map { "\($0.item.payload)\($0.reachesCutEnd ? " cut" : "")" }
+            return scanner.text.items(in: reading).map { "\($0.item.payload)\($0.reachesCutEnd ? " cut" : "")" }
         }
         #expect(marked(.none) == ["lo@oldmill-studios.com", "+15125550173"])
         #expect(marked(LineReader.CutEnds(start: true, end: false)) == ["lo@oldmill-studios.com cut", "+15125550173"])
@@ -213,7 +213,7 @@ import TextRecognition
         func marked(_ words: [RecognizedWord], _ cut: LineReader.CutEnds) -> [String] {
             let line = RecognizedLine(words: words, box: PixelRect.union(words.map(\.box))!)
             let reading = LineReading(line: line, quad: Self.quad, width: 400, cut: cut)
-            return scanner.items(in: reading).map { "\($0.item.payload)\($0.reachesCutEnd ? " cut" : "")" }
+            return scanner.text.items(in: reading).map { "\($0.item.payload)\($0.reachesCutEnd ? " cut" : "")" }
         }
         let atTextStart = LineReader.CutEnds(start: true, end: false, startAtText: true)
         let atTextEnd = LineReader.CutEnds(start: false, end: true, endAtText: true)

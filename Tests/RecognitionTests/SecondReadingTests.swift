@@ -121,7 +121,7 @@ import TextRecognition
         let scanner = try ImageScanner(options: TextTests.contentOnly)
         let number = "+441134960639"
         func reachesCut(from start: Int, byteBoxes: Bool) -> [Bool] {
-            scanner.items(in: cutReading(number, from: start, byteBoxes: byteBoxes))
+            scanner.text.items(in: cutReading(number, from: start, byteBoxes: byteBoxes))
                 .filter { $0.item.contentType == .telephoneNumber }.map(\.reachesCutEnd)
         }
         #expect(reachesCut(from: 48, byteBoxes: true) == [false])
@@ -140,7 +140,7 @@ import TextRecognition
             var reading = cutReading(number, from: 48, byteBoxes: true)
             reading.clear = clearFrom..<400
             if !cut { reading.cut = .none }
-            return scanner.items(in: reading).filter { $0.item.contentType == .telephoneNumber }.map(\.reachesCutEnd)
+            return scanner.text.items(in: reading).filter { $0.item.contentType == .telephoneNumber }.map(\.reachesCutEnd)
         }
         #expect(reachesCut(clearFrom: 0) == [false])
         #expect(reachesCut(clearFrom: 40) == [true])
@@ -194,10 +194,10 @@ import TextRecognition
             var reading = LineReading(
                 line: RecognizedLine(words: [RecognizedWord(text: text, box: box, confidence: 0.9)], box: box), quad: Self.quad,
                 width: 10 * bytes, byteBoxes: (0..<bytes).map { PixelRect(x: 10 * $0, y: 0, width: 10, height: 48) })
-            reading.byteConfidences = (0..<bytes).map { $0 == weak ? ImageScanner.minimumWebSymbolConfidence - 0.1 : 0.95 }
+            reading.byteConfidences = (0..<bytes).map { $0 == weak ? TextReader.minimumWebSymbolConfidence - 0.1 : 0.95 }
             return reading
         }
-        let typed = { (r: LineReading) in scanner.items(in: r, still: true).compactMap { $0.item.contentType == nil ? nil : $0.item.payload } }
+        let typed = { (r: LineReading) in scanner.text.items(in: r, still: true).compactMap { $0.item.contentType == nil ? nil : $0.item.payload } }
         #expect(typed(reading("tedolicteedbuck.com", weakAt: nil)) == ["http://tedolicteedbuck.com"])
         #expect(typed(reading("tedolicteedbuck.com", weakAt: 3)).isEmpty)
         #expect(typed(reading("jo@tedolicteedbuck.com", weakAt: 5)).isEmpty)
@@ -206,7 +206,7 @@ import TextRecognition
         tesseract.byteConfidences = nil
         #expect(typed(tesseract) == ["http://tedolicteedbuck.com"])
         // A frame's reading is voted on with the frames after it: not left out.
-        #expect(scanner.items(in: reading("tedolicteedbuck.com", weakAt: 3)).map(\.item.payload).contains("http://tedolicteedbuck.com"))
+        #expect(scanner.text.items(in: reading("tedolicteedbuck.com", weakAt: 3)).map(\.item.payload).contains("http://tedolicteedbuck.com"))
     }
 
     /// A frame's typed item is as sure as its least sure character (a phone number's too): in the
@@ -221,7 +221,7 @@ import TextRecognition
                 line: RecognizedLine(words: [RecognizedWord(text: text, box: box, confidence: 0.9)], box: box), quad: Self.quad,
                 width: 10 * bytes, byteBoxes: (0..<bytes).map { PixelRect(x: 10 * $0, y: 0, width: 10, height: 48) })
             if probabilities { reading.byteConfidences = (0..<bytes).map { $0 == weak ? 0.42 : 0.97 } }
-            return scanner.items(in: reading).first { $0.item.contentType != nil }?.item.confidence
+            return scanner.text.items(in: reading).first { $0.item.contentType != nil }?.item.confidence
         }
         #expect(confidence("www.deltaveb.be", weakAt: 10) == 0.42)
         #expect(confidence("Tel.512.555.0173", weakAt: 6) == 0.42)
@@ -240,15 +240,16 @@ import TextRecognition
         let wrong = FakeRecognizer("Web: exarnple.com")
         let again = FakeRecognizer("Web: example.com")
         let fusion = ReadingFusion([right, wrong, again])
-        #expect(fusion.still(Self.quad, in: Self.image, items: { scanner.items(in: $0, still: true) }).map(\.payload) == ["http://example.com"])
+        #expect(fusion.still(Self.quad, in: Self.image, items: { scanner.text.items(in: $0, still: true) }).map(\.payload) == ["http://example.com"])
         #expect([right.reads, wrong.reads, again.reads] == [1, 1, 1])
         let outvoted = ReadingFusion([wrong, right, FakeRecognizer("Web: exampie.com")])
-        #expect(outvoted.still(Self.quad, in: Self.image, items: { scanner.items(in: $0, still: true) }).isEmpty, "three readings, three payloads")
+        let typed = { (reading: LineReading) in scanner.text.items(in: reading, still: true) }
+        #expect(outvoted.still(Self.quad, in: Self.image, items: typed).isEmpty, "three readings, three payloads")
 
         let plainFirst = FakeRecognizer("Thank you")
         let other = FakeRecognizer("Web: example.com")
         let plain = ReadingFusion([plainFirst, other])
-        #expect(plain.still(Self.quad, in: Self.image, items: { scanner.items(in: $0, still: true) }).isEmpty)
+        #expect(plain.still(Self.quad, in: Self.image, items: { scanner.text.items(in: $0, still: true) }).isEmpty)
         #expect(other.reads == 0, "plain text is not read again")
 
         let frameReader = FakeRecognizer("Web: exarnple.com")
@@ -261,6 +262,6 @@ import TextRecognition
     @Test func aSingleRecognizersReadingStands() throws {
         let scanner = try ImageScanner(options: TextTests.contentOnly)
         let only = ReadingFusion([FakeRecognizer("Web: example.com")])
-        #expect(only.still(Self.quad, in: Self.image, items: { scanner.items(in: $0, still: true) }).map(\.payload) == ["http://example.com"])
+        #expect(only.still(Self.quad, in: Self.image, items: { scanner.text.items(in: $0, still: true) }).map(\.payload) == ["http://example.com"])
     }
 }
