@@ -27,9 +27,7 @@ final class BarcodeStage: @unchecked Sendable {
     private(set) var unchangedStreak = 0
 
     init(options: ScanOptions, sceneChange: SceneChangeGate.Configuration = .init(), fullResolution: Bool = false) throws(ScannerError) {
-        if let problem = options.regionOfInterest.validationProblem {
-            throw .invalidArgument(name: "roi", value: options.regionOfInterest.description, reason: problem)
-        }
+        try options.validate()
         let settings = QualitySettings(options.quality)
         recognizer = try BarcodeRecognizer(symbologies: options.types.symbologies, settings: settings, live: true)
         area = options.regionOfInterest

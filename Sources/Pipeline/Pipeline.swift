@@ -152,9 +152,6 @@ public final class Pipeline: @unchecked Sendable {
         }
     }
 
-    /// Ends everything that is still live (end of a file source, shutdown).
-    public func finish() -> [TrackerAction] { state.withLock { $0.removeAll() } }
-
     // MARK: Every frame
 
     /// One frame through every stage and the trackers (`everyFrame`); `time` is the trackers' clock
@@ -167,13 +164,13 @@ public final class Pipeline: @unchecked Sendable {
         metrics.record(.capture)
         let looked = LookedFrame(frame: frame, look: looker.look(at: frame.image, time: time))
         var step = StepResult(frame: frame.index, time: time, generation: barcodeGeneration)
-        var observations = FrameObservations(frame: frame.index, time: time, barcodes: barcodeStep(looked, configuration), text: nil)
+        var observations = FrameObservations(frame: frame.index, time: time, barcodes: barcodeStep(looked), text: nil)
         if let text {
             cadence.clock = Self.cadence(configuration, pacing).clock
             let action = cadence.next(frame: frame.index, time: time, awaitsConfirmation: text.awaitsConfirmation)
             if action == .pass || action == .confirmingPass {
                 let believed = state.withLock { TextStage.believed($0.tracker.liveItems) }
-                let pass = textStep(text, looked, configuration, believed: believed, time: time, confirming: action == .confirmingPass)
+                let pass = textStep(text, looked, believed: believed, time: time, confirming: action == .confirmingPass)
                 observations.text = pass.reading?.items
                 observations.textIsRepeat = pass.reading?.isRepeat ?? false
                 observations.textCarried = pass.reading?.carried ?? []
@@ -202,7 +199,7 @@ public final class Pipeline: @unchecked Sendable {
                 heartbeat?.beat()
                 takeStages(since: &barcodeGeneration, stages: [.barcodes])
                 framesScanned += 1
-                let found = barcodeStep(looked, configuration)
+                let found = barcodeStep(looked)
                 idleHint.setIdle(barcodes.unchangedStreak >= Self.idleAfterFrames)
                 let index = looked.frame.index
                 var step = StepResult(frame: index, time: clock(), generation: barcodeGeneration)
@@ -231,7 +228,7 @@ public final class Pipeline: @unchecked Sendable {
                     s.textPassStarted = now
                     return TextStage.believed(s.tracker.liveItems)
                 }
-                let pass = textStep(text, looked, configuration, believed: believed, time: now, confirming: action == .confirmingPass)
+                let pass = textStep(text, looked, believed: believed, time: now, confirming: action == .confirmingPass)
                 let index = looked.frame.index
                 var step = StepResult(frame: index, time: clock(), generation: textGeneration)
                 step.guidance = pass.guidance
@@ -317,22 +314,21 @@ public final class Pipeline: @unchecked Sendable {
         if taken.contains(.documents) { documents = stages.1.documents }
     }
 
-    /// The barcode stage's step: the frame's barcodes, timed, single-item mode applied.
-    private func barcodeStep(_ looked: LookedFrame, _ configuration: SequenceConfiguration) -> [RecognizedItem] {
+    /// The barcode stage's step: the frame's barcodes, timed.
+    private func barcodeStep(_ looked: LookedFrame) -> [RecognizedItem] {
         let scansBefore = barcodes.scans
         let frame = looked.frame
         let found = metrics.measure(
             .barcodes, { barcodes.scan(frame.image, look: looked.look, detail: frame.fullResolution) },
             ran: { _ in barcodes.scans > scansBefore })
         metrics.failures(.barcodes, total: barcodes.readFailures.count)
-        return selectSingle(found, configuration)
+        return found
     }
 
     /// The text stage's step, on a frame its cadence passed: the pass's reading (nil: not read),
-    /// timed, single-item mode applied, and what it measured for guidance.
+    /// timed, and what it measured for guidance.
     private func textStep(
-        _ text: TextStage, _ looked: LookedFrame, _ configuration: SequenceConfiguration, believed: Set<String>, time: Double,
-        confirming: Bool
+        _ text: TextStage, _ looked: LookedFrame, believed: Set<String>, time: Double, confirming: Bool
     ) -> (reading: TextStage.PassText?, guidance: GuidanceSample?) {
         let passesBefore = text.passes
         let frame = looked.frame
@@ -342,7 +338,7 @@ public final class Pipeline: @unchecked Sendable {
             ran: { _ in text.passes > passesBefore })
         metrics.failures(.detection, total: text.detectionFailures.count)
         metrics.failures(.reading, total: text.readFailures)
-        return (reading.map { selectSingle($0, configuration) }, text.guidanceSample)
+        return (reading, text.guidanceSample)
     }
 
     /// The document stage's step: the documents held up in the frame, timed.
@@ -414,6 +410,11 @@ struct TrackingState {
     mutating func commit(_ step: StepResult, generation: Int) -> [TrackerAction] {
         var changes: [TrackerAction] = []
         if var observations = step.observations {
+            // Single-item mode as it is now, not as it was when the step began (a `set` changes it
+            // without new stages).
+            observations.barcodes = observations.barcodes.map { selectSingle($0, configuration) }
+            observations.text = observations.text.map { selectSingle($0, configuration) }
+            observations.textCarried = selectSingle(observations.textCarried, configuration)
             if observations.text == nil { observations.textPassStarted = textPassStarted } else { textPassStarted = nil }
             if !pause.paused, step.generation == generation {
                 pause.lastFrame = max(pause.lastFrame, step.frame)

@@ -7,12 +7,3 @@ func selectSingle(_ items: [RecognizedItem], _ configuration: SequenceConfigurat
     let centre = Point(x: roi.x + roi.width / 2, y: roi.y + roi.height / 2)
     return [items.min { $0.bounds.center.distance(to: centre) < $1.bounds.center.distance(to: centre) }!]
 }
-
-/// Single-item mode on a pass's text: the new reads are one
-/// choice, the carried ones another.
-func selectSingle(_ reading: TextStage.PassText, _ configuration: SequenceConfiguration) -> TextStage.PassText {
-    var selected = reading
-    selected.items = selectSingle(reading.items, configuration)
-    selected.carried = selectSingle(reading.carried, configuration)
-    return selected
-}

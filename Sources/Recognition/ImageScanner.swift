@@ -150,12 +150,6 @@ public final class ImageScanner {
         }
     }
 
-    /// The barcodes of `image` within the region of interest, in reading order (a camera frame's
-    /// barcode stage: no text); `thorough`: see `BarcodeRecognizer.recognize(_:thorough:)`.
-    public func scanBarcodes(_ image: GrayImage, thorough: Bool) -> [RecognizedItem] {
-        barcodes.items(in: image, area: options.regionOfInterest, thorough: thorough)
-    }
-
     /// `area` of `image` cut out, and the map from its pixel coordinates to normalized coordinates in `image`.
     static func region(_ area: NormalizedRect, of image: GrayImage) -> (GrayImage, (Point) -> Point) {
         let roi = area.pixelRect(width: image.width, height: image.height)
@@ -194,9 +188,6 @@ public final class ImageScanner {
     static func text(_ items: [RecognizedItem], outside barcodes: [Quad]) -> [RecognizedItem] {
         items.filter { item in !barcodes.contains { $0.contains(item.bounds.center) } }
     }
-
-    /// Barcode reads zxing-cpp failed (they found nothing), and why it last did.
-    public var barcodeFailures: (count: Int, last: String?) { barcodes.zxingFailures }
 }
 
 extension BarcodeRecognizer {

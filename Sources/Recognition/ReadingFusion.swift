@@ -10,7 +10,7 @@ import TextDetection
 /// something typed (`mayBeTyped`) is read by the others too, and each typed payload most of the
 /// readings give is kept (`agreed`); a frame gets the first recognizer's reading alone, as the
 /// frames after it are the other readings. Which recognizers, in which order, is chosen where the
-/// scanner is made (`ImageScanner.init`): PP-OCRv6's recognizer alone where its model is installed,
+/// scanner is made (`TextReader.init`): PP-OCRv6's recognizer alone where its model is installed,
 /// else Tesseract at five heights (docs/recognition.md says why, measured on the real development
 /// receipts).
 public final class ReadingFusion {

@@ -38,9 +38,9 @@ public struct PresenceDetector: Sendable {
     /// The last sample compared for stillness, and its time.
     private var previous: (cells: [Double], time: Double)?
     private var stillSince: Double?
-    /// The share of the frame that differed from the scene behind at the last sample.
+    /// The share of the frame that differed from the scene behind at the last frame observed.
     public private(set) var changedShare = 0.0
-    /// Which cells differed at the last sample (row-major, the thumbnail's layout): where something
+    /// Which cells differed at the last frame observed (row-major, the thumbnail's layout): where something
     /// is held up (a document is one only there, not the desk's own papers).
     public private(set) var changed: [Bool] = []
 
@@ -48,7 +48,7 @@ public struct PresenceDetector: Sendable {
         self.configuration = configuration
     }
 
-    /// Where the frame differed from the scene behind at the last sample (normalized): the smallest
+    /// Where the last frame observed differed from the scene behind (normalized): the smallest
     /// rectangle holding every changed cell that has a changed neighbour (a lone cell is noise or a
     /// speck); nil when there is none. Where text may be held up (`TextLooks`).
     public var changedRegion: NormalizedRect? {
@@ -87,18 +87,17 @@ public struct PresenceDetector: Sendable {
             changed = [Bool](repeating: false, count: cells.count)
             return false
         }
-        // A frame's time from a replay's clock may fall a hair short of the spacing, hence the tolerance.
-        if let previous, previous.cells.count == cells.count, time - previous.time < configuration.stillOver - 1e-6 {
-            // Too soon after the last sample to say whether the scene moved: stillness as it was.
-        } else {
-            let moved = previous.map { $0.cells.count == cells.count ? Self.largestChange(from: $0.cells, to: cells) : 0 } ?? 0
-            if moved < configuration.stillBelow {
-                stillSince = stillSince ?? time
-            } else {
-                stillSince = nil
-            }
-            previous = (cells, time)
+        // Any frame that moved from the last sample ends the stillness (a card coming in between two
+        // samples must not be settled into the scene); only a sample, `stillOver` after the last one,
+        // may start it (a frame's time from a replay's clock may fall a hair short, hence the tolerance).
+        let sample = previous.map { time - $0.time >= configuration.stillOver - 1e-6 || $0.cells.count != cells.count } ?? true
+        let moved = previous.map { $0.cells.count == cells.count ? Self.largestChange(from: $0.cells, to: cells) : 0 } ?? 0
+        if moved >= configuration.stillBelow {
+            stillSince = nil
+        } else if sample {
+            stillSince = stillSince ?? time
         }
+        if sample { previous = (cells, time) }
         if let since = stillSince, time - since >= configuration.settleAfter {
             self.behind = cells
             changedShare = 0

@@ -144,7 +144,7 @@ import TextRecognition
     }
 
     /// A thumb, a bezel or the frame's edge cuts a line too, but not at text: nothing of its text
-    /// lies between the line and the cut (`ImageScanner.items(in:)` tells remains of glyphs by it).
+    /// lies between the line and the cut (`TextReader.items(in:)` tells remains of glyphs by it).
     @Test func aCutByAThumbOrTheFramesEdgeIsNotAtText() {
         let thumb = (PixelRect(x: 20, y: 0, width: 35, height: 60), UInt8(140))
         let byThumb = reader.cutEnds(of: Self.quad, in: image(marks: [thumb]))

@@ -113,4 +113,37 @@ import Tracking
             #expect(notHeld.isEmpty, "at \(fps) fps: not held up at \(notHeld) s")
         }
     }
+
+    /// A card that comes in between two stillness samples, in front of a desk that has been still
+    /// for longer than `settleAfter`, is held up from its first frame, and is not taken for the
+    /// desk: the frame that shows it ends the stillness, sample or not (a frame between samples had
+    /// settled the card into the scene, and the empty desk was then "held up" for seconds after it
+    /// left).
+    @Test func aCardComingInBetweenSamplesInFrontOfASettledDeskIsHeldUp() {
+        let settle = PresenceDetector.Configuration().settleAfter
+        var presence = PresenceDetector()
+        var n = 0
+        let deskFrames = Int(settle * 30) * 2
+        for _ in 0..<deskFrames {
+            _ = presence.observe(Self.frame(level: 120, seed: n), time: Double(n) / 30)
+            n += 1
+        }
+        // The card from a frame one after a sample (samples every third frame from 0), held 3 s.
+        if n % 3 == 0 {
+            _ = presence.observe(Self.frame(level: 120, seed: n), time: Double(n) / 30)
+            n += 1
+        }
+        var held: [Bool] = []
+        for _ in 0..<90 {
+            held.append(presence.observe(Self.frame(level: 120, card: 240, shift: (n / 3) % 2, seed: n), time: Double(n) / 30))
+            n += 1
+        }
+        #expect(held.allSatisfy { $0 }, "held up on \(held.count { $0 }) of \(held.count) frames")
+        var empty: [Bool] = []
+        for _ in 0..<30 {
+            empty.append(presence.observe(Self.frame(level: 120, seed: n), time: Double(n) / 30))
+            n += 1
+        }
+        #expect(!empty.dropFirst().contains(true), "the empty desk after the card: \(empty.count { $0 }) frames held up")
+    }
 }
