@@ -70,7 +70,6 @@ public final class ImageScanner {
         options: ScanOptions, tessdataPath: String? = nil, lineModel: String? = nil, lineDetection: TextReader.LineDetection = .classical
     ) throws(ScannerError) {
         try self.init(
-            options: options,
             text: TextReader(options: options, tessdataPath: tessdataPath, lineModel: lineModel, lineDetection: lineDetection, live: false))
     }
 
@@ -80,15 +79,13 @@ public final class ImageScanner {
         options: ScanOptions, lineDetector: any LineDetector, recognizers: [any LineRecognizer],
         faintDetector: any LineDetector = ClassicalLineDetector()
     ) throws(ScannerError) {
-        try self.init(
-            options: options,
-            text: TextReader(options: options, lineDetector: lineDetector, recognizers: recognizers, faintDetector: faintDetector))
+        try self.init(text: TextReader(options: options, lineDetector: lineDetector, recognizers: recognizers, faintDetector: faintDetector))
     }
 
-    init(options: ScanOptions, text: TextReader) throws(ScannerError) {
-        try options.validate()
-        self.options = options
-        self.settings = QualitySettings(options.quality)
+    /// The scanner for `text`'s options (checked by `TextReader`): its barcodes beside its text.
+    init(text: TextReader) throws(ScannerError) {
+        self.options = text.options
+        self.settings = text.settings
         self.barcodes = try BarcodeRecognizer(symbologies: options.types.symbologies, settings: settings, live: false)
         self.text = text
     }
