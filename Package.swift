@@ -156,7 +156,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "ScannerCore", "Capture", "BarcodeRecognition", "Recognition", "DocumentDetection", "Tracking",
+                "ScannerCore", "Capture", "BarcodeRecognition", "TextDetection", "Recognition", "DocumentDetection", "Tracking",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),

@@ -1,5 +1,6 @@
 import Recognition
 import ScannerCore
+import TextDetection
 
 /// Where the live line detector looks on a frame, and at what scale (issue #52). A pure state
 /// machine: the area read (the frame, or its region of interest), where something is held up, the
@@ -174,7 +175,7 @@ public struct TextLooks: Sendable {
     /// looks, or in pieces where a window's side cut it, is one line from the first piece's start
     /// to the last's end (lines on one axis that overlap or meet: the boxes of tilted neighbouring
     /// lines overlap, and would be taken for one).
-    static func merged(_ earlier: [TextLine], _ later: [TextLine]) -> [TextLine] {
+    static func merged(_ earlier: [DetectedLine], _ later: [DetectedLine]) -> [DetectedLine] {
         var kept = earlier
         for line in later {
             let pieces = kept.indices.filter { continues(kept[$0].quad, line.quad) }
@@ -182,9 +183,9 @@ public struct TextLooks: Sendable {
             for index in pieces {
                 let piece = kept[index]
                 let quad = joined(whole.quad, piece.quad)
-                // Glyphs in proportion to the length, from the piece that had the most.
-                let densest = piece.glyphs > whole.glyphs ? piece : whole
-                whole = TextLine(quad: quad, glyphs: Int((Double(densest.glyphs) * quad.meanLength / max(1, densest.quad.meanLength)).rounded()))
+                // The text height of the piece longest in its own heights (the most of the line one look saw).
+                let longest = piece.length > whole.length ? piece : whole
+                whole = DetectedLine(quad: quad, textHeight: longest.textHeight, score: max(piece.score, whole.score))
             }
             kept = kept.indices.filter { !pieces.contains($0) }.map { kept[$0] } + [whole]
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Recognition
 import ScannerCore
+import TextDetection
 import Tracking
 
 /// Text for one frame behind the gates, line by line: unchanged since the last pass and every line
@@ -40,7 +41,7 @@ final class TextStage: @unchecked Sendable {
     var windowLooks = 0
     var wholeFrameLooks = 0
     /// When lines of text were last found, and the glyph height of the largest (full-resolution px).
-    private var linesSeen: (time: Double, glyphHeight: Double)?
+    private var linesSeen: (time: Double, textHeight: Double)?
     /// The frames of each line whose reading is in question, by the schedule's line id
     /// (`LineSchedule.isInQuestion`): its next read reads them averaged.
     private var stacks: [Int: LineStack] = [:]
@@ -141,18 +142,14 @@ final class TextStage: @unchecked Sendable {
             sceneReadAt = time
         }
         let full = detail() ?? image
-        // A "line" of one or two glyphs says nothing a client asked for (a phone number, address or
-        // link has many characters, and even blurred together they leave more pieces) and is the
-        // costliest to read: a rule line or an edge straightened to the reading height is a long
-        // strip that took Tesseract 100–200 ms to read as nothing. Measured on the footage (2026-11-22, five
-        // clips): 75 such reads, a fifth of the reading time, none typed.
-        let lines = detectLines(in: full, heldUp: look.heldUpRegion, time: time).filter { $0.glyphs >= Self.minimumGlyphs }
+        // A line of one or two glyphs is not read (`TextReader.liveMinimumLength`).
+        let lines = detectLines(in: full, heldUp: look.heldUpRegion, time: time).filter { $0.length >= TextReader.liveMinimumLength }
         lastLines = lines.map(\.quad)
         // Guidance's evidence of text in view is the classical detector's (`lookForLinesForGuidance`).
         lookForLinesForGuidance(in: full, measured: true, time: time)
         let quads = lines.map(\.quad)
         let chosen = schedule.plan(
-            quads, signatures: quads.map { reader.lineSignature($0, in: full) }, priorities: lines.map { Double($0.glyphs) },
+            quads, signatures: quads.map { reader.lineSignature($0, in: full) }, priorities: lines.map { ($0.length * 2.4).rounded() },
             believed: believed, time: time, confirmingOnly: confirming)
         if confirming {
             guard !chosen.isEmpty else { return nil }
@@ -222,14 +219,14 @@ final class TextStage: @unchecked Sendable {
 
     /// The lines of `full` (the frame at full resolution), found where `looks` says to look.
     /// `heldUp`: where something is held up (`FrameLook.heldUpRegion`).
-    private func detectLines(in full: GrayImage, heldUp: NormalizedRect?, time: Double) -> [TextLine] {
+    private func detectLines(in full: GrayImage, heldUp: NormalizedRect?, time: Double) -> [DetectedLine] {
         let area = reader.options.regionOfInterest.pixelRect(width: full.width, height: full.height)
         guard let input = reader.detectionInput(for: area) else {
             wholeFrameLooks += 1
             return timed(.detection) { reader.textLines(in: full) }
         }
         let region = heldUp.map { $0.pixelRect(width: full.width, height: full.height) }
-        var found: [TextLine] = []
+        var found: [DetectedLine] = []
         for look in looks.plan(area: area, input: input, heldUp: region, lines: lastLines, time: time) {
             if look.rect == area { wholeFrameLooks += 1 } else { windowLooks += 1 }
             found = TextLooks.merged(found, timed(.detection) { reader.textLines(in: full, within: look.rect) })
@@ -247,19 +244,19 @@ final class TextStage: @unchecked Sendable {
     /// detector (`TextReader.textLines(in:evenFaint:)`): the detector network sees text in a
     /// camera's noise and in a QR code leaving the frame (the sequence clip, 2026-11-26: the person
     /// was told the empty scene was blurry, and nothing while the card was). `measured`: `image` is
-    /// the frame at full resolution, so the lines' heights are the glyphs'. `everyTime`: a frame too
+    /// the frame at full resolution, so the lines' text heights are its pixels'. `everyTime`: a frame too
     /// blurred to read is looked at whenever it comes, and a look that finds no line ends "text in
     /// view" at once: a card gone in a cut leaves a blank frame, not a blurred card (the demo clip at
     /// realtime: `blurry` on its blank frames, within a second of the card's last lines).
     private func lookForLinesForGuidance(in image: GrayImage, measured: Bool = false, everyTime: Bool = false, time: Double) {
         guard everyTime || linesSeen.map({ time - $0.time >= Self.guidanceLookEvery }) ?? true else { return }
-        let lines = timed(.detection) { reader.textLines(in: image, evenFaint: true) }.filter { $0.glyphs >= Self.minimumGlyphs }
+        let lines = timed(.detection) { reader.textLines(in: image, evenFaint: true) }.filter { $0.length >= TextReader.liveMinimumLength }
         guard !lines.isEmpty else {
             linesSeen = nil
             return
         }
-        let tallest = lines.map { $0.quad.topLeft.distance(to: $0.quad.bottomLeft) / Self.linePadding }.max() ?? 0
-        linesSeen = (time, measured ? tallest : (linesSeen?.glyphHeight ?? .infinity))
+        let tallest = lines.map(\.textHeight).max() ?? 0
+        linesSeen = (time, measured ? tallest : (linesSeen?.textHeight ?? .infinity))
     }
 
     private func sample(_ look: FrameLook, time: Double) -> GuidanceSample {
@@ -275,7 +272,7 @@ final class TextStage: @unchecked Sendable {
         let recent = linesSeen.flatMap { time - $0.time <= Self.guidanceLinesLast ? $0 : nil }
         return GuidanceSample(
             time: time, textInView: recent != nil, brightness: look.brightness, saturated: look.saturated, sharpness: look.sharpness,
-            motion: motion, largestGlyphHeight: recent.flatMap { $0.glyphHeight.isFinite ? $0.glyphHeight : nil },
+            motion: motion, largestTextHeight: recent.flatMap { $0.textHeight.isFinite ? $0.textHeight : nil },
             somethingHeldUp: look.heldUp)
     }
 
@@ -297,13 +294,6 @@ final class TextStage: @unchecked Sendable {
     static func skipsStillFrame(unchanged: Bool, pendingLines: Bool, stillFor: Double) -> Bool {
         unchanged && (!pendingLines || stillFor >= pendingReadingWhileStill)
     }
-
-    /// A detected line's quad is this many times its glyphs' height (padded by a fifth of it on
-    /// each side, `TextLineDetector`).
-    static let linePadding = 1.4
-
-    /// Lines with fewer glyphs are not followed or read.
-    static let minimumGlyphs = 3
 
     /// The keys of the text items clients have been told about.
     static func believed(_ live: [TrackedItem]) -> Set<String> {

@@ -6,18 +6,6 @@ import ScannerCore
 import TextDetection
 import TextRecognition
 
-/// A line of text found in an image: its corners (pixel coordinates, top-left first, clockwise) and
-/// how many glyph candidates it was built from (a line of many is more likely to say something).
-public struct TextLine: Sendable, Equatable {
-    public var quad: Quad
-    public var glyphs: Int
-
-    public init(quad: Quad, glyphs: Int) {
-        self.quad = quad
-        self.glyphs = glyphs
-    }
-}
-
 /// What to scan for and how: VisionKit's scanner configuration for one image.
 public struct ScanOptions: Sendable, Equatable {
     public var types: RecognitionTypes
@@ -77,7 +65,7 @@ public final class ImageScanner {
     /// (`TextReader.init(options:lineDetector:recognizers:faintDetector:)`): a test's fakes included.
     public convenience init(
         options: ScanOptions, lineDetector: any LineDetector, recognizers: [any LineRecognizer],
-        faintDetector: any LineDetector = ClassicalLineDetector()
+        faintDetector: any LineDetector = ClassicalLineDetector(minimumGlyphs: TextReader.liveMinimumGlyphs)
     ) throws(ScannerError) {
         try self.init(text: TextReader(options: options, lineDetector: lineDetector, recognizers: recognizers, faintDetector: faintDetector))
     }

@@ -4,13 +4,12 @@ import ScannerCore
 /// Where the lines of text are in an image: the seam between finding lines and reading them
 /// (issue #40). A conformance is one way of finding them; swapping the detector is choosing another.
 ///
-/// Lines come back in the image's pixel coordinates, inside the image, top-left corner first and
-/// clockwise, their top edge along the text's top.
+/// Lines come back in the image's pixel coordinates (`DetectedLine`: corners, text height, score).
 public protocol LineDetector: AnyObject {
-    func lines(in image: GrayImage) -> [TextLineDetector.GlyphLine]
+    func lines(in image: GrayImage) -> [DetectedLine]
     /// The lines found before `deadline` passed, where the detector looks in parts (a large still's
     /// tiles) and may stop between them; a detector that looks once looks whole.
-    func lines(in image: GrayImage, until deadline: ContinuousClock.Instant?) -> [TextLineDetector.GlyphLine]
+    func lines(in image: GrayImage, until deadline: ContinuousClock.Instant?) -> [DetectedLine]
     /// Images it failed on (its runtime's error), and the last error: those images gave no lines.
     var failures: Int { get }
     var lastFailure: InferenceError? { get }
@@ -25,11 +24,12 @@ extension LineDetector {
     public var failures: Int { 0 }
     public var lastFailure: InferenceError? { nil }
     public func inputSize(width: Int, height: Int) -> (width: Int, height: Int)? { nil }
-    public func lines(in image: GrayImage, until deadline: ContinuousClock.Instant?) -> [TextLineDetector.GlyphLine] { lines(in: image) }
+    public func lines(in image: GrayImage, until deadline: ContinuousClock.Instant?) -> [DetectedLine] { lines(in: image) }
 }
 
 /// The classical detector (`TextLineDetector`: local-mean ink masks, glyph components chained into
-/// lines) on the image reduced to at most `detectionWidth` pixels wide.
+/// lines) on the image reduced to at most `detectionWidth` pixels wide. It does not grade its lines
+/// (score 1).
 public final class ClassicalLineDetector: LineDetector, Sendable {
     /// Detection works on at most this width (it needs glyphs a few pixels high, not every pixel;
     /// measured against detection at 1280 px with 6–7 px glyphs: the same lines found, 67–71 of 84
@@ -45,18 +45,25 @@ public final class ClassicalLineDetector: LineDetector, Sendable {
             return configuration
         }())
 
-    public init() {}
+    /// Lines built from fewer glyph candidates than this are dropped, however long; nil: kept when
+    /// long enough for letters run together (`TextLineDetector`), as a still's reading wants them.
+    let minimumGlyphs: Int?
 
-    public func lines(in image: GrayImage) -> [TextLineDetector.GlyphLine] {
+    /// - Parameter minimumGlyphs: where lines of one or two glyph candidates are not worth reading
+    ///   (camera frames: `TextReader.liveMinimumGlyphs`); nil keeps them.
+    public init(minimumGlyphs: Int? = nil) {
+        self.minimumGlyphs = minimumGlyphs
+    }
+
+    public func lines(in image: GrayImage) -> [DetectedLine] {
         let factor = image.width > Self.detectionWidth ? Double(Self.detectionWidth) / Double(image.width) : 1
         let found = detector.detect(factor == 1 ? image : image.scaled(by: factor))
         let w = Double(image.width)
         let h = Double(image.height)
-        return found.map { line in
-            var line = line
-            line.quad = line.quad.map { Point(x: min(w, max(0, $0.x / factor)), y: min(h, max(0, $0.y / factor))) }
-            line.height /= factor
-            return line
+        return found.filter { $0.glyphs >= minimumGlyphs ?? 0 }.map { line in
+            DetectedLine(
+                quad: line.quad.map { Point(x: min(w, max(0, $0.x / factor)), y: min(h, max(0, $0.y / factor))) },
+                textHeight: line.textHeight / factor)
         }
     }
 }
@@ -67,9 +74,9 @@ extension NetworkLineDetector: LineDetector {
     }
 
     /// The network's lines; none when the runtime failed on this image (`lastFailure` says why).
-    public func lines(in image: GrayImage) -> [TextLineDetector.GlyphLine] { lines(in: image, until: nil) }
+    public func lines(in image: GrayImage) -> [DetectedLine] { lines(in: image, until: nil) }
 
-    public func lines(in image: GrayImage, until deadline: ContinuousClock.Instant?) -> [TextLineDetector.GlyphLine] {
+    public func lines(in image: GrayImage, until deadline: ContinuousClock.Instant?) -> [DetectedLine] {
         do {
             return try detect(image, until: deadline)
         } catch {

@@ -66,7 +66,7 @@ public final class NetworkLineDetector {
     public var tiles: TiledLook?
 
     /// The lines of `image`, in its pixel coordinates; of the tiles, those looked at before `deadline`.
-    public func detect(_ image: GrayImage, until deadline: ContinuousClock.Instant? = nil) throws(InferenceError) -> [TextLineDetector.GlyphLine] {
+    public func detect(_ image: GrayImage, until deadline: ContinuousClock.Instant? = nil) throws(InferenceError) -> [DetectedLine] {
         let whole = try look(image)
         let size = Self.inputSize(
             width: image.width, height: image.height, shorterSideAtLeast: shorterSideAtLeast, longerSideAtMost: longerSideAtMost)
@@ -76,16 +76,15 @@ public final class NetworkLineDetector {
             if deadline?.hasPassed == true { break }
             let part = image.cropped(to: tile)
             guard part.largestBlockContrastSpread() >= tiles.minimumSpread else { continue }
-            for var line in try look(part) {
-                line.quad = line.quad.map { Point(x: $0.x + Double(tile.x), y: $0.y + Double(tile.y)) }
-                found.append(TiledLook.Found(line: line, tile: tile))
+            for line in try look(part) {
+                found.append(TiledLook.Found(line: line.offset(by: Double(tile.x), Double(tile.y)), tile: tile))
             }
         }
         return tiles.merged(found, whole: whole, width: image.width, height: image.height)
     }
 
     /// One look at the whole of `image`, at the network's input size for it.
-    private func look(_ image: GrayImage) throws(InferenceError) -> [TextLineDetector.GlyphLine] {
+    private func look(_ image: GrayImage) throws(InferenceError) -> [DetectedLine] {
         let size = Self.inputSize(
             width: image.width, height: image.height, shorterSideAtLeast: shorterSideAtLeast, longerSideAtMost: longerSideAtMost)
         let input = Self.inputPlanes(image, width: size.width, height: size.height)
@@ -102,17 +101,15 @@ public final class NetworkLineDetector {
         let h = Double(image.height)
         return candidates.map { candidate in
             let quad = candidate.quad.map { Point(x: min(w, max(0, $0.x * sx)), y: min(h, max(0, $0.y * sy))) }
-            let height = candidate.height * (sx + sy) / 2
-            return TextLineDetector.GlyphLine(quad: quad, height: height, angle: candidate.angle, glyphs: Self.glyphs(quad))
+            return Self.line(quad, score: Double(candidate.score))
         }
     }
 
-    /// About how many glyphs the line at `quad` holds, for what ranks lines by their glyphs (the
-    /// classical detector counts them): its length over its height, the height being about 1.4 glyph
-    /// heights and a glyph about 0.6 of its height wide (so ~2.4 glyphs per line height of length).
-    static func glyphs(_ quad: Quad) -> Int {
-        let length = (quad.topLeft.distance(to: quad.topRight) + quad.bottomLeft.distance(to: quad.bottomRight)) / 2
-        return quad.meanHeight > 0 ? Int((length / quad.meanHeight * 2.4).rounded()) : 0
+    /// The line at `quad` (image pixels, inside the image): the box DB draws (the shrunk map grown
+    /// back, `ProbabilityMapLines.unclipRatio`) is the one it was trained on, around a line's ink, so
+    /// its thickness is the text's height (where the image's edge cuts the box, the part in view).
+    static func line(_ quad: Quad, score: Double) -> DetectedLine {
+        DetectedLine(quad: quad, textHeight: quad.meanHeight, score: score)
     }
 
     /// The image resized (bilinear, pixel centres aligned, as OpenCV's resize) to `width` × `height`,

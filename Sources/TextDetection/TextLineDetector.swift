@@ -39,11 +39,12 @@ public struct TextLineDetector: Sendable {
         public init() {}
     }
 
-    /// One line: its corners (top-left first, clockwise, in the image's pixels), its height and
-    /// the number of glyph candidates it was built from.
+    /// One line: its corners (top-left first, clockwise, in the image's pixels, padded by a fifth of
+    /// its letters' height), the height of its ink across the line (without the padding) and the
+    /// number of glyph candidates it was built from.
     public struct GlyphLine: Sendable, Equatable {
         public var quad: Quad
-        public var height: Double
+        public var textHeight: Double
         public var angle: Double
         public var glyphs: Int
         /// 0: dark text, 1: light text on a darker ground.
@@ -51,9 +52,9 @@ public struct TextLineDetector: Sendable {
         /// Mean gray level of the glyph pixels.
         var inkLevel = 0.0
 
-        public init(quad: Quad, height: Double, angle: Double = 0, glyphs: Int, polarity: Int = 0) {
+        public init(quad: Quad, textHeight: Double, angle: Double = 0, glyphs: Int, polarity: Int = 0) {
             self.quad = quad
-            self.height = height
+            self.textHeight = textHeight
             self.angle = angle
             self.glyphs = glyphs
             self.polarity = polarity
@@ -430,6 +431,7 @@ public struct TextLineDetector: Sendable {
         maxU += halfU
         minV -= halfV
         maxV += halfV
+        let ink = maxV - minV
         let pad = height * 0.2
         minU -= pad
         maxU += pad
@@ -438,6 +440,6 @@ public struct TextLineDetector: Sendable {
         func point(_ u: Double, _ v: Double) -> Point { Point(x: mx + u * ux + v * vx, y: my + u * uy + v * vy) }
         return GlyphLine(
             quad: Quad(topLeft: point(minU, minV), topRight: point(maxU, minV), bottomRight: point(maxU, maxV), bottomLeft: point(minU, maxV)),
-            height: maxV - minV, angle: angle, glyphs: parts.count)
+            textHeight: ink, angle: angle, glyphs: parts.count)
     }
 }

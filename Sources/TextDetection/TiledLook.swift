@@ -55,10 +55,10 @@ public struct TiledLook: Sendable, Equatable {
 
     /// A line in a tile, in the image's pixels.
     public struct Found: Sendable, Equatable {
-        public var line: TextLineDetector.GlyphLine
+        public var line: DetectedLine
         public var tile: PixelRect
 
-        public init(line: TextLineDetector.GlyphLine, tile: PixelRect) {
+        public init(line: DetectedLine, tile: PixelRect) {
             self.line = line
             self.tile = tile
         }
@@ -70,10 +70,10 @@ public struct TiledLook: Sendable, Equatable {
 
     /// The image's lines: the tiles' lines (`found`, image pixels) joined and de-duplicated, and the
     /// whole image's lines (`whole`) taller than half the overlap.
-    public func merged(_ found: [Found], whole: [TextLineDetector.GlyphLine], width: Int, height: Int) -> [TextLineDetector.GlyphLine] {
+    public func merged(_ found: [Found], whole: [DetectedLine], width: Int, height: Int) -> [DetectedLine] {
         let tall = Double(overlap) / 2
         struct Piece {
-            var line: TextLineDetector.GlyphLine
+            var line: DetectedLine
             var tile: PixelRect
             var cutAcross: Bool
         }
@@ -127,17 +127,12 @@ public struct TiledLook: Sendable, Equatable {
     }
 
     /// One line from its pieces: the smallest rectangle around them all.
-    static func joined(_ pieces: [TextLineDetector.GlyphLine]) -> TextLineDetector.GlyphLine {
+    static func joined(_ pieces: [DetectedLine]) -> DetectedLine {
         guard pieces.count > 1, let rectangle = ProbabilityMapLines.Rectangle(pieces.flatMap(\.quad.corners)) else { return pieces[0] }
         // The pieces' corners are corners, not pixel centres: no half pixel to add on each side.
         var exact = rectangle
         exact.length -= 1
         exact.thickness -= 1
-        let quad = exact.quad
-        var line = pieces.max { $0.height < $1.height }!
-        line.quad = quad
-        line.angle = exact.angle
-        line.glyphs = NetworkLineDetector.glyphs(quad)
-        return line
+        return NetworkLineDetector.line(exact.quad, score: pieces.map(\.score).max()!)
     }
 }

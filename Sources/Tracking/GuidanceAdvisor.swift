@@ -15,14 +15,15 @@ public struct GuidanceSample: Sendable, Equatable {
     public var sharpness: Double
     /// Mean absolute luma change from the previous sample's thumbnail, 0–255.
     public var motion: Double
-    /// The glyph height of the largest line in view, in full-resolution pixels; nil when unknown.
-    public var largestGlyphHeight: Double?
+    /// The text height of the largest line in view (`DetectedLine.textHeight`), in full-resolution
+    /// pixels; nil when unknown.
+    public var largestTextHeight: Double?
     /// Whether something is held up, text found on it or not (`PresenceDetector`).
     public var somethingHeldUp: Bool
 
     public init(
         time: Double, textInView: Bool, brightness: Double, saturated: Double, sharpness: Double, motion: Double,
-        largestGlyphHeight: Double? = nil, somethingHeldUp: Bool = false
+        largestTextHeight: Double? = nil, somethingHeldUp: Bool = false
     ) {
         self.time = time
         self.textInView = textInView
@@ -30,7 +31,7 @@ public struct GuidanceSample: Sendable, Equatable {
         self.saturated = saturated
         self.sharpness = sharpness
         self.motion = motion
-        self.largestGlyphHeight = largestGlyphHeight
+        self.largestTextHeight = largestTextHeight
         self.somethingHeldUp = somethingHeldUp
     }
 }
@@ -55,7 +56,7 @@ public struct GuidanceAdvisor: Sendable {
         public var blurryBelow: Double = 30
         /// Frame-to-frame change above this is a hand moving too fast to read.
         public var movingAbove: Double = 12
-        /// Text whose largest glyphs are smaller than this (px) is too small to read: closer.
+        /// Text whose largest line is less tall than this (px) is too small to read: closer.
         public var smallestLegible: Double = 8
         public var confirmations = 3
         /// Seconds between two changes at least.
@@ -91,7 +92,7 @@ public struct GuidanceAdvisor: Sendable {
         if sample.saturated > c.glareAbove { return .glare }
         if sample.motion > c.movingAbove { return .holdStill }
         if sample.sharpness < c.blurryBelow { return .blurry }
-        if let height = sample.largestGlyphHeight, height < c.smallestLegible { return .moveCloser }
+        if let height = sample.largestTextHeight, height < c.smallestLegible { return .moveCloser }
         return nil
     }
 

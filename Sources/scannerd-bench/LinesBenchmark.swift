@@ -119,7 +119,7 @@ enum LinesBenchmark {
                     let lines = ClassicalLineDetector().lines(in: full)
                     tally.detectSeconds += (ContinuousClock.now - start).inSeconds
                     // The thinnest line there: a junk quad across several lines may hold the centre too.
-                    guard let line = lines.filter({ $0.quad.contains(center) }).min(by: { $0.height < $1.height }) else { continue }
+                    guard let line = lines.filter({ $0.quad.contains(center) }).min(by: { $0.textHeight < $1.textHeight }) else { continue }
                     tally.lined += 1
                     let readStart = ContinuousClock.now
                     let lineRead = tesseract.read(line.quad, in: full)?.line
@@ -196,7 +196,7 @@ enum LinesBenchmark {
             let reading = tesseract.read(line.quad, in: image)
             let cut = reading?.cut ?? reader.cutEnds(of: line.quad, in: image)
             let ends = (cut.start ? "<" : " ") + (cut.end ? ">" : " ")
-            print(String(format: "%2d  h %5.1f  glyphs %2d  %@  [%@]  %@", n, line.height, line.glyphs, ends, corners, reading?.line.text ?? ""))
+            print(String(format: "%2d  h %5.1f  score %.2f  %@  [%@]  %@", n, line.textHeight, line.score, ends, corners, reading?.line.text ?? ""))
             if let network, let read = network.read(line.quad, in: image) {
                 print(String(format: "    network %.2f  %@", read.line.confidence, read.line.text))
             }

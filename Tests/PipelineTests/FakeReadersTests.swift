@@ -20,8 +20,8 @@ import Tracking
     final class FakeDetector: LineDetector, @unchecked Sendable {
         var quads: [Quad]
         init(_ quads: [Quad]) { self.quads = quads }
-        func lines(in image: GrayImage) -> [TextLineDetector.GlyphLine] {
-            quads.map { TextLineDetector.GlyphLine(quad: $0, height: $0.meanHeight, glyphs: 12) }
+        func lines(in image: GrayImage) -> [DetectedLine] {
+            quads.map { DetectedLine(quad: $0, textHeight: $0.meanHeight) }
         }
     }
 
@@ -141,7 +141,7 @@ import Tracking
         final class FailingDetector: LineDetector, @unchecked Sendable {
             var failures = 0
             var lastFailure: InferenceError?
-            func lines(in image: GrayImage) -> [TextLineDetector.GlyphLine] {
+            func lines(in image: GrayImage) -> [DetectedLine] {
                 failures += 1
                 lastFailure = .failed(reason: "the device is gone")
                 return []

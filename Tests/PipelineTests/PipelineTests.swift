@@ -100,9 +100,11 @@ import Tracking
             }
         }
         let handler = try handler()
-        let reader = try TextReader(options: handler.configuration.options)
-        let found = reader.textLines(in: blank)
-        try #require(!found.isEmpty && found.allSatisfy { $0.glyphs < TextStage.minimumGlyphs }, "\(found)")
+        // A still's reader keeps lines of letters run together, and takes the boxes for one; a
+        // camera's does not.
+        let found = try TextReader(options: handler.configuration.options).textLines(in: blank)
+        try #require(!found.isEmpty, "\(found)")
+        #expect(try TextReader(options: handler.configuration.options, live: true).textLines(in: blank).isEmpty)
         for index in stride(from: 0, to: 12, by: 3) { _ = handler.process(frame(index, blank), time: Double(index) / 30) }
         let s = handler.statistics
         #expect(s.ocrPasses > 0 && s.ocrLinesRead == 0, "\(s)")

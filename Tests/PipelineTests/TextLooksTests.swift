@@ -2,6 +2,7 @@ import Foundation
 import Recognition
 import ScannerCore
 import Testing
+import TextDetection
 
 @testable import Pipeline
 
@@ -155,7 +156,7 @@ import Testing
     /// Lines found by two looks are one line each: the longer stays (a window may cut a line the
     /// whole frame saw whole), and lines elsewhere are kept.
     @Test func linesFoundTwiceAreKeptOnce() {
-        func text(_ quad: Quad) -> TextLine { TextLine(quad: quad, glyphs: 10) }
+        func text(_ quad: Quad) -> DetectedLine { DetectedLine(quad: quad, textHeight: quad.meanHeight) }
         let whole = [text(line(x: 100, y: 100, length: 300, height: 20)), text(line(x: 100, y: 400, length: 200, height: 20))]
         let window = [text(line(x: 102, y: 101, length: 296, height: 19)), text(line(x: 600, y: 100, length: 100, height: 12))]
         let merged = TextLooks.merged(whole, window)
@@ -173,16 +174,16 @@ import Testing
     /// Neighbouring lines of a tilted card are two lines: their bounding boxes overlap (a line 400 px
     /// long tilted by 8° is 56 px higher than it is thick), but they do not lie on one axis.
     @Test func tiltedNeighboursStayApart() {
-        func tilted(y: Double) -> TextLine {
+        func tilted(y: Double) -> DetectedLine {
             let angle = 8.0 * Double.pi / 180
             let (dx, dy) = (400 * cos(angle), 400 * sin(angle))
             let (nx, ny) = (-30 * sin(angle), 30 * cos(angle))
             let start = Point(x: 100, y: y)
-            return TextLine(
+            return DetectedLine(
                 quad: Quad(
                     topLeft: start, topRight: Point(x: start.x + dx, y: start.y + dy),
                     bottomRight: Point(x: start.x + dx + nx, y: start.y + dy + ny), bottomLeft: Point(x: start.x + nx, y: start.y + ny)),
-                glyphs: 30)
+                textHeight: 30)
         }
         let merged = TextLooks.merged([tilted(y: 100), tilted(y: 145)], [tilted(y: 146)])
         #expect(merged.count == 2, "\(merged.map(\.quad.center))")

@@ -74,7 +74,8 @@ import Testing
         try #require(lines.count == 1, "\(lines)")
         // Each word's box is 14·cos 15° + 110·sin 15° ≈ 42 px tall; the letters, 14 (and the padding).
         #expect(abs(abs(lines[0].angle) - angle) < 0.05, "angle \(lines[0].angle)")
-        #expect(lines[0].height < 2.5 * thickness, "height \(lines[0].height)")
+        #expect(lines[0].quad.meanHeight < 2.5 * thickness, "height \(lines[0].quad.meanHeight)")
+        #expect(abs(lines[0].textHeight - thickness) < 3, "text height \(lines[0].textHeight)")
     }
 
     /// Words of a tilted line whose letters ran together are joined by their letters' height, not

@@ -8,11 +8,11 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct TiledLookTests {
     let look = TiledLook(side: 1280, overlap: 256, minimumSpread: 48)
 
-    func line(_ x: Double, _ y: Double, _ width: Double, _ height: Double) -> TextLineDetector.GlyphLine {
+    func line(_ x: Double, _ y: Double, _ width: Double, _ height: Double) -> DetectedLine {
         let quad = Quad(
             topLeft: Point(x: x, y: y), topRight: Point(x: x + width, y: y),
             bottomRight: Point(x: x + width, y: y + height), bottomLeft: Point(x: x, y: y + height))
-        return TextLineDetector.GlyphLine(quad: quad, height: height, glyphs: NetworkLineDetector.glyphs(quad))
+        return NetworkLineDetector.line(quad, score: 0.8)
     }
 
     /// Every pixel in a tile, every tile one size, neighbours overlapping by at least the overlap,

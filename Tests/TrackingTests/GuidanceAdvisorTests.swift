@@ -10,7 +10,7 @@ import Tracking
     ) -> GuidanceSample {
         GuidanceSample(
             time: time, textInView: text, brightness: brightness, saturated: saturated, sharpness: sharpness, motion: motion,
-            largestGlyphHeight: glyph, somethingHeldUp: held)
+            largestTextHeight: glyph, somethingHeldUp: held)
     }
 
     @Test func eachConditionHasItsHintAndLightComesFirst() {
