@@ -31,6 +31,8 @@ public struct SequenceConfiguration: Sendable {
     /// Makes the text stage's line detector and recognizers in place of `lineModel`'s: any
     /// conformance (a test's fakes drive the pipeline in-process). Called for each stage built.
     public var textReaders: (@Sendable () -> TextReaders)?
+    /// The live text stage's numbers (`TextTuning`).
+    public var textTuning = TextTuning()
 
     public init(
         options: ScanOptions, tracker: TrackerConfiguration? = nil, ocrEveryFrames: Int? = nil,
@@ -55,7 +57,7 @@ public struct SequenceConfiguration: Sendable {
     func buildsTheSameStages(as other: SequenceConfiguration) -> Bool {
         options == other.options && sceneChange == other.sceneChange && barcodesAtFullResolution == other.barcodesAtFullResolution
             && lineModel == other.lineModel && lineModelRequired == other.lineModelRequired && minimumSharpness == other.minimumSharpness
-            && textReaders == nil && other.textReaders == nil
+            && textTuning == other.textTuning && textReaders == nil && other.textReaders == nil
     }
 
     /// OCR cadence per quality level at 30 fps: fast every 6th frame (5 passes/s), balanced every

@@ -14,7 +14,7 @@ import Tracking
 final class TextStage: @unchecked Sendable {
     let reader: TextReader
     private let configuration: SequenceConfiguration
-    private var schedule = LineSchedule<[LineItem]>()
+    private var schedule: LineSchedule<[LineItem]>
     private var gate: SceneChangeGate
     /// When the scene last changed and was read (the trackers' clock).
     private var sceneReadAt: Double?
@@ -34,7 +34,7 @@ final class TextStage: @unchecked Sendable {
     private(set) var guidanceSample: GuidanceSample?
     private var previous: (thumbnail: [UInt8], time: Double)?
     /// Where the detector looks on each pass, and at what scale (`TextLooks`).
-    private var looks = TextLooks()
+    private var looks: TextLooks
     /// The quads of the lines the last detection found (full-resolution pixels): `looks`' evidence.
     private var lastLines: [Quad] = []
     /// Windows looked at below or at full resolution, beside looks at the whole frame (`stats`).
@@ -92,6 +92,8 @@ final class TextStage: @unchecked Sendable {
         }
         self.configuration = configuration
         gate = SceneChangeGate(configuration: configuration.sceneChange)
+        schedule = LineSchedule(configuration: configuration.textTuning.schedule)
+        looks = TextLooks(configuration: configuration.textTuning.looks)
     }
 
     /// A pass's text: `items` read on this pass (new evidence), `carried` the readings of lines found
@@ -117,7 +119,7 @@ final class TextStage: @unchecked Sendable {
         let thumbnail = look.thumbnail
         defer { guidanceSample = sample(look, time: time) }
         let unchanged = gate.isUnchanged(thumbnail)
-        if Self.skipsStillFrame(
+        if tuning.stage.skipsStillFrame(
             unchanged: unchanged, pendingLines: schedule.hasPendingLines, stillFor: sceneReadAt.map { time - $0 } ?? 0)
         {
             if confirming { return nil }
@@ -142,14 +144,14 @@ final class TextStage: @unchecked Sendable {
             sceneReadAt = time
         }
         let full = detail() ?? image
-        // A line of one or two glyphs is not read (`TextReader.liveMinimumLength`).
-        let lines = detectLines(in: full, heldUp: look.heldUpRegion, time: time).filter { $0.length >= TextReader.liveMinimumLength }
+        // A line of one or two glyphs is not read (`TextReader.liveMinimumGlyphs`).
+        let lines = detectLines(in: full, heldUp: look.heldUpRegion, time: time).filter { $0.glyphEstimate >= TextReader.liveMinimumGlyphs }
         lastLines = lines.map(\.quad)
         // Guidance's evidence of text in view is the classical detector's (`lookForLinesForGuidance`).
         lookForLinesForGuidance(in: full, measured: true, time: time)
         let quads = lines.map(\.quad)
         let chosen = schedule.plan(
-            quads, signatures: quads.map { reader.lineSignature($0, in: full) }, priorities: lines.map { ($0.length * 2.4).rounded() },
+            quads, signatures: quads.map { reader.lineSignature($0, in: full) }, priorities: lines.map { Double($0.glyphEstimate) },
             believed: believed, time: time, confirmingOnly: confirming)
         if confirming {
             guard !chosen.isEmpty else { return nil }
@@ -161,7 +163,8 @@ final class TextStage: @unchecked Sendable {
             if stacked != nil { stackedReads += 1 }
             let read = timed(.reading) { reader.readLine(quads[index], in: full, stacked: stacked) }
             linesRead += 1
-            let said = LiveReadingPolicy.judge(read, earlier: schedule.standing(forQuad: index) ?? [], believed: believed)
+            let said = LiveReadingPolicy.judge(
+                read, earlier: schedule.standing(forQuad: index) ?? [], believed: believed, configuration: tuning.reading)
             schedule.record(
                 .init(
                     said.items, key: said.keys, unconfident: said.unconfident, confidence: said.confidence, part: said.part, doubt: said.doubt),
@@ -210,7 +213,7 @@ final class TextStage: @unchecked Sendable {
         for index in quads.indices {
             let line = schedule.line(forQuad: index)
             guard schedule.isInQuestion(line) || (chosen.contains(index) && stacks[line.id] != nil) else { continue }
-            var stack = stacks[line.id] ?? LineStack()
+            var stack = stacks[line.id] ?? LineStack(configuration: tuning.stack)
             stack.add(quads[index], in: full) { reader.straightenedLine($0, in: full) ?? full }
             kept[line.id] = stack
         }
@@ -234,13 +237,8 @@ final class TextStage: @unchecked Sendable {
         return found
     }
 
-    /// Guidance's lines are looked for on unread (blurred) frames at most this often, seconds.
-    static let guidanceLookEvery = 0.5
-    /// Lines found this long ago still count as text in view, seconds.
-    static let guidanceLinesLast = 1.0
-
     /// Whether text is in view, read or not — too blurred, or too faint for the reading's contrast
-    /// limit (a card in a dark room) — at most every `guidanceLookEvery` seconds, by the classical
+    /// limit (a card in a dark room) — at most every `TextTuning.Stage.guidanceLookEvery` seconds, by the classical
     /// detector (`TextReader.textLines(in:evenFaint:)`): the detector network sees text in a
     /// camera's noise and in a QR code leaving the frame (the sequence clip, 2026-11-26: the person
     /// was told the empty scene was blurry, and nothing while the card was). `measured`: `image` is
@@ -249,8 +247,8 @@ final class TextStage: @unchecked Sendable {
     /// view" at once: a card gone in a cut leaves a blank frame, not a blurred card (the demo clip at
     /// realtime: `blurry` on its blank frames, within a second of the card's last lines).
     private func lookForLinesForGuidance(in image: GrayImage, measured: Bool = false, everyTime: Bool = false, time: Double) {
-        guard everyTime || linesSeen.map({ time - $0.time >= Self.guidanceLookEvery }) ?? true else { return }
-        let lines = timed(.detection) { reader.textLines(in: image, evenFaint: true) }.filter { $0.length >= TextReader.liveMinimumLength }
+        guard everyTime || linesSeen.map({ time - $0.time >= tuning.stage.guidanceLookEvery }) ?? true else { return }
+        let lines = timed(.detection) { reader.textLines(in: image, evenFaint: true) }.filter { $0.glyphEstimate >= TextReader.liveMinimumGlyphs }
         guard !lines.isEmpty else {
             linesSeen = nil
             return
@@ -269,7 +267,7 @@ final class TextStage: @unchecked Sendable {
                 Double(zip(previous.thumbnail, thumbnail).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / count
                     / max(1, (time - previous.time) * 30)
             } ?? 0
-        let recent = linesSeen.flatMap { time - $0.time <= Self.guidanceLinesLast ? $0 : nil }
+        let recent = linesSeen.flatMap { time - $0.time <= tuning.stage.guidanceLinesLast ? $0 : nil }
         return GuidanceSample(
             time: time, textInView: recent != nil, brightness: look.brightness, saturated: look.saturated, sharpness: look.sharpness,
             motion: motion, largestTextHeight: recent.flatMap { $0.textHeight.isFinite ? $0.textHeight : nil },
@@ -281,19 +279,8 @@ final class TextStage: @unchecked Sendable {
         return metrics.measure(stage, body)
     }
 
-    /// While the scene is still, lines that still need reading are read for at most this long (s)
-    /// after it last changed. A still, noisy desk makes new clutter "lines" on every pass (noise
-    /// moves their ends and splits them), so lines are always pending there and the text thread
-    /// never rested (a static desk through the emulated camera: 8 passes a second, 56% of a core);
-    /// a card held still has its lines read some 60 times in 2 s, and more reads of the same pixels
-    /// would repeat their misreadings.
-    static let pendingReadingWhileStill = 2.0
-
-    /// Whether a frame is left unread as a repeat of the last pass: the scene is unchanged, and no
-    /// line needs reading or it has been still for `pendingReadingWhileStill`.
-    static func skipsStillFrame(unchanged: Bool, pendingLines: Bool, stillFor: Double) -> Bool {
-        unchanged && (!pendingLines || stillFor >= pendingReadingWhileStill)
-    }
+    /// The stage's numbers (`SequenceConfiguration.textTuning`).
+    private var tuning: TextTuning { configuration.textTuning }
 
     /// The keys of the text items clients have been told about.
     static func believed(_ live: [TrackedItem]) -> Set<String> {

@@ -16,42 +16,51 @@ import ScannerCore
 ///
 /// A value: frames in, an image out; no clock, no thread.
 public struct LineStack: Sendable {
-    /// Strips averaged at most: the newest ones.
-    public static let depth = 5
-    /// A line whose quad is this much taller or longer (or shorter) than the stack's first is no
-    /// longer the same picture of it (the card came closer): the stack starts again.
-    static let sizeChange = 0.15
-    /// The registration's search around the offset of the detector's quads, in line heights, and
-    /// at most `maximumSearch` pixels.
-    static let searchRadius = 0.3
-    static let maximumSearch = 12
-    /// Lines taller than this (px) are not stacked: print that large reads from one frame, and the
-    /// registration's cost grows with the cube of a line's height (a detector's quad over a whole
-    /// card, 250 px high, would have cost seconds a frame).
-    public static let maximumHeight = 64.0
-    /// A frame is the same picture of the line when its best match differs from the reference by at
-    /// most this share of the mean difference over the whole search: a clear minimum. Over the
-    /// frame's own noise the minimum stays clear; a frame blurred by a motion, covered, or of
-    /// another line matches about as badly everywhere, and the stack starts again with it.
-    static let mismatch = 0.8
+    /// Its numbers (one of the live text stage's, `TextTuning`).
+    public struct Configuration: Sendable, Equatable {
+        /// Strips averaged at most: the newest ones.
+        public var depth = 5
+        /// A line whose quad is this much taller or longer (or shorter) than the stack's first is no
+        /// longer the same picture of it (the card came closer): the stack starts again.
+        public var sizeChange = 0.15
+        /// The registration's search around the offset of the detector's quads, in line heights, and
+        /// at most `maximumSearch` pixels.
+        public var searchRadius = 0.3
+        public var maximumSearch = 12
+        /// Lines taller than this (px) are not stacked: print that large reads from one frame, and the
+        /// registration's cost grows with the cube of a line's height (a detector's quad over a whole
+        /// card, 250 px high, would have cost seconds a frame).
+        public var maximumHeight = 64.0
+        /// A frame is the same picture of the line when its best match differs from the reference by at
+        /// most this share of the mean difference over the whole search: a clear minimum. Over the
+        /// frame's own noise the minimum stays clear; a frame blurred by a motion, covered, or of
+        /// another line matches about as badly everywhere, and the stack starts again with it.
+        public var mismatch = 0.8
+
+        public init() {}
+    }
+
+    public let configuration: Configuration
 
     /// The first frame's line: its quad, and its pixels around the quad (the registration's template).
     private var reference: (quad: Quad, patch: GrayImage, origin: (x: Int, y: Int))?
     /// The straightened strips, oldest first, at most `depth`; all the size of the first.
     public private(set) var strips: [GrayImage] = []
 
-    public init() {}
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
 
     /// Adds the line at `quad` of `image` (a frame at full resolution), straightened by `straighten`
     /// (the recognizer's `LineRecognizer.straightened` on `image`, given a quad).
     public mutating func add(_ quad: Quad, in image: GrayImage, straighten: (Quad) -> GrayImage) {
-        guard quad.meanHeight <= Self.maximumHeight else {
+        guard quad.meanHeight <= configuration.maximumHeight else {
             reference = nil
             strips = []
             return
         }
-        guard let reference, Self.sameSize(reference.quad, quad),
-            let offset = Self.register(reference, in: image, predicted: quad.center - reference.quad.center)
+        guard let reference, sameSize(reference.quad, quad),
+            let offset = register(reference, in: image, predicted: quad.center - reference.quad.center)
         else {
             start(quad, in: image, straighten: straighten)
             return
@@ -65,7 +74,7 @@ public struct LineStack: Sendable {
             return
         }
         strips.append(strip)
-        if strips.count > Self.depth { strips.removeFirst(strips.count - Self.depth) }
+        if strips.count > configuration.depth { strips.removeFirst(strips.count - configuration.depth) }
     }
 
     /// The strips' average; nil with none.
@@ -85,7 +94,7 @@ public struct LineStack: Sendable {
     private mutating func start(_ quad: Quad, in image: GrayImage, straighten: (Quad) -> GrayImage) {
         strips = [straighten(quad)]
         let box = quad.boundingBox
-        let margin = min(Double(Self.maximumSearch), quad.meanHeight * Self.searchRadius)
+        let margin = min(Double(configuration.maximumSearch), quad.meanHeight * configuration.searchRadius)
         let rect = PixelRect(
             x: Int((box.minX - margin).rounded(.down)), y: Int((box.minY - margin).rounded(.down)),
             width: Int((box.maxX - box.minX + 2 * margin).rounded(.up)), height: Int((box.maxY - box.minY + 2 * margin).rounded(.up))
@@ -97,17 +106,18 @@ public struct LineStack: Sendable {
         reference = (quad, image.cropped(to: rect), (rect.x, rect.y))
     }
 
-    static func sameSize(_ a: Quad, _ b: Quad) -> Bool {
-        abs(b.meanHeight / max(1, a.meanHeight) - 1) <= sizeChange && abs(b.meanLength / max(1, a.meanLength) - 1) <= sizeChange
+    func sameSize(_ a: Quad, _ b: Quad) -> Bool {
+        let change = configuration.sizeChange
+        return abs(b.meanHeight / max(1, a.meanHeight) - 1) <= change && abs(b.meanLength / max(1, a.meanLength) - 1) <= change
     }
 
     /// Where the reference's pixels lie in `image`: the offset from the reference frame, to a fraction
     /// of a pixel, searched around `predicted`; nil when the best match is no clear match (`mismatch`).
-    private static func register(
+    private func register(
         _ reference: (quad: Quad, patch: GrayImage, origin: (x: Int, y: Int)), in image: GrayImage, predicted: Point
     ) -> Point? {
         let patch = reference.patch
-        let radius = min(maximumSearch, max(2, Int((reference.quad.meanHeight * searchRadius).rounded(.up))))
+        let radius = min(configuration.maximumSearch, max(2, Int((reference.quad.meanHeight * configuration.searchRadius).rounded(.up))))
         let px = Int(predicted.x.rounded())
         let py = Int(predicted.y.rounded())
         let side = 2 * radius + 1
@@ -146,7 +156,7 @@ public struct LineStack: Sendable {
         }
         let measured = costs.filter(\.isFinite)
         guard let best = costs.indices.min(by: { costs[$0] < costs[$1] }), costs[best].isFinite, measured.count > 1,
-            costs[best] <= mismatch * measured.reduce(0, +) / Double(measured.count)
+            costs[best] <= configuration.mismatch * measured.reduce(0, +) / Double(measured.count)
         else { return nil }
         let (j, i) = (best / side, best % side)
         /// The vertex of the parabola through the costs either side of the best one: its fraction of a pixel.

@@ -4,6 +4,16 @@ import ScannerCore
 /// rules in one place beside `ReadingFusion` (issue #52, item 5), not in the text stage. Pure: a read
 /// and what the line said before in, a verdict out.
 public enum LiveReadingPolicy {
+    /// Its numbers (one of the live text stage's, `TextTuning`).
+    public struct Configuration: Sendable, Equatable {
+        /// A line that reads as nothing below this mean word confidence read as garbage (clutter, or
+        /// text too blurred to read). On the footage, desk clutter read at 0.0–0.45; text read at
+        /// 0.6–0.97, and at 0.28–0.30 while still blurred.
+        public var clutterConfidence = 0.5
+
+        public init() {}
+    }
+
     /// One read judged.
     public struct Verdict: Sendable, Equatable {
         /// The read's items the line may be taken to say (`admitted`), and their keys (`key`).
@@ -22,7 +32,8 @@ public enum LiveReadingPolicy {
     /// `read` (nil: nothing read) of a line that said `earlier` on its last reads, with `believed`
     /// the keys of the text items clients have been told about (nil: none asked).
     public static func judge(
-        _ read: (items: [LineItem], confidence: Double, text: String)?, earlier: [LineItem], believed: Set<String>?
+        _ read: (items: [LineItem], confidence: Double, text: String)?, earlier: [LineItem], believed: Set<String>?,
+        configuration: Configuration = Configuration()
     ) -> Verdict {
         let items = admitted(read?.items ?? [], believed: believed)
         let part = readsAPart(read?.items ?? [], admitted: items, of: earlier)
@@ -33,7 +44,7 @@ public enum LiveReadingPolicy {
         // removed in view and added again.
         let misread = doubt != nil && earlier.contains { $0.item.contentType != nil }
         let garbage = readsAsGarbage(
-            confidence: read?.confidence ?? 0, characters: read.map { TextReader.characters($0.text) } ?? 0)
+            confidence: read?.confidence ?? 0, characters: read.map { TextReader.characters($0.text) } ?? 0, configuration: configuration)
         return Verdict(
             items: items, keys: items.map { key($0.item) }, unconfident: !part && items.isEmpty && (misread || garbage),
             confidence: read?.confidence ?? 0, part: part, doubt: doubt)
@@ -56,17 +67,12 @@ public enum LiveReadingPolicy {
         return read.contains { part in part.reachesCutEnd && earlier.contains { $0.sharesPlace(with: part) } }
     }
 
-    /// A line that reads as nothing below this mean word confidence read as garbage (clutter, or
-    /// text too blurred to read). On the footage, desk clutter read at 0.0–0.45; text read at
-    /// 0.6–0.97, and at 0.28–0.30 while still blurred.
-    static let clutterConfidence = 0.5
-
     /// Whether a line's read of nothing is garbage: below `clutterConfidence`, or fewer letters and
     /// digits than a line that says something has (`TextReader.minimumCharacters`). The network
     /// reads desk clutter as one or two symbols at 0.2–0.72 (1280×720 card and desk footage, seed 1,
     /// 2026-11-25): read so it says nothing but was no garbage, and was read again every half second.
-    static func readsAsGarbage(confidence: Double, characters: Int) -> Bool {
-        confidence < clutterConfidence || characters < TextReader.minimumCharacters
+    static func readsAsGarbage(confidence: Double, characters: Int, configuration: Configuration = Configuration()) -> Bool {
+        confidence < configuration.clutterConfidence || characters < TextReader.minimumCharacters
     }
 
     /// What a line's reads are compared by: the type and the payload.

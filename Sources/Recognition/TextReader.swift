@@ -126,12 +126,9 @@ public final class TextReader {
     /// pieces) and is the costliest to read: a rule line or an edge straightened to the reading
     /// height is a long strip that took Tesseract 100–200 ms to read as nothing. Measured on the
     /// footage (2026-11-22, five clips): 75 such reads, a fifth of the reading time, none typed. The
-    /// classical detector counts its glyphs (`ClassicalLineDetector(minimumGlyphs:)`); every line is
-    /// also held to `liveMinimumLength`.
+    /// classical detector counts its glyph candidates (`ClassicalLineDetector(minimumGlyphs:)`); every
+    /// line's length is counted in glyphs too (`DetectedLine.glyphEstimate`).
     public static let liveMinimumGlyphs = 3
-    /// `liveMinimumGlyphs` as a length in the line's text heights, for a detector that counts no
-    /// glyphs: about 2.4 glyphs to a height (`DetectedLine.length`), and 2.5 rounds to 3.
-    public static let liveMinimumLength = (Double(liveMinimumGlyphs) - 0.5) / 2.4
 
     /// The size the line detector looks at `area` in (`LineDetector.inputSize`); nil when it looks
     /// at any image at its own scale, or no text is wanted.

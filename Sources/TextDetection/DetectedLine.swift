@@ -23,9 +23,16 @@ public struct DetectedLine: Sendable, Equatable {
         self.score = score
     }
 
-    /// Its length in its text's heights (about 2.4 glyphs to a height: a glyph and its space are about
-    /// 0.6 of a letter's height, and a line's ink about 1.4 letter heights tall).
+    /// Its length in its text's heights.
     public var length: Double { textHeight > 0 ? quad.meanLength / textHeight : 0 }
+
+    /// About how many glyphs long it is, from its length: what the live stage ranks lines by and
+    /// counts its minimum in, whichever detector found them.
+    public var glyphEstimate: Int { Int((length * Self.glyphsPerTextHeight).rounded()) }
+
+    /// Glyphs to a text height of a line's length: a glyph and its space are about 0.6 of a letter's
+    /// height wide, and a line's ink about 1.4 letter heights tall.
+    public static let glyphsPerTextHeight = 2.4
 
     /// The line moved by `dx`, `dy` (from a part of an image to the whole).
     public func offset(by dx: Double, _ dy: Double) -> DetectedLine {

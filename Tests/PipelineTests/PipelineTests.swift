@@ -249,11 +249,12 @@ import Tracking
     /// A still scene is not read again once its lines are settled, nor after 2 s of lines that never
     /// settle (noise on a still desk makes new clutter "lines" on every pass); a change is always read.
     @Test func aStillSceneIsReadUntilItsLinesSettleOrForTwoSeconds() {
-        let still = TextStage.pendingReadingWhileStill
-        #expect(TextStage.skipsStillFrame(unchanged: true, pendingLines: false, stillFor: 0))
-        #expect(!TextStage.skipsStillFrame(unchanged: true, pendingLines: true, stillFor: still - 0.1))
-        #expect(TextStage.skipsStillFrame(unchanged: true, pendingLines: true, stillFor: still))
-        #expect(!TextStage.skipsStillFrame(unchanged: false, pendingLines: false, stillFor: 100))
+        let stage = TextTuning.Stage()
+        let still = stage.pendingReadingWhileStill
+        #expect(stage.skipsStillFrame(unchanged: true, pendingLines: false, stillFor: 0))
+        #expect(!stage.skipsStillFrame(unchanged: true, pendingLines: true, stillFor: still - 0.1))
+        #expect(stage.skipsStillFrame(unchanged: true, pendingLines: true, stillFor: still))
+        #expect(!stage.skipsStillFrame(unchanged: false, pendingLines: false, stillFor: 100))
         #expect(still == 2)
     }
 

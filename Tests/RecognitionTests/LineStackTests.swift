@@ -78,8 +78,8 @@ import Testing
     @Test func theStackStartsAgainWhenTheLineChangesAndKeepsTheNewestFrames() {
         let image = frame(noise: 10)
         var stack = LineStack()
-        for _ in 0..<(LineStack.depth + 3) { stack.add(Self.quad, in: image, straighten: straighten(image)) }
-        #expect(stack.strips.count == LineStack.depth)
+        for _ in 0..<(stack.configuration.depth + 3) { stack.add(Self.quad, in: image, straighten: straighten(image)) }
+        #expect(stack.strips.count == stack.configuration.depth)
         let longer = Quad(x: 40, y: 30, width: 195, height: 14)
         stack.add(longer, in: image, straighten: straighten(image))
         #expect(stack.strips.count == 1, "a fifth longer")
@@ -90,7 +90,7 @@ import Testing
         #expect(stack.strips.count == 1, "something else")
         // A quad over a whole card is no line of small print: not stacked (its registration would
         // cost seconds a frame), and its stack is emptied.
-        let card = Quad(x: 10, y: 5, width: 240, height: LineStack.maximumHeight + 1)
+        let card = Quad(x: 10, y: 5, width: 240, height: LineStack.Configuration().maximumHeight + 1)
         stack.add(card, in: image, straighten: straighten(image))
         #expect(stack.strips.isEmpty && stack.average == nil)
     }

@@ -233,7 +233,7 @@ import Testing
         let idle = try poll { ($0["idleSkipped"]?.int ?? 0) > 0 }
         let later = try poll { ($0["frames"]?.int ?? 0) >= (idle["frames"]?.int ?? 0) + 60 }
         // And the text thread rests: no pass over the next 60 frames, which start more than 2 s
-        // (`TextStage.pendingReadingWhileStill`) after the scene last changed (its first frame).
+        // (`TextTuning.Stage.pendingReadingWhileStill`) after the scene last changed (its first frame).
         let passes = try textPasses()
         _ = try poll { ($0["frames"]?.int ?? 0) >= (later["frames"]?.int ?? 0) + 60 }
         let passesAfter = try textPasses()
