@@ -84,9 +84,12 @@ public struct TextLooks: Sendable {
     ///   - input: the network's input size for the whole area (its longer side the live detection size).
     ///   - heldUp: where something is held up (frame pixels), if anything is.
     ///   - lines: the quads of the lines the last pass found (frame pixels).
+    ///   - garbage: for each of `lines`, whether its last read was garbage: such a line says nothing of
+    ///     the print's height (a card coming into view, blurred, is found as one "line" the size of
+    ///     the card). Empty: none was.
     ///   - time: seconds.
     public mutating func plan(
-        area: PixelRect, input: (width: Int, height: Int), heldUp: PixelRect?, lines: [Quad], time: Double
+        area: PixelRect, input: (width: Int, height: Int), heldUp: PixelRect?, lines: [Quad], garbage: [Bool] = [], time: Double
     )
         -> [Look]
     {
@@ -110,7 +113,8 @@ public struct TextLooks: Sendable {
         }
         // The print: the lower quartile of the heights of the lines found in the region (the
         // smallest alone is as often a speck or a piece of a line).
-        let heights = lines.filter { Self.box($0).intersection(region) != nil }.map(\.meanHeight).filter { $0 > 0 }.sorted()
+        let heights = lines.indices.filter { !(garbage.indices.contains($0) && garbage[$0]) }.map { lines[$0] }
+            .filter { Self.box($0).intersection(region) != nil }.map(\.meanHeight).filter { $0 > 0 }.sorted()
         if lookedClose { printHeight = heights.isEmpty ? nil : heights[heights.count / 4] }
         let largest = configuration.maximumScale
         // Print the whole frame shows the detector large enough is read there; any smaller is

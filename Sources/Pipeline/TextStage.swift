@@ -37,6 +37,7 @@ final class TextStage: @unchecked Sendable {
     private var looks: TextLooks
     /// The quads of the lines the last detection found (full-resolution pixels): `looks`' evidence.
     private var lastLines: [Quad] = []
+    private var lastGarbage: [Bool] = []
     /// Windows looked at below or at full resolution, beside looks at the whole frame (`stats`).
     var windowLooks = 0
     var wholeFrameLooks = 0
@@ -147,6 +148,7 @@ final class TextStage: @unchecked Sendable {
         // A line of one or two glyphs is not read (`TextReader.liveMinimumGlyphs`).
         let lines = detectLines(in: full, heldUp: look.heldUpRegion, time: time).filter { $0.glyphEstimate >= TextReader.liveMinimumGlyphs }
         lastLines = lines.map(\.quad)
+        lastGarbage = []
         // Guidance's evidence of text in view is the classical detector's (`lookForLinesForGuidance`).
         lookForLinesForGuidance(in: full, measured: true, time: time)
         let quads = lines.map(\.quad)
@@ -170,6 +172,12 @@ final class TextStage: @unchecked Sendable {
                     said.items, key: said.keys, unconfident: said.unconfident, confidence: said.confidence, part: said.part, doubt: said.doubt),
                 forQuad: index, time: time)
         }
+        // A line whose last read was garbage says nothing of the print's height (`TextLooks.plan`): a
+        // card coming into view, blurred, is found as one "line" the size of the card, and taken for
+        // its print it sent the looks to the reduced frame for a second while the small print was
+        // legible (the generator's `smallprint` clip, networks in f32: the phone number added 26
+        // frames after legible; 8 now; docs/benchmarks.md).
+        lastGarbage = quads.indices.map { schedule.line(forQuad: $0).garbageReads > 0 }
         let toImage = { (p: Point) in Point(x: p.x / Double(full.width), y: p.y / Double(full.height)) }
         var reading = PassText(items: [], carried: [], isRepeat: false)
         for index in quads.indices {
@@ -230,7 +238,7 @@ final class TextStage: @unchecked Sendable {
         }
         let region = heldUp.map { $0.pixelRect(width: full.width, height: full.height) }
         var found: [DetectedLine] = []
-        for look in looks.plan(area: area, input: input, heldUp: region, lines: lastLines, time: time) {
+        for look in looks.plan(area: area, input: input, heldUp: region, lines: lastLines, garbage: lastGarbage, time: time) {
             if look.rect == area { wholeFrameLooks += 1 } else { windowLooks += 1 }
             found = TextLooks.merged(found, timed(.detection) { reader.textLines(in: full, within: look.rect) })
         }

@@ -57,6 +57,22 @@ import TextDetection
         #expect(later.contains { $0.scale >= 1 }, "\(later)")
     }
 
+    /// A card coming into view, blurred, is found as one "line" the size of the card, read as
+    /// garbage: it says nothing of the print's height, and the windows go on looking close (taken for
+    /// print, it sent the looks to the reduced frame for a second; the generator's `smallprint` clip).
+    @Test func aLineReadAsGarbageIsNoPrintHeight() {
+        let card = PixelRect(x: 600, y: 250, width: 200, height: 180)
+        let blob = [line(x: 600, y: 250, length: 300, height: 190)]
+        func second(garbage: [Bool]) -> [TextLooks.Look] {
+            var looks = TextLooks()
+            _ = looks.plan(area: Self.frame, input: Self.input, heldUp: card, lines: [], time: 0)
+            return looks.plan(area: Self.frame, input: Self.input, heldUp: card, lines: blob, garbage: garbage, time: 0.1)
+        }
+        #expect(second(garbage: []) == [TextLooks.Look(rect: Self.frame, scale: 352.0 / 720)], "taken for print, the blob is large print")
+        let close = second(garbage: [true])
+        #expect(!Self.windows(close).isEmpty && Self.windows(close).allSatisfy { $0.scale > 352.0 / 720 * 1.1 }, "\(close)")
+    }
+
     /// Small print found (lines 12 px high: 6 at the whole frame's scale): every pass looks at it in
     /// full resolution, and the whole frame too once a second.
     @Test func smallPrintIsFollowedInFull() {

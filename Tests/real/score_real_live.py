@@ -243,6 +243,7 @@ def main():
     parser = score_real.development_arguments(__doc__, limit_help="at most N clips")
     parser.add_argument("--every", type=int, default=3, help="every N-th image that has an item (default 3: 82 clips)")
     parser.add_argument("--run-args", default="", help="more arguments for scannerd run, space-separated")
+    parser.add_argument("--scan-args", default="", help="more arguments for scannerd scan, space-separated (a slow machine: --max-seconds 60)")
     parser.add_argument("--pace", choices=["realtime", "none"], default="realtime",
                         help="none: every frame, the same events on every run (to compare two builds; not the score)")
     parser.add_argument("--jobs", type=int, default=1, help="clips at once (only with --pace none: realtime needs the machine)")
@@ -294,7 +295,7 @@ def main():
         if args.show and (result["missed"] or result["false"]):
             print(f"  {os.path.basename(stem)} ({os.path.basename(truth['image'])}, scale {truth['scale']}): "
                   f"missed {result['missed']} false {result['false']}")
-    reports, scan_seconds = score_real.run_scan(args.scannerd, scan_paths, scan_regions, [])
+    reports, scan_seconds = score_real.run_scan(args.scannerd, scan_paths, scan_regions, args.scan_args.split())
     scan_found = sum(any(score_real.matches(item, want) for item in reports.get(path, [])) for path, wants in legible_wants.items() for want in wants)
     scan_all_found = scan_all = 0
     for path in scan_paths:
