@@ -40,7 +40,7 @@ BIN = $$($(SWIFT) build -c $(CONFIG) --show-bin-path)
 # and each module's interface written by the job that compiles it, not by a second job that type-checks
 # the module again so that its dependents may start sooner: on 2 cores there is no idle core to gain, and
 # the daemon's build takes 149 → 128 CPU-seconds; and without the check of the compiler's own LLVM output
-# (a check for bugs of the compiler, ~4 % of the build; docs/benchmarks.md, session 33).
+# (a check for bugs of the compiler, ~4 % of the build; docs/benchmarks.md, "A fresh machine, simulated").
 # What differs between two levels of make (its own variables, the shell's SHLVL and `_`) is taken out of
 # SwiftPM's environment: SwiftPM keys its cache of evaluated manifests by the whole environment, and evaluates
 # every package's manifest again (~6 s) when that differs from the last run's; `run` runs it from two levels.
