@@ -18,6 +18,11 @@ let zxing = Context.packageDirectory + "/.build/zxing"
 /// Where `make deps` unpacks zbar's headers (config/runtime/fetch-zbar-header.sh).
 let zbar = Context.packageDirectory + "/.build/zbar"
 
+/// The modules that work on pixels and tensors, optimised in debug builds too: `make test` runs a debug
+/// build, and unoptimised Swift image loops made its tests several times slower (docs/benchmarks.md,
+/// "Debug builds optimise the pixel modules").
+let pixelWork: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "scannerd",
     platforms: [.macOS(.v14)],
@@ -99,10 +104,10 @@ let package = Package(
         ),
 
         // MARK: Core value types (no C, no I/O)
-        .target(name: "ScannerCore"),
+        .target(name: "ScannerCore", swiftSettings: pixelWork),
 
         // MARK: Decode: encoded image → GrayImage
-        .target(name: "ImageDecoding", dependencies: ["ScannerCore", "CTurboJPEG", "CLeptonica"]),
+        .target(name: "ImageDecoding", dependencies: ["ScannerCore", "CTurboJPEG", "CLeptonica"], swiftSettings: pixelWork),
 
         // MARK: Capture: V4L2 cameras and replay sources → decoded frames
         .target(
@@ -123,21 +128,21 @@ let package = Package(
         // that imports CZXing and CZBar is told where they are, and links libzbar0's library by its name.
         .target(
             name: "BarcodeRecognition", dependencies: ["ScannerCore", "CZBar", "CZXing"],
-            swiftSettings: [.unsafeFlags(["-Xcc", "-I", "-Xcc", zxing + "/include", "-Xcc", "-I", "-Xcc", zbar + "/include"])],
+            swiftSettings: [.unsafeFlags(["-Xcc", "-I", "-Xcc", zxing + "/include", "-Xcc", "-I", "-Xcc", zbar + "/include"])] + pixelWork,
             linkerSettings: [.linkedLibrary(":libzbar.so.0")]
         ),
         // Where the lines of text are, behind one seam (LineDetector): PP-OCRv6's detector network, or the
         // classical detector (pure Swift); the recognizers read line by line (issues #13, #40).
-        .target(name: "TextDetection", dependencies: ["ScannerCore", "InferenceRuntime"]),
+        .target(name: "TextDetection", dependencies: ["ScannerCore", "InferenceRuntime"], swiftSettings: pixelWork),
         // Where a held-up page, card or label lies, behind one seam (DocumentDetector): straight edges
         // and the quadrilateral they bound (pure Swift; issue #43).
-        .target(name: "DocumentDetection", dependencies: ["ScannerCore"]),
-        .target(name: "TextRecognition", dependencies: ["ScannerCore", "CTesseract"]),
+        .target(name: "DocumentDetection", dependencies: ["ScannerCore"], swiftSettings: pixelWork),
+        .target(name: "TextRecognition", dependencies: ["ScannerCore", "CTesseract"], swiftSettings: pixelWork),
         // The networks' runtime: a model read, compiled for the CPU, run on a tensor.
-        .target(name: "InferenceRuntime", dependencies: ["COpenVINO"]),
+        .target(name: "InferenceRuntime", dependencies: ["COpenVINO"], swiftSettings: pixelWork),
         // The line recognizer network (PP-OCRv6 small): where its model is installed, the first recognizer
         // of `scan` and of the live pipeline (`Recognition.ReadingFusion`).
-        .target(name: "LineNetwork", dependencies: ["ScannerCore", "InferenceRuntime"]),
+        .target(name: "LineNetwork", dependencies: ["ScannerCore", "InferenceRuntime"], swiftSettings: pixelWork),
         .target(name: "ContentTypes", dependencies: ["ScannerCore", "CPhoneNumber"]),
         // What a code's payload means: Wi-Fi, contact cards, links, GS1 element strings, AAMVA licences.
         .target(name: "PayloadParsing", dependencies: ["ScannerCore"]),
@@ -146,7 +151,8 @@ let package = Package(
             name: "Recognition",
             dependencies: [
                 "ScannerCore", "BarcodeRecognition", "TextDetection", "TextRecognition", "LineNetwork", "ContentTypes", "PayloadParsing",
-            ]
+            ],
+            swiftSettings: pixelWork
         ),
 
         // MARK: Tracking: evidence over frames, ids and lifecycle (pure state machines)
@@ -158,7 +164,8 @@ let package = Package(
             dependencies: [
                 "ScannerCore", "Capture", "BarcodeRecognition", "TextDetection", "Recognition", "DocumentDetection", "Tracking",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-            ]
+            ],
+            swiftSettings: pixelWork
         ),
 
         // MARK: Events: numbering, current items, fan-out with bounded queues

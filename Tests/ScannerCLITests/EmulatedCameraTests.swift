@@ -62,7 +62,7 @@ import Testing
 
     @Test func yuyvFramesAreScannedFromTheirLumaPlane() throws {
         let daemon = try camera(["FAKECAM_FORMATS": "YUYV"])
-        let sawQR = daemon.waitFor(timeout: 30) { Self.payloads($0).contains("https://example.com/scannerd-demo") }
+        let sawQR = daemon.waitFor(timeout: itemWithin) { Self.payloads($0).contains("https://example.com/scannerd-demo") }
         _ = daemon.stop()
         #expect(sawQR, "stderr: \(daemon.stderr)")
         #expect(daemon.stderr.contains("format=YUYV"))
@@ -180,7 +180,7 @@ import Testing
                 "--control", "focusAuto=off", "--control", "focus=120", "--control", "powerLineFrequency=50",
                 "--control", "zoom=9999",
             ])
-        let streaming = daemon.waitFor(timeout: 20) { Self.payloads($0).contains("https://example.com/scannerd-demo") }
+        let streaming = daemon.waitFor(timeout: itemWithin) { Self.payloads($0).contains("https://example.com/scannerd-demo") }
         _ = daemon.stop()
         #expect(streaming, "bad controls do not stop capture")
         let log = daemon.stderr

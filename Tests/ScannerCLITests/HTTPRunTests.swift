@@ -64,7 +64,7 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
 
     @Test func theDemoReachesAnEventStreamClientAndTheSnapshotIsAJPEG() async throws {
         try await blocking {
-            let (daemon, port) = try httpDaemon(["run", "--no-socket", "--source", "demo", "--loop"])
+            let (daemon, port) = try httpDaemon(["run", "--no-socket", "--source", "demo", "--loop", "--types", "qr"])
             defer { _ = daemon.stop() }
             // curl waits for the listener (connection refused → retry), then streams.
             let client = try Subprocess.Running(
@@ -77,7 +77,7 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             let payloads = { (lines: [String]) -> [String] in
                 Array(JSONLines.addedPayloads(lines.filter { $0.hasPrefix("data: ") }.map { String($0.dropFirst(6)) }))
             }
-            #expect(client.waitFor(timeout: 60) { payloads($0).contains("https://example.com/scannerd-demo") }, "\(client.output.suffix(5))")
+            #expect(client.waitFor(timeout: itemWithin) { payloads($0).contains("https://example.com/scannerd-demo") }, "\(client.output.suffix(5))")
             let first = client.output.first { $0.hasPrefix("data: ") }.flatMap { try? EventLine(decoding: String($0.dropFirst(6))).event }
             if case .hello(let hello)? = first {
                 #expect(!hello.daemon.isEmpty)
@@ -104,7 +104,7 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
         try await blocking {
             let scratch = try TemporaryDirectory("scannerd-ws")
             let socket = scratch.file("s.sock")
-            let (daemon, port) = try httpDaemon(["run", "--socket", socket, "--source", "demo", "--loop"])
+            let (daemon, port) = try httpDaemon(["run", "--socket", socket, "--source", "demo", "--loop", "--types", "qr"])
             defer { _ = daemon.stop() }
             try #require(waitForSocket(socket), "\(daemon.stderr)")
             let requests = [
@@ -197,7 +197,7 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             // Short names: Chromium's SingletonSocket goes in $TMPDIR/org.chromium.Chromium.XXXXXX/,
             // and it refuses to start (exit 6) where that path passes a Unix socket's 107 bytes.
             let scratch = try TemporaryDirectory("p")
-            let (daemon, port) = try httpDaemon(["run", "--no-socket", "--source", "demo", "--loop"])
+            let (daemon, port) = try httpDaemon(["run", "--no-socket", "--source", "demo", "--loop", "--types", "qr"])
             defer { _ = daemon.stop() }
             // The page itself: served with a policy that lets it load nothing from elsewhere.
             let head = try Subprocess.run(
@@ -328,7 +328,7 @@ struct HTTPDaemonFailure: Error, CustomStringConvertible {
             defer { close(fd) }
             // A looping replay would run forever: the daemon must stop it and exit, not hang.
             let result = try Subprocess.run(
-                scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--http", "127.0.0.1:\(port)"], timeout: 60)
+                scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--types", "qr", "--http", "127.0.0.1:\(port)"], timeout: 60)
             #expect(result.status != 0 && !result.timedOut, "\(result.stderr)")
             #expect(result.stderr.contains("http.listen 127.0.0.1:\(port): cannot listen:") && result.stderr.contains("in use"), "\(result.stderr)")
         }

@@ -10,7 +10,7 @@ import Testing
     let scanctl = Subprocess.executable("scanctl")
 
     func daemon(socket: String, _ arguments: [String] = []) throws -> Subprocess.Running {
-        try Subprocess.Running(scannerd, ["run", "--no-config", "--source", "demo", "--loop", "--socket", socket] + arguments)
+        try Subprocess.Running(scannerd, ["run", "--no-config", "--source", "demo", "--loop", "--types", "qr", "--socket", socket] + arguments)
     }
 
     func asNobody(_ arguments: [String], user: String = "nobody") throws -> Subprocess.Result {

@@ -96,7 +96,10 @@ func eventSeqs(_ lines: [String], topic: String) -> [Int] {
             defer { _ = subscriber.stop(signal: SIGKILL) }
             let daemon = try Subprocess.Running(
                 scannerd,
-                ["run", "--no-socket", "--source", "demo", "--loop", "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-topic", "kiosk/7"],
+                [
+                    "run", "--no-socket", "--source", "demo", "--loop", "--types", "qr", "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-topic",
+                    "kiosk/7",
+                ],
                 environment: ["SCANNERD_MQTT_KEEPALIVE": "5"])
             defer { _ = daemon.stop(signal: SIGKILL) }
             #expect(
@@ -125,7 +128,8 @@ func eventSeqs(_ lines: [String], topic: String) -> [Int] {
             let daemon = try Subprocess.Running(
                 scannerd,
                 [
-                    "run", "--no-socket", "--source", "demo", "--loop", "--events-stdout", "--mqtt", "mqtt://127.0.0.1:\(broker.port)",
+                    "run", "--no-socket", "--source", "demo", "--loop", "--types", "qr", "--events-stdout", "--mqtt",
+                    "mqtt://127.0.0.1:\(broker.port)",
                     "--mqtt-topic", "fleet/a",
                 ])
             defer { _ = daemon.stop(signal: SIGKILL) }
@@ -164,7 +168,7 @@ func eventSeqs(_ lines: [String], topic: String) -> [Int] {
             let scratch = try TemporaryDirectory("scannerd-mqtt-queue")
             let socket = scratch.file("s.sock")
             let daemon = try Subprocess.Running(
-                scannerd, ["run", "--socket", socket, "--source", "demo", "--loop", "--mqtt", "mqtt://127.0.0.1:\(broker.port)"],
+                scannerd, ["run", "--socket", socket, "--source", "demo", "--loop", "--types", "qr", "--mqtt", "mqtt://127.0.0.1:\(broker.port)"],
                 environment: ["SCANNERD_MQTT_QUEUE_LIMIT": "3"])
             defer { _ = daemon.stop(signal: SIGKILL) }
             try #require(waitForSocket(socket), "\(daemon.stderr)")
@@ -197,7 +201,7 @@ func eventSeqs(_ lines: [String], topic: String) -> [Int] {
             let scratch = try TemporaryDirectory("scannerd-mqtt-credentials")
             let password = try scratch.write("password", "wrong\n")
             let daemon = try Subprocess.Running(
-                scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--mqtt", "mqtt://127.0.0.1:\(broker.port)"],
+                scannerd, ["run", "--no-socket", "--source", "demo", "--loop", "--types", "qr", "--mqtt", "mqtt://127.0.0.1:\(broker.port)"],
                 environment: ["SCANNERD_MQTT_USERNAME": "kiosk", "SCANNERD_MQTT_PASSWORD_FILE": password])
             // libmosquitto retries (1 s, 2 s, …): wait until the broker has turned it away three times.
             #expect(broker.waitForLog(count: 3, "not authorised"), "\(broker.log.suffix(5))")
@@ -278,7 +282,7 @@ final class SilentBroker: @unchecked Sendable {
             let socket = scratch.file("s.sock")
             // The default keepalive (30 s): the daemon gives up after 10 s, not after libmosquitto's 30.
             let daemon = try Subprocess.Running(
-                scannerd, ["run", "--socket", socket, "--source", "demo", "--loop", "--mqtt", "mqtt://127.0.0.1:\(silent.port)"])
+                scannerd, ["run", "--socket", socket, "--source", "demo", "--loop", "--types", "qr", "--mqtt", "mqtt://127.0.0.1:\(silent.port)"])
             defer { _ = daemon.stop(signal: SIGKILL) }
             try #require(waitForSocket(socket), "\(daemon.stderr)")
             let probe = try ScannerClientProbe(path: socket)

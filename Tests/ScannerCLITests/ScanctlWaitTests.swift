@@ -12,13 +12,15 @@ import Testing
         try await blocking {
             let scratch = try TemporaryDirectory("scannerd-wait")
             let socket = scratch.file("s.sock")
-            let daemon = try Subprocess.Running(scannerd, ["run", "--socket", socket, "--source", "demo", "--loop"])
+            let daemon = try Subprocess.Running(scannerd, ["run", "--socket", socket, "--source", "demo", "--loop", "--pace", "none"])
             defer { _ = daemon.stop() }
             try #require(waitForSocket(socket), "\(daemon.stderr)")
-            let qr = try Subprocess.run(scanctl, ["wait", "--socket", socket, "--types", "qr", "--timeout", "30"], timeout: 40)
+            let qr = try Subprocess.run(
+                scanctl, ["wait", "--socket", socket, "--types", "qr", "--timeout", "\(Int(itemWithin))"], timeout: itemWithin + 10)
             #expect(qr.status == 0 && qr.stdout == "https://example.com/scannerd-demo\n", "\(qr.stdout) \(qr.stderr)")
             let phone = try Subprocess.run(
-                scanctl, ["wait", "--socket", socket, "--types", "telephoneNumber", "--json", "--timeout", "30"], timeout: 40)
+                scanctl, ["wait", "--socket", socket, "--types", "telephoneNumber", "--json", "--timeout", "\(Int(itemWithin))"],
+                timeout: itemWithin + 10)
             #expect(phone.status == 0, "\(phone.stderr)")
             let item = JSONLines.object(phone.stdout)
             #expect(item["contentType"]?.string == "telephoneNumber" && item["payload"]?.string == "+14155550123", "\(phone.stdout)")

@@ -42,7 +42,7 @@ import Testing
         try await blocking {
             let scratch = try TemporaryDirectory("scannerd-set-flood")
             let socket = scratch.file("s.sock")
-            let daemon = try Subprocess.Running(scannerd, ["run", "--no-config", "--source", "demo", "--loop", "--socket", socket])
+            let daemon = try Subprocess.Running(scannerd, ["run", "--no-config", "--source", "demo", "--loop", "--types", "qr", "--socket", socket])
             defer { _ = daemon.stop(signal: SIGKILL) }
             try #require(waitForSocket(socket), "\(daemon.stderr)")
             let probe = try ScannerClientProbe(path: socket)

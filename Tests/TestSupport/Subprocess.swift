@@ -43,14 +43,20 @@ public enum Subprocess {
     }
 
     /// `arguments` as the child gets them: `scannerd run` reads no installed configuration, and
-    /// `scannerd scan` no installed line model, unless the test names one.
+    /// `scannerd scan` no installed line model, unless the test names one. `scan` also gets a time
+    /// limit per image far above its default 10 s, unless the test names one: the limit is wall-clock
+    /// time, and in a clean `make test` on 2 cores whose CPU runs the text networks in f32, a
+    /// document photo that takes 5 s alone passed 10 s among the other tests (2026-11-28).
     static func hermetic(_ executable: String, _ arguments: [String]) -> [String] {
         guard executable.hasSuffix("/scannerd") else { return arguments }
         switch arguments.first {
         case "run" where !arguments.contains("--config") && !arguments.contains("--no-config"):
             return arguments + ["--no-config"]
-        case "scan" where !arguments.contains("--line-model") && !arguments.contains("--no-line-model"):
-            return arguments + ["--no-line-model"]
+        case "scan":
+            var arguments = arguments
+            if !arguments.contains("--line-model") && !arguments.contains("--no-line-model") { arguments += ["--no-line-model"] }
+            if !arguments.contains("--max-seconds") { arguments += ["--max-seconds", "100"] }
+            return arguments
         default:
             return arguments
         }
