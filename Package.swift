@@ -19,9 +19,14 @@ let zxing = Context.packageDirectory + "/.build/zxing"
 let zbar = Context.packageDirectory + "/.build/zbar"
 
 /// The modules that work on pixels and tensors, optimised in debug builds too: `make test` runs a debug
-/// build, and unoptimised Swift image loops made its tests several times slower (docs/benchmarks.md,
-/// "Debug builds optimise the pixel modules").
+/// build, and unoptimised Swift image loops made its tests several times slower (documents on a clip:
+/// 8.5×; docs/benchmarks.md, "`make test` on 2 cores without AVX-512").
 let pixelWork: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
+/// Where zxing-cpp's and zbar's headers are, for BarcodeRecognition (which imports CZXing and CZBar) and,
+/// once optimised, for the modules that import it: cross-module optimisation makes them load those C
+/// modules too (a fresh clone's debug build failed with "'zbar.h' file not found" without it).
+let barcodeHeaders: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I", "-Xcc", zxing + "/include", "-Xcc", "-I", "-Xcc", zbar + "/include"])]
 
 let package = Package(
     name: "scannerd",
@@ -125,10 +130,11 @@ let package = Package(
 
         // MARK: Recognizers: GrayImage → observations
         // zxing-cpp's and zbar's headers are in .build (`make deps`), not beside the shims: the one module
-        // that imports CZXing and CZBar is told where they are, and links libzbar0's library by its name.
+        // that imports CZXing and CZBar is told where they are (and, optimised, the modules that import it),
+        // and links libzbar0's library by its name.
         .target(
             name: "BarcodeRecognition", dependencies: ["ScannerCore", "CZBar", "CZXing"],
-            swiftSettings: [.unsafeFlags(["-Xcc", "-I", "-Xcc", zxing + "/include", "-Xcc", "-I", "-Xcc", zbar + "/include"])] + pixelWork,
+            swiftSettings: barcodeHeaders + pixelWork,
             linkerSettings: [.linkedLibrary(":libzbar.so.0")]
         ),
         // Where the lines of text are, behind one seam (LineDetector): PP-OCRv6's detector network, or the
@@ -152,7 +158,7 @@ let package = Package(
             dependencies: [
                 "ScannerCore", "BarcodeRecognition", "TextDetection", "TextRecognition", "LineNetwork", "ContentTypes", "PayloadParsing",
             ],
-            swiftSettings: pixelWork
+            swiftSettings: barcodeHeaders + pixelWork
         ),
 
         // MARK: Tracking: evidence over frames, ids and lifecycle (pure state machines)
@@ -165,7 +171,7 @@ let package = Package(
                 "ScannerCore", "Capture", "BarcodeRecognition", "TextDetection", "Recognition", "DocumentDetection", "Tracking",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
-            swiftSettings: pixelWork
+            swiftSettings: barcodeHeaders + pixelWork
         ),
 
         // MARK: Events: numbering, current items, fan-out with bounded queues
