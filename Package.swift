@@ -20,13 +20,9 @@ let zbar = Context.packageDirectory + "/.build/zbar"
 
 /// The modules that work on pixels and tensors, optimised in debug builds too: `make test` runs a debug
 /// build, and unoptimised Swift image loops made its tests several times slower (documents on a clip:
-/// 8.5×; docs/benchmarks.md, "`make test` on 2 cores without AVX-512").
+/// 8.5×; docs/benchmarks.md, "`make test` on 2 cores without AVX-512"). Not BarcodeRecognition, whose
+/// work is in C.
 let pixelWork: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
-
-/// Where zxing-cpp's and zbar's headers are, for BarcodeRecognition (which imports CZXing and CZBar) and,
-/// once optimised, for the modules that import it: cross-module optimisation makes them load those C
-/// modules too (a fresh clone's debug build failed with "'zbar.h' file not found" without it).
-let barcodeHeaders: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I", "-Xcc", zxing + "/include", "-Xcc", "-I", "-Xcc", zbar + "/include"])]
 
 let package = Package(
     name: "scannerd",
@@ -129,12 +125,11 @@ let package = Package(
         .target(name: "CDemoClip", exclude: ["demo.mjpeg"]),
 
         // MARK: Recognizers: GrayImage → observations
-        // zxing-cpp's and zbar's headers are in .build (`make deps`), not beside the shims: the one module
-        // that imports CZXing and CZBar is told where they are (and, optimised, the modules that import it),
-        // and links libzbar0's library by its name.
+        // zxing-cpp's and zbar's headers are in .build (`make deps`), not beside the shims: every target is
+        // told where they are (at the end of this file); the one module that imports CZXing and CZBar links
+        // libzbar0's library by its name.
         .target(
             name: "BarcodeRecognition", dependencies: ["ScannerCore", "CZBar", "CZXing"],
-            swiftSettings: barcodeHeaders + pixelWork,
             linkerSettings: [.linkedLibrary(":libzbar.so.0")]
         ),
         // Where the lines of text are, behind one seam (LineDetector): PP-OCRv6's detector network, or the
@@ -158,7 +153,7 @@ let package = Package(
             dependencies: [
                 "ScannerCore", "BarcodeRecognition", "TextDetection", "TextRecognition", "LineNetwork", "ContentTypes", "PayloadParsing",
             ],
-            swiftSettings: barcodeHeaders + pixelWork
+            swiftSettings: pixelWork
         ),
 
         // MARK: Tracking: evidence over frames, ids and lifecycle (pure state machines)
@@ -171,7 +166,7 @@ let package = Package(
                 "ScannerCore", "Capture", "BarcodeRecognition", "TextDetection", "Recognition", "DocumentDetection", "Tracking",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
-            swiftSettings: barcodeHeaders + pixelWork
+            swiftSettings: pixelWork
         ),
 
         // MARK: Events: numbering, current items, fan-out with bounded queues
@@ -339,3 +334,14 @@ let package = Package(
     ],
     cxxLanguageStandard: .cxx17
 )
+
+// Where zxing-cpp's and zbar's headers are (`make deps` puts them in .build), for every Swift target, not
+// only BarcodeRecognition, the one that imports CZXing and CZBar: an optimised module that imports it
+// (Recognition, Pipeline) makes its own importers load those C modules too, and a fresh clone's debug
+// build failed with "'zbar.h' file not found" without the paths.
+for target in package.targets where target.type != .system && target.type != .binary && target.type != .plugin {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .unsafeFlags(["-Xcc", "-I", "-Xcc", zxing + "/include", "-Xcc", "-I", "-Xcc", zbar + "/include"])
+        ]
+}

@@ -1,4 +1,4 @@
-import CZBar
+internal import CZBar
 import ScannerCore
 
 /// zbar's image scanner configured for exactly the requested symbologies (every decoder left enabled
@@ -13,14 +13,17 @@ public final class ZBarScanner {
 
     /// zbar's decoders by symbology (zbar reads no 2-D code but QR: its PDF417 decoder was never
     /// completed, github.com/mchehab/zbar/issues/3).
-    public static let types: [Symbology: zbar_symbol_type_t] = [
+    static let types: [Symbology: zbar_symbol_type_t] = [
         .qr: ZBAR_QRCODE, .ean13: ZBAR_EAN13, .ean8: ZBAR_EAN8, .upce: ZBAR_UPCE, .upca: ZBAR_UPCA,
         .code128: ZBAR_CODE128, .code39: ZBAR_CODE39, .code93: ZBAR_CODE93, .i2of5: ZBAR_I25,
         .codabar: ZBAR_CODABAR, .gs1DataBar: ZBAR_DATABAR, .gs1DataBarExpanded: ZBAR_DATABAR_EXP,
     ]
 
+    /// The symbologies zbar reads.
+    public static var readable: Set<Symbology> { Set(types.keys) }
+
     /// - Parameters:
-    ///   - symbologies: what to decode; those zbar does not read are ignored (see `types`).
+    ///   - symbologies: what to decode; those zbar does not read are ignored (see `readable`).
     ///   - testInverted: when a scan finds nothing, scan the inverted image too (light-on-dark codes).
     ///     It doubles the cost of frames with no code in them.
     ///   - scanDensity: scan every n-th row and column (zbar's X/Y density). 1 finds the smallest
