@@ -78,25 +78,33 @@ public struct TextLooks: Sendable {
         self.configuration = configuration
     }
 
+    /// A line the last pass found, and whether its last read was garbage: such a line says nothing of
+    /// the print's height (a card coming into view, blurred, is found as one "line" the size of the card).
+    public struct SeenLine: Sendable, Equatable {
+        public var quad: Quad
+        public var readAsGarbage: Bool
+        public init(_ quad: Quad, readAsGarbage: Bool = false) {
+            self.quad = quad
+            self.readAsGarbage = readAsGarbage
+        }
+    }
+
     /// The looks for one pass.
     /// - Parameters:
     ///   - area: the part of the frame read (frame pixels): the frame, or its region of interest.
     ///   - input: the network's input size for the whole area (its longer side the live detection size).
     ///   - heldUp: where something is held up (frame pixels), if anything is.
-    ///   - lines: the quads of the lines the last pass found (frame pixels).
-    ///   - garbage: for each of `lines`, whether its last read was garbage: such a line says nothing of
-    ///     the print's height (a card coming into view, blurred, is found as one "line" the size of
-    ///     the card). Empty: none was.
+    ///   - lines: the lines the last pass found (frame pixels).
     ///   - time: seconds.
     public mutating func plan(
-        area: PixelRect, input: (width: Int, height: Int), heldUp: PixelRect?, lines: [Quad], garbage: [Bool] = [], time: Double
+        area: PixelRect, input: (width: Int, height: Int), heldUp: PixelRect?, lines: [SeenLine], time: Double
     )
         -> [Look]
     {
         let reduced = min(1, Double(input.width) / Double(area.width), Double(input.height) / Double(area.height))
         let whole = Look(rect: area, scale: reduced)
         guard reduced < 1 else { return [whole] }
-        var parts: [PixelRect] = lines.map { quad in
+        var parts: [PixelRect] = lines.map(\.quad).map { quad in
             let box = quad.boundingBox
             let grow = quad.meanHeight * configuration.lineMargin
             return PixelRect(
@@ -113,7 +121,7 @@ public struct TextLooks: Sendable {
         }
         // The print: the lower quartile of the heights of the lines found in the region (the
         // smallest alone is as often a speck or a piece of a line).
-        let heights = lines.indices.filter { !(garbage.indices.contains($0) && garbage[$0]) }.map { lines[$0] }
+        let heights = lines.filter { !$0.readAsGarbage }.map(\.quad)
             .filter { Self.box($0).intersection(region) != nil }.map(\.meanHeight).filter { $0 > 0 }.sorted()
         if lookedClose { printHeight = heights.isEmpty ? nil : heights[heights.count / 4] }
         let largest = configuration.maximumScale

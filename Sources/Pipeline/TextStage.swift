@@ -36,8 +36,7 @@ final class TextStage: @unchecked Sendable {
     /// Where the detector looks on each pass, and at what scale (`TextLooks`).
     private var looks: TextLooks
     /// The quads of the lines the last detection found (full-resolution pixels): `looks`' evidence.
-    private var lastLines: [Quad] = []
-    private var lastGarbage: [Bool] = []
+    private var lastLines: [TextLooks.SeenLine] = []
     /// Windows looked at below or at full resolution, beside looks at the whole frame (`stats`).
     var windowLooks = 0
     var wholeFrameLooks = 0
@@ -147,8 +146,7 @@ final class TextStage: @unchecked Sendable {
         let full = detail() ?? image
         // A line of one or two glyphs is not read (`TextReader.liveMinimumGlyphs`).
         let lines = detectLines(in: full, heldUp: look.heldUpRegion, time: time).filter { $0.glyphEstimate >= TextReader.liveMinimumGlyphs }
-        lastLines = lines.map(\.quad)
-        lastGarbage = []
+        lastLines = lines.map { TextLooks.SeenLine($0.quad) }
         // Guidance's evidence of text in view is the classical detector's (`lookForLinesForGuidance`).
         lookForLinesForGuidance(in: full, measured: true, time: time)
         let quads = lines.map(\.quad)
@@ -177,7 +175,7 @@ final class TextStage: @unchecked Sendable {
         // its print it sent the looks to the reduced frame for a second while the small print was
         // legible (the generator's `smallprint` clip, networks in f32: the phone number added 26
         // frames after legible; 8 now; docs/benchmarks.md).
-        lastGarbage = quads.indices.map { schedule.line(forQuad: $0).garbageReads > 0 }
+        lastLines = quads.indices.map { TextLooks.SeenLine(quads[$0], readAsGarbage: schedule.line(forQuad: $0).garbageReads > 0) }
         let toImage = { (p: Point) in Point(x: p.x / Double(full.width), y: p.y / Double(full.height)) }
         var reading = PassText(items: [], carried: [], isRepeat: false)
         for index in quads.indices {
@@ -238,7 +236,7 @@ final class TextStage: @unchecked Sendable {
         }
         let region = heldUp.map { $0.pixelRect(width: full.width, height: full.height) }
         var found: [DetectedLine] = []
-        for look in looks.plan(area: area, input: input, heldUp: region, lines: lastLines, garbage: lastGarbage, time: time) {
+        for look in looks.plan(area: area, input: input, heldUp: region, lines: lastLines, time: time) {
             if look.rect == area { wholeFrameLooks += 1 } else { windowLooks += 1 }
             found = TextLooks.merged(found, timed(.detection) { reader.textLines(in: full, within: look.rect) })
         }

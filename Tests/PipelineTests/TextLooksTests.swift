@@ -16,8 +16,8 @@ import TextDetection
     static func windows(_ looks: [TextLooks.Look]) -> [TextLooks.Look] { looks.filter { $0.rect != frame } }
 
     /// A line `height` px high and `length` long, its top-left corner at (x, y).
-    func line(x: Double, y: Double, length: Double = 200, height: Double) -> Quad {
-        Quad(x: x, y: y, width: length, height: height)
+    func line(x: Double, y: Double, length: Double = 200, height: Double, readAsGarbage: Bool = false) -> TextLooks.SeenLine {
+        TextLooks.SeenLine(Quad(x: x, y: y, width: length, height: height), readAsGarbage: readAsGarbage)
     }
 
     /// An empty desk: the whole frame, reduced as it always was.
@@ -62,14 +62,14 @@ import TextDetection
     /// print, it sent the looks to the reduced frame for a second; the generator's `smallprint` clip).
     @Test func aLineReadAsGarbageIsNoPrintHeight() {
         let card = PixelRect(x: 600, y: 250, width: 200, height: 180)
-        let blob = [line(x: 600, y: 250, length: 300, height: 190)]
-        func second(garbage: [Bool]) -> [TextLooks.Look] {
+        func second(garbage: Bool) -> [TextLooks.Look] {
             var looks = TextLooks()
             _ = looks.plan(area: Self.frame, input: Self.input, heldUp: card, lines: [], time: 0)
-            return looks.plan(area: Self.frame, input: Self.input, heldUp: card, lines: blob, garbage: garbage, time: 0.1)
+            let blob = [line(x: 600, y: 250, length: 300, height: 190, readAsGarbage: garbage)]
+            return looks.plan(area: Self.frame, input: Self.input, heldUp: card, lines: blob, time: 0.1)
         }
-        #expect(second(garbage: []) == [TextLooks.Look(rect: Self.frame, scale: 352.0 / 720)], "taken for print, the blob is large print")
-        let close = second(garbage: [true])
+        #expect(second(garbage: false) == [TextLooks.Look(rect: Self.frame, scale: 352.0 / 720)], "taken for print, the blob is large print")
+        let close = second(garbage: true)
         #expect(!Self.windows(close).isEmpty && Self.windows(close).allSatisfy { $0.scale > 352.0 / 720 * 1.1 }, "\(close)")
     }
 
@@ -172,7 +172,7 @@ import TextDetection
     /// Lines found by two looks are one line each: the longer stays (a window may cut a line the
     /// whole frame saw whole), and lines elsewhere are kept.
     @Test func linesFoundTwiceAreKeptOnce() {
-        func text(_ quad: Quad) -> DetectedLine { DetectedLine(quad: quad, textHeight: quad.meanHeight) }
+        func text(_ seen: TextLooks.SeenLine) -> DetectedLine { DetectedLine(quad: seen.quad, textHeight: seen.quad.meanHeight) }
         let whole = [text(line(x: 100, y: 100, length: 300, height: 20)), text(line(x: 100, y: 400, length: 200, height: 20))]
         let window = [text(line(x: 102, y: 101, length: 296, height: 19)), text(line(x: 600, y: 100, length: 100, height: 12))]
         let merged = TextLooks.merged(whole, window)
