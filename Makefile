@@ -51,6 +51,14 @@ RUN_SWIFT = env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SHLVL -u _ $(SWIFT)
 RUN_BUILD = $(RUN_SWIFT) build -c release -Xswiftc -Onone --scratch-path $(RUN_SCRATCH) --disable-index-store -Xswiftc -gnone \
 	-Xswiftc -no-emit-module-separately-wmo -Xswiftc -Xfrontend -Xswiftc -disable-llvm-verify
 RUN_BIN = $$($(RUN_BUILD) --show-bin-path)
+# `make test`'s debug build with the tests, in .build: each module compiled whole by one job (`-wmo`)
+# that still writes one object per file (`-num-threads 2`, which SwiftPM's link and test discovery
+# need), with the index store test discovery reads, no debug info, its interface written by the same
+# job and no check of the compiler's LLVM output: 451 s → 285 s on 2 cores (docs/benchmarks.md, "`make
+# test` on 2 cores without AVX-512"). A build by hand with other flags (`swift build --build-tests`)
+# compiles everything again; `make test-build` is this one.
+TEST_BUILD = $(SWIFT) build --build-tests -debug-info-format none -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc 2 \
+	-Xswiftc -no-emit-module-separately-wmo -Xswiftc -Xfrontend -Xswiftc -disable-llvm-verify
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Three sets of Debian packages, each installed (when missing) only by the targets that need it (issue #42:
@@ -75,7 +83,7 @@ TEST_PACKAGES := systemd udev chromium mosquitto mosquitto-clients
 # Tests/system/check-deb.sh (lintian, readelf).
 PACKAGE_PACKAGES := dpkg-dev lintian binutils
 
-.PHONY: format deps build run watch test test-package bench soak flood many-codes clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real score-real-live score-documents score-venv apt-deps pypi-tools test-deps package-deps runtime models zxing zxing-headers zbar-header run-resolve run-compile
+.PHONY: format deps build run watch test test-build test-package bench soak flood many-codes clean fixtures install uninstall footage footage-venv score-footage screenshot deb score-scan score-real score-real-live score-documents score-venv apt-deps pypi-tools test-deps package-deps runtime models zxing zxing-headers zbar-header run-resolve run-compile
 
 deps: apt-deps runtime models zxing zbar-header
 
@@ -195,10 +203,14 @@ format:
 # 15 minutes make test has (docs/benchmarks.md).
 test: deps test-deps footage-venv
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
-	$(SWIFT) build --build-tests
+	$(TEST_BUILD)
 	bash Tests/system/swift-test.sh $(SWIFT)
 	bash Tests/system/check-units.sh "$(BIN)/scannerd"
 	$(SWIFT) package dump-package | python3 Tests/system/check-architecture.py docs/architecture.md
+
+# The build `make test` runs, alone (after a change, before `bash Tests/system/swift-test.sh swift --filter …`).
+test-build: deps
+	$(TEST_BUILD)
 
 test-package: deps package-deps
 	$(MAKE) --no-print-directory deb DEB_OUTPUT=$(DEB_BUILD)

@@ -31,8 +31,7 @@ import Tracking
 
     /// The hints a clip gives, each with the frame it came on.
     func hints(_ scenario: String, seed: Int) throws -> (hints: [(String, Int)], firstInView: Int?) {
-        let scratch = try TemporaryDirectory("scannerd-dark")
-        let stem = try FootageClip.make(scenario, seed: seed, seconds: 4, exposure: 0.08, in: scratch)
+        let stem = try FootageClip.make(scenario, seed: seed, seconds: 4, exposure: 0.08)
         let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: stem + ".json")))
         #expect(truth.exposure == 0.08)
         let source = HeldSource(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))
@@ -63,9 +62,7 @@ import Tracking
     /// held up in the dark is still too dark afterwards, not taken for the desk (which cleared the hint
     /// while the card was in view).
     @Test func theHintOutlivesAChangeOfQuality() throws {
-        let scratch = try TemporaryDirectory("scannerd-dark")
-        defer { withExtendedLifetime(scratch) {} }
-        let stem = try FootageClip.make("card", seconds: 4, exposure: 0.08, in: scratch)
+        let stem = try FootageClip.make("card", seconds: 4, exposure: 0.08)
         let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: stem + ".json")))
         let lastVisible = try #require(truth.items.first?.frames.last { $0.visible }?.frame)
         let source = HeldSource(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))

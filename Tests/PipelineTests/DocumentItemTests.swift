@@ -19,9 +19,7 @@ import Tracking
 @Suite(.offThePool(minutes: 4), .serialized) struct DocumentItemTests {
     /// The document events a clip gives (`added`/`updated`/`removed`, the item, the frame), and its truth.
     func documentEvents(_ scenario: String) throws -> (events: [(TrackerAction, Int)], truth: FootageDocumentTruth) {
-        let scratch = try TemporaryDirectory("scannerd-documents")
-        defer { withExtendedLifetime(scratch) {} }
-        let stem = try FootageClip.make(scenario, seconds: 4, in: scratch)
+        let stem = try FootageClip.make(scenario, seconds: 4)
         let truth = try FootageDocumentTruth(contentsOf: stem + ".json")
         let source = try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test"))
         let types = RecognitionTypes(symbologies: [], contentTypes: [], documents: true)
@@ -62,9 +60,7 @@ import Tracking
     /// Documents no longer asked for (`set`, a reload) are removed at once, not left for ever (no
     /// look would end them), and none is added after.
     @Test func aDocumentNoLongerAskedForIsRemovedAtOnce() throws {
-        let scratch = try TemporaryDirectory("scannerd-documents")
-        defer { withExtendedLifetime(scratch) {} }
-        let stem = try FootageClip.make("card", seconds: 4, in: scratch)
+        let stem = try FootageClip.make("card", seconds: 4)
         let source = HeldSource(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))
         let wanted = ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: [], documents: true))
         let pipeline = try Pipeline(configuration: SequenceConfiguration(options: wanted), pacing: .everyFrame(fps: 30))
@@ -86,9 +82,7 @@ import Tracking
     /// are still wanted: a new one would take the card held up at that moment for the scene behind,
     /// and remove it while it is still in view.
     @Test func aDocumentOutlivesAChangeOfQuality() throws {
-        let scratch = try TemporaryDirectory("scannerd-documents")
-        defer { withExtendedLifetime(scratch) {} }
-        let stem = try FootageClip.make("card", seconds: 4, in: scratch)
+        let stem = try FootageClip.make("card", seconds: 4)
         let truth = try FootageDocumentTruth(contentsOf: stem + ".json")
         let lastInView = try #require(truth.document?.frames.last { $0.inView }?.frame)
         let source = HeldSource(try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test")))

@@ -21,9 +21,7 @@ import Tracking
     @Test func aCardHeldAtArmsLengthIsRead() throws {
         let models = Fixtures.packageRoot.appendingPathComponent(".build/models").path
         try #require(FileManager.default.fileExists(atPath: models + "/alphabet.json"), "the text networks are missing: `make test` makes them")
-        let scratch = try TemporaryDirectory("scannerd-small-print")
-        defer { withExtendedLifetime(scratch) {} }
-        let stem = try FootageClip.make("smallprint", seconds: 4, in: scratch)
+        let stem = try FootageClip.make("smallprint", seconds: 4)
         let truth = try FootageItemTruth(contentsOf: stem + ".json")
         let printed = Set(truth.items.filter { $0.distractor != true }.compactMap(\.payload))
         let phone = "+15125550173"

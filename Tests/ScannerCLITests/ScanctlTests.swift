@@ -27,13 +27,15 @@ import Testing
         let daemon = try Subprocess.Running(
             scannerd, ["run", "--source", "Tests/Fixtures/clips/sequence", "--loop", "--pace", "none", "--socket", socket])
         try #require(waitForSocket(socket))
+        // The two watchers side by side: each loop of the clip (every frame read, text too) is long
+        // on a loaded machine.
         let watch = try Subprocess.Running(scanctl, ["watch", "--socket", socket])
+        let json = try Subprocess.Running(scanctl, ["watch", "--json", "--socket", socket, "--kinds", "text"])
         // Readable lines: time, event, kind, payload, id prefix.
         let sawLife = watch.waitFor(timeout: itemWithin) { lines in
             lines.contains { $0.contains("added") && $0.contains("qr") && $0.contains("https://example.com/clip") }
                 && lines.contains { $0.contains("removed") && $0.contains("https://example.com/clip") }
         }
-        let json = try Subprocess.Running(scanctl, ["watch", "--json", "--socket", socket, "--kinds", "text"])
         let sawPhone = json.waitFor(timeout: itemWithin) { lines in lines.contains { $0.contains(#""event":"added""#) && $0.contains("+12125550187") }
         }
         _ = watch.stop(signal: SIGINT)
@@ -64,15 +66,18 @@ import Testing
         // seen more `added` than `removed`; again at the next `added` if the item left meanwhile.
         let present = try Subprocess.Running(scanctl, ["watch", "--json", "--socket", socket])
         func count(_ name: String, _ lines: [String]) -> Int { JSONLines.eventNames(lines).filter { $0 == name }.count }
+        // Bounded by one deadline, not by a number of tries: on a loaded machine a loop of the clip
+        // (every frame read, text too) takes longer than on an idle one.
         var listed: Subprocess.Result?
-        for _ in 0..<5 {
-            present.waitFor(timeout: 20) { count("added", $0) > count("removed", $0) }
+        let deadline = Date().addingTimeInterval(itemWithin)
+        repeat {
+            present.waitFor(timeout: max(1, deadline.timeIntervalSinceNow)) { count("added", $0) > count("removed", $0) }
             let seen = count("added", present.output)
             let items = try Subprocess.run(scanctl, ["items", "--socket", socket])
             listed = items
             if items.status != 0 || !items.stdoutLines.isEmpty { break }
-            present.waitFor(timeout: 20) { count("added", $0) > seen }
-        }
+            present.waitFor(timeout: max(1, deadline.timeIntervalSinceNow)) { count("added", $0) > seen }
+        } while Date() < deadline
         _ = present.stop(signal: SIGINT)
         let items = try #require(listed)
         #expect(items.status == 0)
