@@ -196,18 +196,7 @@ import Testing
         let socket = scratch.file("s.sock")
         var clip = Fixtures.path("clips/static")
         if scene == "noisy" {
-            let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
-            try #require(
-                FileManager.default.isExecutableFile(atPath: python),
-                "the footage generator's venv is missing: `make test` creates it (or `make footage`)")
-            let generated = try Subprocess.run(
-                python,
-                [
-                    "Tests/Fixtures/footage/generate.py", scratch.path, "--seeds", "2", "--size", "1280x720", "--scenarios", "desk",
-                    "--seconds", "2",
-                ], timeout: 120)
-            try #require(generated.status == 0, "\(generated.stderr)")
-            clip = scratch.file("desk-s2.mjpeg")
+            clip = try FootageClip.make("desk", seed: 2, seconds: 2) + ".mjpeg"
         }
         // The noisy desk at 1280×720, where its clutter makes new "lines" on every text pass.
         let size = scene == "noisy" ? ["--width", "1280", "--height", "720"] : []

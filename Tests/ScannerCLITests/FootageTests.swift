@@ -29,16 +29,7 @@ import Testing
 
     /// Generates `scenario` for `seed` at 1280×720 and runs it through `scannerd run --pace none`.
     func play(_ scenario: String, seed: Int) throws -> (truth: FootageItemTruth, events: [Event]) {
-        let python = Fixtures.packageRoot.appendingPathComponent(".build/footage-venv/bin/python").path
-        try #require(
-            FileManager.default.isExecutableFile(atPath: python),
-            "the footage generator's venv is missing: `make test` creates it (or `make footage`)")
-        let scratch = try TemporaryDirectory("scannerd-footage")
-        let generated = try Subprocess.run(
-            python, ["Tests/Fixtures/footage/generate.py", scratch.path, "--seeds", "\(seed)", "--size", "1280x720", "--scenarios", scenario],
-            timeout: 240)
-        try #require(generated.status == 0, "\(generated.stderr)")
-        let clip = "\(scratch.path)/\(scenario)-s\(seed)"
+        let clip = try FootageClip.make(scenario, seed: seed, seconds: 6)
         let truth = try FootageItemTruth(contentsOf: clip + ".json")
         let run = try Subprocess.run(
             scannerd, ["run", "--no-socket", "--source", clip + ".mjpeg", "--pace", "none", "--events-stdout"], timeout: 240)
