@@ -62,21 +62,22 @@ import Testing
         // The phone was read, so Tesseract ran; its latencies are real measurements, in order.
         #expect((figure("text.passes") ?? 0) > 0 && (figure("capture.decoded") ?? 0) > 0 && (figure("barcodes.scans") ?? 0) > 0)
         #expect((figure("text.latencyP50") ?? 0) > 0 && (figure("text.latencyP50") ?? .infinity) <= (figure("text.latencyP99") ?? 0))
-        // Asked while something is in view (the clip loops: items come and go): when a watcher has
-        // seen more `added` than `removed`; again at the next `added` if the item left meanwhile.
+        // Asked while something is in view (the clip loops: items come and go): when the watcher's
+        // view (`hello`'s items, then `added` and `removed`) holds an item; again at the next `added`
+        // if the item left before `items` was answered.
         let present = try Subprocess.Running(scanctl, ["watch", "--json", "--socket", socket])
-        func count(_ name: String, _ lines: [String]) -> Int { JSONLines.eventNames(lines).filter { $0 == name }.count }
+        func added(_ lines: [String]) -> Int { JSONLines.eventNames(lines).filter { $0 == "added" }.count }
         // Bounded by one deadline, not by a number of tries: on a loaded machine a loop of the clip
         // (every frame read, text too) takes longer than on an idle one.
         var listed: Subprocess.Result?
         let deadline = Date().addingTimeInterval(itemWithin)
         repeat {
-            present.waitFor(timeout: max(1, deadline.timeIntervalSinceNow)) { count("added", $0) > count("removed", $0) }
-            let seen = count("added", present.output)
+            present.waitFor(timeout: max(1, deadline.timeIntervalSinceNow)) { !JSONLines.inView($0).isEmpty }
+            let seen = added(present.output)
             let items = try Subprocess.run(scanctl, ["items", "--socket", socket])
             listed = items
             if items.status != 0 || !items.stdoutLines.isEmpty { break }
-            present.waitFor(timeout: max(1, deadline.timeIntervalSinceNow)) { count("added", $0) > seen }
+            present.waitFor(timeout: max(1, deadline.timeIntervalSinceNow)) { added($0) > seen }
         } while Date() < deadline
         _ = present.stop(signal: SIGINT)
         let items = try #require(listed)

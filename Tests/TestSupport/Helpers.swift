@@ -37,6 +37,22 @@ public enum JSONLines {
     /// The `event` names, in order.
     public static func eventNames(_ lines: [String]) -> [String] { events(lines).map(\.name) }
 
+    /// The ids of the items in view after `lines`: `hello`'s items, then each `added` and `removed`.
+    /// (Counting `added` against `removed` is wrong for a watcher that connects while items are in
+    /// view: it sees their `removed` without their `added`.)
+    public static func inView(_ lines: [String]) -> Set<UUID> {
+        var ids = Set<UUID>()
+        for event in events(lines) {
+            switch event {
+            case .hello(let hello): ids = Set(hello.items.compactMap(\.id))
+            case .added(let item, _): if let id = item.id { ids.insert(id) }
+            case .removed(let item, _): if let id = item.id { ids.remove(id) }
+            default: break
+            }
+        }
+        return ids
+    }
+
     /// Payloads of the items added so far.
     public static func addedPayloads(_ lines: [String]) -> Set<String> {
         Set(events(lines).compactMap { if case .added(let item, _) = $0 { item.payload } else { nil } })
