@@ -30,11 +30,6 @@ public struct LineReader: Sendable {
     public struct CutEnds: Sendable, Equatable {
         public var start: Bool
         public var end: Bool
-        /// What cuts that end is glyphs the line did not take in (its text goes on: a line the
-        /// detector split, letters half under a thumb's edge), not something over the ground or
-        /// the frame's edge.
-        public var startAtText = false
-        public var endAtText = false
         public static let none = CutEnds(start: false, end: false)
     }
 
@@ -65,38 +60,32 @@ public struct LineReader: Sendable {
         return start..<max(start, end)
     }
 
-    /// A network reading as a line of words (split at its spaces), with a box for each byte of the text.
+    /// A network reading as a line of words (split at its spaces), each symbol with its columns.
     static func reading(_ read: NetworkReading, quad: Quad, cut: CutEnds) -> LineReading? {
         let height = LineNetwork.lineHeight
         var words: [RecognizedWord] = []
-        var byteBoxes: [PixelRect] = []
-        var byteConfidences: [Double] = []
-        var current: [NetworkSymbol] = []
+        var current: [RecognizedSymbol] = []
         func endWord() {
             guard !current.isEmpty else { return }
-            let boxes = current.map { PixelRect(x: $0.columns.lowerBound, y: 0, width: $0.columns.count, height: height) }
-            if !words.isEmpty, let next = boxes.first {  // the space before it
-                byteBoxes.append(next)
-                byteConfidences.append(1)
-            }
-            for (symbol, box) in zip(current, boxes) {
-                byteBoxes += Array(repeating: box, count: symbol.text.utf8.count)
-                byteConfidences += Array(repeating: symbol.confidence, count: symbol.text.utf8.count)
-            }
             words.append(
                 RecognizedWord(
-                    text: current.map(\.text).joined(), box: PixelRect.union(boxes)!,
-                    confidence: current.map(\.confidence).reduce(0, +) / Double(current.count)))
+                    text: current.map(\.text).joined(), box: PixelRect.union(current.map(\.box))!,
+                    confidence: current.map(\.confidence).reduce(0, +) / Double(current.count), symbols: current))
             current = []
         }
         for symbol in read.symbols {
-            if symbol.text.allSatisfy(\.isWhitespace) { endWord() } else { current.append(symbol) }
+            if symbol.text.allSatisfy(\.isWhitespace) {
+                endWord()
+            } else {
+                current.append(
+                    RecognizedSymbol(
+                        text: symbol.text, box: PixelRect(x: symbol.columns.lowerBound, y: 0, width: symbol.columns.count, height: height),
+                        confidence: symbol.confidence))
+            }
         }
         endWord()
         guard let box = PixelRect.union(words.map(\.box)) else { return nil }
-        var reading = LineReading(line: RecognizedLine(words: words, box: box), quad: quad, width: read.width, cut: cut, byteBoxes: byteBoxes)
-        reading.byteConfidences = byteConfidences
-        return reading
+        return LineReading(line: RecognizedLine(words: words, box: box), quad: quad, width: read.width, height: height, cut: cut)
     }
 
     /// Which ends of the line at `quad` are cut: just past the end lies the image's edge, something
@@ -151,26 +140,23 @@ public struct LineReader: Sendable {
         func groundLevel(_ levels: LevelHistogram) -> Int {
             levels.level(atRank: lightInk ? levels.total / 4 : levels.total * 3 / 4)
         }
-        /// Whether that end is cut, and whether by glyphs on the line's ground.
-        func isCut(_ side: Double, _ top: Point, _ bottom: Point) -> (cut: Bool, atText: Bool) {
+        /// Whether that end is cut: by something over the line's ground, or by glyphs on it.
+        func isCut(_ side: Double, _ top: Point, _ bottom: Point) -> Bool {
             guard let past = probe(side * 0.05, side * 0.6, top, bottom, rows: 0.2...0.8),
                 let near = probe(side * 0.05, side * 0.35, top, bottom, rows: 0.15...0.85),
                 let inside = probe(-side * min(1.5, length / height), 0, top, bottom, rows: 0.2...0.8)
-            else { return (true, false) }
+            else { return true }
             let ground = groundLevel(inside)
             // Only towards the ink: a thumb over a card is darker than its paper, over a phone's dark
             // screen lighter. Paper lighter than the ground inside is no cut: blurred small print
             // never shows its paper between dense glyphs, so the ground measured inside (`WWW.…` of
             // a receipt held up) is darker than the clean paper past the line's end.
             let pastLevel = past.level(atRank: past.total / 2)
-            if Double(lightInk ? pastLevel - ground : ground - pastLevel) > contrast / 3 { return (true, false) }
+            if Double(lightInk ? pastLevel - ground : ground - pastLevel) > contrast / 3 { return true }
             let ink = near.count { Double(abs($0 - ground)) > contrast / 2 }
-            let atText = Double(ink) > 0.08 * Double(near.total)
-            return (atText, atText)
+            return Double(ink) > 0.08 * Double(near.total)
         }
-        let start = isCut(-1, quad.topLeft, quad.bottomLeft)
-        let end = isCut(1, quad.topRight, quad.bottomRight)
-        return CutEnds(start: start.cut, end: end.cut, startAtText: start.atText, endAtText: end.atText)
+        return CutEnds(start: isCut(-1, quad.topLeft, quad.bottomLeft), end: isCut(1, quad.topRight, quad.bottomRight))
     }
 
     /// `quad` narrowed to the ink inside it, padded as the classical detector pads its lines (a fifth
@@ -322,36 +308,58 @@ public struct LineReader: Sendable {
 /// elsewhere (the card moved) and not read again, the item is placed on the line's new quad.
 /// One line read: its text as words, and where each word lies along the line (0…1 from its left end).
 public struct LineReading: Sendable {
-    public var line: RecognizedLine
+    public private(set) var line: RecognizedLine
     public var quad: Quad
-    /// Width of the straightened image the word boxes refer to.
+    /// Size of the straightened image the word and symbol boxes refer to.
     public var width: Int
+    public var height: Int
     /// Which of its ends are cut (`LineReader.cutEnds`).
     public var cut: LineReader.CutEnds = .none
-    /// Where each UTF-8 byte of `line.text` lies (the line network's readings): an item's span
-    /// and whether it reaches a cut end are then the item's own, not its words' (the network
-    /// reads `Tel.512.555.0173` as one word). Nil: the words' boxes (Tesseract's readings).
-    public var byteBoxes: [PixelRect]? = nil
-    /// With `byteBoxes`: the network's probability for the symbol each byte belongs to (1 for the
-    /// spaces between words).
-    public var byteConfidences: [Double]? = nil
-    /// With `byteBoxes`: the columns of the straightened line between its ends and what was read
-    /// that are clear ground, `clear.lowerBound` just past the last column before the first
-    /// symbol that is not (`LineReader.unreadEnds`). An item at a cut end has room for a glyph
-    /// before it only on clear ground: the network reads nothing of a thumb's edge the quad took
-    /// in, nor of the remains of letters under it.
+    /// Where each UTF-8 byte of `line.text` lies (its symbol's box; a space between words, the next
+    /// word's first symbol's): an item's span and whether it reaches a cut end are then the item's
+    /// own, not its words' (the network reads `Tel.512.555.0173` as one word).
+    public private(set) var byteBoxes: [PixelRect]
+    /// The recognizer's confidence in the symbol each byte belongs to (1 for the spaces between words).
+    public private(set) var byteConfidences: [Double]
+    /// The columns of the straightened line between its ends and what was read that are clear
+    /// ground, `clear.lowerBound` just past the last column before the first symbol that is not
+    /// (`LineReader.unreadEnds`; nil: the whole width). An item at a cut end has room for a glyph
+    /// before it only on clear ground: a thumb's edge the quad took in is no room, nor the remains of
+    /// letters under it (whether the recognizer reads nothing of them, as the network does, or reads
+    /// them as `|`, as Tesseract does).
     public var clear: Range<Int>? = nil
 
-    /// A reading of the line at `quad`: `line`'s boxes lie in the straightened line, `width` wide.
-    public init(
-        line: RecognizedLine, quad: Quad, width: Int, cut: LineReader.CutEnds = .none, byteBoxes: [PixelRect]? = nil, clear: Range<Int>? = nil
-    ) {
+    /// A reading of the line at `quad`: `line`'s boxes lie in the straightened line, `width` × `height`.
+    public init(line: RecognizedLine, quad: Quad, width: Int, height: Int, cut: LineReader.CutEnds = .none, clear: Range<Int>? = nil) {
         self.line = line
         self.quad = quad
         self.width = width
+        self.height = height
         self.cut = cut
-        self.byteBoxes = byteBoxes
         self.clear = clear
+        var boxes: [PixelRect] = []
+        var confidences: [Double] = []
+        for (index, word) in line.words.enumerated() {
+            // The space before it.
+            if index > 0 {
+                boxes.append(word.symbols.first?.box ?? word.box)
+                confidences.append(1)
+            }
+            let symbols = word.symbols.isEmpty ? [RecognizedSymbol(text: word.text, box: word.box, confidence: word.confidence)] : word.symbols
+            for symbol in symbols {
+                boxes += Array(repeating: symbol.box, count: symbol.text.utf8.count)
+                confidences += Array(repeating: symbol.confidence, count: symbol.text.utf8.count)
+            }
+        }
+        byteBoxes = boxes
+        byteConfidences = confidences
+    }
+
+    /// Sets `clear` where an end is cut, from `normalized`, the straightened line stretched to full
+    /// contrast, dark on light (`GrayImage.normalizedForReading`).
+    mutating func findClearGround(in normalized: GrayImage) {
+        guard cut.start || cut.end, let first = byteBoxes.first, let last = byteBoxes.last else { return }
+        clear = LineReader.unreadEnds(of: normalized, before: first.x, after: last.x + last.width)
     }
 }
 

@@ -54,8 +54,11 @@ public final class TesseractLineRecognizer: LineRecognizer {
         let straight = straight.normalizedForReading()
         let words = recognizer.recognize(straight, segmentation: .singleLine).flatMap(\.words)
         guard let box = PixelRect.union(words.map(\.box)) else { return nil }
-        return LineReading(
-            line: RecognizedLine(words: words, box: box), quad: quad, width: straight.width, cut: reader.cutEnds(of: quad, in: image))
+        var reading = LineReading(
+            line: RecognizedLine(words: words, box: box), quad: quad, width: straight.width, height: straight.height,
+            cut: reader.cutEnds(of: quad, in: image))
+        reading.findClearGround(in: straight)
+        return reading
     }
 }
 
@@ -84,9 +87,7 @@ public final class NetworkLineRecognizer: LineRecognizer {
         let cut = reader.cutEnds(of: quad, in: image)
         guard var reading = LineReader.reading(read, quad: quad, cut: cut) else { return nil }
         // The ends are judged on the line stretched to full contrast, dark on light.
-        if cut.start || cut.end, let first = read.symbols.first?.columns, let last = read.symbols.last?.columns {
-            reading.clear = LineReader.unreadEnds(of: plain.normalizedForReading(), before: first.lowerBound, after: last.upperBound)
-        }
+        if cut.start || cut.end { reading.findClearGround(in: plain.normalizedForReading()) }
         return reading
     }
 }

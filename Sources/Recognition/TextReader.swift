@@ -168,9 +168,9 @@ public final class TextReader {
     /// come out as one- or two-letter "words" (Tesseract) or one or two symbols (the network).
     public static let minimumCharacters = 3
 
-    /// A URL or e-mail address in a still image is reported only when the network gave each of its
-    /// characters at least this probability (`LineReading.byteConfidences`; Tesseract's readings
-    /// have none; a frame's are voted on instead, `items(in:still:)`). On the
+    /// A URL or e-mail address in a still image is reported only when the recognizer gave each of its
+    /// characters at least this confidence (`LineReading.byteConfidences`; a frame's are voted on
+    /// instead, `items(in:still:)`). On the
     /// development photos (`make score-real`, docs/benchmarks.md) the links and addresses read with a
     /// character under 0.5 were 4 misreadings (`tedolicteedbuck.com`, `aicrosoftsture.co`) and one
     /// right link; none of the 224 phone numbers read was false, whatever their weakest character.
@@ -207,54 +207,28 @@ public final class TextReader {
         }
         for match in content.matches(in: lineText) {
             let words = Self.words(of: line, covering: match.utf8Range)
-            guard !words.isEmpty else { continue }
-            let box: PixelRect
-            // What reaches a cut end of the line may go on out of sight (`LineReader.cutEnds`).
-            let reachesCutEnd: Bool
             let range = match.utf8Range.clamped(to: 0..<lineText.utf8.count)
-            if let bytes = reading.byteBoxes, bytes.count == lineText.utf8.count, let exact = PixelRect.union(bytes[range]) {
-                // Per symbol where the reading says where each one lies. The network reads past what
-                // is no glyph to it (an icon, the remains of a letter), so an item reaches an end when
-                // there is no room for a glyph and the gap before it between them: less than half the
-                // line's height (the line's padding is a fifth of it; an icon and its gap are more
-                // than one height).
-                // Room counts from clear ground (`LineReading.clear`): a thumb's edge the quad took in
-                // is no room (640×480 poster seed 4: `ill-studios.com/info` read past the edge of a
-                // thumb over `oldm`, its first glyph 0.5–1.2 line heights in).
-                let room = LineNetwork.lineHeight / 2
-                let clear = reading.clear ?? 0..<reading.width
-                box = exact
-                reachesCutEnd =
-                    reading.cut.start && exact.x - clear.lowerBound < room
-                    || reading.cut.end && exact.x + exact.width > clear.upperBound - room
-            } else if let union = PixelRect.union(words.map(\.box)) {
-                // Where glyphs cut the line (its text goes on), words of no letter or digit between
-                // the item and that end, closer to it than a glyph's height (a word space is about a
-                // third of it), are what Tesseract made of their remains: the detector split
-                // `…oldmill-sludios.com` at the hyphen (640×480, poster seed 1) and the piece read
-                // `| Sludios.com`, the link http://sludios.com. Not where a thumb, a bezel or the
-                // frame's edge cuts it: a phone's edge right before an address reads `|` too.
-                let before = Array(line.words.prefix { $0 != words.first })
-                let after = Array(line.words.reversed().prefix { $0 != words.last })
-                /// `others` (the nearest last) are such remains.
-                func remains(_ others: [RecognizedWord], gap: (RecognizedWord) -> Int) -> Bool {
-                    guard let nearest = others.last else { return false }
-                    return gap(nearest) < union.height && !others.contains { $0.text.contains { $0.isLetter || $0.isNumber } }
-                }
-                box = union
-                reachesCutEnd =
-                    reading.cut.start
-                    && (words.first == line.words.first
-                        || reading.cut.startAtText && remains(before) { union.x - $0.box.x - $0.box.width })
-                    || reading.cut.end
-                        && (words.last == line.words.last
-                            || reading.cut.endAtText && remains(after) { $0.box.x - union.x - union.width })
-            } else {
+            guard !words.isEmpty, reading.byteBoxes.count == lineText.utf8.count, let box = PixelRect.union(reading.byteBoxes[range]) else {
                 continue
             }
-            // The network's probability for the least sure character of the item (none from Tesseract).
-            let weakest = reading.byteConfidences.flatMap { $0.count == lineText.utf8.count ? $0[range].min() : nil }
-            // A link or an address with a character the network was unsure of is more often a
+            // What reaches a cut end of the line may go on out of sight (`LineReader.cutEnds`). Per
+            // symbol: a recognizer reads past what is no glyph to it (an icon, the remains of a
+            // letter: nothing, or `|`), so an item reaches an end when there is no room for a glyph
+            // and the gap before it between them: less than half the line's height (the line's
+            // padding is a fifth of it; an icon and its gap are more than one height).
+            // Room counts from clear ground (`LineReading.clear`): a thumb's edge the quad took in
+            // is no room (640×480 poster seed 4: `ill-studios.com/info` read past the edge of a
+            // thumb over `oldm`, its first glyph 0.5–1.2 line heights in), nor the remains of letters
+            // Tesseract reads as a word of their own (the detector split `…oldmill-sludios.com` at the
+            // hyphen, 640×480, poster seed 1, and the piece read `| Sludios.com`).
+            let room = reading.height / 2
+            let clear = reading.clear ?? 0..<reading.width
+            let reachesCutEnd =
+                reading.cut.start && box.x - clear.lowerBound < room
+                || reading.cut.end && box.x + box.width > clear.upperBound - room
+            // The recognizer's confidence in the least sure character of the item.
+            let weakest = reading.byteConfidences[range].min()
+            // A link or an address with a character the recognizer was unsure of is more often a
             // misreading than not (`minimumWebSymbolConfidence`); a phone number is validated whole.
             if still, match.contentType == .url || match.contentType == .emailAddress, let weakest, weakest < Self.minimumWebSymbolConfidence {
                 continue

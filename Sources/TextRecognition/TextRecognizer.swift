@@ -10,6 +10,24 @@ public struct RecognizedWord: Sendable, Equatable {
     /// least certain character of a wrong read scored 0.90–0.94 like the right ones, the word 0.28–0.56
     /// against mostly above 0.7 (issue #13).
     public var confidence: Double
+    /// Its characters in order, each with its box and confidence, whose texts make up `text`; empty
+    /// from a recognizer that places words only (every byte then lies in the word's box).
+    public var symbols: [RecognizedSymbol]
+
+    public init(text: String, box: PixelRect, confidence: Double, symbols: [RecognizedSymbol] = []) {
+        self.text = text
+        self.box = box
+        self.confidence = confidence
+        self.symbols = symbols
+    }
+}
+
+/// One character of a word as the recognizer placed it (one or more Unicode scalars: `text`).
+public struct RecognizedSymbol: Sendable, Equatable {
+    public var text: String
+    public var box: PixelRect
+    /// 0…1.
+    public var confidence: Double
 
     public init(text: String, box: PixelRect, confidence: Double) {
         self.text = text
@@ -139,9 +157,9 @@ public final class TextRecognizer {
         TessBaseAPIDelete(api)
     }
 
-    /// The word the iterator is at, or nil for an empty one.
-    private static func word(_ iterator: OpaquePointer, _ page: OpaquePointer?) -> RecognizedWord? {
-        guard let cText = TessResultIteratorGetUTF8Text(iterator, RIL_WORD) else { return nil }
+    /// The text, box and confidence of the element at `level` the iterator is at; nil for an empty one.
+    private static func element(_ iterator: OpaquePointer, _ page: OpaquePointer?, _ level: TessPageIteratorLevel) -> RecognizedSymbol? {
+        guard let cText = TessResultIteratorGetUTF8Text(iterator, level) else { return nil }
         let text = String(cString: cText)
         TessDeleteText(cText)
         let trimmed = text.trimmingWhitespace()
@@ -150,9 +168,9 @@ public final class TextRecognizer {
         var top: Int32 = 0
         var right: Int32 = 0
         var bottom: Int32 = 0
-        guard TessPageIteratorBoundingBox(page, RIL_WORD, &left, &top, &right, &bottom) != 0 else { return nil }
-        let confidence = min(max(Double(TessResultIteratorConfidence(iterator, RIL_WORD)) / 100, 0), 1)
-        return RecognizedWord(
+        guard TessPageIteratorBoundingBox(page, level, &left, &top, &right, &bottom) != 0 else { return nil }
+        let confidence = min(max(Double(TessResultIteratorConfidence(iterator, level)) / 100, 0), 1)
+        return RecognizedSymbol(
             text: trimmed, box: PixelRect(x: Int(left), y: Int(top), width: Int(right - left), height: Int(bottom - top)),
             confidence: confidence)
     }
@@ -172,17 +190,35 @@ public final class TextRecognizer {
         defer { TessResultIteratorDelete(iterator) }
         let page = TessResultIteratorGetPageIterator(iterator)
 
+        // Symbol by symbol (the LSTM engine places each character it emits), grouped into words and
+        // lines where the iterator says one begins.
         var lines: [RecognizedLine] = []
         var current: [RecognizedWord] = []
+        var word: RecognizedSymbol?
+        var symbols: [RecognizedSymbol] = []
+        func finishWord() {
+            defer { (word, symbols) = (nil, []) }
+            guard let found = word else { return }
+            // The word's text is its symbols' where they make it up (they always should): a byte of
+            // the line then lies in its own symbol's box.
+            let matches = symbols.map(\.text).joined() == found.text
+            current.append(
+                RecognizedWord(text: found.text, box: found.box, confidence: found.confidence, symbols: matches ? symbols : []))
+        }
         func finishLine() {
+            finishWord()
             guard let box = PixelRect.union(current.map(\.box)) else { return }
             lines.append(RecognizedLine(words: current, box: box))
             current = []
         }
         repeat {
             if TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) != 0 { finishLine() }
-            if let word = Self.word(iterator, page) { current.append(word) }
-        } while TessResultIteratorNext(iterator, RIL_WORD) != 0
+            if TessPageIteratorIsAtBeginningOf(page, RIL_WORD) != 0 {
+                finishWord()
+                word = Self.element(iterator, page, RIL_WORD)
+            }
+            if word != nil, let symbol = Self.element(iterator, page, RIL_SYMBOL) { symbols.append(symbol) }
+        } while TessResultIteratorNext(iterator, RIL_SYMBOL) != 0
         finishLine()
         return lines
     }

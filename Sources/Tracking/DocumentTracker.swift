@@ -8,9 +8,10 @@ import ScannerCore
 /// A sighting continues a document when it overlaps it (intersection over union of their bounding
 /// boxes at least `sameDocument`); a new one is added once seen on `confirmations` passes in a row
 /// (one pass's quadrilateral may be a desk's edge and a shadow's), updated when a corner moves by
-/// more than `moveThreshold` (of the frame's size) from what clients were told, and removed when not
-/// seen for `gracePeriod` seconds. A move is told only when two passes in a row agree on the new
-/// place, every corner within `agreement` of the pass before's: one pass's corners on a
+/// more than the items' `moveThreshold` (of the frame's size) from what clients were told, and
+/// removed when not seen for their `gracePeriod` seconds (`TrackerConfiguration`, one lifecycle for
+/// items and documents). A move is told only when two passes in a row agree on the new place, the
+/// second not moved from the first by that rule: one pass's corners on a
 /// motion-blurred frame may be off by more than the document moved, and a kiosk acts on what it is
 /// told; a sighting that does not agree still keeps the document alive. (The add is not held back
 /// so: asking agreement there too delayed adds past 15 frames on six of the footage's clips,
@@ -19,18 +20,12 @@ public struct DocumentTracker: Sendable {
     public struct Configuration: Sendable, Equatable {
         public var confirmations = 2
         public var sameDocument = 0.5
-        /// As the items' (`TrackerConfiguration`): a document is told to have moved, and is gone,
-        /// when any item would be.
-        public var moveThreshold: Double
-        public var gracePeriod: Double
-        /// Of the frame's size, as `moveThreshold` and the same: a held card's jitter between passes
-        /// (0.1 s apart) stays within it on the footage.
-        public var agreement: Double
+        /// The items' lifecycle (`TrackerConfiguration`): a document is told to have moved
+        /// (`moved(from:to:)`), and is gone (`gracePeriod`), when any item would be.
+        public var lifecycle: TrackerConfiguration
 
         public init(items: TrackerConfiguration = TrackerConfiguration()) {
-            moveThreshold = items.moveThreshold
-            gracePeriod = items.gracePeriod
-            agreement = items.moveThreshold
+            lifecycle = items
         }
     }
 
@@ -90,7 +85,7 @@ public struct DocumentTracker: Sendable {
         }
         // Not seen on this pass: a pending one starts over; a live one waits out its grace period.
         for index in tracks.indices where !continued.contains(index) && tracks[index].told == nil { tracks[index].seen = 0 }
-        let grace = configuration.gracePeriod
+        let grace = configuration.lifecycle.gracePeriod
         let gone = { (track: Track) in time - track.lastSeen > grace || track.told == nil && track.seen == 0 }
         actions += tracks.filter { gone($0) && $0.told != nil }.map { .removed(Self.item($0)) }
         tracks.removeAll(where: gone)
@@ -106,7 +101,9 @@ public struct DocumentTracker: Sendable {
     /// `added` when a pending track is confirmed, `updated` when a live one moved; nothing otherwise.
     private mutating func tell(_ index: Int) -> [TrackerAction] {
         let track = tracks[index]
-        let agreed = track.previous.map { Self.largestMove($0, track.bounds) <= configuration.agreement } ?? false
+        // Two passes agree when the second did not move from the first by the items' rule: a held
+        // card's jitter between passes (0.1 s apart) stays within it on the footage.
+        let agreed = track.previous.map { !configuration.lifecycle.moved(from: $0, to: track.bounds) } ?? false
         guard let told = track.told else {
             // Confirmed, and where the last two passes agree; or, entering in a hurry, one pass later.
             guard track.seen >= configuration.confirmations,
@@ -115,14 +112,9 @@ public struct DocumentTracker: Sendable {
             tracks[index].told = track.bounds
             return [.added(Self.item(tracks[index]))]
         }
-        guard Self.largestMove(told, track.bounds) > configuration.moveThreshold, agreed else { return [] }
+        guard configuration.lifecycle.moved(from: told, to: track.bounds), agreed else { return [] }
         tracks[index].told = track.bounds
         return [.updated(Self.item(tracks[index]))]
-    }
-
-    /// How far the corner that moved most moved from `a` to `b`.
-    static func largestMove(_ a: Quad, _ b: Quad) -> Double {
-        zip(a.corners, b.corners).map { $0.distance(to: $1) }.max() ?? 0
     }
 
     /// The track as clients know it: at the corners they were told (an unconfirmed pass's corners are

@@ -277,9 +277,7 @@ public struct ItemTracker: Sendable {
         tracks[index].item.bounds = observation.bounds
         touch(index, frame)
         guard tracks[index].live else { return (index, []) }
-        let moved = zip(tracks[index].item.bounds.corners, tracks[index].reportedBounds.corners)
-            .contains { $0.distance(to: $1) > configuration.moveThreshold }
-        guard moved else { return (index, []) }
+        guard configuration.moved(from: tracks[index].reportedBounds, to: tracks[index].item.bounds) else { return (index, []) }
         markReported(&tracks[index])
         return (index, [.updated(Self.tracked(tracks[index]))])
     }
@@ -359,8 +357,7 @@ public struct ItemTracker: Sendable {
             markReported(&track)
             return [.added(Self.tracked(track))]
         }
-        let moved = zip(track.item.bounds.corners, track.reportedBounds.corners)
-            .contains { $0.distance(to: $1) > configuration.moveThreshold }
+        let moved = configuration.moved(from: track.reportedBounds, to: track.item.bounds)
         let reread = track.item.payload != track.reportedPayload || track.item.transcript != track.reportedTranscript
         guard moved || reread else { return [] }
         markReported(&track)

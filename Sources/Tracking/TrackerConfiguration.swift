@@ -37,6 +37,12 @@ public struct TrackerConfiguration: Sendable, Equatable {
     /// read by turns a frame apart, are further apart than this allows in a frame.
     public var maximumSpeed = 2.0
 
+    /// Whether something clients were told lies at `told` has moved to `now`: a corner moved more
+    /// than `moveThreshold`. The one rule for items and documents (`DocumentTracker`).
+    public func moved(from told: Quad, to now: Quad) -> Bool {
+        zip(told.corners, now.corners).contains { $0.distance(to: $1) > moveThreshold }
+    }
+
     public init(
         gracePeriod: Double = 0.8, textGracePeriod: Double = 0.8, moveThreshold: Double = 0.02,
         weakBarcodeConfirmations: Int = 2, textAgreement: Int = 2, textWindow: Int = 6, maximumJump: Double = 0.3,

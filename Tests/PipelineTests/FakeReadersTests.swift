@@ -42,7 +42,7 @@ import Tracking
                 return nil
             }
             let word = RecognizedWord(text: text, box: PixelRect(x: 4, y: 4, width: 300, height: 28), confidence: 0.95)
-            return LineReading(line: RecognizedLine(words: [word], box: word.box), quad: quad, width: 320)
+            return LineReading(line: RecognizedLine(words: [word], box: word.box), quad: quad, width: 320, height: 36)
         }
     }
 

@@ -140,17 +140,7 @@ import TextRecognition
         // The lower half of a letter just before the line (its top under a thumb's edge).
         let remains = (PixelRect(x: 48, y: 28, width: 4, height: 8), UInt8(40))
         let cut = reader.cutEnds(of: Self.quad, in: image(marks: [remains]))
-        #expect(cut.start && cut.startAtText && !cut.end)
-    }
-
-    /// A thumb, a bezel or the frame's edge cuts a line too, but not at text: nothing of its text
-    /// lies between the line and the cut (`TextReader.items(in:)` tells remains of glyphs by it).
-    @Test func aCutByAThumbOrTheFramesEdgeIsNotAtText() {
-        let thumb = (PixelRect(x: 20, y: 0, width: 35, height: 60), UInt8(140))
-        let byThumb = reader.cutEnds(of: Self.quad, in: image(marks: [thumb]))
-        #expect(byThumb.start && !byThumb.startAtText)
-        let byEdge = reader.cutEnds(of: Self.quad, in: image(width: 157))
-        #expect(byEdge.end && !byEdge.endAtText)
+        #expect(cut == LineReader.CutEnds(start: true, end: false))
     }
 
     /// The price of the rule is text with something right against it; an icon a word's gap away is fine.
@@ -192,7 +182,7 @@ import TextRecognition
         let words = [word("lo@oldmill-studios.com", 0), word("or", 110), word("+1", 220), word("512-555-0173", 260)]
         func marked(_ cut: LineReader.CutEnds) -> [String] {
             let line = RecognizedLine(words: words, box: PixelRect(x: 0, y: 4, width: 360, height: 30))
-            let reading = LineReading(line: line, quad: Self.quad, width: 400, cut: cut)
+            let reading = LineReading(line: line, quad: Self.quad, width: 364, height: 40, cut: cut)
             return scanner.text.items(in: reading).map { "\($0.item.payload)\($0.reachesCutEnd ? " cut" : "")" }
         }
         #expect(marked(.none) == ["lo@oldmill-studios.com", "+15125550173"])
@@ -203,32 +193,34 @@ import TextRecognition
 
     /// Where glyphs cut a line (the detector split `…oldmill-sludios.com` at its hyphen, 640×480,
     /// poster seed 1), Tesseract reads their remains as a word of no letter or digit (`| Sludios.com`):
-    /// that is no start of the item's own, and it reaches the cut. Where a thumb or a bezel cuts the
-    /// line, a `|` right before the item is that edge (a phone's, before `priya@…`): the item stands.
+    /// closer to the item than half the line's height, they leave no room for a glyph of its own
+    /// before it, and the item reaches the cut, as where the network reads nothing of them. A word
+    /// before the item, or remains farther away, leave that room.
     @Test func remainsOfGlyphsAtACutEndAreNoEndOfTheItem() throws {
         let scanner = try ImageScanner(options: TextTests.contentOnly)
         func word(_ text: String, _ x: Int, _ width: Int) -> RecognizedWord {
-            RecognizedWord(text: text, box: PixelRect(x: x, y: 4, width: width, height: 30), confidence: 0.9)
+            let step = width / text.unicodeScalars.count
+            let symbols = text.unicodeScalars.enumerated().map { index, scalar in
+                RecognizedSymbol(text: String(scalar), box: PixelRect(x: x + step * index, y: 4, width: step, height: 30), confidence: 0.9)
+            }
+            return RecognizedWord(text: text, box: PixelRect.union(symbols.map(\.box))!, confidence: 0.9, symbols: symbols)
         }
         func marked(_ words: [RecognizedWord], _ cut: LineReader.CutEnds) -> [String] {
             let line = RecognizedLine(words: words, box: PixelRect.union(words.map(\.box))!)
-            let reading = LineReading(line: line, quad: Self.quad, width: 400, cut: cut)
+            let reading = LineReading(line: line, quad: Self.quad, width: line.box.x + line.box.width + 4, height: 40, cut: cut)
             return scanner.text.items(in: reading).map { "\($0.item.payload)\($0.reachesCutEnd ? " cut" : "")" }
         }
-        let atTextStart = LineReader.CutEnds(start: true, end: false, startAtText: true)
-        let atTextEnd = LineReader.CutEnds(start: false, end: true, endAtText: true)
-        let byEdgeStart = LineReader.CutEnds(start: true, end: false)
-        // Remains 10 px before the item, a third of a glyph's height.
-        let before = [word("|", 0, 6), word("Sludios.com", 16, 200)]
-        #expect(marked(before, atTextStart) == ["http://sludios.com cut"])
-        #expect(marked(before, byEdgeStart) == ["http://sludios.com"])
+        let atStart = LineReader.CutEnds(start: true, end: false)
+        let atEnd = LineReader.CutEnds(start: false, end: true)
+        // Remains 10 px before the item, a quarter of the line's height.
+        let before = [word("|", 0, 6), word("Sludios.com", 16, 198)]
+        #expect(marked(before, atStart) == ["http://sludios.com cut"])
         #expect(marked(before, .none) == ["http://sludios.com"])
         // After the item, at a cut end.
-        let after = [word("Sludios.com", 0, 200), word(",", 210, 6)]
-        #expect(marked(after, atTextEnd) == ["http://sludios.com cut"])
-        // A word with a letter or digit is text of the line's own, and remains further away than a
-        // glyph's height are a word of their own.
-        #expect(marked([word("at", 0, 30), word("Sludios.com", 40, 200)], atTextStart) == ["http://sludios.com"])
-        #expect(marked([word("|", 0, 6), word("Sludios.com", 46, 200)], atTextStart) == ["http://sludios.com"])
+        let after = [word("Sludios.com", 0, 198), word(",", 205, 6)]
+        #expect(marked(after, atEnd) == ["http://sludios.com cut"])
+        // A word before it, or remains farther away than half the line's height, leave room for a glyph.
+        #expect(marked([word("at", 0, 30), word("Sludios.com", 40, 198)], atStart) == ["http://sludios.com"])
+        #expect(marked([word("|", 0, 6), word("Sludios.com", 46, 198)], atStart) == ["http://sludios.com"])
     }
 }

@@ -6,6 +6,7 @@ import TestSupport
 import TestTraits
 import Testing
 import TextDetection
+import TextRecognition
 
 @testable import LineNetwork
 @testable import Recognition
@@ -63,10 +64,28 @@ import TextDetection
         let detector = ClassicalLineDetector()
         let line = try #require(detector.lines(in: image).first { recognizer.read($0.quad, in: image)?.line.text.contains("@") == true })
         let reading = try #require(recognizer.read(line.quad, in: image))
-        let boxes = try #require(reading.byteBoxes)
+        let boxes = reading.byteBoxes
         #expect(boxes.count == reading.line.text.utf8.count)
         #expect(zip(boxes, boxes.dropFirst()).allSatisfy { $0.x <= $1.x })
         #expect(boxes.allSatisfy { $0.x >= 0 && $0.x + $0.width <= reading.width })
+    }
+
+    /// Tesseract places each character too (its symbol iterator): every word of two or more characters
+    /// is made of its symbols, whose boxes run left to right inside the word, so an item on the line
+    /// is placed by its own characters as with the network.
+    @Test func tesseractPlacesEachCharacterAlongTheLine() throws {
+        let image = try ImageDecoder().decodeFile(atPath: Fixtures.path("card-us.jpg")).image
+        let recognizer = TesseractLineRecognizer(try TextRecognizer())
+        let line = try #require(
+            ClassicalLineDetector().lines(in: image).first { recognizer.read($0.quad, in: image)?.line.text.contains("@") == true })
+        let reading = try #require(recognizer.read(line.quad, in: image))
+        for word in reading.line.words where word.text.count > 1 {
+            #expect(word.symbols.map(\.text).joined() == word.text, "\(word.text)")
+            #expect(Set(word.symbols.map(\.box.x)).count == word.symbols.count, "each character its own place in \(word.text)")
+            #expect(word.symbols.allSatisfy { $0.box.x >= word.box.x && $0.box.x + $0.box.width <= word.box.x + word.box.width + 1 })
+        }
+        #expect(reading.byteBoxes.count == reading.line.text.utf8.count)
+        #expect(zip(reading.byteBoxes, reading.byteBoxes.dropFirst()).allSatisfy { $0.x <= $1.x })
     }
 
     /// With a model, `scan` reads the card's typed items with the network.

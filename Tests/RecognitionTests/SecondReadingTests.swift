@@ -103,30 +103,36 @@ import TextRecognition
         #expect(items.map(\.payload) == ["Tel. 512 555 0173", Self.phone])
     }
 
-    /// A reading of `text` as one word whose bytes lie 10 px apart from `start`, on a line 400 px long
-    /// whose start is cut; with per-byte boxes (the network's) or without (Tesseract's).
-    func cutReading(_ text: String, from start: Int, byteBoxes: Bool) -> LineReading {
-        let boxes = (0..<text.utf8.count).map { PixelRect(x: start + 10 * $0, y: 0, width: 10, height: 48) }
-        let word = RecognizedWord(text: text, box: PixelRect.union(boxes)!, confidence: 0.9)
-        return LineReading(
-            line: RecognizedLine(words: [word], box: word.box), quad: Self.quad, width: 400,
-            cut: LineReader.CutEnds(start: true, end: false), byteBoxes: byteBoxes ? boxes : nil)
+    /// `text` as one word whose characters lie 10 px apart from `start`, 48 px high, the character at
+    /// `weak` at `weakness`, the others at 0.95.
+    static func word(_ text: String, from start: Int = 0, weakAt weak: Int? = nil, weakness: Double = 0.42) -> RecognizedWord {
+        let symbols = text.unicodeScalars.enumerated().map { index, scalar in
+            RecognizedSymbol(
+                text: String(scalar), box: PixelRect(x: start + 10 * index, y: 0, width: 10, height: 48), confidence: index == weak ? weakness : 0.95)
+        }
+        return RecognizedWord(text: text, box: PixelRect.union(symbols.map(\.box))!, confidence: 0.9, symbols: symbols)
     }
 
-    /// The network reads past an icon before a phone number (the phone screen's, which Tesseract
-    /// reads as `x]`): where the per-symbol boxes leave room for a glyph before the cut start, the
-    /// number does not reach it; right at the start it does. Tesseract's words have no such boxes:
-    /// the line's first word reaches a cut start wherever it begins.
-    @Test func aNetworkItemReachesACutEndOnlyWithNoRoomForAGlyphBeforeIt() throws {
+    /// A reading of `text` as one word whose characters lie 10 px apart from `start`, on a line 400 px
+    /// long whose start is cut.
+    func cutReading(_ text: String, from start: Int) -> LineReading {
+        let word = Self.word(text, from: start)
+        return LineReading(
+            line: RecognizedLine(words: [word], box: word.box), quad: Self.quad, width: 400, height: 48,
+            cut: LineReader.CutEnds(start: true, end: false))
+    }
+
+    /// A recognizer reads past an icon before a phone number (the phone screen's, which Tesseract
+    /// reads as `x]` and the network as nothing): where its characters' boxes leave room for a glyph
+    /// before the cut start, the number does not reach it; right at the start it does.
+    @Test func anItemReachesACutEndOnlyWithNoRoomForAGlyphBeforeIt() throws {
         let scanner = try ImageScanner(options: TextTests.contentOnly)
         let number = "+441134960639"
-        func reachesCut(from start: Int, byteBoxes: Bool) -> [Bool] {
-            scanner.text.items(in: cutReading(number, from: start, byteBoxes: byteBoxes))
-                .filter { $0.item.contentType == .telephoneNumber }.map(\.reachesCutEnd)
+        func reachesCut(from start: Int) -> [Bool] {
+            scanner.text.items(in: cutReading(number, from: start)).filter { $0.item.contentType == .telephoneNumber }.map(\.reachesCutEnd)
         }
-        #expect(reachesCut(from: 48, byteBoxes: true) == [false])
-        #expect(reachesCut(from: 8, byteBoxes: true) == [true])
-        #expect(reachesCut(from: 48, byteBoxes: false) == [true])
+        #expect(reachesCut(from: 48) == [false])
+        #expect(reachesCut(from: 8) == [true])
     }
 
     /// Room for a glyph counts from clear ground (`LineReading.clear`), not from the quad's end: the
@@ -137,7 +143,7 @@ import TextRecognition
         let scanner = try ImageScanner(options: TextTests.contentOnly)
         let number = "+441134960639"
         func reachesCut(clearFrom: Int, cut: Bool = true) -> [Bool] {
-            var reading = cutReading(number, from: 48, byteBoxes: true)
+            var reading = cutReading(number, from: 48)
             reading.clear = clearFrom..<400
             if !cut { reading.cut = .none }
             return scanner.text.items(in: reading).filter { $0.item.contentType == .telephoneNumber }.map(\.reachesCutEnd)
@@ -177,56 +183,47 @@ import TextRecognition
         func read(_ straight: GrayImage, of quad: Quad, in image: GrayImage) -> LineReading? {
             reads += 1
             let word = RecognizedWord(text: text, box: PixelRect(x: 0, y: 0, width: 100, height: 10), confidence: 0.9)
-            return LineReading(line: RecognizedLine(words: [word], box: word.box), quad: quad, width: 100)
+            return LineReading(line: RecognizedLine(words: [word], box: word.box), quad: quad, width: 100, height: 8)
         }
     }
 
     static let image = GrayImage(width: 120, height: 20, filledWith: 255)
 
-    /// In a still, a link or an address with a character the network was unsure of is not reported;
-    /// a phone number is, whatever its weakest digit; a reading without per-symbol probabilities
-    /// (Tesseract's) is judged as before; so is a camera frame's.
+    /// In a still, a link or an address with a character the recognizer was unsure of is not
+    /// reported; a phone number is, whatever its weakest digit; a camera frame's reading is voted on
+    /// instead. A recognizer that places words only gives each character its word's confidence.
     @Test func aLinkWithAnUnsureCharacterIsNotReported() throws {
         let scanner = try ImageScanner(options: TextTests.contentOnly)
-        func reading(_ text: String, weakAt weak: Int?) -> LineReading {
-            let bytes = text.utf8.count
-            let box = PixelRect(x: 0, y: 0, width: 10 * bytes, height: 48)
-            var reading = LineReading(
-                line: RecognizedLine(words: [RecognizedWord(text: text, box: box, confidence: 0.9)], box: box), quad: Self.quad,
-                width: 10 * bytes, byteBoxes: (0..<bytes).map { PixelRect(x: 10 * $0, y: 0, width: 10, height: 48) })
-            reading.byteConfidences = (0..<bytes).map { $0 == weak ? TextReader.minimumWebSymbolConfidence - 0.1 : 0.95 }
-            return reading
+        func reading(_ text: String, weakAt weak: Int?, symbols: Bool = true) -> LineReading {
+            var word = Self.word(text, weakAt: weak, weakness: TextReader.minimumWebSymbolConfidence - 0.1)
+            if !symbols { word.symbols = [] }
+            return LineReading(line: RecognizedLine(words: [word], box: word.box), quad: Self.quad, width: word.box.width, height: 48)
         }
         let typed = { (r: LineReading) in scanner.text.items(in: r, still: true).compactMap { $0.item.contentType == nil ? nil : $0.item.payload } }
         #expect(typed(reading("tedolicteedbuck.com", weakAt: nil)) == ["http://tedolicteedbuck.com"])
         #expect(typed(reading("tedolicteedbuck.com", weakAt: 3)).isEmpty)
         #expect(typed(reading("jo@tedolicteedbuck.com", weakAt: 5)).isEmpty)
         #expect(typed(reading("Tel.512.555.0173", weakAt: 6)) == ["+15125550173"])
-        var tesseract = reading("tedolicteedbuck.com", weakAt: 3)
-        tesseract.byteConfidences = nil
-        #expect(typed(tesseract) == ["http://tedolicteedbuck.com"])
+        #expect(typed(reading("tedolicteedbuck.com", weakAt: 3, symbols: false)) == ["http://tedolicteedbuck.com"])
         // A frame's reading is voted on with the frames after it: not left out.
         #expect(scanner.text.items(in: reading("tedolicteedbuck.com", weakAt: 3)).map(\.item.payload).contains("http://tedolicteedbuck.com"))
     }
 
     /// A frame's typed item is as sure as its least sure character (a phone number's too): in the
     /// vote over frames such a read contests but does not support. A sure reading keeps its words'
-    /// confidence, and so does a reading without per-symbol probabilities.
+    /// confidence, and so does a reading that places words only.
     @Test func aFramesItemIsAsSureAsItsLeastSureCharacter() throws {
         let scanner = try ImageScanner(options: TextTests.contentOnly)
-        func confidence(_ text: String, weakAt weak: Int?, probabilities: Bool = true) -> Double? {
-            let bytes = text.utf8.count
-            let box = PixelRect(x: 0, y: 0, width: 10 * bytes, height: 48)
-            var reading = LineReading(
-                line: RecognizedLine(words: [RecognizedWord(text: text, box: box, confidence: 0.9)], box: box), quad: Self.quad,
-                width: 10 * bytes, byteBoxes: (0..<bytes).map { PixelRect(x: 10 * $0, y: 0, width: 10, height: 48) })
-            if probabilities { reading.byteConfidences = (0..<bytes).map { $0 == weak ? 0.42 : 0.97 } }
+        func confidence(_ text: String, weakAt weak: Int?, symbols: Bool = true) -> Double? {
+            var word = Self.word(text, weakAt: weak, weakness: 0.42)
+            if !symbols { word.symbols = [] }
+            let reading = LineReading(line: RecognizedLine(words: [word], box: word.box), quad: Self.quad, width: word.box.width, height: 48)
             return scanner.text.items(in: reading).first { $0.item.contentType != nil }?.item.confidence
         }
         #expect(confidence("www.deltaveb.be", weakAt: 10) == 0.42)
         #expect(confidence("Tel.512.555.0173", weakAt: 6) == 0.42)
         #expect(confidence("www.deltaweb.be", weakAt: nil) == 0.9)
-        #expect(confidence("www.deltaveb.be", weakAt: 10, probabilities: false) == 0.9)
+        #expect(confidence("www.deltaveb.be", weakAt: 10, symbols: false) == 0.9)
         // Outside the item: the line's other characters do not count.
         #expect(confidence("Tel.512.555.0173", weakAt: 1) == 0.9)
     }
