@@ -280,7 +280,14 @@ def run_scan(scannerd, paths, regions, extra, details=None):
                 details[(item["image"], item["contentType"], item["payload"])] = item
         for line in done.stderr.splitlines()[:5]:
             print(f"  scan: {line}", file=sys.stderr)
-        if done.returncode not in (0, 1):
+        # An image past scan's time limit has what was found by then printed, and makes the exit
+        # status 2: that is scan's behaviour on this machine, scored as it is (a slow CPU: more
+        # time with --scan-args "--max-seconds 60"). Any other error ends the run.
+        errors = [line for line in done.stderr.splitlines() if line.startswith("scannerd: ")]
+        limited = [line for line in errors if "s limit (--max-seconds)" in line]
+        if limited:
+            print(f"  scan: {len(limited)} image(s) stopped at the time limit, scored with what was found by then", file=sys.stderr)
+        if done.returncode not in (0, 1) and not (done.returncode == 2 and errors and len(limited) == len(errors)):
             sys.exit(f"score-real: {scannerd} scan exited with {done.returncode}")
     return reports, seconds
 
