@@ -315,8 +315,8 @@ public struct LineReading: Sendable {
     public var height: Int
     /// Which of its ends are cut (`LineReader.cutEnds`).
     public var cut: LineReader.CutEnds = .none
-    /// Where each UTF-8 byte of `line.text` lies (its symbol's box; a space between words, the next
-    /// word's first symbol's): an item's span and whether it reaches a cut end are then the item's
+    /// Where each UTF-8 byte of `line.text` lies, one box a byte (its symbol's box; a space between
+    /// words, the next word's first symbol's): an item's span and whether it reaches a cut end are then the item's
     /// own, not its words' (the network reads `Tel.512.555.0173` as one word).
     public private(set) var byteBoxes: [PixelRect]
     /// The recognizer's confidence in the symbol each byte belongs to (1 for the spaces between words).
@@ -345,7 +345,11 @@ public struct LineReading: Sendable {
                 boxes.append(word.symbols.first?.box ?? word.box)
                 confidences.append(1)
             }
-            let symbols = word.symbols.isEmpty ? [RecognizedSymbol(text: word.text, box: word.box, confidence: word.confidence)] : word.symbols
+            // Its symbols where they make up its text (a recognizer that places words only, or
+            // symbols that do not add up, put every byte in the word's box): so there is one box and
+            // one confidence for each byte of `line.text`.
+            let placed = !word.symbols.isEmpty && word.symbols.map(\.text).joined() == word.text
+            let symbols = placed ? word.symbols : [RecognizedSymbol(text: word.text, box: word.box, confidence: word.confidence)]
             for symbol in symbols {
                 boxes += Array(repeating: symbol.box, count: symbol.text.utf8.count)
                 confidences += Array(repeating: symbol.confidence, count: symbol.text.utf8.count)

@@ -208,9 +208,7 @@ public final class TextReader {
         for match in content.matches(in: lineText) {
             let words = Self.words(of: line, covering: match.utf8Range)
             let range = match.utf8Range.clamped(to: 0..<lineText.utf8.count)
-            guard !words.isEmpty, reading.byteBoxes.count == lineText.utf8.count, let box = PixelRect.union(reading.byteBoxes[range]) else {
-                continue
-            }
+            guard !words.isEmpty, let box = PixelRect.union(reading.byteBoxes[range]) else { continue }
             // What reaches a cut end of the line may go on out of sight (`LineReader.cutEnds`). Per
             // symbol: a recognizer reads past what is no glyph to it (an icon, the remains of a
             // letter: nothing, or `|`), so an item reaches an end when there is no room for a glyph

@@ -11,7 +11,8 @@ public struct RecognizedWord: Sendable, Equatable {
     /// against mostly above 0.7 (issue #13).
     public var confidence: Double
     /// Its characters in order, each with its box and confidence, whose texts make up `text`; empty
-    /// from a recognizer that places words only (every byte then lies in the word's box).
+    /// from a recognizer that places words only (every byte then lies in the word's box, as where
+    /// the symbols' texts do not make up the word's: `LineReading`).
     public var symbols: [RecognizedSymbol]
 
     public init(text: String, box: PixelRect, confidence: Double, symbols: [RecognizedSymbol] = []) {
@@ -199,11 +200,7 @@ public final class TextRecognizer {
         func finishWord() {
             defer { (word, symbols) = (nil, []) }
             guard let found = word else { return }
-            // The word's text is its symbols' where they make it up (they always should): a byte of
-            // the line then lies in its own symbol's box.
-            let matches = symbols.map(\.text).joined() == found.text
-            current.append(
-                RecognizedWord(text: found.text, box: found.box, confidence: found.confidence, symbols: matches ? symbols : []))
+            current.append(RecognizedWord(text: found.text, box: found.box, confidence: found.confidence, symbols: symbols))
         }
         func finishLine() {
             finishWord()

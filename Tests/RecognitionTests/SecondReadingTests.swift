@@ -122,6 +122,19 @@ import TextRecognition
             cut: LineReader.CutEnds(start: true, end: false))
     }
 
+    /// A reading has one box and one confidence for each byte of its text, whatever its words carry:
+    /// a word whose symbols do not make up its text (a recognizer's slip) is placed by its own box.
+    @Test func everyByteOfAReadingHasOneBox() {
+        var word = Self.word("Tel.512.555.0173", from: 20)
+        word.symbols.removeLast(3)
+        let other = Self.word("or", from: 200)
+        let reading = LineReading(
+            line: RecognizedLine(words: [word, other], box: PixelRect.union([word.box, other.box])!), quad: Self.quad, width: 240, height: 48)
+        #expect(reading.byteBoxes.count == reading.line.text.utf8.count && reading.byteConfidences.count == reading.byteBoxes.count)
+        #expect(reading.byteBoxes.prefix(word.text.utf8.count).allSatisfy { $0 == word.box })
+        #expect(reading.byteBoxes.suffix(2) == other.symbols.map(\.box)[...])
+    }
+
     /// A recognizer reads past an icon before a phone number (the phone screen's, which Tesseract
     /// reads as `x]` and the network as nothing): where its characters' boxes leave room for a glyph
     /// before the cut start, the number does not reach it; right at the start it does.
