@@ -62,7 +62,10 @@ public final class TextReader {
                         still.tiles = TiledLook(minimumSpread: settings.minimumContrastForText)
                         detector = still
                     } else if let side = settings.liveDetectionSide {
-                        detector = try NetworkLineDetector(directory: lineModel, shorterSideAtLeast: 0, longerSideAtMost: side)
+                        // Every look's input is `side` on its longer side, enlarged or reduced: a window
+                        // `TextLooks` sized for a scale is looked at that scale, and every look of a
+                        // frame has one input size, so one compiled network.
+                        detector = try NetworkLineDetector(directory: lineModel, shorterSideAtLeast: side, longerSideAtMost: side)
                     }
                 } catch {
                     throw .libraryFailure(library: "OpenVINO", reason: "\(error)")

@@ -42,4 +42,30 @@ import Tracking
         #expect(frame <= legible + 15, "added at frame \(frame), legible from \(legible)")
         for event in events { #expect(printed.contains(event.payload), "\(event.payload) is not on the card (\(printed))") }
     }
+
+    /// A look is a part of the frame at a scale (`TextLooks.Look`), and the live detector looks at it at
+    /// that scale: a window sized for 1.25× is enlarged to the network's input, not looked at at its
+    /// own size (seen failing so: the live detector never enlarged, and a card's windows went to the
+    /// network at 1×, 512×288, a second input size to compile), and every look of a frame has the
+    /// one input size of the whole frame.
+    @Test func everyLookIsDetectedAtItsScale() throws {
+        let models = Fixtures.packageRoot.appendingPathComponent(".build/models").path
+        try #require(FileManager.default.fileExists(atPath: models + "/alphabet.json"), "the text networks are missing: `make test` makes them")
+        let reader = try TextReader(
+            options: ScanOptions(types: RecognitionTypes(symbologies: [], contentTypes: TextContentType.standard)), lineModel: models,
+            lineDetection: .network, live: true)
+        let frame = PixelRect(x: 0, y: 0, width: 1280, height: 720)
+        let input = try #require(reader.detectionInput(for: frame))
+        var looks = TextLooks()
+        var windows = 0
+        for (time, card) in [PixelRect(x: 500, y: 300, width: 420, height: 260), PixelRect(x: 60, y: 40, width: 1000, height: 600)].enumerated() {
+            for look in looks.plan(area: frame, input: input, heldUp: card, lines: [], time: Double(time) * 10) where look.rect != frame {
+                windows += 1
+                let size = try #require(reader.detectionInput(for: look.rect))
+                #expect(size.width == input.width && size.height == input.height, "\(look) looked at as \(size), the frame as \(input)")
+                #expect(abs(Double(look.rect.width) * look.scale - Double(size.width)) <= 32, "\(look) looked at as \(size)")
+            }
+        }
+        #expect(windows >= 2)
+    }
 }

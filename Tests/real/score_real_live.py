@@ -247,7 +247,7 @@ def main():
     parser.add_argument("--pace", choices=["realtime", "none"], default="realtime",
                         help="none: every frame, the same events on every run (to compare two builds; not the score)")
     parser.add_argument("--jobs", type=int, default=1, help="clips at once (only with --pace none: realtime needs the machine)")
-    parser.add_argument("--show", action="store_true", help="each clip's misses and false items")
+    parser.add_argument("--show", action="store_true", help="each clip's misses, false items, duplicates and flicker")
     parser.add_argument("--only-clips", action="store_true", help="make the clips and stop")
     args = parser.parse_args()
     if args.jobs > 1 and args.pace == "realtime":
@@ -292,9 +292,9 @@ def main():
         scan_paths.append(truth["image"])
         scan_regions.append(regions[i])
         legible_wants[truth["image"]] = result["found"] + result["missed"]
-        if args.show and (result["missed"] or result["false"]):
+        if args.show and (result["missed"] or result["false"] or result["duplicates"] or result["flicker"]):
             print(f"  {os.path.basename(stem)} ({os.path.basename(truth['image'])}, scale {truth['scale']}): "
-                  f"missed {result['missed']} false {result['false']}")
+                  f"missed {result['missed']} false {result['false']} duplicates {result['duplicates']} flicker {result['flicker']}")
     reports, scan_seconds = score_real.run_scan(args.scannerd, scan_paths, scan_regions, args.scan_args.split())
     scan_found = sum(any(score_real.matches(item, want) for item in reports.get(path, [])) for path, wants in legible_wants.items() for want in wants)
     scan_all_found = scan_all = 0
