@@ -196,13 +196,13 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             // up, its long lines of small print that read differently on every pass (dates, approval
             // codes: many digits, so in doubt) had been read five times each, by glyph count, while
             // its phone number's short line waited (1280×720, the development receipts: 10 items
-            // found on every pass and never read). Its latest read does not count when in doubt (it may
-            // have misread a phone number) unless it is its only one: read in doubt again and again, a
-            // line competes as one read once less, but never before a line not read yet (a card's address, its digits in
-            // doubt on every read, was read on every pass while its phone number's shorter line waited
-            // two passes; the footage's card at realtime). A line found on one pass only counts as
-            // read once: clutter, new on every pass, competes with the lines read once, by priority,
-            // and seldom wins.
+            // found on every pass and never read). Its latest read does not count when it is in doubt
+            // (it may have misread a phone number) and the line has had another: read in doubt again
+            // and again, a line competes as one read a time less, but never before a line not read yet
+            // (a card's address, its digits in doubt on every read, was read on every pass while its
+            // phone number's shorter line waited two passes; the footage's card at realtime). A line
+            // found on one pass only counts as read once: clutter, new on every pass, competes with
+            // the lines read once, by priority, and seldom wins.
             let reads = max(min(1, line.timesRead), line.timesRead - (line.reads.last?.doubt != nil ? 1 : 0))
             let level = line.passesSeen < 2 ? max(1, reads) : reads
             let share = priority / (1 + Double(reads) / 2)
