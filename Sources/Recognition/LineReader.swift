@@ -316,8 +316,8 @@ public struct LineReading: Sendable {
     /// Which of its ends are cut (`LineReader.cutEnds`).
     public var cut: LineReader.CutEnds = .none
     /// Where each UTF-8 byte of `line.text` lies, one box a byte (its symbol's box; a space between
-    /// words, the next word's first symbol's): an item's span and whether it reaches a cut end are then the item's
-    /// own, not its words' (the network reads `Tel.512.555.0173` as one word).
+    /// words, the next word's first symbol's): an item's span and whether it reaches a cut end are
+    /// then the item's own, not its words' (the network reads `Tel.512.555.0173` as one word).
     public private(set) var byteBoxes: [PixelRect]
     /// The recognizer's confidence in the symbol each byte belongs to (1 for the spaces between words).
     public private(set) var byteConfidences: [Double]

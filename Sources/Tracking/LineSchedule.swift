@@ -203,7 +203,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             // phone number's shorter line waited two passes; the footage's card at realtime). A line
             // found on one pass only counts as read once: clutter, new on every pass, competes with
             // the lines read once, by priority, and seldom wins.
-            let reads = max(min(1, line.timesRead), line.timesRead - (line.reads.last?.doubt != nil ? 1 : 0))
+            let reads = line.timesRead - (line.reads.last?.doubt != nil && line.timesRead > 1 ? 1 : 0)
             let level = line.passesSeen < 2 ? max(1, reads) : reads
             let share = priority / (1 + Double(reads) / 2)
             guard let lastRead = line.lastRead else { return (1, level, priority, 0) }
