@@ -12,12 +12,13 @@ import ScannerCore
 /// A pure state machine: detected quads and time in, the lines to read out; readings in.
 public struct LineSchedule<Reading: Sendable>: Sendable {
     public struct Configuration: Sendable, Equatable {
-        /// At most this many lines are read per pass. Short passes bring a line's confirming read
-        /// sooner (a pass reads a line in ~12 ms, detects in ~13 ms at 1280×720); measured at
-        /// realtime on the footage (2026-11-22, cards, phones, receipts, posters): median add latency
-        /// 10 frames at 2 reads a pass, 13 at 6, with run-to-run noise of the same size. 3 keeps
-        /// a receipt's thirty new lines from taking ten passes.
-        public var readsPerPass = 3
+        /// At most this many lines are read per pass. A pass looks before it reads, and a look of the
+        /// detector network costs two to three reads of its lines (one look at 640×352 ~110 ms, a
+        /// line's read 35–100 ms, one f32 thread): a card's six lines read three a pass waited for a
+        /// second look. Measured at realtime on the footage (2026-11-29, 21 clips, 1280×720):
+        /// 209 → 214 of 214 found at 6 (precision 210/210, 216/216), phone numbers added a median 30
+        /// → 27 frames after legible; at 10, three duplicates. Unpaced the same (214/214).
+        public var readsPerPass = 6
         /// A confirmed line is read again after this many seconds.
         public var rereadConfirmedAfter = 2.0
         /// A line whose reads agree that it says nothing is read again after this many seconds: it

@@ -38,8 +38,8 @@ import Testing
         }
     }
 
-    /// The text stage builds its parts from the tuning it is given: a pass reads as many of five new
-    /// lines as `schedule.readsPerPass` says.
+    /// The text stage builds its parts from the tuning it is given: a pass reads as many of its new
+    /// lines (two more than the default reads) as `schedule.readsPerPass` says.
     @Test func theStageReadsWithTheNumbersItIsGiven() throws {
         func readsOnFirstPass(_ readsPerPass: Int?) throws -> Int {
             var options = ScanOptions(quality: .balanced)
@@ -47,7 +47,7 @@ import Testing
             var configuration = SequenceConfiguration(options: options)
             if let readsPerPass { configuration.textTuning.schedule.readsPerPass = readsPerPass }
             let recognizer = FakeReadersTests.FakeRecognizer(["Jane Doe"])
-            let lines = (0..<5).map { Quad(x: 100, y: 100 + 40 * Double($0), width: 300, height: 30) }
+            let lines = (0..<TextTuning().schedule.readsPerPass + 2).map { Quad(x: 100, y: 20 + 40 * Double($0), width: 300, height: 30) }
             nonisolated(unsafe) let readers = TextReaders(detector: FakeReadersTests.FakeDetector(lines), recognizers: [recognizer])
             configuration.textReaders = { readers }
             let stage = try TextStage(configuration: configuration)
