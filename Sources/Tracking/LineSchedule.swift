@@ -36,7 +36,11 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         /// while still blurred was confirmed as nothing and never read again while legible, behind
         /// the desk clutter that is new on every pass.
         public var garbageToClutter = 3
-        /// A line not detected for this long is forgotten (one blurred pass must not lose its reads).
+        /// A line missed on two passes in a row and not detected for this long is forgotten: one
+        /// blurred pass must not lose its reads, and neither must a slow pass. Counted in seconds
+        /// alone, it lost every line where passes came more than 0.5 s apart (a pass of looks and
+        /// six reads takes ~0.8 s on a 2-core CPU in f32): each pass read a card's lines as new,
+        /// the confirmed ones too (the footage's card at realtime, 2026-11-29).
         public var forgetAfter = 0.5
         /// Two quads are the same line when either holds the other's centre and their heights and
         /// lengths differ by less than these factors. (Box overlap would not do: the boxes of
@@ -87,6 +91,8 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         public var saidPart = false
         /// How many times it was read (`record`).
         public var timesRead = 0
+        /// Passes in a row it was not found on (`Configuration.forgetAfter`).
+        public var passesMissed = 0
 
         /// How many of its latest reads say what the newest says (counting back to the first that does not).
         /// A read of nothing that was garbage agrees only with garbage: a line read blurred as garbage,
@@ -143,7 +149,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         self.believed = believed
         precondition(signatures.isEmpty || signatures.count == quads.count)
         precondition(priorities.isEmpty || priorities.count == quads.count)
-        lines.removeAll { time - $0.lastSeen > configuration.forgetAfter }
+        lines.removeAll { $0.passesMissed >= 2 && time - $0.lastSeen > configuration.forgetAfter }
         // Greedy matching, best overlaps first: each known line takes at most one quad.
         var pairs: [(quad: Int, line: Int, distance: Double)] = []
         for (q, quad) in quads.enumerated() {
@@ -166,11 +172,13 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             lineOf[pair.quad] = pair.line
             taken.insert(pair.line)
         }
+        for l in lines.indices where !taken.contains(l) { lines[l].passesMissed += 1 }
         current = []
         for (q, quad) in quads.enumerated() {
             if let l = lineOf[q] {
                 lines[l].quad = quad
                 lines[l].lastSeen = time
+                lines[l].passesMissed = 0
                 current.append(l)
             } else {
                 lines.append(Line(id: nextID, quad: quad, lastSeen: time))
