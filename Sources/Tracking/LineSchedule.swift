@@ -36,12 +36,13 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         /// while still blurred was confirmed as nothing and never read again while legible, behind
         /// the desk clutter that is new on every pass.
         public var garbageToClutter = 3
-        /// A line missed on two passes in a row and not detected for this long is forgotten: one
-        /// blurred pass must not lose its reads, and neither must a slow pass. Counted in seconds
-        /// alone, it lost every line where passes came more than 0.5 s apart (a pass of looks and
-        /// six reads takes ~0.8 s on a 2-core CPU in f32): each pass read a card's lines as new,
-        /// the confirmed ones too (the footage's card at realtime, 2026-11-29).
+        /// A line missed on `forgetAfterPasses` passes in a row and not detected for this long (s) is
+        /// forgotten: one blurred pass must not lose its reads, and neither must a slow pass. Counted
+        /// in seconds alone, it lost every line where passes came more than 0.5 s apart (a pass of
+        /// looks and six reads takes ~0.8 s on a 2-core CPU in f32): each pass read a card's lines
+        /// as new, the confirmed ones too (the footage's card at realtime, 2026-11-29).
         public var forgetAfter = 0.5
+        public var forgetAfterPasses = 2
         /// Two quads are the same line when either holds the other's centre and their heights and
         /// lengths differ by less than these factors. (Box overlap would not do: the boxes of
         /// neighbouring tilted lines overlap more than a line's box does with itself a moment later.)
@@ -149,7 +150,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         self.believed = believed
         precondition(signatures.isEmpty || signatures.count == quads.count)
         precondition(priorities.isEmpty || priorities.count == quads.count)
-        lines.removeAll { $0.passesMissed >= 2 && time - $0.lastSeen > configuration.forgetAfter }
+        lines.removeAll { $0.passesMissed >= configuration.forgetAfterPasses && time - $0.lastSeen > configuration.forgetAfter }
         // Greedy matching, best overlaps first: each known line takes at most one quad.
         var pairs: [(quad: Int, line: Int, distance: Double)] = []
         for (q, quad) in quads.enumerated() {
