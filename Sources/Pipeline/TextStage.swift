@@ -56,6 +56,12 @@ final class TextStage: @unchecked Sendable {
     /// frame after such a pass gets a short pass that reads only those lines (`read(…, confirming:)`).
     var awaitsConfirmation: Bool { schedule.hasLinesAwaitingConfirmation }
 
+    /// The last regular pass, when it found lines and none needed reading: its time and where
+    /// something was held up then (`TextTuning.Stage.rests`).
+    private var settled: (time: Double, heldUp: NormalizedRect?)?
+    /// Frames left unread because the stage rested (`TextTuning.Stage.rests`).
+    var skippedResting = 0
+
     /// Where detection and each line's reading are timed.
     private let metrics: PipelineMetrics?
     /// Why the text networks did not load, when the stage reads without them (a model found beside
@@ -119,18 +125,21 @@ final class TextStage: @unchecked Sendable {
         let thumbnail = look.thumbnail
         defer { guidanceSample = sample(look, time: time) }
         let unchanged = gate.isUnchanged(thumbnail)
-        if tuning.stage.skipsStillFrame(
-            unchanged: unchanged, pendingLines: schedule.hasPendingLines, stillFor: sceneReadAt.map { time - $0 } ?? 0)
+        let resting = !confirming && tuning.stage.rests(settled: settled, heldUp: look.heldUpRegion, time: time)
+        if resting
+            || tuning.stage.skipsStillFrame(
+                unchanged: unchanged, pendingLines: schedule.hasPendingLines, stillFor: sceneReadAt.map { time - $0 } ?? 0)
         {
             if confirming { return nil }
             // The same scene, read and agreed on: reading it again would only repeat any misreading.
-            skippedUnchanged += 1
+            if resting { skippedResting += 1 } else { skippedUnchanged += 1 }
             var repeated = lastReading
             repeated.isRepeat = true
             return repeated
         }
         if look.sharpness < configuration.minimumSharpness {
             skippedBlurred += 1
+            settled = nil
             // Not read; but guidance needs to know whether text is in view (a dark or blurred card
             // scores low here, and so does a blank frame): the lines are looked for on each.
             lookForLinesForGuidance(in: image, everyTime: true, time: time)
@@ -156,6 +165,8 @@ final class TextStage: @unchecked Sendable {
         if confirming {
             guard !chosen.isEmpty else { return nil }
             confirmingPasses += 1
+        } else {
+            settled = !quads.isEmpty && chosen.isEmpty && !schedule.hasPendingLines ? (time, look.heldUpRegion) : nil
         }
         gatherFrames(of: quads, chosen: chosen, in: full)
         for index in chosen {

@@ -25,7 +25,11 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         /// may have been read at the edge of legibility, blurred or too small, and be sharper now.
         /// Measured 2026-11-22 at realtime: a poster's URL read twice as nothing as it came into focus
         /// was not read again while legible in 5 of 6 runs with 2 s; 0 of 6 with 0.5 s (0.3 s: 1).
-        /// They are read only when no new or unconfirmed line is waiting.
+        /// They are read only when no new or unconfirmed line is waiting. A line whose agreeing reads
+        /// of nothing were each confident (`confirmingPassConfidence`, no doubt) was read sharp, not
+        /// at the edge of legibility: it waits `rereadConfirmedAfter` like any confirmed line. With
+        /// 0.5 s a card at rest had its name and title read on every pass where passes come 0.5 s
+        /// apart or more (a 2-core CPU in f32), and the text thread never rested.
         public var rereadNothingAfter = 0.5
         /// A line confirmed as plain text (saying nothing asked for, read with confidence) and not
         /// read for this long is read again as if it were new, by priority (`plan`), not only when
@@ -73,7 +77,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         /// Where it was detected last, in the caller's coordinates.
         public var quad: Quad
         /// The latest readings, newest last, with the keys they are compared by.
-        public var reads: [(reading: Reading, key: [String], garbage: Bool, doubt: String?)] = []
+        public var reads: [(reading: Reading, key: [String], garbage: Bool, doubt: String?, confidence: Double)] = []
         public var lastRead: Double?
         public var lastSeen: Double
         /// Its appearance now, and when it was last read.
@@ -112,6 +116,12 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
 
         /// Its latest read said nothing asked for (plain text, garbage or nothing at all).
         var saysNothing: Bool { reads.last?.key.isEmpty == true }
+
+        /// Its agreeing reads say nothing and each was read with at least `confidence`, not as
+        /// garbage: plain text read sharp (reads in doubt agree only when they read the same text).
+        func saysNothingSurely(_ confidence: Double) -> Bool {
+            saysNothing && reads.suffix(agreement).allSatisfy { !$0.garbage && $0.confidence >= confidence }
+        }
     }
 
     public var configuration: Configuration
@@ -243,7 +253,8 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
             let line = lines[current[q]]
             if confirmingOnly { return confirmsOnConfirmingPass(line) }
             guard !needsReading(line), let lastRead = line.lastRead else { return true }
-            let after = line.saysNothing ? configuration.rereadNothingAfter : configuration.rereadConfirmedAfter
+            let unsure = line.saysNothing && !line.saysNothingSurely(configuration.confirmingPassConfidence)
+            let after = unsure ? configuration.rereadNothingAfter : configuration.rereadConfirmedAfter
             return time - lastRead >= after
         }
         return Array(due.sorted { rank($0) < rank($1) }.prefix(configuration.readsPerPass))
@@ -290,7 +301,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         lines[l].confidence = read.confidence
         lines[l].garbageReads = read.unconfident ? lines[l].garbageReads + 1 : 0
         lines[l].saidPart = read.part
-        lines[l].reads.append((read.reading, read.key, read.unconfident, read.key.isEmpty ? read.doubt : nil))
+        lines[l].reads.append((read.reading, read.key, read.unconfident, read.key.isEmpty ? read.doubt : nil, read.confidence))
         if !read.unconfident, !read.part {
             lines[l].lastClear = read.reading
             lines[l].lastClearKey = read.key

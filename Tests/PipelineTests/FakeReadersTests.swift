@@ -19,9 +19,12 @@ import Tracking
     /// Finds the lines it is told to, in every image.
     final class FakeDetector: LineDetector, @unchecked Sendable {
         var quads: [Quad]
+        /// How many times it was asked.
+        var looks = 0
         init(_ quads: [Quad]) { self.quads = quads }
         func lines(in image: GrayImage) -> [DetectedLine] {
-            quads.map { DetectedLine(quad: $0, textHeight: $0.meanHeight) }
+            looks += 1
+            return quads.map { DetectedLine(quad: $0, textHeight: $0.meanHeight) }
         }
     }
 

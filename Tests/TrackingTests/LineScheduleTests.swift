@@ -136,6 +136,29 @@ import Testing
         #expect(!schedule.hasPendingLines, "due is not pending: an unchanged frame still skips the pass")
     }
 
+    /// Plain text read sharp — each agreeing read of nothing confident, none garbage — was not read
+    /// at the edge of legibility: it waits as long as a confirmed line (a card at rest had its name
+    /// read on every pass). One of its reads less confident, and it is read again as soon as before.
+    @Test func plainTextReadSurelyWaitsLikeAConfirmedLine() {
+        func due(confidences: [Double], at time: Double) -> [Int] {
+            var schedule = LineSchedule<String>(configuration: configuration())
+            let quads = [line(10, 10)]
+            for (read, confidence) in confidences.enumerated() {
+                let t = Double(read) / 8
+                _ = schedule.plan(quads, time: t)
+                schedule.record(.init("Jane Doe", key: [], confidence: confidence), forQuad: 0, time: t)
+            }
+            return schedule.plan(quads, time: time)
+        }
+        let c = configuration()
+        let sure = c.confirmingPassConfidence
+        let lastRead = 0.125
+        #expect(due(confidences: [sure, sure], at: lastRead + c.rereadNothingAfter) == [])
+        #expect(due(confidences: [sure, sure], at: lastRead + c.rereadConfirmedAfter) == [0])
+        #expect(due(confidences: [sure - 0.1, sure], at: lastRead + c.rereadNothingAfter) == [0])
+        #expect(due(confidences: [sure, sure - 0.1], at: lastRead + c.rereadNothingAfter) == [0])
+    }
+
     @Test func aMovingLineKeepsItsReadsAndItsNeighboursStayApart() {
         var schedule = LineSchedule<String>(configuration: configuration())
         // Two tilted lines one above the other: their boxes overlap, they are still two lines.
