@@ -183,6 +183,26 @@ public struct TextLooks: Sendable {
         return (0..<count).map { i in min(max(first + Int(Double(i) * step), lower), lower + extent - window) }
     }
 
+    /// The lines `look` found, less those a closer look of the same pass (`plan`, at a larger scale)
+    /// holds whole: that look found them at the scale their print needs. The whole frame reduced
+    /// finds the windows' lines again, with other quads (two lines as one, heights a third apart),
+    /// and both were kept: the footage's label (1280×720, 2026-11-29) gave its 10 lines as 15–17 on
+    /// every pass that looked at the whole frame too, and the schedule, taking them for new lines,
+    /// read the same line twice in a pass. A line reaching past the closer looks stays: a window's
+    /// side may cut it, and the whole frame saw it whole (dropped for its centre alone, a card's
+    /// phone number coming into view was added some 10 frames later at realtime).
+    public static func keeping(_ lines: [DetectedLine], of look: Look, in plan: [Look]) -> [DetectedLine] {
+        let closer = plan.filter { $0.scale > look.scale }.map(\.rect)
+        guard !closer.isEmpty else { return lines }
+        return lines.filter { line in
+            !closer.contains { rect in
+                line.quad.corners.allSatisfy { c in
+                    Double(rect.x) <= c.x && c.x <= Double(rect.x + rect.width) && Double(rect.y) <= c.y && c.y <= Double(rect.y + rect.height)
+                }
+            }
+        }
+    }
+
     /// `earlier` lines with `later` ones (a later look's) added, each line once: a line found by two
     /// looks, or in pieces where a window's side cut it, is one line from the first piece's start
     /// to the last's end (lines on one axis that overlap or meet: the boxes of tilted neighbouring

@@ -132,7 +132,14 @@ final class TextStage: @unchecked Sendable {
         {
             if confirming { return nil }
             // The same scene, read and agreed on: reading it again would only repeat any misreading.
-            if resting { skippedResting += 1 } else { skippedUnchanged += 1 }
+            if resting {
+                skippedResting += 1
+                // What the settled pass saw stands for this frame, for guidance too: its lines are
+                // still in view (a rest outlasts `guidanceLinesLast`).
+                if let seen = linesSeen { linesSeen = (time, seen.textHeight) }
+            } else {
+                skippedUnchanged += 1
+            }
             var repeated = lastReading
             repeated.isRepeat = true
             return repeated
@@ -165,8 +172,6 @@ final class TextStage: @unchecked Sendable {
         if confirming {
             guard !chosen.isEmpty else { return nil }
             confirmingPasses += 1
-        } else {
-            settled = !quads.isEmpty && chosen.isEmpty && !schedule.hasPendingLines ? (time, look.heldUpRegion) : nil
         }
         gatherFrames(of: quads, chosen: chosen, in: full)
         for index in chosen {
@@ -220,6 +225,14 @@ final class TextStage: @unchecked Sendable {
             reading.carried = joined.filter { !$0.parts.contains { $0 < newCount } }.map(\.item)
         }
         lastReading = reading
+        // At rest only where this pass says every item clients were told of: a line the pass missed
+        // is looked for again, not held off for a rest while its item expires (the footage's phone,
+        // seed 3: its e-mail address removed during a rest and added again).
+        if !confirming {
+            let said = Set((reading.items + reading.carried).map(LiveReadingPolicy.key))
+            let settles = !quads.isEmpty && chosen.isEmpty && !schedule.hasPendingLines && (believed ?? []).isSubset(of: said)
+            settled = settles ? (time, look.heldUpRegion) : nil
+        }
         return reading
     }
 
@@ -247,9 +260,11 @@ final class TextStage: @unchecked Sendable {
         }
         let region = heldUp.map { $0.pixelRect(width: full.width, height: full.height) }
         var found: [DetectedLine] = []
-        for look in looks.plan(area: area, input: input, heldUp: region, lines: lastLines, time: time) {
+        let plan = looks.plan(area: area, input: input, heldUp: region, lines: lastLines, time: time)
+        for look in plan {
             if look.rect == area { wholeFrameLooks += 1 } else { windowLooks += 1 }
-            found = TextLooks.merged(found, timed(.detection) { reader.textLines(in: full, within: look.rect) })
+            let lines = timed(.detection) { reader.textLines(in: full, within: look.rect) }
+            found = TextLooks.merged(found, TextLooks.keeping(lines, of: look, in: plan))
         }
         return found
     }

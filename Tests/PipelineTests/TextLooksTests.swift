@@ -187,6 +187,30 @@ import TextDetection
         #expect(joined.count == 1 && abs(joined[0].quad.topLeft.x - 100) < 1e-9 && abs(joined[0].quad.topRight.x - 550) < 1e-9, "\(joined)")
     }
 
+    /// The whole frame, looked at beside windows, adds only the lines the windows do not hold whole:
+    /// a line a window found closer is not found again at the coarser scale with another quad (a
+    /// label's lines had come twice, the same line read twice in a pass); a line a window's side
+    /// cuts stays. The windows' own lines all stay.
+    @Test func theWholeFrameAddsOnlyWhatTheWindowsDoNotHoldWhole() {
+        func text(_ seen: TextLooks.SeenLine) -> DetectedLine { DetectedLine(quad: seen.quad, textHeight: seen.quad.meanHeight) }
+        let area = PixelRect(x: 0, y: 0, width: 1280, height: 720)
+        let window = TextLooks.Look(rect: PixelRect(x: 400, y: 200, width: 512, height: 282), scale: 1.25)
+        let whole = TextLooks.Look(rect: area, scale: 0.5)
+        let plan = [whole, window]
+        // Inside the window, in another quad than the window's (twice as high: two lines as one);
+        // outside it, a line only the whole frame can find; across its right side, a line the
+        // window cuts.
+        let coarse = [
+            text(line(x: 450, y: 300, length: 300, height: 40)), text(line(x: 50, y: 600, length: 200, height: 30)),
+            text(line(x: 800, y: 400, length: 300, height: 20)),
+        ]
+        let kept = TextLooks.keeping(coarse, of: whole, in: plan)
+        #expect(kept.map(\.quad.center) == [coarse[1].quad.center, coarse[2].quad.center])
+        let close = [text(line(x: 450, y: 300, length: 300, height: 18)), text(line(x: 450, y: 325, length: 280, height: 18))]
+        #expect(TextLooks.keeping(close, of: window, in: plan).count == 2, "no look is closer than the window")
+        #expect(TextLooks.keeping(coarse, of: whole, in: [whole]).count == 3, "the whole frame alone keeps all it finds")
+    }
+
     /// Neighbouring lines of a tilted card are two lines: their bounding boxes overlap (a line 400 px
     /// long tilted by 8° is 56 px higher than it is thick), but they do not lie on one axis.
     @Test func tiltedNeighboursStayApart() {
