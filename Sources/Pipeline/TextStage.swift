@@ -225,12 +225,10 @@ final class TextStage: @unchecked Sendable {
             reading.carried = joined.filter { !$0.parts.contains { $0 < newCount } }.map(\.item)
         }
         lastReading = reading
-        // At rest only where this pass says every item clients were told of: a line the pass missed
-        // is looked for again, not held off for a rest while its item expires (the footage's phone,
-        // seed 3: its e-mail address removed during a rest and added again).
         if !confirming {
-            let said = Set((reading.items + reading.carried).map(LiveReadingPolicy.key))
-            let settles = !quads.isEmpty && chosen.isEmpty && !schedule.hasPendingLines && (believed ?? []).isSubset(of: said)
+            let settles = tuning.stage.settles(
+                foundLines: !quads.isEmpty, readAny: !chosen.isEmpty, pendingLines: schedule.hasPendingLines, believed: believed,
+                said: Set((reading.items + reading.carried).map(LiveReadingPolicy.key)))
             settled = settles ? (time, look.heldUpRegion) : nil
         }
         return reading

@@ -50,6 +50,14 @@ public struct TextTuning: Sendable, Equatable {
             unchanged && (!pendingLines || stillFor >= pendingReadingWhileStill)
         }
 
+        /// Whether a pass settles the stage (`rests`): it found lines, read none because none needed
+        /// reading, and said every text item clients were told of (`believed` ⊆ `said`; a line the
+        /// pass missed is looked for again, not held off while its item expires: the footage's phone,
+        /// seed 3, had its e-mail address removed during a rest and added again).
+        public func settles(foundLines: Bool, readAny: Bool, pendingLines: Bool, believed: Set<String>?, said: Set<String>) -> Bool {
+            foundLines && !readAny && !pendingLines && (believed ?? []).isSubset(of: said)
+        }
+
         /// Whether a frame at `time`, with `heldUp` held up in it, is left unread because the stage
         /// rests: the last regular pass (`settled`: its time and what was held up then) found lines
         /// and none needed reading, less than `restingPassEvery` ago, and what is held up has not

@@ -29,6 +29,16 @@ import Testing
         #expect(!tuning.rests(settled: (1, card), heldUp: nil, time: 1.5), "the card is gone")
     }
 
+    @Test func aPassSettlesOnlyHavingFoundLinesReadNoneAndSaidEveryItemAdded() {
+        let phone: Set = ["telephoneNumber +12065550188"]
+        #expect(tuning.settles(foundLines: true, readAny: false, pendingLines: false, believed: phone, said: phone))
+        #expect(tuning.settles(foundLines: true, readAny: false, pendingLines: false, believed: nil, said: []))
+        #expect(!tuning.settles(foundLines: false, readAny: false, pendingLines: false, believed: nil, said: []), "nothing found")
+        #expect(!tuning.settles(foundLines: true, readAny: true, pendingLines: false, believed: phone, said: phone), "a line was read")
+        #expect(!tuning.settles(foundLines: true, readAny: false, pendingLines: true, believed: phone, said: phone), "one still needs reading")
+        #expect(!tuning.settles(foundLines: true, readAny: false, pendingLines: false, believed: phone, said: []), "an item added is not said")
+    }
+
     /// A look at a frame: a thumbnail unlike every other frame's (the scene gate sees a hand's
     /// jitter as a change on every frame), sharp, with `heldUp` held up.
     func look(_ index: Int, heldUp: NormalizedRect?) -> FrameLook {
