@@ -88,7 +88,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         /// Its latest reads in a row that were garbage (`Observation.unconfident`).
         public var garbageReads = 0
         /// The confidence of its latest read (`Observation.confidence`).
-        public var confidence = 0.0
+        public var confidence: Double { reads.last?.confidence ?? 0 }
         /// Its latest read that was neither garbage nor a part (`standing(forQuad:)`), and its key.
         public var lastClear: Reading?
         public var lastClearKey: [String] = []
@@ -96,7 +96,7 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
         public var saidPart = false
         /// How many times it was read (`record`).
         public var timesRead = 0
-        /// Passes in a row it was not found on (`Configuration.forgetAfter`).
+        /// Passes in a row it was not found on (`Configuration.forgetAfterPasses`).
         public var passesMissed = 0
 
         /// How many of its latest reads say what the newest says (counting back to the first that does not).
@@ -298,7 +298,6 @@ public struct LineSchedule<Reading: Sendable>: Sendable {
     /// What the line of quad `index` (of the last `plan`) read as, at `time`.
     public mutating func record(_ read: Observation, forQuad index: Int, time: Double) {
         let l = current[index]
-        lines[l].confidence = read.confidence
         lines[l].garbageReads = read.unconfident ? lines[l].garbageReads + 1 : 0
         lines[l].saidPart = read.part
         lines[l].reads.append((read.reading, read.key, read.unconfident, read.key.isEmpty ? read.doubt : nil, read.confidence))
