@@ -1,5 +1,7 @@
-/// Which barcode scan a camera frame gets. A pure state machine: whether the scene changed in, the
-/// scan out (issue #41).
+import ScannerCore
+
+/// Which barcode scan a camera frame gets. A pure state machine: whether the scene changed, what is
+/// held up and the time in, the scan out; what the scan found back in (issue #41, #52).
 ///
 /// A quick scan (zxing-cpp, upright codes dark on light) costs half a thorough one (zxing-cpp also
 /// tries 1-D codes turned by 90° and light-on-dark codes, and zbar looks for what it missed), so
@@ -7,7 +9,16 @@
 /// camera's first frame, or what comes after a reset, gets a complete look). A scene that comes to
 /// rest after a quick scan gets one thorough scan, so that a code held still is looked at in every
 /// way once; after that its frames reuse the last result until the scene changes.
-public struct BarcodeCadence: Sendable, Equatable {
+///
+/// A card held still is never a still scene to the gate (a hand's jitter changes some of the
+/// thumbnail's cells on every frame), so it was scanned on every frame, ~40 ms each at 1280×720 on
+/// a CPU without AVX-512, for nothing when it holds no code. Once what is held up has stayed where
+/// it is (`FrameLook.heldStill`) for `restingScanEvery` and a thorough scan after that, and every
+/// scan since, found nothing, it is scanned again only every `restingScanEvery` seconds, until it
+/// moves or a scan finds something. The wait before resting keeps a code that is only readable once
+/// the card has stopped from resting on the blurred scans of its coming in (the footage's label and
+/// sheet, unpaced: their codes added 9–13 frames late without it).
+public struct BarcodeCadence: Sendable {
     public enum Scan: Sendable, Equatable {
         case quick
         case thorough
@@ -16,16 +27,54 @@ public struct BarcodeCadence: Sendable, Equatable {
     }
 
     public let thoroughEvery: Int
+    /// A held-up region still this long (s) and found empty by a thorough scan is scanned again at
+    /// most this often.
+    public let restingScanEvery: Double
+    /// `restingScanEvery` of the live pipeline: a still card without a code costs two scans a second
+    /// instead of one a frame (the footage at realtime, 21 clips: 43.0 → 39.1 ms of CPU a frame, the
+    /// same items found; docs/benchmarks.md, 2026-11-29).
+    public static let liveRestingScanEvery = 0.5
     /// Scans since the last thorough one; nil before the first scan.
     private var scansSinceThorough: Int?
     /// Whether the scene has not changed since the last verdict (its rest was dealt with).
     private var resting = false
+    /// What was held up when it last moved (`FrameLook.heldStill`; nil inside: nothing held up),
+    /// and when.
+    private var heldUp: (region: NormalizedRect?, since: Double)?
+    /// Whether a thorough scan since `heldUp` last moved, and every scan after it, found nothing.
+    private var foundEmpty = false
+    /// The last scan asked for, and when.
+    private var pending: Scan?
+    private var lastScan = -Double.infinity
 
-    public init(thoroughEvery: Int) {
+    public init(thoroughEvery: Int, restingScanEvery: Double = BarcodeCadence.liveRestingScanEvery) {
         self.thoroughEvery = max(1, thoroughEvery)
+        self.restingScanEvery = max(0, restingScanEvery)
     }
 
-    public mutating func next(sceneChanged: Bool) -> Scan {
+    /// The scan for a frame at `time` (seconds) with `heldUp` held up in it.
+    public mutating func next(sceneChanged: Bool, heldUp region: NormalizedRect?, time: Double) -> Scan {
+        if !(heldUp.map { FrameLook.heldStill(from: $0.region, to: region) } ?? false) {
+            heldUp = (region, time)
+            foundEmpty = false
+        }
+        let scan = scan(sceneChanged: sceneChanged, time: time)
+        pending = scan == .reuse ? nil : scan
+        if scan != .reuse { lastScan = time }
+        return scan
+    }
+
+    /// What the scan `next` last asked for found: anything at all, or nothing.
+    public mutating func scanned(foundAnything: Bool) {
+        if foundAnything {
+            foundEmpty = false
+        } else if pending == .thorough, let heldUp, lastScan - heldUp.since >= restingScanEvery {
+            foundEmpty = true
+        }
+        pending = nil
+    }
+
+    private mutating func scan(sceneChanged: Bool, time: Double) -> Scan {
         if !sceneChanged {
             defer { resting = true }
             // Come to rest after a quick scan: one thorough look; otherwise the last result stands.
@@ -34,6 +83,7 @@ public struct BarcodeCadence: Sendable, Equatable {
             return .thorough
         }
         resting = false
+        if foundEmpty && time - lastScan < restingScanEvery { return .reuse }
         if let since = scansSinceThorough, since + 1 < thoroughEvery {
             scansSinceThorough = since + 1
             return .quick

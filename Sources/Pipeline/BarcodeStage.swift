@@ -44,7 +44,7 @@ final class BarcodeStage: @unchecked Sendable {
     /// - Parameters:
     ///   - look: the frame's look (`FrameLooker`); its thumbnail tells a still scene.
     ///   - detail: the frame at full resolution (decoded only when scanned at full resolution).
-    func scan(_ image: GrayImage, look: FrameLook, detail: () -> GrayImage? = { nil }) -> [RecognizedItem] {
+    func scan(_ image: GrayImage, look: FrameLook, time: Double, detail: () -> GrayImage? = { nil }) -> [RecognizedItem] {
         // A static scene (a kiosk with nobody in front of it) costs a thumbnail, not a scan.
         let thumbnail = look.thumbnail
         let changed = !gate.isUnchanged(thumbnail)
@@ -54,7 +54,7 @@ final class BarcodeStage: @unchecked Sendable {
         } else {
             unchangedStreak += 1
         }
-        let next = cadence.next(sceneChanged: changed)
+        let next = cadence.next(sceneChanged: changed, heldUp: look.heldUpRegion, time: time)
         guard next != .reuse else {
             reused += 1
             return lastResult
@@ -67,6 +67,7 @@ final class BarcodeStage: @unchecked Sendable {
         } else {
             found = recognizer.items(in: image, area: area, thorough: next == .thorough)
         }
+        cadence.scanned(foundAnything: !found.isEmpty)
         // Come to rest: the thorough look adds to what the last scan of this scene found.
         if !changed { found = Self.merge(lastResult, found) }
         lastResult = found

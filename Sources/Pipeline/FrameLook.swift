@@ -25,6 +25,28 @@ public struct FrameLook: Sendable, Equatable {
     public var heldUpRegion: NormalizedRect?
 }
 
+extension FrameLook {
+    /// What is held up has not moved while each side of its region (`heldUpRegion`) stays within
+    /// this share of the frame of where it was: a hand's jitter moves it a cell of the 32×32
+    /// thumbnail (0.03) or two, a card leaving more (the footage's card, a 15-s clip, 2026-11-29).
+    public static let stillRegionTolerance = 0.07
+
+    /// Whether what is held up at `now` is where it was at `then`: both nothing, or each side of
+    /// the region within `stillRegionTolerance`. The one rule by which the stages rest on a card
+    /// held still (`TextTuning.Stage.rests`, `BarcodeCadence`): the scene gate cannot tell it,
+    /// a held card's jitter changes 50–120 of the thumbnail's 1,024 cells over half a second.
+    public static func heldStill(from then: NormalizedRect?, to now: NormalizedRect?) -> Bool {
+        switch (then, now) {
+        case (nil, nil): return true
+        case (let a?, let b?):
+            let tolerance = stillRegionTolerance
+            return abs(a.x - b.x) <= tolerance && abs(a.y - b.y) <= tolerance
+                && abs(a.x + a.width - b.x - b.width) <= tolerance && abs(a.y + a.height - b.y - b.height) <= tolerance
+        default: return false
+        }
+    }
+}
+
 /// Looks at each frame once, on the thread frames enter the pipeline on: one `PresenceDetector`
 /// for every stage, kept across reconfigurations (stages built anew would take a card held up at
 /// that moment for the desk).

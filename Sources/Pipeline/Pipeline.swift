@@ -164,7 +164,7 @@ public final class Pipeline: @unchecked Sendable {
         metrics.record(.capture)
         let looked = LookedFrame(frame: frame, look: looker.look(at: frame.image, time: time))
         var step = StepResult(frame: frame.index, time: time, generation: barcodeGeneration)
-        var observations = FrameObservations(frame: frame.index, time: time, barcodes: barcodeStep(looked), text: nil)
+        var observations = FrameObservations(frame: frame.index, time: time, barcodes: barcodeStep(looked, time: time), text: nil)
         if let text {
             cadence.clock = Self.cadence(configuration, pacing).clock
             let action = cadence.next(frame: frame.index, time: time, awaitsConfirmation: text.awaitsConfirmation)
@@ -199,7 +199,7 @@ public final class Pipeline: @unchecked Sendable {
                 heartbeat?.beat()
                 takeStages(since: &barcodeGeneration, stages: [.barcodes])
                 framesScanned += 1
-                let found = barcodeStep(looked)
+                let found = barcodeStep(looked, time: clock())
                 idleHint.setIdle(barcodes.unchangedStreak >= Self.idleAfterFrames)
                 let index = looked.frame.index
                 var step = StepResult(frame: index, time: clock(), generation: barcodeGeneration)
@@ -315,11 +315,11 @@ public final class Pipeline: @unchecked Sendable {
     }
 
     /// The barcode stage's step: the frame's barcodes, timed.
-    private func barcodeStep(_ looked: LookedFrame) -> [RecognizedItem] {
+    private func barcodeStep(_ looked: LookedFrame, time: Double) -> [RecognizedItem] {
         let scansBefore = barcodes.scans
         let frame = looked.frame
         let found = metrics.measure(
-            .barcodes, { barcodes.scan(frame.image, look: looked.look, detail: frame.fullResolution) },
+            .barcodes, { barcodes.scan(frame.image, look: looked.look, time: time, detail: frame.fullResolution) },
             ran: { _ in barcodes.scans > scansBefore })
         metrics.failures(.barcodes, total: barcodes.readFailures.count)
         return found

@@ -37,10 +37,6 @@ public struct TextTuning: Sendable, Equatable {
         /// back to back, each look of the detector network ~0.1 s (640×352, f32, one thread), for
         /// nothing new. Then a pass looks again: the lines' places, and any line due for reading.
         public var restingPassEvery = 1.0
-        /// What is held up has not moved while each side of its region (`FrameLook.heldUpRegion`)
-        /// stays within this share of the frame of where it was at the settled pass: a hand's
-        /// jitter moves it a cell of the 32×32 thumbnail (0.03) or two.
-        public var restingRegionTolerance = 0.07
 
         public init() {}
 
@@ -61,17 +57,10 @@ public struct TextTuning: Sendable, Equatable {
         /// Whether a frame at `time`, with `heldUp` held up in it, is left unread because the stage
         /// rests: the last regular pass (`settled`: its time and what was held up then) found lines
         /// and none needed reading, less than `restingPassEvery` ago, and what is held up has not
-        /// moved since (both nothing, or each side within `restingRegionTolerance`).
+        /// moved since (`FrameLook.heldStill`).
         public func rests(settled: (time: Double, heldUp: NormalizedRect?)?, heldUp: NormalizedRect?, time: Double) -> Bool {
             guard let settled, time - settled.time < restingPassEvery else { return false }
-            switch (settled.heldUp, heldUp) {
-            case (nil, nil): return true
-            case (let a?, let b?):
-                let tolerance = restingRegionTolerance
-                return abs(a.x - b.x) <= tolerance && abs(a.y - b.y) <= tolerance
-                    && abs(a.x + a.width - b.x - b.width) <= tolerance && abs(a.y + a.height - b.y - b.height) <= tolerance
-            default: return false
-            }
+            return FrameLook.heldStill(from: settled.heldUp, to: heldUp)
         }
     }
 

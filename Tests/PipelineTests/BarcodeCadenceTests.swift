@@ -1,11 +1,12 @@
 import Pipeline
+import ScannerCore
 import Testing
 
 /// Which barcode scan each camera frame gets (issue #41).
 @Suite(.timeLimit(.minutes(1))) struct BarcodeCadenceTests {
     @Test func aChangingSceneTakesTurns() {
         var cadence = BarcodeCadence(thoroughEvery: 3)
-        let scans = (0..<7).map { _ in cadence.next(sceneChanged: true) }
+        let scans = (0..<7).map { _ in cadence.next(sceneChanged: true, heldUp: nil, time: 0) }
         #expect(scans == [.thorough, .quick, .quick, .thorough, .quick, .quick, .thorough])
     }
 
@@ -13,21 +14,21 @@ import Testing
     /// thorough one it reuses at once.
     @Test func aSceneAtRestIsLookedAtThoroughlyOnce() {
         var cadence = BarcodeCadence(thoroughEvery: 3)
-        #expect([true, true].map { cadence.next(sceneChanged: $0) } == [.thorough, .quick])
-        #expect((0..<3).map { _ in cadence.next(sceneChanged: false) } == [.thorough, .reuse, .reuse])
+        #expect([true, true].map { cadence.next(sceneChanged: $0, heldUp: nil, time: 0) } == [.thorough, .quick])
+        #expect((0..<3).map { _ in cadence.next(sceneChanged: false, heldUp: nil, time: 0) } == [.thorough, .reuse, .reuse])
         // The scene changes again: the turns count from the thorough look.
-        #expect((0..<3).map { _ in cadence.next(sceneChanged: true) } == [.quick, .quick, .thorough])
-        #expect((0..<2).map { _ in cadence.next(sceneChanged: false) } == [.reuse, .reuse])
+        #expect((0..<3).map { _ in cadence.next(sceneChanged: true, heldUp: nil, time: 0) } == [.quick, .quick, .thorough])
+        #expect((0..<2).map { _ in cadence.next(sceneChanged: false, heldUp: nil, time: 0) } == [.reuse, .reuse])
         // A short rest between changes: one thorough look each time it comes to rest after a quick scan.
-        #expect([true, false, true, false].map { cadence.next(sceneChanged: $0) } == [.quick, .thorough, .quick, .thorough])
+        #expect([true, false, true, false].map { cadence.next(sceneChanged: $0, heldUp: nil, time: 0) } == [.quick, .thorough, .quick, .thorough])
     }
 
     /// Every scan thorough (1, or nonsense below it): a scene at rest is reused from the first frame.
     @Test func everyScanThorough() {
         for every in [1, 0, -5] {
             var cadence = BarcodeCadence(thoroughEvery: every)
-            #expect((0..<3).map { _ in cadence.next(sceneChanged: true) } == [.thorough, .thorough, .thorough])
-            #expect(cadence.next(sceneChanged: false) == .reuse)
+            #expect((0..<3).map { _ in cadence.next(sceneChanged: true, heldUp: nil, time: 0) } == [.thorough, .thorough, .thorough])
+            #expect(cadence.next(sceneChanged: false, heldUp: nil, time: 0) == .reuse)
         }
     }
 
@@ -35,7 +36,56 @@ import Testing
     /// new either; the first change gets the first, thorough, scan.
     @Test func restBeforeAnyScan() {
         var cadence = BarcodeCadence(thoroughEvery: 3)
-        #expect(cadence.next(sceneChanged: false) == .reuse)
-        #expect(cadence.next(sceneChanged: true) == .thorough)
+        #expect(cadence.next(sceneChanged: false, heldUp: nil, time: 0) == .reuse)
+        #expect(cadence.next(sceneChanged: true, heldUp: nil, time: 0) == .thorough)
+    }
+
+    /// A card held still that holds no code (issue #52): the gate sees its jitter as change on every
+    /// frame; once it has been still for `restingScanEvery` and a thorough scan then found nothing,
+    /// it is scanned only every `restingScanEvery`; when it moves, or a scan finds something, every
+    /// changed frame is scanned again.
+    @Test func aStillCardWithoutCodesIsScannedEveryRestingInterval() {
+        let card = NormalizedRect(x: 0.3, y: 0.3, width: 0.4, height: 0.3)
+        var cadence = BarcodeCadence(thoroughEvery: 3, restingScanEvery: 0.5)
+        var time = 0.0
+        /// The scans of `frames` changed frames 1/30 s apart with `region` held up, each finding `found`.
+        func scans(_ frames: Int, _ region: NormalizedRect?, found: Bool = false) -> [BarcodeCadence.Scan] {
+            (0..<frames).map { _ in
+                time += 1.0 / 30
+                let scan = cadence.next(sceneChanged: true, heldUp: region, time: time)
+                if scan != .reuse { cadence.scanned(foundAnything: found) }
+                return scan
+            }
+        }
+        // Held still for half a second: every frame scanned (a code coming to rest is read as it comes).
+        #expect(!scans(15, card).contains(.reuse))
+        // The next thorough scan finds nothing: the rest begins, one scan each half second.
+        let resting = scans(45, card)
+        #expect(resting.prefix(3).contains(.thorough))
+        let scanned = resting.filter { $0 != .reuse }.count
+        #expect(scanned >= 3 && scanned <= 5, "\(resting)")
+        // A hand's jitter is not a move; a move is: every changed frame is scanned again.
+        let jittered = NormalizedRect(x: card.x + 0.03, y: card.y - 0.02, width: card.width, height: card.height)
+        #expect(scans(10, jittered).filter { $0 != .reuse }.count <= 2)
+        let moved = NormalizedRect(x: card.x + 0.2, y: card.y, width: card.width, height: card.height)
+        #expect(!scans(10, moved).contains(.reuse))
+        // Still again with a code in it: found on every scan, never rested on.
+        #expect(!scans(45, moved, found: true).contains(.reuse))
+    }
+
+    /// Nothing held up and a scene the gate sees change (light, noise) rests the same way; a card
+    /// coming in ends the rest at once.
+    @Test func theDeskRestsAndACardComingInEndsIt() {
+        var cadence = BarcodeCadence(thoroughEvery: 3, restingScanEvery: 0.5)
+        var time = 0.0
+        func scan(_ region: NormalizedRect?) -> BarcodeCadence.Scan {
+            time += 1.0 / 30
+            let scan = cadence.next(sceneChanged: true, heldUp: region, time: time)
+            if scan != .reuse { cadence.scanned(foundAnything: false) }
+            return scan
+        }
+        let desk = (0..<60).map { _ in scan(nil) }
+        #expect(desk.suffix(30).filter { $0 != .reuse }.count <= 2)
+        #expect(scan(NormalizedRect(x: 0.1, y: 0.1, width: 0.3, height: 0.3)) != .reuse)
     }
 }

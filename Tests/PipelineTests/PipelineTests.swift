@@ -238,9 +238,9 @@ import Tracking
         let codes = try image("multiple.jpg")
         let stage = try BarcodeStage(options: ScanOptions(quality: .balanced))
         var looker = FrameLooker()
-        for n in 0...Pipeline.idleAfterFrames { _ = stage.scan(card, look: looker.look(at: card, time: Double(n) / 30)) }
+        for n in 0...Pipeline.idleAfterFrames { _ = stage.scan(card, look: looker.look(at: card, time: Double(n) / 30), time: Double(n) / 30) }
         #expect(stage.unchangedStreak >= Pipeline.idleAfterFrames, "idle after a second of the same frame")
-        _ = stage.scan(codes, look: looker.look(at: codes, time: 2))
+        _ = stage.scan(codes, look: looker.look(at: codes, time: 2), time: 2)
         #expect(stage.unchangedStreak == 0, "the first changed frame ends it")
         // A thorough first scan (`BarcodeCadence`), reuse; the change: a quick scan.
         #expect(stage.scans == 2 && stage.reused == Pipeline.idleAfterFrames)

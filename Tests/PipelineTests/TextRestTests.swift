@@ -16,9 +16,9 @@ import Testing
 
     @Test func theRuleRestsOnlyOnASettledPassRecentlyWithNothingMoved() {
         let every = tuning.restingPassEvery
-        let step = tuning.restingRegionTolerance * 0.9
+        let step = FrameLook.stillRegionTolerance * 0.9
         let moved = NormalizedRect(x: card.x + step, y: card.y - step, width: card.width - step, height: card.height + 2 * step)
-        let away = NormalizedRect(x: card.x + 2 * tuning.restingRegionTolerance, y: card.y, width: card.width, height: card.height)
+        let away = NormalizedRect(x: card.x + 2 * FrameLook.stillRegionTolerance, y: card.y, width: card.width, height: card.height)
         #expect(!tuning.rests(settled: nil, heldUp: card, time: 1))
         #expect(tuning.rests(settled: (1, card), heldUp: card, time: 1 + every / 2))
         #expect(!tuning.rests(settled: (1, card), heldUp: card, time: 1 + every), "the rest is over: a pass looks again")
