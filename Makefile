@@ -68,7 +68,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # pkg-config files, and Tesseract's English model. (V4L2 is the kernel's header alone, from linux-libc-dev;
 # zbar's headers come from Debian's libzbar-dev unpacked, not installed: `zbar-header`.)
 RUN_PACKAGES := pkg-config libzbar0 libtesseract-dev libleptonica-dev tesseract-ocr-eng \
-	libturbojpeg0-dev libphonenumber-dev libtiff-dev libmosquitto-dev
+	libturbojpeg0-dev libphonenumber-dev libtiff-dev libmosquitto-dev libssl-dev
 # zxing-cpp's release source (`zxing`, below) is built with CMake and GCC (C++20), fetched with curl.
 RUN_PACKAGES += cmake g++ curl
 # pip and unzip for what comes from PyPI (OpenVINO's runtime, the text networks: `runtime`, `models`),
@@ -157,6 +157,9 @@ build: deps
 # The repository's configuration (every key at its default), not an installed /etc/scannerd/scannerd.conf.
 # HTTP on loopback: events at /events, items at /items, the newest frame at /snapshot.jpg (docs/http.md).
 HTTP ?= 127.0.0.1:8390
+# The text networks compiled once and kept (InferenceRuntime's NetworkCache, docs/recognition.md), for the
+# daemon `make run` starts and the ones the tests start: where systemd's CacheDirectory= would put them.
+NETWORK_CACHE := $(CURDIR)/.build/cache
 RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock --http $(HTTP)
 # Only the daemon is built (`make watch` builds the client when asked), in $(RUN_SCRATCH), and run from there.
 # On a fresh machine the build goes beside `deps` (docs/benchmarks.md, sessions 33 and 34): SwiftPM resolves
@@ -171,11 +174,11 @@ run:
 	$(RUN_BUILD) --product scannerd
 	@$(call link-beside,$(RUN_SCRATCH))
 ifdef DEVICE
-	"$(RUN_BIN)/scannerd" run --device $(DEVICE) $(RUN_FLAGS)
+	CACHE_DIRECTORY=$(NETWORK_CACHE) "$(RUN_BIN)/scannerd" run --device $(DEVICE) $(RUN_FLAGS)
 else
 	@echo "# the demo clip, looping (Ctrl-C to stop); in another terminal: make watch"
 	@echo "# the preview page: http://$(HTTP)/ ; events: curl -N http://$(HTTP)/events (docs/http.md)"
-	"$(RUN_BIN)/scannerd" run --source demo --loop $(RUN_FLAGS)
+	CACHE_DIRECTORY=$(NETWORK_CACHE) "$(RUN_BIN)/scannerd" run --source demo --loop $(RUN_FLAGS)
 endif
 
 # SwiftPM's resolution (versions computed, some thirty manifests evaluated one by one) needs nothing from `deps`.
@@ -204,7 +207,7 @@ format:
 test: deps test-deps footage-venv
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 	$(TEST_BUILD)
-	bash Tests/system/swift-test.sh $(SWIFT)
+	CACHE_DIRECTORY=$(NETWORK_CACHE) bash Tests/system/swift-test.sh $(SWIFT)
 	bash Tests/system/check-units.sh "$(BIN)/scannerd"
 	$(SWIFT) package dump-package | python3 Tests/system/check-architecture.py docs/architecture.md
 

@@ -62,6 +62,8 @@ let package = Package(
         .systemLibrary(name: "CV4L2"),
         // MQTT for fleets (issue #16): Debian's libmosquitto, no MQTT written here.
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // SHA-256 from OpenSSL's libcrypto: the compiled-network cache's names and checks (InferenceRuntime).
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // libphonenumber is C++ only: a small C-ABI shim so Swift sees plain C.
         .target(
             name: "CPhoneNumber",
@@ -139,8 +141,11 @@ let package = Package(
         // and the quadrilateral they bound (pure Swift; issue #43).
         .target(name: "DocumentDetection", dependencies: ["ScannerCore"], swiftSettings: pixelWork),
         .target(name: "TextRecognition", dependencies: ["ScannerCore", "CTesseract"], swiftSettings: pixelWork),
-        // The networks' runtime: a model read, compiled for the CPU, run on a tensor.
-        .target(name: "InferenceRuntime", dependencies: ["COpenVINO"], swiftSettings: pixelWork),
+        // The networks' runtime: a model read, compiled for the CPU (or taken from the compiled-network
+        // cache), run on a tensor.
+        .target(
+            name: "InferenceRuntime", dependencies: ["COpenVINO", "CCrypto", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: pixelWork),
         // The line recognizer network (PP-OCRv6 small): where its model is installed, the first recognizer
         // of `scan` and of the live pipeline (`Recognition.ReadingFusion`).
         .target(name: "LineNetwork", dependencies: ["ScannerCore", "InferenceRuntime"], swiftSettings: pixelWork),

@@ -13,10 +13,16 @@
 struct cov_model {
     ov_compiled_model_t *compiled;
     ov_infer_request_t *request;
+    /* An imported network's bytes: the runtime keeps pointers into them (its weights), so they live as
+       long as the network. NULL for a network compiled here. */
+    void *imported;
 };
 
-/* One core per process: it holds the loaded plugins and may be shared between threads. */
+/* One core per process: it holds the loaded plugins and may be shared between threads. An import
+   takes its properties from the core's (ov_core_import_model has no others), so imports hold a lock
+   while they set them. */
 static ov_core_t *shared_core;
+static pthread_mutex_t import_lock = PTHREAD_MUTEX_INITIALIZER;
 static ov_status_e shared_core_status = OK;
 static pthread_once_t shared_core_once = PTHREAD_ONCE_INIT;
 static void create_shared_core(void) { shared_core_status = ov_core_create(&shared_core); }
@@ -126,6 +132,61 @@ cov_model *cov_load(const char *path, const int64_t *dims, int32_t rank, int32_t
     return result;
 }
 
+int32_t cov_export(cov_model *model, const char *path, char *error, int32_t error_size) {
+    ov_status_e status = ov_compiled_model_export_model(model->compiled, path);
+    if (status != OK) {
+        fail(error, error_size, "the compiled network could not be written", status);
+        return -1;
+    }
+    return 0;
+}
+
+cov_model *cov_import(const void *content, size_t size, int32_t threads, char *error, int32_t error_size) {
+    pthread_once(&shared_core_once, create_shared_core);
+    if (shared_core_status != OK) {
+        fail(error, error_size, "the OpenVINO runtime could not start", shared_core_status);
+        return NULL;
+    }
+    if (content == NULL || size == 0 || threads <= 0) {
+        snprintf(error, (size_t)error_size, "no compiled network, or a bad thread count");
+        return NULL;
+    }
+    cov_model *result = calloc(1, sizeof *result);
+    void *copy = malloc(size);
+    if (result == NULL || copy == NULL) {
+        free(result);
+        free(copy);
+        snprintf(error, (size_t)error_size, "out of memory");
+        return NULL;
+    }
+    memcpy(copy, content, size);
+    char thread_count[16];
+    snprintf(thread_count, sizeof thread_count, "%d", threads);
+    pthread_mutex_lock(&import_lock);
+    /* The properties cov_load compiles with. */
+    ov_status_e status = ov_core_set_property(shared_core, "CPU", ov_property_key_inference_num_threads, thread_count,
+                                              ov_property_key_num_streams, "1", ov_property_key_hint_performance_mode,
+                                              "LATENCY", ov_property_key_hint_enable_cpu_pinning, "NO");
+    if (status == OK) status = ov_core_import_model(shared_core, copy, size, "CPU", &result->compiled);
+    pthread_mutex_unlock(&import_lock);
+    if (status != OK) {
+        fail(error, error_size, "not a compiled network this runtime imports", status);
+        free(copy);
+        free(result);
+        return NULL;
+    }
+    result->imported = copy;
+    status = ov_compiled_model_create_infer_request(result->compiled, &result->request);
+    if (status != OK) {
+        fail(error, error_size, "no inference request", status);
+        ov_compiled_model_free(result->compiled);
+        free(copy);
+        free(result);
+        return NULL;
+    }
+    return result;
+}
+
 int32_t cov_check(const char *path, char *error, int32_t error_size) {
     pthread_once(&shared_core_once, create_shared_core);
     if (shared_core_status != OK) {
@@ -146,6 +207,7 @@ void cov_free(cov_model *model) {
     if (model == NULL) return;
     ov_infer_request_free(model->request);
     ov_compiled_model_free(model->compiled);
+    free(model->imported);
     free(model);
 }
 

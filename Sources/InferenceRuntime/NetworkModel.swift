@@ -20,7 +20,8 @@ public enum InferenceError: Error, Equatable, CustomStringConvertible {
 }
 
 /// One network on OpenVINO's CPU runtime (Sources/COpenVINO, the PyPI wheel's C API): an ONNX file read,
-/// its input shape fixed where the caller knows it, compiled for a given number of threads.
+/// its input shape fixed where the caller knows it, compiled for a given number of threads — or that
+/// compiled network taken from the cache of networks compiled before (`NetworkCache`).
 ///
 /// Not thread-safe: one call at a time (use one per thread).
 public final class NetworkModel {
@@ -30,21 +31,67 @@ public final class NetworkModel {
     /// The runtime's version, e.g. `2026.4.1-22982-…`.
     public static var runtimeVersion: String { String(cString: cov_version()) }
 
-    /// Reads and compiles the model at `path`. `inputShape` fixes the first input's shape: one entry per
-    /// dimension, nil where it stays dynamic (a line's width). The file is checked to be a regular file
-    /// of at most `maximumBytes` before the runtime parses it.
-    public init(path: String, inputShape: [Int?], threads: Int = 1, maximumBytes: Int) throws(InferenceError) {
+    /// Where the compiled network came from.
+    public enum Origin: Sendable, Equatable {
+        /// Compiled from the model file; `refused` says why the cache's entry was not taken, if there
+        /// was one.
+        case compiled(refused: String?)
+        /// Imported from the compiled-network cache (`NetworkCache`).
+        case cache
+    }
+
+    public let origin: Origin
+
+    /// Reads and compiles the model at `path`, or takes it compiled from `cache`. `inputShape` fixes
+    /// the first input's shape: one entry per dimension, nil where it stays dynamic (a line's width).
+    /// The file is checked to be a regular file of at most `maximumBytes` before the runtime parses it.
+    public init(
+        path: String, inputShape: [Int?], threads: Int = 1, maximumBytes: Int, cache: NetworkCache? = NetworkCache.process
+    ) throws(InferenceError) {
         try ModelFile.check(path, limit: maximumBytes)
         guard (1...8).contains(inputShape.count), inputShape.allSatisfy({ $0 == nil || $0! > 0 }) else {
             throw .failed(reason: "bad input shape \(inputShape)")
         }
         let dims = inputShape.map { Int64($0 ?? -1) }
+        let threads = max(1, threads)
         var error = [CChar](repeating: 0, count: 512)
-        guard let model = cov_load(path, dims, Int32(dims.count), Int32(max(1, threads)), &error, Int32(error.count)) else {
+        let identity = cache == nil ? nil : try? NetworkCache.identity(path: path, shape: dims, threads: threads, runtime: Self.runtimeVersion)
+        var refused: String?
+        var usable = true
+        if let cache, let identity {
+            switch cache.lookup(identity) {
+            case .missing: break
+            case .unusable(let problem):
+                usable = false
+                NetworkCache.logOnce(.warning, "\(cache.directory): not used, the directory is \(problem); the networks are compiled on each start")
+            case .refused(let reason): refused = reason
+            case .found(let payload):
+                let imported = payload.withUnsafeBytes { cov_import($0.baseAddress, $0.count, Int32(threads), &error, Int32(error.count)) }
+                if let imported {
+                    self.path = path
+                    self.model = imported
+                    self.origin = .cache
+                    return
+                }
+                refused = Self.message(error, otherwise: "the runtime did not import it")
+            }
+            if let refused {
+                NetworkCache.log.warning("\(cache.path(of: identity)): refused (\(refused)); compiling \(path) again")
+            }
+        }
+        guard let model = cov_load(path, dims, Int32(dims.count), Int32(threads), &error, Int32(error.count)) else {
             throw .unusable(path: path, reason: Self.message(error, otherwise: "OpenVINO could not load it"))
         }
         self.path = path
         self.model = model
+        self.origin = .compiled(refused: refused)
+        if let cache, let identity, usable {
+            let problem = cache.store(identity) { file in
+                var error = [CChar](repeating: 0, count: 512)
+                return cov_export(model, file, &error, Int32(error.count)) == 0 ? nil : Self.message(error, otherwise: "export failed")
+            }
+            if let problem { NetworkCache.logOnce(.notice, "\(cache.directory): compiled networks are not kept (\(problem))") }
+        }
     }
 
     deinit { cov_free(model) }

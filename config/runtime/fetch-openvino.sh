@@ -6,7 +6,8 @@
 #   fetch-openvino.sh DEST PIP
 #
 # DEST gets lib/ (the C API, the core, the CPU plugin, the ONNX reader and oneTBB: what reading an
-# ONNX model on the CPU needs), include/openvino/c/ (the C API's headers) and licenses/ (the wheel's).
+# ONNX model on the CPU needs; and the IR reader, which the CPU plugin uses to import a network it
+# compiled before: the compiled-network cache), include/openvino/c/ (the C API's headers) and licenses/ (the wheel's).
 # PIP is a pip to download with. Does nothing when DEST already holds this version.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/put-in-place.sh"
@@ -17,7 +18,9 @@ case "$(uname -m)" in
     aarch64) platform=manylinux_2_35_aarch64 sha256=bea1eb3733c34ef331adc945da0ccda5937865031139073663be84c517ffda22 ;;
     *) echo "fetch-openvino: no pinned OpenVINO wheel for $(uname -m)" >&2; exit 1 ;;
 esac
-stamp="$dest/.openvino-$version-$sha256"
+# The stamp names what is unpacked too ("ir": the IR reader was added later), so an older DEST is
+# unpacked again.
+stamp="$dest/.openvino-$version-$sha256-ir"
 [ -f "$stamp" ] && exit 0
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/openvino.XXXXXX")
@@ -36,7 +39,8 @@ abi=$(echo "${version#20}" | tr -d .)
 unzip -q "$wheel" -d "$work/wheel" \
     "openvino/include/openvino/c/*" "openvino-$version.dist-info/licenses/*" \
     "openvino/libs/libopenvino.so.$abi" "openvino/libs/libopenvino_c.so.$abi" \
-    "openvino/libs/libopenvino_onnx_frontend.so.$abi" "openvino/libs/libopenvino_intel_cpu_plugin.so" \
+    "openvino/libs/libopenvino_onnx_frontend.so.$abi" "openvino/libs/libopenvino_ir_frontend.so.$abi" \
+    "openvino/libs/libopenvino_intel_cpu_plugin.so" \
     "openvino/libs/libtbb.so.12"
 mkdir -p "$work/out/lib" "$work/out/include/openvino"
 mv "$work/wheel/openvino/libs/"* "$work/out/lib/"
@@ -44,6 +48,6 @@ mv "$work/wheel/openvino/include/openvino/c" "$work/out/include/openvino/c"
 mv "$work/wheel/openvino-$version.dist-info/licenses" "$work/out/licenses"
 # The linker's name for the C API (-lopenvino_c); the wheel ships only the versioned file.
 ln -s "libopenvino_c.so.$abi" "$work/out/lib/libopenvino_c.so"
-touch "$work/out/.openvino-$version-$sha256"
+touch "$work/out/$(basename "$stamp")"
 put_in_place "$work/out" "$dest"
 echo "fetch-openvino: OpenVINO $version ($platform) in $dest"

@@ -22,6 +22,16 @@ cov_model *cov_load(const char *path, const int64_t *dims, int32_t rank, int32_t
    Cheaper than compiling it (a caller that compiles per input size checks the file at start with it). */
 int32_t cov_check(const char *path, char *error, int32_t error_size);
 
+/* Writes `model`, as compiled, to the file `path` (the runtime's own format, which `cov_import` reads):
+   0, or -1 with a reason in `error`. */
+int32_t cov_export(cov_model *model, const char *path, char *error, int32_t error_size);
+
+/* A network `cov_export` wrote, its `size` bytes at `content`, to run on `threads` threads as `cov_load`
+   would have compiled it. The runtime parses the bytes as they are: the caller checks that they are
+   what it wrote (the compiled-network cache, Sources/InferenceRuntime). The bytes are copied. NULL on
+   failure, with a one-line reason in `error`. */
+cov_model *cov_import(const void *content, size_t size, int32_t threads, char *error, int32_t error_size);
+
 void cov_free(cov_model *model);
 
 /* The output, valid only during the callback: `count` floats of shape `shape[0..<rank]`. */
