@@ -158,7 +158,8 @@ build: deps
 # HTTP on loopback: events at /events, items at /items, the newest frame at /snapshot.jpg (docs/http.md).
 HTTP ?= 127.0.0.1:8390
 # The text networks compiled once and kept (InferenceRuntime's NetworkCache, docs/recognition.md), for the
-# daemon `make run` starts and the ones the tests start: where systemd's CacheDirectory= would put them.
+# daemon `make run` starts, where systemd's CacheDirectory= would put them (the tests' daemons share it:
+# Tests/system/swift-test.sh).
 NETWORK_CACHE := $(CURDIR)/.build/cache
 RUN_FLAGS ?= --config config/scannerd.conf --events-stdout --socket $(CURDIR)/.build/scannerd.sock --http $(HTTP)
 # Only the daemon is built (`make watch` builds the client when asked), in $(RUN_SCRATCH), and run from there.
@@ -207,7 +208,7 @@ format:
 test: deps test-deps footage-venv
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 	$(TEST_BUILD)
-	CACHE_DIRECTORY=$(NETWORK_CACHE) bash Tests/system/swift-test.sh $(SWIFT)
+	bash Tests/system/swift-test.sh $(SWIFT)
 	bash Tests/system/check-units.sh "$(BIN)/scannerd"
 	$(SWIFT) package dump-package | python3 Tests/system/check-architecture.py docs/architecture.md
 

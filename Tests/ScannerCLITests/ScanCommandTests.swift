@@ -54,6 +54,38 @@ import Testing
         }
     }
 
+    /// The compiled-network cache as a user meets it (issue #56): a first `scan` compiles the text
+    /// networks and keeps them; damaged entries are refused with one line each and the networks
+    /// compiled again, the items the same; the next `scan` takes the rewritten entries, silently.
+    @Test func aDamagedNetworkCacheCostsOneLineAndNothingElse() throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("scan-cache-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let models = Fixtures.packageRoot.appendingPathComponent(".build/models").path
+        func scan() throws -> Subprocess.Result {
+            try Subprocess.run(
+                scannerd, ["scan", "--types", "contentTypes", "--line-model", models, Fixtures.path("card-us.jpg")],
+                environment: ["CACHE_DIRECTORY": cache])
+        }
+        let first = try scan()
+        #expect(first.status == 0 && first.stderr.isEmpty, "\(first.stderr)")
+        #expect(first.stdoutLines.count >= 3)
+        let directory = (cache as NSString).appendingPathComponent("networks")
+        let entries = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".network") }
+        #expect(entries.count == 2, "the recognizer and the detector at the photo's size")
+        for entry in entries {
+            let path = (directory as NSString).appendingPathComponent(entry)
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            for offset in stride(from: bytes.count / 2, to: bytes.count / 2 + 64, by: 1) { bytes[offset] = 0 }
+            try bytes.write(to: URL(fileURLWithPath: path))
+        }
+        let damaged = try scan()
+        #expect(damaged.status == 0)
+        #expect(damaged.stdout == first.stdout)
+        #expect(damaged.stderrLines.count == 2 && damaged.stderrLines.allSatisfy { $0.contains("refused (corrupt") }, "\(damaged.stderr)")
+        let again = try scan()
+        #expect(again.stdout == first.stdout && again.stderr.isEmpty, "\(again.stderr)")
+    }
+
     /// What each typed item's `parsed` says on the documents: the carrier, the currency, the kind of
     /// date, the airline, the address's parts.
     @Test func theDocumentsParsedValues() throws {

@@ -38,6 +38,9 @@ public enum Subprocess {
             "HOME": NSTemporaryDirectory(),
             "TMPDIR": NSTemporaryDirectory(),
         ]
+        // The compiled-network cache `make test` names (.build/cache), so that the children import
+        // the text networks instead of compiling them each (docs/recognition.md).
+        if let cache = ProcessInfo.processInfo.environment["CACHE_DIRECTORY"] { base["CACHE_DIRECTORY"] = cache }
         base.merge(extra) { $1 }
         return base
     }

@@ -10,6 +10,9 @@ trap 'rm -rf "$scratch"' EXIT
 # 0755 like /tmp's own subdirectories: tests run clients as other users (setpriv), who must reach
 # the sockets inside.
 chmod 0755 "$scratch"
+# The compiled-network cache the daemons and scans the tests start share (Tests/TestSupport/Subprocess.swift
+# passes it on): the package's own, as for `make run`, not one in the temporary directory.
+export CACHE_DIRECTORY=${CACHE_DIRECTORY:-$PWD/.build/cache}
 TMPDIR=$scratch "$swift" test --skip-build "$@"
 status=$?
 # SwiftPM's own lock files and its TemporaryDirectory.* (made by `swift test` itself, not by a test).
