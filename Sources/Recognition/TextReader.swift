@@ -65,7 +65,9 @@ public final class TextReader {
                         // Every look's input is `side` on its longer side, enlarged or reduced: a window
                         // `TextLooks` sized for a scale is looked at that scale, and every look of a
                         // frame has one input size, so one compiled network.
-                        detector = try NetworkLineDetector(directory: lineModel, shorterSideAtLeast: side, longerSideAtMost: side)
+                        let live = try NetworkLineDetector(directory: lineModel, shorterSideAtLeast: side, longerSideAtMost: side)
+                        live.preparesTransposed = true
+                        detector = live
                     }
                 } catch {
                     throw .libraryFailure(library: "OpenVINO", reason: "\(error)")

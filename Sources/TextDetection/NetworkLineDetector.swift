@@ -28,9 +28,14 @@ public final class NetworkLineDetector {
     /// Images the runtime failed on.
     public internal(set) var failures = 0
     private var compiled: [(width: Int, height: Int, model: NetworkModel)] = []
+    /// Whether the network for an input size is made with the one for its transpose (a camera's
+    /// looks: `TextLooks` turns its windows portrait when a card is held upright, and that first
+    /// network came on the frame the card did — the footage's phone, seed 3: made at frame 58, its
+    /// number legible from 54 — instead of at the first look, on the empty desk).
+    public var preparesTransposed = false
 
     /// Reads the network once, so a missing or broken model is an error here; it is compiled for each
-    /// input size when an image of that size first comes (a still image's own: a first compile for a
+    /// input size (and its transpose, `preparesTransposed`) when an image of that size first comes (a still image's own: a first compile for a
     /// size no image has would cost ~0.2 s for nothing).
     public init(directory: String, shorterSideAtLeast: Int = 736, longerSideAtMost: Int = 2000) throws(InferenceError) {
         path = (directory as NSString).appendingPathComponent(Self.modelName)
@@ -39,6 +44,9 @@ public final class NetworkLineDetector {
         try NetworkModel.check(path: path, maximumBytes: Self.maximumModelBytes)
     }
 
+    /// The input sizes a network is compiled for, oldest first.
+    var compiledSizes: [(width: Int, height: Int)] { compiled.map { ($0.width, $0.height) } }
+
     private func model(width: Int, height: Int) throws(InferenceError) -> NetworkModel {
         if let index = compiled.firstIndex(where: { $0.width == width && $0.height == height }) {
             let entry = compiled.remove(at: index)
@@ -46,8 +54,13 @@ public final class NetworkLineDetector {
             return entry.model
         }
         let model = try NetworkModel(path: path, inputShape: [1, 3, height, width], maximumBytes: Self.maximumModelBytes)
+        if preparesTransposed, width != height, !compiled.contains(where: { $0.width == height && $0.height == width }),
+            let transposed = try? NetworkModel(path: path, inputShape: [1, 3, width, height], maximumBytes: Self.maximumModelBytes)
+        {
+            compiled.append((height, width, transposed))
+        }
         compiled.append((width, height, model))
-        if compiled.count > Self.keptSizes { compiled.removeFirst() }
+        while compiled.count > Self.keptSizes { compiled.removeFirst() }
         return model
     }
 

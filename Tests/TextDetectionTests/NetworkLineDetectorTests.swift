@@ -82,6 +82,23 @@ import Testing
 
     /// The network's input, as RapidOCR sizes it: the shorter side enlarged to the first limit, the
     /// longer then at most the second, multiples of 32.
+    /// A camera's detector makes the network for a size's transpose with it (a window turned portrait
+    /// when a card is held upright must not wait for its network); a still's detector only the size
+    /// its image needs.
+    @Test func aCamerasDetectorPreparesTheTransposedSizeToo() throws {
+        let landscape = GrayImage(width: 128, height: 64, pixels: [UInt8](repeating: 200, count: 128 * 64))
+        let portrait = GrayImage(width: 64, height: 128, pixels: [UInt8](repeating: 200, count: 64 * 128))
+        let live = try NetworkLineDetector(directory: Self.modelDirectory, shorterSideAtLeast: 128, longerSideAtMost: 128)
+        live.preparesTransposed = true
+        _ = try live.detect(landscape)
+        #expect(live.compiledSizes.map { [$0.width, $0.height] }.sorted { $0[0] < $1[0] } == [[64, 128], [128, 64]])
+        _ = try live.detect(portrait)
+        #expect(live.compiledSizes.count == 2, "the portrait look found its network made")
+        let still = try NetworkLineDetector(directory: Self.modelDirectory, shorterSideAtLeast: 128, longerSideAtMost: 128)
+        _ = try still.detect(landscape)
+        #expect(still.compiledSizes.map { [$0.width, $0.height] } == [[128, 64]])
+    }
+
     @Test func inputSizes() {
         func size(_ w: Int, _ h: Int, _ shorter: Int = 736, _ longer: Int = 2000) -> [Int] {
             let size = NetworkLineDetector.inputSize(width: w, height: h, shorterSideAtLeast: shorter, longerSideAtMost: longer)
