@@ -29,6 +29,11 @@ import Synchronization
 /// that cannot be made or written costs the cache, nothing else.
 public struct NetworkCache: Sendable, Equatable {
     public let directory: String
+    /// The most the entries may hold together (bytes): after an entry is written, the entries used
+    /// least recently (an import touches its entry) are removed until the rest fit. `scan` compiles
+    /// the detector for each size of photo it is given, so a folder of photos of many sizes would
+    /// otherwise leave an entry of ~10 MB for each; the live pipeline needs three.
+    public let maximumTotalBytes: Int
     /// The largest entry read: the two networks' entries are 10–13 MB.
     public static let maximumBytes = 64 << 20
 
@@ -36,8 +41,9 @@ public struct NetworkCache: Sendable, Equatable {
     static let version = 1
     static let log = Logger(label: "scannerd.networks")
 
-    public init(directory: String) {
+    public init(directory: String, maximumTotalBytes: Int = 256 << 20) {
         self.directory = directory
+        self.maximumTotalBytes = maximumTotalBytes
     }
 
     /// The process's cache: systemd's `$CACHE_DIRECTORY` (the unit's `CacheDirectory=scannerd`;
@@ -113,6 +119,8 @@ public struct NetworkCache: Sendable, Equatable {
         let payload = data[(newline + 1)...]
         guard Int(fields[3]) == payload.count else { return .refused("cut short or grown: \(payload.count) bytes, its header says \(fields[3])") }
         guard fields[4] == Self.hex(Self.sha256(payload)) else { return .refused("corrupt: its digest does not match") }
+        // Used now: the last to be removed when the entries outgrow `maximumTotalBytes`.
+        utimes(path, nil)
         return .found(payload)
     }
 
@@ -141,7 +149,34 @@ public struct NetworkCache: Sendable, Equatable {
         guard FileManager.default.createFile(atPath: framed, contents: Data(header.utf8) + payload, attributes: [.posixPermissions: 0o600])
         else { return "cannot write \(framed)" }
         guard rename(framed, path(of: identity)) == 0 else { return "cannot put the entry in place: \(String(cString: strerror(errno)))" }
+        prune()
         return nil
+    }
+
+    /// Removes the entries used least recently until the rest hold at most `maximumTotalBytes`. Only
+    /// entries are touched: regular files of this user's named as the cache names them
+    /// (`<64 hex digits>.network`); anything else in the directory is left alone.
+    func prune() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        var entries: [(path: String, size: Int, used: Int)] = []
+        for name in names where Self.isEntryName(name) {
+            let path = (directory as NSString).appendingPathComponent(name)
+            var status = stat()
+            guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_uid == geteuid() else { continue }
+            entries.append((path, Int(status.st_size), Int(status.st_mtim.tv_sec) * 1_000_000_000 + Int(status.st_mtim.tv_nsec)))
+        }
+        var total = 0
+        for entry in entries.sorted(by: { $0.used > $1.used }) {
+            total += entry.size
+            if total > maximumTotalBytes { unlink(entry.path) }
+        }
+    }
+
+    /// Whether `name` is one the cache gives an entry: 64 lowercase hex digits and `.network`.
+    static func isEntryName(_ name: String) -> Bool {
+        guard name.hasSuffix(".network") else { return false }
+        let digest = name.dropLast(".network".count)
+        return digest.count == 64 && digest.allSatisfy { $0.isHexDigit && !$0.isUppercase }
     }
 
     /// Logs `message` once a process: a cache that cannot be used says so once, not for each network.

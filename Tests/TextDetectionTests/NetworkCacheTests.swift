@@ -147,6 +147,30 @@ import Testing
         #expect(entries(cache) == [entry], "nothing written there")
     }
 
+    /// The entries are bounded: past `maximumTotalBytes` the least recently used go (an import counts
+    /// as a use); files the cache did not name are left alone.
+    @Test func theEntriesUsedLeastRecentlyGoFirst() throws {
+        let base = try makeCache()
+        defer { cleanUp(base) }
+        // Room for two detector entries (~10 MB each), not three.
+        let cache = NetworkCache(directory: base.directory, maximumTotalBytes: 25 << 20)
+        _ = try detector(cache, shape: [1, 3, 32, 32])
+        _ = try detector(cache, shape: [1, 3, 32, 64])
+        try FileManager.default.createDirectory(atPath: cache.directory, withIntermediateDirectories: true)
+        let other = (cache.directory as NSString).appendingPathComponent("notes.network")
+        try Data("not ours".utf8).write(to: URL(fileURLWithPath: other))
+        Thread.sleep(forTimeInterval: 0.05)
+        // The first is used again: the second is now the least recently used.
+        #expect(try detector(cache, shape: [1, 3, 32, 32]).origin == .cache)
+        Thread.sleep(forTimeInterval: 0.05)
+        _ = try detector(cache, shape: [1, 3, 64, 32])
+        #expect(entries(cache).count == 3, "two entries and the file that is not one")
+        #expect(try detector(cache, shape: [1, 3, 32, 32]).origin == .cache)
+        #expect(try detector(cache, shape: [1, 3, 64, 32]).origin == .cache)
+        #expect(try detector(cache, shape: [1, 3, 32, 64]).origin == .compiled(refused: nil), "removed")
+        #expect(FileManager.default.fileExists(atPath: other))
+    }
+
     /// Where the process's cache is: systemd's directory first, then the user's.
     @Test func theCacheIsWhereTheEnvironmentSays() {
         #expect(NetworkCache.resolve(["CACHE_DIRECTORY": "/var/cache/scannerd", "HOME": "/home/k"])?.directory == "/var/cache/scannerd/networks")
