@@ -69,13 +69,33 @@ static void fail(char *error, int32_t error_size, const char *what, ov_status_e 
     }
 }
 
-cov_model *cov_load(const char *path, const int64_t *dims, int32_t rank, int32_t threads, char *error,
-                    int32_t error_size) {
+/* The shared core, started once: 0, or -1 with the reason in `error`. */
+static int start_core(char *error, int32_t error_size) {
     pthread_once(&shared_core_once, create_shared_core);
     if (shared_core_status != OK) {
         fail(error, error_size, "the OpenVINO runtime could not start", shared_core_status);
+        return -1;
+    }
+    return 0;
+}
+
+/* `result` (its network compiled or imported) with its inference request; NULL, everything of it
+   freed, when the request cannot be made. */
+static cov_model *with_request(cov_model *result, char *error, int32_t error_size) {
+    ov_status_e status = ov_compiled_model_create_infer_request(result->compiled, &result->request);
+    if (status != OK) {
+        fail(error, error_size, "no inference request", status);
+        ov_compiled_model_free(result->compiled);
+        free(result->imported);
+        free(result);
         return NULL;
     }
+    return result;
+}
+
+cov_model *cov_load(const char *path, const int64_t *dims, int32_t rank, int32_t threads, char *error,
+                    int32_t error_size) {
+    if (start_core(error, error_size) != 0) return NULL;
     if (rank <= 0 || rank > 8 || threads <= 0) {
         snprintf(error, (size_t)error_size, "bad input shape or thread count");
         return NULL;
@@ -122,14 +142,7 @@ cov_model *cov_load(const char *path, const int64_t *dims, int32_t rank, int32_t
         free(result);
         return NULL;
     }
-    status = ov_compiled_model_create_infer_request(result->compiled, &result->request);
-    if (status != OK) {
-        fail(error, error_size, "no inference request", status);
-        ov_compiled_model_free(result->compiled);
-        free(result);
-        return NULL;
-    }
-    return result;
+    return with_request(result, error, error_size);
 }
 
 int32_t cov_export(cov_model *model, const char *path, char *error, int32_t error_size) {
@@ -142,11 +155,7 @@ int32_t cov_export(cov_model *model, const char *path, char *error, int32_t erro
 }
 
 cov_model *cov_import(const void *content, size_t size, int32_t threads, char *error, int32_t error_size) {
-    pthread_once(&shared_core_once, create_shared_core);
-    if (shared_core_status != OK) {
-        fail(error, error_size, "the OpenVINO runtime could not start", shared_core_status);
-        return NULL;
-    }
+    if (start_core(error, error_size) != 0) return NULL;
     if (content == NULL || size == 0 || threads <= 0) {
         snprintf(error, (size_t)error_size, "no compiled network, or a bad thread count");
         return NULL;
@@ -176,23 +185,11 @@ cov_model *cov_import(const void *content, size_t size, int32_t threads, char *e
         return NULL;
     }
     result->imported = copy;
-    status = ov_compiled_model_create_infer_request(result->compiled, &result->request);
-    if (status != OK) {
-        fail(error, error_size, "no inference request", status);
-        ov_compiled_model_free(result->compiled);
-        free(copy);
-        free(result);
-        return NULL;
-    }
-    return result;
+    return with_request(result, error, error_size);
 }
 
 int32_t cov_check(const char *path, char *error, int32_t error_size) {
-    pthread_once(&shared_core_once, create_shared_core);
-    if (shared_core_status != OK) {
-        fail(error, error_size, "the OpenVINO runtime could not start", shared_core_status);
-        return -1;
-    }
+    if (start_core(error, error_size) != 0) return -1;
     ov_model_t *model = NULL;
     ov_status_e status = ov_core_read_model(shared_core, path, NULL, &model);
     if (status != OK) {

@@ -204,10 +204,10 @@ public struct NetworkCache: Sendable, Equatable {
         return wanted.compactMap { key in lines.first { $0.hasPrefix(key) }.map(String.init) }.joined(separator: "\n")
     }()
 
-    static func sha256<Bytes: DataProtocol>(_ bytes: Bytes) -> [UInt8] {
+    /// SHA-256 of `bytes` (a slice of a file read whole is digested in place, not copied).
+    static func sha256(_ bytes: Data) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
-        let contiguous = Data(bytes)
-        let ok = contiguous.withUnsafeBytes { ccrypto_sha256($0.baseAddress, $0.count, &digest) }
+        let ok = bytes.withUnsafeBytes { ccrypto_sha256($0.baseAddress, $0.count, &digest) }
         return ok == 1 ? digest : []
     }
 

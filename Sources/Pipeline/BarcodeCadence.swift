@@ -43,9 +43,9 @@ public struct BarcodeCadence: Sendable {
     private var heldUp: (region: NormalizedRect?, since: Double)?
     /// Whether a thorough scan since `heldUp` last moved, and every scan after it, found nothing.
     private var foundEmpty = false
-    /// The last scan asked for, and when.
-    private var pending: Scan?
+    /// When the last scan was asked for, and whether it was thorough.
     private var lastScan = -Double.infinity
+    private var lastScanThorough = false
 
     public init(thoroughEvery: Int, restingScanEvery: Double = BarcodeCadence.liveRestingScanEvery) {
         self.thoroughEvery = max(1, thoroughEvery)
@@ -59,8 +59,10 @@ public struct BarcodeCadence: Sendable {
             foundEmpty = false
         }
         let scan = scan(sceneChanged: sceneChanged, time: time)
-        pending = scan == .reuse ? nil : scan
-        if scan != .reuse { lastScan = time }
+        if scan != .reuse {
+            lastScan = time
+            lastScanThorough = scan == .thorough
+        }
         return scan
     }
 
@@ -68,10 +70,9 @@ public struct BarcodeCadence: Sendable {
     public mutating func scanned(foundAnything: Bool) {
         if foundAnything {
             foundEmpty = false
-        } else if pending == .thorough, let heldUp, lastScan - heldUp.since >= restingScanEvery {
+        } else if lastScanThorough, let heldUp, lastScan - heldUp.since >= restingScanEvery {
             foundEmpty = true
         }
-        pending = nil
     }
 
     private mutating func scan(sceneChanged: Bool, time: Double) -> Scan {

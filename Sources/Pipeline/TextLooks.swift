@@ -194,13 +194,7 @@ public struct TextLooks: Sendable {
     public static func keeping(_ lines: [DetectedLine], of look: Look, in plan: [Look]) -> [DetectedLine] {
         let closer = plan.filter { $0.scale > look.scale }.map(\.rect)
         guard !closer.isEmpty else { return lines }
-        return lines.filter { line in
-            !closer.contains { rect in
-                line.quad.corners.allSatisfy { c in
-                    Double(rect.x) <= c.x && c.x <= Double(rect.x + rect.width) && Double(rect.y) <= c.y && c.y <= Double(rect.y + rect.height)
-                }
-            }
-        }
+        return lines.filter { line in !closer.contains { rect in line.quad.corners.allSatisfy(rect.contains) } }
     }
 
     /// `earlier` lines with `later` ones (a later look's) added, each line once: a line found by two

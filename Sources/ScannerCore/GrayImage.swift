@@ -87,6 +87,11 @@ public struct PixelRect: Sendable, Equatable, CustomStringConvertible {
         return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
+    /// Whether `point` (pixel coordinates) lies inside this rectangle or on its edge.
+    public func contains(_ point: Point) -> Bool {
+        Double(x) <= point.x && point.x <= Double(x + width) && Double(y) <= point.y && point.y <= Double(y + height)
+    }
+
     /// The part of this rectangle inside `other`; nil when they do not overlap.
     public func intersection(_ other: PixelRect) -> PixelRect? {
         let x0 = max(x, other.x)

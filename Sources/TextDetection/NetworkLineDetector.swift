@@ -35,8 +35,8 @@ public final class NetworkLineDetector {
     public var preparesTransposed = false
 
     /// Reads the network once, so a missing or broken model is an error here; it is compiled for each
-    /// input size (and its transpose, `preparesTransposed`) when an image of that size first comes (a still image's own: a first compile for a
-    /// size no image has would cost ~0.2 s for nothing).
+    /// input size (and its transpose, `preparesTransposed`) when an image of that size first comes (a
+    /// still image's own: a first compile for a size no image has would cost ~0.2 s for nothing).
     public init(directory: String, shorterSideAtLeast: Int = 736, longerSideAtMost: Int = 2000) throws(InferenceError) {
         path = (directory as NSString).appendingPathComponent(Self.modelName)
         self.shorterSideAtLeast = shorterSideAtLeast
