@@ -34,6 +34,7 @@ public enum DaemonStatistics {
             "barcodeReadFailures": "\(s.barcodeReadFailures)",
             "barcodeScans": "\(s.barcodeScans)", "barcodeScansReused": "\(s.barcodeScansReused)",
             "barcodeFullResolutionScans": "\(s.barcodeFullResolutionScans)",
+            "barcodeAroundScans": "\(s.barcodeAroundScans)",
             "ocrPasses": "\(s.ocrPasses)", "ocrLinesRead": "\(s.ocrLinesRead)", "ocrConfirmingPasses": "\(s.ocrConfirmingPasses)",
             "ocrSkippedBlurred": "\(s.ocrSkippedBlurred)", "ocrSkippedUnchanged": "\(s.ocrSkippedUnchanged)",
             "ocrWholeFrameLooks": "\(s.ocrWholeFrameLooks)", "ocrWindowLooks": "\(s.ocrWindowLooks)", "ocrStackedReads": "\(s.ocrStackedReads)",

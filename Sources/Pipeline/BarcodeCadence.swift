@@ -18,17 +18,32 @@ import ScannerCore
 /// moves or a scan finds something. The wait before resting keeps a code that is only readable once
 /// the card has stopped from resting on the blurred scans of its coming in (the footage's label and
 /// sheet, unpaced: their codes added 9–13 frames late without it).
+///
+/// A label held still whose codes were found is scanned on every frame too, and for its codes' sake:
+/// their corners follow the hand. Once it has rested as above and a thorough scan found codes, the
+/// frames between two whole, thorough, scans (`restingScanEvery` apart) are scanned only around the
+/// codes the last scan found (`around`); a code that is not found there again ends the rest, and so
+/// does a move.
 public struct BarcodeCadence: Sendable {
     public enum Scan: Sendable, Equatable {
         case quick
         case thorough
         /// Nothing new to look at: the last result stands for the frame.
         case reuse
+        /// Only around the codes the last scan found: each one's neighbourhood, thoroughly.
+        case around
+    }
+
+    /// What the scans of a held-up region at rest found.
+    private enum Settled {
+        case empty
+        case codes
     }
 
     public let thoroughEvery: Int
     /// A held-up region still this long (s) and found empty by a thorough scan is scanned again at
-    /// most this often.
+    /// most this often; found to hold codes, it is scanned whole at most this often and around its
+    /// codes in between.
     public let restingScanEvery: Double
     /// `restingScanEvery` of the live pipeline: a still card without a code costs two scans a second
     /// instead of one a frame (the footage at realtime, 21 clips: 43.0 → 39.1 ms of CPU a frame, the
@@ -41,11 +56,14 @@ public struct BarcodeCadence: Sendable {
     /// What was held up when it last moved (`FrameLook.heldStill`; nil inside: nothing held up),
     /// and when.
     private var heldUp: (region: NormalizedRect?, since: Double)?
-    /// Whether a thorough scan since `heldUp` last moved, and every scan after it, found nothing.
-    private var foundEmpty = false
-    /// When the last scan was asked for, and whether it was thorough.
+    /// What a thorough scan since `heldUp` last moved found, where every scan after it agreed (found
+    /// nothing, or found codes); nil when there was none or a scan since disagreed.
+    private var settled: Settled?
+    /// When the last scan of the whole frame was asked for, and whether it was thorough.
     private var lastScan = -Double.infinity
     private var lastScanThorough = false
+    /// Whether the scan `next` last asked for was `around`.
+    private var lastScanAround = false
 
     public init(thoroughEvery: Int, restingScanEvery: Double = BarcodeCadence.liveRestingScanEvery) {
         self.thoroughEvery = max(1, thoroughEvery)
@@ -56,10 +74,13 @@ public struct BarcodeCadence: Sendable {
     public mutating func next(sceneChanged: Bool, heldUp region: NormalizedRect?, time: Double) -> Scan {
         if !(heldUp.map { FrameLook.heldStill(from: $0.region, to: region) } ?? false) {
             heldUp = (region, time)
-            foundEmpty = false
+            settled = nil
         }
         let scan = scan(sceneChanged: sceneChanged, time: time)
         if scan != .reuse {
+            lastScanAround = scan == .around
+        }
+        if scan == .quick || scan == .thorough {
             lastScan = time
             lastScanThorough = scan == .thorough
         }
@@ -68,10 +89,12 @@ public struct BarcodeCadence: Sendable {
 
     /// What the scan `next` last asked for found: anything at all, or nothing.
     public mutating func scanned(foundAnything: Bool) {
-        if foundAnything {
-            foundEmpty = false
+        if lastScanAround {
+            if !foundAnything { settled = nil }
         } else if lastScanThorough, let heldUp, lastScan - heldUp.since >= restingScanEvery {
-            foundEmpty = true
+            settled = foundAnything ? .codes : .empty
+        } else if settled == (foundAnything ? .empty : .codes) {
+            settled = nil
         }
     }
 
@@ -84,7 +107,13 @@ public struct BarcodeCadence: Sendable {
             return .thorough
         }
         resting = false
-        if foundEmpty && time - lastScan < restingScanEvery { return .reuse }
+        if let settled, time - lastScan < restingScanEvery { return settled == .empty ? .reuse : .around }
+        // The whole scans of a label at rest are thorough: a code only they read (zbar's) would
+        // otherwise drop out of the scans around the codes until a thorough one came round.
+        if settled == .codes {
+            scansSinceThorough = 0
+            return .thorough
+        }
         if let since = scansSinceThorough, since + 1 < thoroughEvery {
             scansSinceThorough = since + 1
             return .quick

@@ -21,6 +21,8 @@ final class BarcodeStage: @unchecked Sendable {
     var reused = 0
     /// Scans of the frame at full resolution.
     var fullResolutionScans = 0
+    /// Scans only around the codes found before (`BarcodeCadence.Scan.around`).
+    var aroundScans = 0
     /// Reads zxing-cpp failed, and why it last did (`BarcodeRecognizer.zxingFailures`).
     var readFailures: (count: Int, last: String?) { recognizer.zxingFailures }
     /// Consecutive frames that matched the last scanned one.
@@ -60,18 +62,55 @@ final class BarcodeStage: @unchecked Sendable {
             return lastResult
         }
         scans += 1
-        var found: [RecognizedItem]
+        var source = image
         if fullResolution, let full = detail(), full.width > image.width {
             fullResolutionScans += 1
-            found = recognizer.items(in: full, area: area, thorough: next == .thorough)
+            source = full
+        }
+        var found: [RecognizedItem]
+        if next == .around {
+            aroundScans += 1
+            found = Self.neighbourhoods(of: lastResult, within: area).reduce(into: []) { found, place in
+                found = Self.merge(found, recognizer.items(in: source, area: place, thorough: true))
+            }
         } else {
-            found = recognizer.items(in: image, area: area, thorough: next == .thorough)
+            found = recognizer.items(in: source, area: area, thorough: next == .thorough)
         }
         cadence.scanned(foundAnything: !found.isEmpty)
         // Come to rest: the thorough look adds to what the last scan of this scene found.
         if !changed { found = Self.merge(lastResult, found) }
         lastResult = found
         return found
+    }
+
+    /// Where to look again for `items` (`BarcodeCadence.Scan.around`): each one's bounding box widened
+    /// on every side by `FrameLook.stillRegionTolerance` — as far as a held card may move without
+    /// counting as moved —, clipped to `area`, overlapping ones joined into one.
+    static func neighbourhoods(of items: [RecognizedItem], within area: NormalizedRect) -> [NormalizedRect] {
+        let margin = FrameLook.stillRegionTolerance
+        var places: [NormalizedRect] = items.compactMap { item in
+            let box = item.bounds.boundingBox
+            let widened = NormalizedRect(
+                x: box.minX - margin, y: box.minY - margin, width: box.maxX - box.minX + 2 * margin, height: box.maxY - box.minY + 2 * margin)
+            return widened.intersection(area)
+        }
+        var joined = true
+        while joined {
+            joined = false
+            outer: for i in places.indices {
+                for j in places.indices where j > i && places[i].intersection(places[j]) != nil {
+                    let a = places[i]
+                    let b = places.remove(at: j)
+                    let x0 = min(a.x, b.x)
+                    let y0 = min(a.y, b.y)
+                    places[i] = NormalizedRect(
+                        x: x0, y: y0, width: max(a.x + a.width, b.x + b.width) - x0, height: max(a.y + a.height, b.y + b.height) - y0)
+                    joined = true
+                    break outer
+                }
+            }
+        }
+        return places
     }
 
     /// `found` plus what `more` found that `found` does not already hold at the same place (one

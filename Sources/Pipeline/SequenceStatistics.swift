@@ -8,6 +8,7 @@ public struct SequenceStatistics: Sendable, Equatable {
         barcodeScans = barcodes.scans
         barcodeScansReused = barcodes.reused
         barcodeFullResolutionScans = barcodes.fullResolutionScans
+        barcodeAroundScans = barcodes.aroundScans
         barcodeReadFailures = barcodes.readFailures.count
         barcodeLastReadFailure = barcodes.readFailures.last
         ocrPasses = text?.passes ?? 0
@@ -29,6 +30,8 @@ public struct SequenceStatistics: Sendable, Equatable {
     public var barcodeScansReused = 0
     /// Barcode scans of the frame at full resolution.
     public var barcodeFullResolutionScans = 0
+    /// Barcode scans only around the codes found before (a label held still).
+    public var barcodeAroundScans = 0
     /// Barcode reads zxing-cpp failed (they found nothing), and the last one's reason.
     public var barcodeReadFailures = 0
     public var barcodeLastReadFailure: String?

@@ -73,6 +73,46 @@ import Testing
         #expect(!scans(45, moved, found: true).contains(.reuse))
     }
 
+    /// A label held still whose codes were found: once it has rested and a thorough scan found codes,
+    /// the frames between whole scans (every `restingScanEvery`) are scanned around its codes; a code
+    /// not found there ends it (every frame scanned whole again), and so does a move.
+    @Test func aStillLabelWithCodesIsScannedAroundThemBetweenWholeScans() {
+        let label = NormalizedRect(x: 0.2, y: 0.2, width: 0.5, height: 0.4)
+        var cadence = BarcodeCadence(thoroughEvery: 3, restingScanEvery: 0.5)
+        var time = 0.0
+        func scans(_ frames: Int, _ region: NormalizedRect?, found: Bool = true) -> [BarcodeCadence.Scan] {
+            (0..<frames).map { _ in
+                time += 1.0 / 30
+                let scan = cadence.next(sceneChanged: true, heldUp: region, time: time)
+                if scan != .reuse { cadence.scanned(foundAnything: found) }
+                return scan
+            }
+        }
+        // Coming to rest: every frame scanned whole.
+        #expect(scans(15, label).allSatisfy { $0 == .quick || $0 == .thorough })
+        // Rested: around the codes on most frames, a whole scan every half second, never a reuse.
+        let resting = scans(60, label)
+        #expect(!resting.contains(.reuse))
+        #expect(resting.filter { $0 == .around }.count >= 45, "\(resting)")
+        let whole = resting.filter { $0 == .quick || $0 == .thorough }.count
+        #expect(whole >= 3 && whole <= 7, "\(resting)")
+        // A code not found around its place: the next frame is scanned whole.
+        time += 1.0 / 30
+        var scan = cadence.next(sceneChanged: true, heldUp: label, time: time)
+        if scan != .around {
+            scan = scans(20, label).first { $0 == .around } ?? scan
+        }
+        #expect(scan == .around)
+        cadence.scanned(foundAnything: false)
+        #expect(scans(1, label) != [.around])
+        // A move ends the rest: every changed frame scanned whole.
+        let moved = NormalizedRect(x: label.x + 0.2, y: label.y, width: label.width, height: label.height)
+        #expect(scans(14, moved).allSatisfy { $0 == .quick || $0 == .thorough })
+        // An unchanged frame is never scanned around: the last result stands.
+        _ = scans(40, moved)
+        #expect(cadence.next(sceneChanged: false, heldUp: moved, time: time) != .around)
+    }
+
     /// Nothing held up and a scene the gate sees change (light, noise) rests the same way; a card
     /// coming in ends the rest at once.
     @Test func theDeskRestsAndACardComingInEndsIt() {

@@ -246,6 +246,37 @@ import Tracking
         #expect(stage.scans == 2 && stage.reused == Pipeline.idleAfterFrames)
     }
 
+    /// A label held still whose codes were found (issue #56): once at rest, its frames between whole
+    /// scans are scanned only around the four codes, which are found on every frame where the hand's
+    /// jitter has moved them.
+    @Test func aStillLabelIsScannedAroundItsCodesAndFollowed() throws {
+        let codes = try image("multiple.jpg")
+        let stage = try BarcodeStage(options: ScanOptions(quality: .balanced))
+        let all: Set = ["MULTI-QR-LEFT", "MULTI-QR-RIGHT", "4006381333931", "MULTI-128"]
+        var firstLeft: Double?
+        for n in 0..<60 {
+            let shift = n % 3
+            var jittered = GrayImage(width: codes.width, height: codes.height, filledWith: 255)
+            for y in 0..<codes.height {
+                for x in 0..<(codes.width - shift) { jittered.pixels[y * jittered.stride + x + shift] = codes.pixels[y * codes.stride + x] }
+            }
+            // The gate sees every frame change (a hand's jitter); what is held up stays put.
+            let look = FrameLook(
+                thumbnail: (0..<1024).map { UInt8(truncatingIfNeeded: $0 * 7 + n * 91) }, sharpness: 1, brightness: 128, saturated: 0,
+                heldUp: true, changed: [], heldUpRegion: NormalizedRect(x: 0.02, y: 0.05, width: 0.9, height: 0.85))
+            let aroundBefore = stage.aroundScans
+            let found = stage.scan(jittered, look: look, time: Double(n) / 30)
+            // A quick scan of the whole frame may miss the EAN-13 (zbar reads it); around, every code is found.
+            if stage.aroundScans > aroundBefore { #expect(Set(found.map(\.payload)) == all, "frame \(n): \(found.map(\.payload))") }
+            let left = try #require(found.first { $0.payload == "MULTI-QR-LEFT" }).bounds.boundingBox.minX
+            if n == 0 { firstLeft = left }
+            let expected = try #require(firstLeft) + Double(shift) / Double(codes.width)
+            #expect(abs(left - expected) < 1.5 / Double(codes.width), "frame \(n): the code's corners follow it")
+        }
+        #expect(stage.aroundScans >= 30, "scans: \(stage.scans), around: \(stage.aroundScans)")
+        #expect(stage.reused == 0)
+    }
+
     /// A still scene is not read again once its lines are settled, nor after 2 s of lines that never
     /// settle (noise on a still desk makes new clutter "lines" on every pass); a change is always read.
     @Test func aStillSceneIsReadUntilItsLinesSettleOrForTwoSeconds() {
