@@ -22,7 +22,7 @@ import ScannerCore
 /// A label held still whose codes were found is scanned on every frame too, and for its codes' sake:
 /// their corners follow the hand. Once it has rested as above and a thorough scan found codes, the
 /// frames between two whole, thorough, scans (`restingScanEvery` apart) are scanned only around the
-/// codes the last scan found (`around`); a code that is not found there again ends the rest, and so
+/// codes the last scan found (`around`); any of them not found there again ends the rest, and so
 /// does a move.
 public struct BarcodeCadence: Sendable {
     public enum Scan: Sendable, Equatable {
@@ -87,10 +87,13 @@ public struct BarcodeCadence: Sendable {
         return scan
     }
 
-    /// What the scan `next` last asked for found: anything at all, or nothing.
-    public mutating func scanned(foundAnything: Bool) {
+    /// What the scan `next` last asked for found: anything at all, or nothing; and, for a scan
+    /// `around` the codes found before, whether any of them was not found again (a sheet starting to
+    /// move: its codes found again only by a whole scan half a second later, far from where they
+    /// were, became second items).
+    public mutating func scanned(foundAnything: Bool, lostAny: Bool = false) {
         if lastScanAround {
-            if !foundAnything { settled = nil }
+            if !foundAnything || lostAny { settled = nil }
         } else if lastScanThorough, let heldUp, lastScan - heldUp.since >= restingScanEvery {
             settled = foundAnything ? .codes : .empty
         } else if settled == (foundAnything ? .empty : .codes) {
