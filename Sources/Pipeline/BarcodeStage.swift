@@ -76,7 +76,8 @@ final class BarcodeStage: @unchecked Sendable {
         } else {
             found = recognizer.items(in: source, area: area, thorough: next == .thorough)
         }
-        let lostAny = next == .around && lastResult.contains { code in !found.contains { $0.symbology == code.symbology && $0.payload == code.payload } }
+        let lostAny =
+            next == .around && lastResult.contains { code in !found.contains { $0.symbology == code.symbology && $0.payload == code.payload } }
         cadence.scanned(foundAnything: !found.isEmpty, lostAny: lostAny)
         // Come to rest: the thorough look adds to what the last scan of this scene found.
         if !changed { found = Self.merge(lastResult, found) }
