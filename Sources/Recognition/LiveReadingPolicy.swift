@@ -25,7 +25,11 @@ public enum LiveReadingPolicy {
         public var confidence: Double
         /// It reads only a part of what the line said (`readsAPart`).
         public var part: Bool
-        /// Said nothing asked for, but may be a misread of something that is: its text.
+        /// Said nothing asked for, but may be a misread of something that is: its letters and digits
+        /// (`LineSchedule` takes two reads in doubt to agree when these are the same). Spaces and
+        /// punctuation are what a recognizer varies most and no misread item hangs on them: a phone's
+        /// `Last seen 12:41 · 23 Nov 2026`, read with `-`, `·` or neither, never agreed, was read on
+        /// every pass (25 reads in 15 s) and the text stage never rested (the footage's phone, 2026-12-07).
         public var doubt: String?
     }
 
@@ -37,7 +41,7 @@ public enum LiveReadingPolicy {
     ) -> Verdict {
         let items = admitted(read?.items ?? [], believed: believed)
         let part = readsAPart(read?.items ?? [], admitted: items, of: earlier)
-        let doubt = read.flatMap { ReadingFusion.mayBeTyped($0.text) ? $0.text : nil }
+        let doubt = read.flatMap { ReadingFusion.mayBeTyped($0.text) ? String($0.text.filter { $0.isLetter || $0.isNumber }) : nil }
         // Such a read of a line that said something typed is no evidence against it: a misread,
         // taken as garbage is (the line goes on saying it, `LineSchedule.standing`). Receipt seed 1
         // (unpaced, 2026-11-26): its phone number, read in doubt twice after it was added, was

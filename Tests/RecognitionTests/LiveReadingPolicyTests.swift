@@ -56,14 +56,26 @@ import Testing
         let clutter = LiveReadingPolicy.judge(([], 0.3, "x ="), earlier: [], believed: nil)
         #expect(clutter.unconfident && clutter.doubt == nil && clutter.items.isEmpty)
         let misread = LiveReadingPolicy.judge(([], 0.9, "+1 512 555 O173"), earlier: [phone], believed: nil)
-        #expect(misread.unconfident && misread.doubt == "+1 512 555 O173")
+        #expect(misread.unconfident && misread.doubt == "1512555O173")
         let inDoubt = LiveReadingPolicy.judge(([], 0.9, "+1 512 555 O173"), earlier: [], believed: nil)
-        #expect(!inDoubt.unconfident && inDoubt.doubt == "+1 512 555 O173")
+        #expect(!inDoubt.unconfident && inDoubt.doubt == "1512555O173")
         let plain = LiveReadingPolicy.judge(([], 0.9, "Opening hours"), earlier: [phone], believed: nil)
         #expect(!plain.unconfident && plain.doubt == nil && plain.confidence == 0.9)
         let typed = LiveReadingPolicy.judge(([phone], 0.9, "+1 512 555 0173"), earlier: [], believed: nil)
         #expect(!typed.unconfident && typed.keys == ["telephoneNumber +15125550173"])
         let nothing = LiveReadingPolicy.judge(nil, earlier: [phone], believed: nil)
         #expect(nothing.unconfident && nothing.confidence == 0)
+    }
+
+    /// Two reads in doubt say the same when their letters and digits are the same: a phone screen's
+    /// `Last seen 12:41 · 23 Nov 2026` read with `-`, `·` or neither agrees, so the line is settled
+    /// (`LineSchedule`: reads in doubt agree when their doubts are equal) instead of read on every
+    /// pass; a digit read differently still disagrees.
+    @Test func readsInDoubtAgreeOnTheirLettersAndDigits() {
+        let reads = ["Last seen 12:41 - 23 Nov 2026", "Last seen 12:41 ·23 Nov 2026", "Last seen 12:41·23 Nov 2026"]
+        let doubts = reads.map { LiveReadingPolicy.judge(([], 0.95, $0), earlier: [], believed: nil).doubt }
+        #expect(doubts.allSatisfy { $0 != nil } && Set(doubts).count == 1, "\(doubts)")
+        let misread = LiveReadingPolicy.judge(([], 0.95, "Last seen 12:47 - 23 Nov 2026"), earlier: [], believed: nil).doubt
+        #expect(misread != nil && misread != doubts[0])
     }
 }
