@@ -660,6 +660,7 @@ def film(doc, kind, rng, nrng, width, height, fps, seconds, exposure=None, scale
             truth_items.append(entry)
 
     previous_center = None
+    glare_offset = None
     for f in range(frames):
         frame = background.copy()
         center = shot.center(f) if shot else None
@@ -683,7 +684,15 @@ def film(doc, kind, rng, nrng, width, height, fps, seconds, exposure=None, scale
             bx1 = min(width + reach, math.ceil(max(x for x, _ in corners)) + reach)
             by1 = min(height + reach, math.ceil(max(y for _, y in corners)) + reach)
             if getattr(doc, "glossy", False):
-                gx = int(center[0] + rng.uniform(-0.2, 0.2) * width)
+                # The glare band lies where the light falls on the screen: placed by the clip's first
+                # draw, then swaying with the hand by ~1 % of the frame. (It was drawn anew on every
+                # frame, up to 0.4 of the frame away from the last: a glare that jumps is no held
+                # screen's, and it changed the look of every line of the phone on every frame.) One
+                # draw a frame as before, so the rest of the clip is made of the same draws.
+                sway = rng.uniform(-1, 1)
+                if glare_offset is None:
+                    glare_offset = 0.2 * sway
+                gx = int(center[0] + (glare_offset + 0.01 * sway) * width)
             if bx1 > bx0 and by1 > by0:
                 box = (bx1 - bx0, by1 - by0)
                 to_box = np.array([[1, 0, -bx0], [0, 1, -by0], [0, 0, 1]], np.float64) @ to_frame
