@@ -90,27 +90,19 @@ final class BarcodeStage: @unchecked Sendable {
     /// counting as moved —, clipped to `area`, overlapping ones joined into one.
     static func neighbourhoods(of items: [RecognizedItem], within area: NormalizedRect) -> [NormalizedRect] {
         let margin = FrameLook.stillRegionTolerance
-        var places: [NormalizedRect] = items.compactMap { item in
+        let widened = items.compactMap { item in
             let box = item.bounds.boundingBox
-            let widened = NormalizedRect(
-                x: box.minX - margin, y: box.minY - margin, width: box.maxX - box.minX + 2 * margin, height: box.maxY - box.minY + 2 * margin)
-            return widened.intersection(area)
+            return NormalizedRect(
+                x: box.minX - margin, y: box.minY - margin, width: box.maxX - box.minX + 2 * margin, height: box.maxY - box.minY + 2 * margin
+            ).intersection(area)
         }
-        var joined = true
-        while joined {
-            joined = false
-            outer: for i in places.indices {
-                for j in places.indices where j > i && places[i].intersection(places[j]) != nil {
-                    let a = places[i]
-                    let b = places.remove(at: j)
-                    let x0 = min(a.x, b.x)
-                    let y0 = min(a.y, b.y)
-                    places[i] = NormalizedRect(
-                        x: x0, y: y0, width: max(a.x + a.width, b.x + b.width) - x0, height: max(a.y + a.height, b.y + b.height) - y0)
-                    joined = true
-                    break outer
-                }
+        // The places kept never overlap: each new one takes in every place it overlaps, as it grows.
+        var places: [NormalizedRect] = []
+        for var place in widened {
+            while let overlapping = places.firstIndex(where: { $0.intersection(place) != nil }) {
+                place = place.union(places.remove(at: overlapping))
             }
+            places.append(place)
         }
         return places
     }

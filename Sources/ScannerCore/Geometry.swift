@@ -159,6 +159,13 @@ public struct NormalizedRect: Sendable, Equatable, CustomStringConvertible {
         return NormalizedRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
+    /// The smallest rectangle holding both.
+    public func union(_ other: NormalizedRect) -> NormalizedRect {
+        let x0 = min(x, other.x)
+        let y0 = min(y, other.y)
+        return NormalizedRect(x: x0, y: y0, width: max(x + width, other.x + other.width) - x0, height: max(y + height, other.y + other.height) - y0)
+    }
+
     public func contains(_ point: Point) -> Bool {
         point.x >= x && point.x <= x + width && point.y >= y && point.y <= y + height
     }

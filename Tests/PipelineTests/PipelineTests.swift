@@ -277,6 +277,21 @@ import Tracking
         #expect(stage.reused == 0)
     }
 
+    /// Where a scan around a label's codes looks: each code's box widened by the held-still tolerance,
+    /// clipped to the region of interest; codes whose places overlap are looked at in one place.
+    @Test func theNeighbourhoodsOfCodesJoinWhereTheyOverlap() {
+        func code(_ x: Double, _ y: Double) -> RecognizedItem {
+            RecognizedItem(kind: .barcode, payload: "\(x),\(y)", bounds: Quad(x: x, y: y, width: 0.1, height: 0.1), confidence: 1)
+        }
+        let margin = FrameLook.stillRegionTolerance
+        let places = BarcodeStage.neighbourhoods(of: [code(0.1, 0.1), code(0.25, 0.12), code(0.7, 0.7)], within: .full)
+        #expect(places.count == 2, "\(places)")
+        let joined = NormalizedRect(x: 0.1 - margin, y: 0.1 - margin, width: 0.25 + 2 * margin, height: 0.12 + 2 * margin)
+        #expect(places.contains { abs($0.x - joined.x) < 1e-9 && abs($0.width - joined.width) < 1e-9 && abs($0.height - joined.height) < 1e-9 })
+        let clipped = BarcodeStage.neighbourhoods(of: [code(0.7, 0.7)], within: NormalizedRect(x: 0, y: 0, width: 0.75, height: 1))
+        #expect(clipped.count == 1 && abs(clipped[0].x + clipped[0].width - 0.75) < 1e-9)
+    }
+
     /// A still scene is not read again once its lines are settled, nor after 2 s of lines that never
     /// settle (noise on a still desk makes new clutter "lines" on every pass); a change is always read.
     @Test func aStillSceneIsReadUntilItsLinesSettleOrForTwoSeconds() {
