@@ -73,4 +73,7 @@ public struct FrameLooker: Sendable {
 struct LookedFrame: Sendable {
     var frame: Frame
     var look: FrameLook
+    /// When it was looked at (the trackers' clock, seconds): a stage may read it later than that
+    /// (`Mailbox.takeFollowing`).
+    var time: Double
 }

@@ -162,7 +162,7 @@ public final class Pipeline: @unchecked Sendable {
         let configuration = self.configuration
         framesScanned += 1
         metrics.record(.capture)
-        let looked = LookedFrame(frame: frame, look: looker.look(at: frame.image, time: time))
+        let looked = LookedFrame(frame: frame, look: looker.look(at: frame.image, time: time), time: time)
         var step = StepResult(frame: frame.index, time: time, generation: barcodeGeneration)
         var observations = FrameObservations(frame: frame.index, time: time, barcodes: barcodeStep(looked, time: time), text: nil)
         if let text {
@@ -210,7 +210,11 @@ public final class Pipeline: @unchecked Sendable {
         // The text thread runs even when no text type is wanted yet: a `set` or a reload may ask for
         // text later, and frames reach it only while some text type is wanted.
         startWorker(workers, name: "scannerd-text") { [self] in
-            while var looked = textBox.take() {
+            // A pass that left lines awaiting their confirming read is confirmed on the frame after
+            // its own (`TextCadence.confirmsNext`), not on the newest one a slow pass left behind.
+            var following = false
+            while var looked = (following ? textBox.takeFollowing() ?? textBox.take() : textBox.take()) {
+                following = false
                 takeStages(since: &textGeneration, stages: [.text])
                 guard let text else { continue }
                 let configuration = self.configuration
@@ -240,6 +244,7 @@ public final class Pipeline: @unchecked Sendable {
                     step.endsTextPass = true
                 }
                 commit(step)
+                following = cadence.confirmsNext(awaitsConfirmation: text.awaitsConfirmation)
             }
         }
         // Documents on a thread of their own: a pass (~15 ms) on the barcode thread would slow every
@@ -269,7 +274,8 @@ public final class Pipeline: @unchecked Sendable {
                 metrics.record(.capture)
                 // Paused: the source skips frames itself (`setPaused`); one already on its way is dropped.
                 if state.withLock({ $0.pause.paused }) { return }
-                let looked = LookedFrame(frame: frame, look: looker.look(at: frame.image, time: clock()))
+                let now = clock()
+                let looked = LookedFrame(frame: frame, look: looker.look(at: frame.image, time: now), time: now)
                 barcodeBox.put(looked)
                 let wanted = posted.withLock { ($0.stages.text != nil, $0.stages.documents != nil) }
                 if wanted.0 { textBox.put(looked) }
@@ -334,7 +340,11 @@ public final class Pipeline: @unchecked Sendable {
         let frame = looked.frame
         let reading = metrics.measure(
             .text,
-            { text.read(frame.image, look: looked.look, detail: frame.fullResolution, believed: believed, time: time, confirming: confirming) },
+            {
+                text.read(
+                    frame.image, look: looked.look, detail: frame.fullResolution, believed: believed, time: time, frameTime: looked.time,
+                    confirming: confirming)
+            },
             ran: { _ in text.passes > passesBefore })
         metrics.failures(.detection, total: text.detectionFailures.count)
         metrics.failures(.reading, total: text.readFailures)

@@ -10,9 +10,14 @@
 ///   multiple of the interval get the regular pass, the frame after one the confirming pass: every
 ///   decision a function of the frame index, so a replay gives the same events on every run.
 /// - `seconds`: the camera's newest frame, whenever the text thread is free. At most one regular
-///   pass per interval; a frame that comes early gets the confirming pass (one, not two in a row)
-///   or `wait`: the caller sleeps until the pass is due, asks again, and gets `pass` (on the
-///   newest frame by then).
+///   pass per interval; a frame that comes early waits (`wait`: the caller sleeps until the pass is
+///   due, asks again, and gets `pass` on the newest frame by then). A pass that leaves lines awaiting
+///   their confirming read is followed by the confirming pass, early or late (one, not two in a
+///   row), and the caller gives it the frame that came right after the pass's own
+///   (`confirmsNext`, `Mailbox.takeFollowing`), as a replay does: a regular pass of a look and six
+///   reads takes ~8 frame times (1280×720, bf16), and confirmed on the newest frame after it — or,
+///   the pass being late, on the next regular pass — a phone number was added that much later than
+///   in a replay (docs/benchmarks.md).
 public struct TextCadence: Sendable, Equatable {
     public enum Clock: Sendable, Equatable {
         /// A regular pass on each frame whose index is a multiple of this.
@@ -33,7 +38,8 @@ public struct TextCadence: Sendable, Equatable {
     public var clock: Clock
     /// When the last regular pass began (`seconds`).
     private var lastPass = -Double.infinity
-    private var lastWasConfirming = false
+    /// The last pass (`seconds`) was a regular one: its confirming pass may follow.
+    private var lastWasRegular = false
     /// `wait` was said (`seconds`): the caller waited, and the next call is the pass.
     private var waited = false
 
@@ -61,18 +67,27 @@ public struct TextCadence: Sendable, Equatable {
             if phase == 1 && awaitsConfirmation { return .confirmingPass }
             return .wait(until: Double(frame - phase + every))
         case .seconds(let interval):
-            let due = lastPass + interval
-            let early = time < due && !waited
-            waited = false
-            let confirming = early && !lastWasConfirming && awaitsConfirmation
-            if early && !confirming {
-                waited = true
-                return .wait(until: due)
+            if confirmsNext(awaitsConfirmation: awaitsConfirmation) {
+                lastWasRegular = false
+                return .confirmingPass
             }
-            lastWasConfirming = confirming
-            if confirming { return .confirmingPass }
+            let early = time < lastPass + interval && !waited
+            waited = false
+            if early {
+                waited = true
+                return .wait(until: lastPass + interval)
+            }
+            lastWasRegular = true
             lastPass = time
             return .pass
         }
+    }
+
+    /// Whether the next call (the last pass having left lines awaiting their confirming read or not)
+    /// is the confirming pass, whatever the frame, so that the caller can give it the frame after
+    /// the last pass's (`seconds`; in `frames` the frame's index decides).
+    public func confirmsNext(awaitsConfirmation: Bool) -> Bool {
+        guard case .seconds = clock else { return false }
+        return awaitsConfirmation && lastWasRegular
     }
 }

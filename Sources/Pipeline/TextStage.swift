@@ -116,14 +116,17 @@ final class TextStage: @unchecked Sendable {
     ///     needs every pixel the camera sent); nil → `image`.
     ///   - believed: what the tracker has added (`believed(_:)`): a line is read until what it says is.
     ///   - time: the trackers' clock, seconds.
+    ///   - frameTime: when the frame was looked at, if earlier than `time` (a confirming pass reads
+    ///     the frame after the last pass's, `Mailbox.takeFollowing`): guidance measures motion
+    ///     between frames by it.
     ///   - confirming: a confirming pass (`awaitsConfirmation`): only the lines awaiting their
     ///     confirming read are read, and nil is returned when none is found.
     func read(
         _ image: GrayImage, look: FrameLook, detail: () -> GrayImage? = { nil }, believed: Set<String>? = nil, time: Double,
-        confirming: Bool = false
+        frameTime: Double? = nil, confirming: Bool = false
     ) -> PassText? {
         let thumbnail = look.thumbnail
-        defer { guidanceSample = sample(look, time: time) }
+        defer { guidanceSample = sample(look, time: time, frameTime: frameTime ?? time) }
         let unchanged = gate.isUnchanged(thumbnail)
         let resting = !confirming && tuning.stage.rests(settled: settled, heldUp: look.heldUpRegion, time: time)
         if resting
@@ -287,15 +290,15 @@ final class TextStage: @unchecked Sendable {
         linesSeen = (time, measured ? tallest : (linesSeen?.textHeight ?? .infinity))
     }
 
-    private func sample(_ look: FrameLook, time: Double) -> GuidanceSample {
+    private func sample(_ look: FrameLook, time: Double, frameTime: Double) -> GuidanceSample {
         let thumbnail = look.thumbnail
-        defer { previous = (thumbnail, time) }
+        defer { previous = (thumbnail, frameTime) }
         let count = Double(max(1, thumbnail.count))
         // Change per 30th of a second: passes come every few frames, at a pace of their own.
         let motion =
             previous.map { previous in
                 Double(zip(previous.thumbnail, thumbnail).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / count
-                    / max(1, (time - previous.time) * 30)
+                    / max(1, (frameTime - previous.time) * 30)
             } ?? 0
         let recent = linesSeen.flatMap { time - $0.time <= tuning.stage.guidanceLinesLast ? $0 : nil }
         return GuidanceSample(

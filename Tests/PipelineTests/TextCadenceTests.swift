@@ -49,6 +49,24 @@ import Testing
         #expect(cadence.next(frame: 4, time: 1.1875, awaitsConfirmation: false) == .wait(until: 1.25))
     }
 
+    /// A pass slower than the interval (a look and six reads: ~8 frame times) is still followed by
+    /// its confirming pass, which the caller gives the frame after the pass's (`confirmsNext`); one
+    /// confirming pass, not one on each side of a wait.
+    @Test func secondsConfirmAfterASlowPassToo() {
+        var cadence = TextCadence(.seconds(0.125))
+        #expect(cadence.next(frame: 0, time: 1.0, awaitsConfirmation: false) == .pass)
+        #expect(cadence.confirmsNext(awaitsConfirmation: true))
+        #expect(!cadence.confirmsNext(awaitsConfirmation: false))
+        #expect(cadence.next(frame: 1, time: 1.25, awaitsConfirmation: true) == .confirmingPass)
+        #expect(!cadence.confirmsNext(awaitsConfirmation: true))
+        #expect(cadence.next(frame: 9, time: 1.28125, awaitsConfirmation: true) == .pass)
+        #expect(cadence.next(frame: 10, time: 1.3125, awaitsConfirmation: true) == .confirmingPass)
+        #expect(cadence.next(frame: 11, time: 1.34375, awaitsConfirmation: true) == .wait(until: 1.40625))
+        #expect(cadence.next(frame: 12, time: 1.40625, awaitsConfirmation: true) == .pass)
+        // A replay's clock: the frame's index decides, never the caller.
+        #expect(!TextCadence(.frames(every: 3)).confirmsNext(awaitsConfirmation: true))
+    }
+
     /// The quality level's interval in either clock: n frames, or n frame times at 30 fps; nonsense
     /// below one frame reads every frame.
     @Test func theQualityLevelsIntervalInEitherClock() {
