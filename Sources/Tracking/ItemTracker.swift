@@ -137,16 +137,29 @@ public struct ItemTracker: Sendable {
     /// only when it leads the others at its place. Several decodes of one symbol in one frame (zbar
     /// reads each scan line) all vote.
     private mutating func observeLinear(_ observation: RecognizedItem, _ frame: FrameObservations) -> [TrackerAction] {
-        // Same place: within `reach` of the track's centre.
+        // The track reading the same within a plausible jump is the symbol itself, before any track
+        // at its place: a sheet of codes carried away moves a row's height between two scans, the
+        // code above slid into a code's place and took its track, and the code itself, found a row
+        // lower, became a second item (the footage's sheet at realtime, seed 2: four codes).
+        // A track that took a sighting this frame takes no other from away from its place: two
+        // identical codes side by side are two tracks (`sameReading`).
         var candidates = tracks.indices.filter { i in
             let t = tracks[i]
-            return t.item.kind == .barcode && t.item.symbology == observation.symbology
-                && t.item.bounds.center.distance(to: observation.bounds.center) <= Self.reach(of: t, observation.bounds)
+            guard t.item.kind == .barcode && t.item.symbology == observation.symbology && t.item.payload == observation.payload else {
+                return false
+            }
+            let distance = t.item.bounds.center.distance(to: observation.bounds.center)
+            return distance <= Self.reach(of: t, observation.bounds) || (!t.matchedThisFrame && distance <= configuration.maximumJump)
         }
-        // Nothing at its place: the same reading within a plausible jump is the same symbol moved
-        // fast (a label swept out of view moves further in a frame than its code is long; measured
-        // at 640×480, it became a second item).
-        if candidates.isEmpty { candidates = sameReading(as: observation) }
+        // Else the track at its place, within `reach` of its centre: a misread lands on the track of
+        // what it misreads, to be voted out there.
+        if candidates.isEmpty {
+            candidates = tracks.indices.filter { i in
+                let t = tracks[i]
+                return t.item.kind == .barcode && t.item.symbology == observation.symbology
+                    && t.item.bounds.center.distance(to: observation.bounds.center) <= Self.reach(of: t, observation.bounds)
+            }
+        }
         let read = TextEvidence.Read(
             payload: observation.payload, transcript: nil, confidence: observation.confidence, details: observation.details,
             weight: Self.linearWeight(of: observation))

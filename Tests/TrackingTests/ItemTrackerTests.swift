@@ -132,6 +132,26 @@ struct Replay {
         #expect(replay.tracker.liveItems.count == 1)
     }
 
+    /// The footage's sheet (seed 2, realtime) carried away: its column of EAN-13s moved a row's height
+    /// between two scans, so the code above came to lie where a code was. Each decode goes to the
+    /// track reading the same, not to whatever track lies at its place: no second item, nothing taken
+    /// over by a neighbour.
+    @Test func aColumnOfCodesCarriedAwayKeepsEachCodesTrack() {
+        var replay = Replay()
+        let (upper, lower) = ("4000013929479", "4000014325423")
+        replay.steps(2, [ean13(upper, y: 0.58), ean13(lower, y: 0.69)])
+        #expect(replay.log == ["1 added 4000013929479 #01", "1 added 4000014325423 #02"])
+        // A row lower per scan, the upper code decoded first (top to bottom, as a scan finds them).
+        for step in 1...2 {
+            let shift = 0.11 * Double(step)
+            replay.step([ean13(upper, y: 0.58 + shift), ean13(lower, y: 0.69 + shift)])
+        }
+        #expect(replay.log.filter { !$0.contains(" updated ") } == ["1 added 4000013929479 #01", "1 added 4000014325423 #02"], "no second item")
+        let live = Dictionary(uniqueKeysWithValues: replay.tracker.liveItems.map { ($0.item.payload, $0.item.bounds.center.y) })
+        #expect(abs((live[upper] ?? 0) - 0.85) < 1e-9)
+        #expect(abs((live[lower] ?? 0) - 0.96) < 1e-9)
+    }
+
     /// At realtime on the generated label (seed 1) the EAN-13's item flipped between zbar's readings
     /// in `updated` events: once live, a payload changes only on the evidence that would add it.
     @Test func aLiveLinearItemDoesNotFlipOnSplitEvidence() {
@@ -172,8 +192,10 @@ struct Replay {
         replay.steps(2, [ean13("1781958637676", y: 0.85)])
         replay.steps(2)  // not read for two frames, while it moves up
         replay.step([ean13("2781278637676", y: 0.65)])  // a code's length away, misread
+        // The right reading, a plausible jump from the live item, joins it at once (before the
+        // misread's track at its place).
         replay.steps(3, [ean13("1781958637676", y: 0.6)])
-        #expect(replay.log == ["1 added 1781958637676 #01", "7 updated 1781958637676 #01"], "\(replay.log)")
+        #expect(replay.log == ["1 added 1781958637676 #01", "5 updated 1781958637676 #01"], "\(replay.log)")
         #expect(replay.tracker.liveItems.count == 1)
         #expect(abs((replay.tracker.liveItems.first?.item.bounds.center.y ?? 0) - 0.65) < 0.01, "it moved where it is now")
         // A second copy, in view together with the first: an item of its own.
