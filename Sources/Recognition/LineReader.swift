@@ -374,11 +374,15 @@ public struct LineItem: Sendable, Equatable {
     /// The item reaches an end of its line that is cut (`LineReader.cutEnds`): it may be a part of
     /// what is printed ("lo@…" of "hello@…"). Not enough to add an item; enough to keep one.
     public var reachesCutEnd: Bool
+    /// The cut end it reaches is its line's start: what came before it may be hidden (a number's
+    /// `Order #`), not only a part of it.
+    public var reachesCutStart: Bool
 
-    public init(item: RecognizedItem, span: ClosedRange<Double>, reachesCutEnd: Bool = false) {
+    public init(item: RecognizedItem, span: ClosedRange<Double>, reachesCutEnd: Bool = false, reachesCutStart: Bool = false) {
         self.item = item
         self.span = span
-        self.reachesCutEnd = reachesCutEnd
+        self.reachesCutEnd = reachesCutEnd || reachesCutStart
+        self.reachesCutStart = reachesCutStart
     }
 
     /// Both are typed, of one content type, over overlapping spans of the line: readings of the

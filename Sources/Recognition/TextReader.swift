@@ -197,11 +197,11 @@ public final class TextReader {
         let line = reading.line
         let lineText = line.text
         var items: [LineItem] = []
-        func add(_ item: RecognizedItem, _ box: PixelRect, reachesCutEnd: Bool = false) {
+        func add(_ item: RecognizedItem, _ box: PixelRect, reachesCutStart: Bool = false, reachesCutEnd: Bool = false) {
             let span = LineReader.span(of: box, in: reading)
             var item = item
             item.bounds = LineReader.quad(span, on: reading.quad)
-            items.append(LineItem(item: item, span: span, reachesCutEnd: reachesCutEnd))
+            items.append(LineItem(item: item, span: span, reachesCutEnd: reachesCutEnd, reachesCutStart: reachesCutStart))
         }
         // Plain text has no validation of its own: demand confidence and a few real characters
         // (noise and texture come out as one- or two-letter "words").
@@ -226,9 +226,8 @@ public final class TextReader {
             // hyphen, 640×480, poster seed 1, and the piece read `| Sludios.com`).
             let room = reading.height / 2
             let clear = reading.clear ?? 0..<reading.width
-            let reachesCutEnd =
-                reading.cut.start && box.x - clear.lowerBound < room
-                || reading.cut.end && box.x + box.width > clear.upperBound - room
+            let reachesCutStart = reading.cut.start && box.x - clear.lowerBound < room
+            let reachesCutEnd = reading.cut.end && box.x + box.width > clear.upperBound - room
             // The recognizer's confidence in the least sure character of the item.
             let weakest = reading.byteConfidences[range].min()
             // A link or an address with a character the recognizer was unsure of is more often a
@@ -248,7 +247,7 @@ public final class TextReader {
                     kind: .text, contentType: match.contentType, payload: match.payload, transcript: match.transcript,
                     bounds: reading.quad, confidence: still ? mean : min(mean, weakest ?? mean),
                     details: match.parsed.map { PayloadDetails(parsed: $0) }), box,
-                reachesCutEnd: reachesCutEnd)
+                reachesCutStart: reachesCutStart, reachesCutEnd: reachesCutEnd)
         }
         return items
     }

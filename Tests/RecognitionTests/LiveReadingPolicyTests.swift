@@ -21,6 +21,24 @@ import Testing
         #expect(LiveReadingPolicy.admitted(reads, believed: nil).map(\.item.payload) == ["jo@example.com"])
     }
 
+    /// A phone number cut only at its line's end is admitted: the number plan validated it whole,
+    /// and a number with digits cut off is none. Cut at its start, where the cut may hide what makes
+    /// the digits no phone number (`Order #`), it is not; nor a link cut at its end.
+    @Test func aPhoneNumberCutOnlyAtItsLinesEndIsAdmitted() {
+        let quad = Quad(x: 0, y: 0, width: 100, height: 10)
+        func read(_ type: TextContentType, _ payload: String, start: Bool = false, end: Bool = false) -> LineItem {
+            LineItem(
+                item: RecognizedItem(kind: .text, contentType: type, payload: payload, bounds: quad, confidence: 0.9),
+                span: 0...1, reachesCutEnd: end, reachesCutStart: start)
+        }
+        let reads = [
+            read(.telephoneNumber, "+12145709999", end: true), read(.telephoneNumber, "+15125550147", start: true),
+            read(.telephoneNumber, "+16173181141", start: true, end: true), read(.url, "http://example.com/i", end: true),
+        ]
+        #expect(LiveReadingPolicy.admitted(reads, believed: nil).map(\.item.payload) == ["+12145709999"])
+        #expect(reads.map(\.reachesCutEnd) == [true, true, true, true], "a cut at either end is a cut end")
+    }
+
     /// A read whose typed items were all left out for reaching a cut end, where the line said an
     /// item of their type before (a tilted link found as `…/i` and `nfo`), reads a part of it; not
     /// when something typed is left, nor where the line said nothing of that type or said it

@@ -146,6 +146,8 @@ import TextRecognition
         }
         #expect(reachesCut(from: 48) == [false])
         #expect(reachesCut(from: 8) == [true])
+        let atStart = scanner.text.items(in: cutReading(number, from: 8)).filter { $0.item.contentType == .telephoneNumber }
+        #expect(atStart.map(\.reachesCutStart) == [true], "the cut is the line's start")
     }
 
     /// Room for a glyph counts from clear ground (`LineReading.clear`), not from the quad's end: the
