@@ -186,7 +186,10 @@ enum WebIdentifiers {
             // the labels before it went unread (a receipt's `www`, lost to the blur and to its
             // photo's print), and what follows is the registered name whole.
             let leadingDot = i >= 1 && bytes[i - 1] == UInt8(ascii: ".") && (i == 1 || bytes[i - 2] == UInt8(ascii: " "))
-            guard i == 0 || leadingDot || !(isLabelByte(bytes[i - 1]) || bytes[i - 1] == UInt8(ascii: ".") || bytes[i - 1] == UInt8(ascii: "@"))
+            guard
+                i == 0 || leadingDot
+                    || !(isLabelByte(bytes[i - 1]) || bytes[i - 1] == UInt8(ascii: ".") || bytes[i - 1] == UInt8(ascii: "@")
+                        || endsLetter(bytes, at: i))
             else {
                 i += 1
                 continue
@@ -263,6 +266,18 @@ enum WebIdentifiers {
     /// One space before `index`, and before it a token of local-part characters with a dot, dash or
     /// underscore inside and a letter or digit at each end ("avery.lindqvist", "first_last"), which
     /// is not a domain of its own.
+    /// Whether the character ending right before `index` is a letter or digit outside ASCII: a word
+    /// goes on there, and no link starts inside it (the development receipts held up: `info@resto.be`
+    /// read `Infoßresto.be`, and `resto.be` was a link).
+    static func endsLetter(_ bytes: [UInt8], at index: Int) -> Bool {
+        guard index > 0, bytes[index - 1] >= 0x80 else { return false }
+        var start = index - 1
+        // Back over UTF-8 continuation bytes to the character's first byte.
+        while start > 0, bytes[start] & 0xC0 == 0x80, index - start < 4 { start -= 1 }
+        guard let character = String(bytes: bytes[start..<index], encoding: .utf8)?.last else { return false }
+        return character.isLetter || character.isNumber
+    }
+
     static func followsDottedName(_ bytes: [UInt8], at index: Int) -> Bool {
         guard index >= 2, bytes[index - 1] == UInt8(ascii: " "), isLabelByte(bytes[index - 2]) else { return false }
         var start = index - 2

@@ -182,6 +182,15 @@ import Testing
         #expect(found("Visit www.example.com") == ["url http://www.example.com"])
     }
 
+    /// A link starts at a word boundary, after a letter outside ASCII too: `info@resto.be` read with
+    /// its `@` as `ß` is no link `resto.be`. After a bullet or a dash it starts.
+    @Test func noLinkStartsInsideAWordOfLettersOutsideASCII() {
+        #expect(found("Infoßresto.be").isEmpty)
+        #expect(found("Caféresto.be").isEmpty)
+        #expect(found("•www.example.com") == ["url http://www.example.com"])
+        #expect(found("–example.com") == ["url http://example.com"])
+    }
+
     @Test func aTwoLetterTopLevelDomainIsACountrysCode() {
         #expect(found("Prices INCL.OF VAT").isEmpty)
         #expect(found("Info@resto.te").isEmpty)
