@@ -371,13 +371,16 @@ public struct LineItem: Sendable, Equatable {
     /// Bounds in the pixel coordinates of the image the line was read in.
     public var item: RecognizedItem
     public var span: ClosedRange<Double>
-    /// The item reaches an end of its line that is cut (`LineReader.cutEnds`): it may be a part of
-    /// what is printed ("lo@…" of "hello@…"). Not enough to add an item; enough to keep one.
+    /// The item reaches an end of its line that is cut, either end (`LineReader.cutEnds`): it may be
+    /// a part of what is printed ("lo@…" of "hello@…"). Not enough to add an item; enough to keep one
+    /// (`LiveReadingPolicy.admitted`).
     public var reachesCutEnd: Bool
     /// The cut end it reaches is its line's start: what came before it may be hidden (a number's
     /// `Order #`), not only a part of it.
     public var reachesCutStart: Bool
 
+    /// `reachesCutEnd`: the item reaches its line's cut end (its last character's side);
+    /// `reachesCutStart`: its cut start. Either makes it reach a cut end.
     public init(item: RecognizedItem, span: ClosedRange<Double>, reachesCutEnd: Bool = false, reachesCutStart: Bool = false) {
         self.item = item
         self.span = span
