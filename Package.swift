@@ -169,7 +169,7 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "ScannerCore", "Capture", "BarcodeRecognition", "TextDetection", "Recognition", "DocumentDetection", "Tracking",
-                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: pixelWork
         ),
@@ -329,7 +329,7 @@ let package = Package(
             name: "PipelineTests",
             dependencies: [
                 "Pipeline", "Tracking", "Capture", "Recognition", "TextDetection", "TextRecognition", "ImageDecoding", "ScannerCore", "TestSupport",
-                "TestTraits",
+                "TestTraits", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "ScannerCore", "ImageDecoding", "TestSupport", "TestTraits"]),

@@ -40,7 +40,7 @@ public enum DaemonAssembly {
 
     /// A replay with `--pace none`: every frame, OCR on every n-th frame, the clock is frame index /
     /// fps. Anything else: the newest frame to each stage, on the wall clock.
-    static func pipeline(_ s: DaemonSettings) throws(DaemonError) -> Pipeline {
+    static func pipeline(_ s: DaemonSettings, logger: Logger? = nil) throws(DaemonError) -> Pipeline {
         let pacing: Pipeline.Pacing
         if case .replay = s.input, s.pace == .none {
             pacing = .everyFrame(fps: s.effectiveFPS)
@@ -49,7 +49,7 @@ public enum DaemonAssembly {
             pacing = .newestFrame(clock: { (ContinuousClock.now - start).inSeconds })
         }
         do {
-            return try Pipeline(configuration: sequenceConfiguration(s), pacing: pacing)
+            return try Pipeline(configuration: sequenceConfiguration(s), pacing: pacing, logger: logger)
         } catch {
             throw .cannotStart("\(error)")
         }

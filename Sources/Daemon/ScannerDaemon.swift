@@ -75,7 +75,7 @@ public final class ScannerDaemon: Sendable {
             printer?.print(line)
         }
         self.hub = hub
-        let pipeline = try DaemonAssembly.pipeline(s)
+        let pipeline = try DaemonAssembly.pipeline(s, logger: logger)
         self.pipeline = pipeline
         if let failure = pipeline.textModelFailure {
             // The models beside the binary, damaged: barcodes and text are still read (issue #54).

@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import Logging
 import Recognition
 import ScannerCore
 import Synchronization
@@ -41,14 +42,18 @@ public final class Pipeline: @unchecked Sendable {
 
         /// `kept`: the stages in force (the text stage's networks are taken over; the document stage,
         /// while documents are still wanted, keeps its cadence).
-        init(_ configuration: SequenceConfiguration, metrics: PipelineMetrics, kept: Stages? = nil) throws(ScannerError) {
+        init(_ configuration: SequenceConfiguration, metrics: PipelineMetrics, logger: Logger?, kept: Stages? = nil) throws(ScannerError) {
             barcodes = try BarcodeStage(configuration: configuration)
-            text = configuration.options.types.wantsText ? try TextStage(configuration: configuration, metrics: metrics, kept: kept?.text) : nil
+            text =
+                configuration.options.types.wantsText
+                ? try TextStage(configuration: configuration, metrics: metrics, logger: logger, kept: kept?.text) : nil
             documents = configuration.options.types.documents ? kept?.documents ?? DocumentStage() : nil
         }
     }
 
     public let pacing: Pacing
+    /// Where the text stage tells what each pass looked at and read, at `trace` level (nil: nowhere).
+    let logger: Logger?
     /// Live per-stage figures (`stats`).
     public let metrics = PipelineMetrics()
     /// A second of unchanged frames on the barcode thread lets the camera decode half of them.
@@ -76,9 +81,11 @@ public final class Pipeline: @unchecked Sendable {
     private var documentGeneration = 0
 
     public init(
-        configuration: SequenceConfiguration, pacing: Pacing, makeID: @escaping @Sendable () -> UUID = { UUID() }
+        configuration: SequenceConfiguration, pacing: Pacing, makeID: @escaping @Sendable () -> UUID = { UUID() },
+        logger: Logger? = nil
     ) throws(ScannerError) {
-        let stages = try Stages(configuration, metrics: metrics)
+        self.logger = logger
+        let stages = try Stages(configuration, metrics: metrics, logger: logger)
         self.pacing = pacing
         state = Mutex(
             TrackingState(
@@ -117,7 +124,7 @@ public final class Pipeline: @unchecked Sendable {
     /// Callable from any thread, while `run` runs.
     public func reconfigure(_ configuration: SequenceConfiguration) throws(ScannerError) {
         if !configuration.buildsTheSameStages(as: self.configuration) {
-            let stages = try Stages(configuration, metrics: metrics, kept: posted.withLock { $0.stages })
+            let stages = try Stages(configuration, metrics: metrics, logger: logger, kept: posted.withLock { $0.stages })
             posted.withLock { $0 = ($0.generation + 1, stages) }
         }
         state.withLock { $0.configure(configuration) }

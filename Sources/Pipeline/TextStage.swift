@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Recognition
 import ScannerCore
 import TextDetection
@@ -64,6 +65,9 @@ final class TextStage: @unchecked Sendable {
 
     /// Where detection and each line's reading are timed.
     private let metrics: PipelineMetrics?
+    /// Each pass's looks, lines and reads, at `trace` level (`--log-level trace`): what the live text
+    /// stage saw and why an item came or did not. The text read is a card's: never above `trace`.
+    private let logger: Logger?
     /// Why the text networks did not load, when the stage reads without them (a model found beside
     /// the binary that is damaged: `SequenceConfiguration.lineModelRequired`).
     private(set) var modelFailure: String?
@@ -78,8 +82,13 @@ final class TextStage: @unchecked Sendable {
     /// (a `set` of types or of the region of interest), its detector and recognizers are taken over:
     /// no network is loaded again (0.2–0.6 s). The text thread uses the two stages one after the
     /// other, never at once.
-    init(configuration: SequenceConfiguration, metrics: PipelineMetrics? = nil, kept: TextStage? = nil) throws(ScannerError) {
+    init(
+        configuration: SequenceConfiguration, metrics: PipelineMetrics? = nil, logger: Logger? = nil, kept: TextStage? = nil
+    )
+        throws(ScannerError)
+    {
         self.metrics = metrics
+        self.logger = logger
         var textOptions = configuration.options
         textOptions.types.symbologies = []
         if let kept, Self.readsAlike(kept.configuration, configuration) {
@@ -176,6 +185,8 @@ final class TextStage: @unchecked Sendable {
             guard !chosen.isEmpty else { return nil }
             confirmingPasses += 1
         }
+        logger?.trace(
+            "text pass", metadata: ["time": "\(time)", "confirming": "\(confirming)", "lines": "\(quads.count)", "reading": "\(chosen)"])
         gatherFrames(of: quads, chosen: chosen, in: full)
         for index in chosen {
             let stacked = stacks[schedule.line(forQuad: index).id].flatMap { $0.strips.count > 1 ? $0.average : nil }
@@ -188,6 +199,15 @@ final class TextStage: @unchecked Sendable {
                 .init(
                     said.items, key: said.keys, unconfident: said.unconfident, confidence: said.confidence, part: said.part, doubt: said.doubt),
                 forQuad: index, time: time)
+            logger?.trace(
+                "text read",
+                metadata: [
+                    "time": "\(time)", "line": "\(index)", "at": "\(Int(quads[index].center.x)),\(Int(quads[index].center.y))",
+                    "size": "\(Int(quads[index].meanLength))x\(Int(quads[index].meanHeight))", "text": "\(read?.text ?? "")",
+                    "confidence": "\(read?.confidence ?? 0)",
+                    "items": "\(read?.items.map { "\($0.item.payload) cut=\($0.reachesCutEnd) confidence=\($0.item.confidence)" } ?? [])",
+                    "says": "\(said.keys.sorted())",
+                ])
         }
         // A line whose last read was garbage says nothing of the print's height (`TextLooks.plan`): a
         // card coming into view, blurred, is found as one "line" the size of the card, and taken for
@@ -228,6 +248,12 @@ final class TextStage: @unchecked Sendable {
             reading.carried = joined.filter { !$0.parts.contains { $0 < newCount } }.map(\.item)
         }
         lastReading = reading
+        logger?.trace(
+            "text pass read",
+            metadata: [
+                "time": "\(time)", "new": "\(reading.items.filter { $0.contentType != nil }.map(\.payload))",
+                "carried": "\(reading.carried.filter { $0.contentType != nil }.map(\.payload))",
+            ])
         if !confirming {
             let settles = tuning.stage.settles(
                 foundLines: !quads.isEmpty, readAny: !chosen.isEmpty, pendingLines: schedule.hasPendingLines, believed: believed,
@@ -262,6 +288,7 @@ final class TextStage: @unchecked Sendable {
         let region = heldUp.map { $0.pixelRect(width: full.width, height: full.height) }
         var found: [DetectedLine] = []
         let plan = looks.plan(area: area, input: input, heldUp: region, lines: lastLines, time: time)
+        logger?.trace("text looks", metadata: ["time": "\(time)", "heldUp": "\(region.map { "\($0)" } ?? "-")", "looks": "\(plan)"])
         for look in plan {
             if look.rect == area { wholeFrameLooks += 1 } else { windowLooks += 1 }
             let lines = timed(.detection) { reader.textLines(in: full, within: look.rect) }

@@ -1,8 +1,10 @@
 import Capture
 import ImageDecoding
 import InferenceRuntime
+import Logging
 import Recognition
 import ScannerCore
+import Synchronization
 import TestSupport
 import TestTraits
 import Testing
@@ -56,14 +58,54 @@ import Tracking
         Frame(index: index, decoded: DecodedImage(image: image, sourceWidth: image.width, sourceHeight: image.height), format: nil)
     }
 
-    func handler(_ detector: FakeDetector, _ recognizer: FakeRecognizer) throws -> Pipeline {
+    func handler(_ detector: FakeDetector, _ recognizer: FakeRecognizer, logger: Logger? = nil) throws -> Pipeline {
         var options = ScanOptions(quality: .balanced)
         options.types = try RecognitionTypes(parsing: "contentTypes")
         var configuration = SequenceConfiguration(options: options)
         // One detector and recognizer for every stage the handler builds: the test reads their counts.
         nonisolated(unsafe) let readers = TextReaders(detector: detector, recognizers: [recognizer])
         configuration.textReaders = { readers }
-        return try Pipeline(configuration: configuration, pacing: .everyFrame(fps: 30))
+        return try Pipeline(configuration: configuration, pacing: .everyFrame(fps: 30), logger: logger)
+    }
+
+    /// The messages a logger was given, with their metadata.
+    final class Lines: Sendable {
+        let all = Mutex<[String]>([])
+    }
+
+    struct Recorded: LogHandler {
+        let lines: Lines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            lines.all.withLock { $0.append(([event.message.description] + fields).joined(separator: " ")) }
+        }
+    }
+
+    /// At `trace` level the text stage says what each pass looked at and read, so why an item came
+    /// or did not can be followed on a real clip; at `debug` and above it says nothing of the text.
+    @Test func eachReadIsToldAtTraceLevelOnly() throws {
+        let image = try card()
+        let line = Quad(x: 100, y: 200, width: 300, height: 30)
+        for level in [Logger.Level.trace, .debug] {
+            let lines = Lines()
+            let recorded = Recorded(lines: lines, logLevel: level)
+            let handler = try handler(FakeDetector([line]), FakeRecognizer(["Call 206 555 0188"]), logger: Logger(label: "t") { _ in recorded })
+            for index in 0..<4 { _ = handler.process(frame(index, image), time: Double(index) / 30) }
+            let told = lines.all.withLock { $0 }
+            if level == .trace {
+                #expect(
+                    told.contains { $0.hasPrefix("text read ") && $0.contains("text=Call 206 555 0188") && $0.contains("+12065550188") }, "\(told)")
+                #expect(told.contains { $0.hasPrefix("text pass ") }, "\(told)")
+            } else {
+                #expect(!told.contains { $0.hasPrefix("text ") }, "\(told)")
+            }
+        }
     }
 
     /// What the fakes say is what the pipeline reports: a phone number the card does not show is
