@@ -23,6 +23,11 @@ public struct FrameLook: Sendable, Equatable {
     /// The smallest region holding what is held up (`PresenceDetector.changedRegion`); nil when
     /// nothing is.
     public var heldUpRegion: NormalizedRect?
+    /// Where the frame differs from the scene behind (`PresenceDetector.changedRegion`), whether or not
+    /// enough of it differs for something to be held up (`heldUpRegion`): where text may have come
+    /// into view. A receipt held up at arm's length changes fewer cells than `heldUpShare`, and its
+    /// print, looked for only in the whole frame reduced, was never found.
+    public var changedRegion: NormalizedRect?
 }
 
 extension FrameLook {
@@ -65,7 +70,7 @@ public struct FrameLooker: Sendable {
             brightness: Double(thumbnail.reduce(0) { $0 + Int($1) }) / cells,
             saturated: Double(thumbnail.count { $0 >= 254 }) / cells, heldUp: heldUp,
             changed: heldUp ? presence.changed : [Bool](repeating: false, count: thumbnail.count),
-            heldUpRegion: heldUp ? presence.changedRegion : nil)
+            heldUpRegion: heldUp ? presence.changedRegion : nil, changedRegion: presence.changedRegion)
     }
 }
 

@@ -15,9 +15,10 @@ import TextDetection
 /// size, and so the same compiled network and the same cost (~34 ms a look, one thread).
 ///
 /// Which looks a pass takes:
-/// - Nothing held up and no line seen: the whole frame, reduced.
-/// - Otherwise the region where text is or may be: where something is held up (`PresenceDetector`'s
-///   cells, `heldUpMargin` around them) and around the lines the last pass found (`lineMargin`).
+/// - Nothing changed and no line seen: the whole frame, reduced.
+/// - Otherwise the region where text is or may be: where the frame differs from the scene behind
+///   (`FrameLook.changedRegion`, `changedMargin` around it) and around the lines the last pass
+///   found (`lineMargin`).
 ///   It is looked at in windows at `maximumScale` (small print enlarged) unless the print the last
 ///   windows found there is large enough for the reduced frame (the lower quartile of its lines'
 ///   heights at `findableLineHeight` or more at the reduced scale); then the whole frame, reduced,
@@ -50,9 +51,9 @@ public struct TextLooks: Sendable {
         /// The region around a line reaches this many of its heights beyond it: the lines above and
         /// below it, and the rest of a line the detector found in part.
         public var lineMargin = 1.0
-        /// The region around where something is held up reaches this far beyond it (frame px): a
+        /// The region around where the frame changed reaches this far beyond it (frame px): a
         /// hand's motion between two passes.
-        public var heldUpMargin = 24
+        public var changedMargin = 24
 
         public init() {}
     }
@@ -93,11 +94,11 @@ public struct TextLooks: Sendable {
     /// - Parameters:
     ///   - area: the part of the frame read (frame pixels): the frame, or its region of interest.
     ///   - input: the network's input size for the whole area (its longer side the live detection size).
-    ///   - heldUp: where something is held up (frame pixels), if anything is.
+    ///   - changed: where the frame differs from the scene behind (frame pixels), if it does.
     ///   - lines: the lines the last pass found (frame pixels).
     ///   - time: seconds.
     public mutating func plan(
-        area: PixelRect, input: (width: Int, height: Int), heldUp: PixelRect?, lines: [SeenLine], time: Double
+        area: PixelRect, input: (width: Int, height: Int), changed: PixelRect?, lines: [SeenLine], time: Double
     )
         -> [Look]
     {
@@ -111,7 +112,7 @@ public struct TextLooks: Sendable {
                 x: Int((box.minX - grow).rounded(.down)), y: Int((box.minY - grow).rounded(.down)),
                 width: Int((box.maxX - box.minX + 2 * grow).rounded(.up)), height: Int((box.maxY - box.minY + 2 * grow).rounded(.up)))
         }
-        if let heldUp { parts.append(heldUp.grown(by: configuration.heldUpMargin)) }
+        if let changed { parts.append(changed.grown(by: configuration.changedMargin)) }
         guard let region = PixelRect.union(parts)?.intersection(area) else {
             lastDiscovery = -.infinity
             lastWholeFrame = time

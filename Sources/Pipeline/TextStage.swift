@@ -173,7 +173,7 @@ final class TextStage: @unchecked Sendable {
         }
         let full = detail() ?? image
         // A line of one or two glyphs is not read (`TextReader.liveMinimumGlyphs`).
-        let lines = detectLines(in: full, heldUp: look.heldUpRegion, time: time).filter { $0.glyphEstimate >= TextReader.liveMinimumGlyphs }
+        let lines = detectLines(in: full, changed: look.changedRegion, time: time).filter { $0.glyphEstimate >= TextReader.liveMinimumGlyphs }
         lastLines = lines.map { TextLooks.SeenLine($0.quad) }
         // Guidance's evidence of text in view is the classical detector's (`lookForLinesForGuidance`).
         lookForLinesForGuidance(in: full, measured: true, time: time)
@@ -278,17 +278,17 @@ final class TextStage: @unchecked Sendable {
     }
 
     /// The lines of `full` (the frame at full resolution), found where `looks` says to look.
-    /// `heldUp`: where something is held up (`FrameLook.heldUpRegion`).
-    private func detectLines(in full: GrayImage, heldUp: NormalizedRect?, time: Double) -> [DetectedLine] {
+    /// `changed`: where the frame differs from the scene behind (`FrameLook.changedRegion`).
+    private func detectLines(in full: GrayImage, changed: NormalizedRect?, time: Double) -> [DetectedLine] {
         let area = reader.options.regionOfInterest.pixelRect(width: full.width, height: full.height)
         guard let input = reader.detectionInput(for: area) else {
             wholeFrameLooks += 1
             return timed(.detection) { reader.textLines(in: full) }
         }
-        let region = heldUp.map { $0.pixelRect(width: full.width, height: full.height) }
+        let region = changed.map { $0.pixelRect(width: full.width, height: full.height) }
         var found: [DetectedLine] = []
-        let plan = looks.plan(area: area, input: input, heldUp: region, lines: lastLines, time: time)
-        logger?.trace("text looks", metadata: ["time": "\(time)", "heldUp": "\(region.map { "\($0)" } ?? "-")", "looks": "\(plan)"])
+        let plan = looks.plan(area: area, input: input, changed: region, lines: lastLines, time: time)
+        logger?.trace("text looks", metadata: ["time": "\(time)", "changed": "\(region.map { "\($0)" } ?? "-")", "looks": "\(plan)"])
         for look in plan {
             if look.rect == area { wholeFrameLooks += 1 } else { windowLooks += 1 }
             let lines = timed(.detection) { reader.textLines(in: full, within: look.rect) }

@@ -59,7 +59,7 @@ import Tracking
         var looks = TextLooks()
         var windows = 0
         for (time, card) in [PixelRect(x: 500, y: 300, width: 420, height: 260), PixelRect(x: 60, y: 40, width: 1000, height: 600)].enumerated() {
-            for look in looks.plan(area: frame, input: input, heldUp: card, lines: [], time: Double(time) * 10) where look.rect != frame {
+            for look in looks.plan(area: frame, input: input, changed: card, lines: [], time: Double(time) * 10) where look.rect != frame {
                 windows += 1
                 let size = try #require(reader.detectionInput(for: look.rect))
                 #expect(size.width == input.width && size.height == input.height, "\(look) looked at as \(size), the frame as \(input)")

@@ -23,7 +23,7 @@ import TextDetection
     /// An empty desk: the whole frame, reduced as it always was.
     @Test func nothingHeldUpIsTheWholeFrameReduced() {
         var looks = TextLooks()
-        let planned = looks.plan(area: Self.frame, input: Self.input, heldUp: nil, lines: [], time: 0)
+        let planned = looks.plan(area: Self.frame, input: Self.input, changed: nil, lines: [], time: 0)
         #expect(planned.count == 1 && planned[0].rect == Self.frame && abs(planned[0].scale - 352.0 / 720) < 1e-9, "\(planned)")
     }
 
@@ -33,7 +33,7 @@ import TextDetection
     @Test func somethingNewHeldUpIsLookedAtInFull() {
         var looks = TextLooks()
         let card = PixelRect(x: 500, y: 300, width: 420, height: 260)
-        let planned = looks.plan(area: Self.frame, input: Self.input, heldUp: card, lines: [], time: 0)
+        let planned = looks.plan(area: Self.frame, input: Self.input, changed: card, lines: [], time: 0)
         let windows = Self.windows(planned)
         #expect(!windows.isEmpty && windows.count <= TextLooks.Configuration().maximumLooks, "\(planned)")
         #expect(
@@ -49,11 +49,11 @@ import TextDetection
         var looks = TextLooks()
         let card = PixelRect(x: 300, y: 200, width: 500, height: 300)
         let lines = [line(x: 340, y: 240, height: 48), line(x: 340, y: 320, height: 52)]
-        let first = looks.plan(area: Self.frame, input: Self.input, heldUp: card, lines: lines, time: 0)
+        let first = looks.plan(area: Self.frame, input: Self.input, changed: card, lines: lines, time: 0)
         #expect(first.contains { $0.scale >= 1 }, "\(first)")
-        let next = looks.plan(area: Self.frame, input: Self.input, heldUp: card, lines: lines, time: 0.1)
+        let next = looks.plan(area: Self.frame, input: Self.input, changed: card, lines: lines, time: 0.1)
         #expect(next.count == 1 && next[0].rect == Self.frame, "\(next)")
-        let later = looks.plan(area: Self.frame, input: Self.input, heldUp: card, lines: lines, time: 1.05)
+        let later = looks.plan(area: Self.frame, input: Self.input, changed: card, lines: lines, time: 1.05)
         #expect(later.contains { $0.scale >= 1 }, "\(later)")
     }
 
@@ -64,9 +64,9 @@ import TextDetection
         let card = PixelRect(x: 600, y: 250, width: 200, height: 180)
         func second(garbage: Bool) -> [TextLooks.Look] {
             var looks = TextLooks()
-            _ = looks.plan(area: Self.frame, input: Self.input, heldUp: card, lines: [], time: 0)
+            _ = looks.plan(area: Self.frame, input: Self.input, changed: card, lines: [], time: 0)
             let blob = [line(x: 600, y: 250, length: 300, height: 190, readAsGarbage: garbage)]
-            return looks.plan(area: Self.frame, input: Self.input, heldUp: card, lines: blob, time: 0.1)
+            return looks.plan(area: Self.frame, input: Self.input, changed: card, lines: blob, time: 0.1)
         }
         #expect(second(garbage: false) == [TextLooks.Look(rect: Self.frame, scale: 352.0 / 720)], "taken for print, the blob is large print")
         let close = second(garbage: true)
@@ -81,7 +81,7 @@ import TextDetection
         let lines = [line(x: 520, y: 320, length: 150, height: 12), line(x: 520, y: 340, length: 180, height: 12)]
         var whole = 0
         for pass in 0..<20 {
-            let planned = looks.plan(area: Self.frame, input: Self.input, heldUp: card, lines: lines, time: Double(pass) * 0.1)
+            let planned = looks.plan(area: Self.frame, input: Self.input, changed: card, lines: lines, time: Double(pass) * 0.1)
             let windows = Self.windows(planned)
             #expect(windows.count == 1 && windows[0].scale >= 1, "pass \(pass): \(planned)")
             #expect(coversSampled(windows, card))
@@ -97,7 +97,7 @@ import TextDetection
         var looks = TextLooks()
         let lines = [line(x: 400, y: 300, length: 300, height: 24)]
         for pass in 0..<5 {
-            let planned = looks.plan(area: Self.frame, input: Self.input, heldUp: nil, lines: lines, time: Double(pass) * 0.1)
+            let planned = looks.plan(area: Self.frame, input: Self.input, changed: nil, lines: lines, time: Double(pass) * 0.1)
             let windows = Self.windows(planned)
             #expect(windows.count == 1 && windows[0].scale == TextLooks.Configuration().maximumScale, "pass \(pass): \(planned)")
         }
@@ -108,7 +108,7 @@ import TextDetection
     @Test func aTallRegionIsOneColumnOfWindows() {
         var looks = TextLooks()
         let receipt = PixelRect(x: 600, y: 60, width: 260, height: 560)
-        let planned = looks.plan(area: Self.frame, input: Self.input, heldUp: receipt, lines: [], time: 0)
+        let planned = looks.plan(area: Self.frame, input: Self.input, changed: receipt, lines: [], time: 0)
         let windows = Self.windows(planned)
         #expect(!windows.isEmpty && windows.count <= 2 && Set(windows.map(\.rect.x)).count == 1, "\(planned)")
         #expect(windows.allSatisfy { $0.scale >= 1 })
@@ -120,7 +120,7 @@ import TextDetection
     @Test func aLargeRegionIsCoveredByAFewWindowsAtALowerScale() {
         var looks = TextLooks()
         let page = PixelRect(x: 200, y: 40, width: 900, height: 640)
-        let planned = looks.plan(area: Self.frame, input: Self.input, heldUp: page, lines: [], time: 0)
+        let planned = looks.plan(area: Self.frame, input: Self.input, changed: page, lines: [], time: 0)
         let windows = Self.windows(planned)
         #expect(!windows.isEmpty && windows.count <= TextLooks.Configuration().maximumLooks, "\(planned)")
         #expect(windows.allSatisfy { $0.scale < 1 && $0.scale > 0.5 })
@@ -140,13 +140,13 @@ import TextDetection
             let held = PixelRect(
                 x: Int.random(in: -50...1280 - width / 2, using: &generator), y: Int.random(in: -50...720 - height / 2, using: &generator),
                 width: width, height: height)
-            let planned = looks.plan(area: roi, input: Self.input, heldUp: held, lines: [], time: 0)
+            let planned = looks.plan(area: roi, input: Self.input, changed: held, lines: [], time: 0)
             #expect(planned.count <= TextLooks.Configuration().maximumLooks + 1)
             for look in planned {
                 #expect(look.rect.x >= roi.x && look.rect.y >= roi.y, "\(look) outside \(roi)")
                 #expect(look.rect.x + look.rect.width <= roi.x + roi.width && look.rect.y + look.rect.height <= roi.y + roi.height, "\(look)")
             }
-            if let inside = held.grown(by: TextLooks.Configuration().heldUpMargin).intersection(roi) {
+            if let inside = held.grown(by: TextLooks.Configuration().changedMargin).intersection(roi) {
                 #expect(coversSampled(planned, inside), "\(planned) do not cover \(inside)")
             }
         }
@@ -165,7 +165,7 @@ import TextDetection
     @Test func aFrameAlreadySeenInFullIsOneLook() {
         var looks = TextLooks()
         let vga = PixelRect(x: 0, y: 0, width: 640, height: 480)
-        let planned = looks.plan(area: vga, input: (640, 480), heldUp: PixelRect(x: 100, y: 100, width: 200, height: 100), lines: [], time: 0)
+        let planned = looks.plan(area: vga, input: (640, 480), changed: PixelRect(x: 100, y: 100, width: 200, height: 100), lines: [], time: 0)
         #expect(planned == [TextLooks.Look(rect: vga, scale: 1)])
     }
 
