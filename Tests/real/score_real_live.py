@@ -20,8 +20,9 @@ Scored, in one run:
 - `scannerd run --pace realtime` on each clip (the daemon as a kiosk runs it, at the camera's pace):
   recall of the items legible in some frame; precision (reports that are not false, over all reports:
   an `added`, or an `updated` that changes its payload; false as `make score-real` says: matching no
-  item of the photo and not printed in it); duplicates (a second id for one item); flicker (an item
-  removed while visible, then added again); frames from first legible to added (phone numbers apart);
+  item of the photo and not printed in it); duplicates (a second id for one item saying the same: two
+  numbers on one transcribed line are two items); flicker (an item removed while visible, then added
+  again); frames from first legible to added (phone numbers apart);
   CPU per frame (the process's user + system time over the clip's frames);
 - `scannerd scan` on the same photos: recall of the same items (those legible in the clips), and of
   every item of the chosen photos.
@@ -180,6 +181,13 @@ def run_live(scannerd, clip, region, extra, pace="realtime"):
     return events, usage.ru_utime + usage.ru_stime
 
 
+def same_item(key):
+    """What two reports of one item share: a link's host (with or without `www.` and a scheme), any
+    other item's payload (a phone number's is its E.164 form)."""
+    kind, value = key
+    return (kind, score_real.host(value)) if kind == "url" else (kind, value.lower())
+
+
 def score_live(truth, events, accepted, printed):
     """The clip's figures: each legible item found or not, reports, false ones, duplicates, flicker, latencies."""
     items = []
@@ -211,20 +219,24 @@ def score_live(truth, events, accepted, printed):
     for entry in items:
         if not entry["legible"]:
             continue
-        ids = []
+        # The ids reported for the item, by what they said: a second id saying the same is a duplicate.
+        # Two numbers said of one transcribed line are two items (`02 512 20 84 - 02 512 44 82` is
+        # one item of the truth, its digits joined), not one said twice.
+        ids = collections.defaultdict(list)
         for frame, identifier, key in reports:
-            if score_real.matches(key, entry["want"]) and identifier not in [i for i, _ in ids]:
-                ids.append((identifier, frame))
+            if score_real.matches(key, entry["want"]) and identifier not in [i for said in ids.values() for i, _ in said]:
+                ids[same_item(key)].append((identifier, frame))
         if not ids:
             result["missed"].append(entry["want"])
             continue
         result["found"].append(entry["want"])
-        result["duplicates"] += len(ids) - 1
-        for (first, _), (_, again) in zip(ids, ids[1:]):
-            gone = removed.get(first)
-            if gone is not None and gone in entry["visible"] and again > gone:
-                result["flicker"] += 1
-        latency = ids[0][1] - entry["legible"][0]
+        for said in ids.values():
+            result["duplicates"] += len(said) - 1
+            for (first, _), (_, again) in zip(said, said[1:]):
+                gone = removed.get(first)
+                if gone is not None and gone in entry["visible"] and again > gone:
+                    result["flicker"] += 1
+        latency = min(frame for said in ids.values() for _, frame in said) - entry["legible"][0]
         result["latency"].append(latency)
         if entry["want"][0] == "telephoneNumber":
             result["phoneLatency"].append(latency)
