@@ -57,9 +57,9 @@ final class TextStage: @unchecked Sendable {
     /// frame after such a pass gets a short pass that reads only those lines (`read(…, confirming:)`).
     var awaitsConfirmation: Bool { schedule.hasLinesAwaitingConfirmation }
 
-    /// The last regular pass, when it found lines and none needed reading: its time and where
-    /// something was held up then (`TextTuning.Stage.rests`).
-    private var settled: (time: Double, heldUp: NormalizedRect?)?
+    /// The last regular pass, when it found lines and none needed reading: its time and where the
+    /// frame had changed then (`TextTuning.Stage.rests`).
+    private var settled: (time: Double, changed: NormalizedRect?)?
     /// Frames left unread because the stage rested (`TextTuning.Stage.rests`).
     var skippedResting = 0
 
@@ -137,7 +137,7 @@ final class TextStage: @unchecked Sendable {
         let thumbnail = look.thumbnail
         defer { guidanceSample = sample(look, time: time, frameTime: frameTime ?? time) }
         let unchanged = gate.isUnchanged(thumbnail)
-        let resting = !confirming && tuning.stage.rests(settled: settled, heldUp: look.heldUpRegion, time: time)
+        let resting = !confirming && tuning.stage.rests(settled: settled, changed: look.changedRegion, time: time)
         if resting
             || tuning.stage.skipsStillFrame(
                 unchanged: unchanged, pendingLines: schedule.hasPendingLines, stillFor: sceneReadAt.map { time - $0 } ?? 0)
@@ -258,7 +258,7 @@ final class TextStage: @unchecked Sendable {
             let settles = tuning.stage.settles(
                 foundLines: !quads.isEmpty, readAny: !chosen.isEmpty, pendingLines: schedule.hasPendingLines, believed: believed,
                 said: Set((reading.items + reading.carried).map(LiveReadingPolicy.key)))
-            settled = settles ? (time, look.heldUpRegion) : nil
+            settled = settles ? (time, look.changedRegion) : nil
         }
         return reading
     }

@@ -54,13 +54,17 @@ public struct TextTuning: Sendable, Equatable {
             foundLines && !readAny && !pendingLines && (believed ?? []).isSubset(of: said)
         }
 
-        /// Whether a frame at `time`, with `heldUp` held up in it, is left unread because the stage
-        /// rests: the last regular pass (`settled`: its time and what was held up then) found lines
-        /// and none needed reading, less than `restingPassEvery` ago, and what is held up has not
-        /// moved since (`FrameLook.heldStill`).
-        public func rests(settled: (time: Double, heldUp: NormalizedRect?)?, heldUp: NormalizedRect?, time: Double) -> Bool {
+        /// Whether a frame at `time`, `changed` where it differs from the scene behind
+        /// (`FrameLook.changedRegion`), is left unread because the stage rests: the last regular pass
+        /// (`settled`: its time and where the frame had changed then) found lines and none needed
+        /// reading, less than `restingPassEvery` ago, and the change has not moved since
+        /// (`FrameLook.heldStill`). By the change, not by what is held up: a receipt at arm's length
+        /// is too small to be held up, and one that came in while the stage rested on the desk's
+        /// lines waited the whole rest (the development receipts at realtime: 6 of 40 clips, a
+        /// second unread while legible).
+        public func rests(settled: (time: Double, changed: NormalizedRect?)?, changed: NormalizedRect?, time: Double) -> Bool {
             guard let settled, time - settled.time < restingPassEvery else { return false }
-            return FrameLook.heldStill(from: settled.heldUp, to: heldUp)
+            return FrameLook.heldStill(from: settled.changed, to: changed)
         }
     }
 

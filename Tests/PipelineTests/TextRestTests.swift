@@ -19,14 +19,14 @@ import Testing
         let step = FrameLook.stillRegionTolerance * 0.9
         let moved = NormalizedRect(x: card.x + step, y: card.y - step, width: card.width - step, height: card.height + 2 * step)
         let away = NormalizedRect(x: card.x + 2 * FrameLook.stillRegionTolerance, y: card.y, width: card.width, height: card.height)
-        #expect(!tuning.rests(settled: nil, heldUp: card, time: 1))
-        #expect(tuning.rests(settled: (1, card), heldUp: card, time: 1 + every / 2))
-        #expect(!tuning.rests(settled: (1, card), heldUp: card, time: 1 + every), "the rest is over: a pass looks again")
-        #expect(tuning.rests(settled: (1, card), heldUp: moved, time: 1.5), "a hand's jitter")
-        #expect(!tuning.rests(settled: (1, card), heldUp: away, time: 1.5), "the card moved")
-        #expect(tuning.rests(settled: (1, nil), heldUp: nil, time: 1.5), "lines on the desk, nothing held up")
-        #expect(!tuning.rests(settled: (1, nil), heldUp: card, time: 1.5), "a card comes in")
-        #expect(!tuning.rests(settled: (1, card), heldUp: nil, time: 1.5), "the card is gone")
+        #expect(!tuning.rests(settled: nil, changed: card, time: 1))
+        #expect(tuning.rests(settled: (1, card), changed: card, time: 1 + every / 2))
+        #expect(!tuning.rests(settled: (1, card), changed: card, time: 1 + every), "the rest is over: a pass looks again")
+        #expect(tuning.rests(settled: (1, card), changed: moved, time: 1.5), "a hand's jitter")
+        #expect(!tuning.rests(settled: (1, card), changed: away, time: 1.5), "the card moved")
+        #expect(tuning.rests(settled: (1, nil), changed: nil, time: 1.5), "lines on the desk, nothing held up")
+        #expect(!tuning.rests(settled: (1, nil), changed: card, time: 1.5), "a card comes in")
+        #expect(!tuning.rests(settled: (1, card), changed: nil, time: 1.5), "the card is gone")
     }
 
     @Test func aPassSettlesOnlyHavingFoundLinesReadNoneAndSaidEveryItemAdded() {
@@ -40,19 +40,20 @@ import Testing
     }
 
     /// A look at a frame: a thumbnail unlike every other frame's (the scene gate sees a hand's
-    /// jitter as a change on every frame), sharp, with `heldUp` held up.
-    func look(_ index: Int, heldUp: NormalizedRect?) -> FrameLook {
+    /// jitter as a change on every frame), sharp, `changed` where it differs from the scene behind,
+    /// and that is something held up when `heldUp`.
+    func look(_ index: Int, changed: NormalizedRect?, heldUp: Bool) -> FrameLook {
         var thumbnail = [UInt8](repeating: 120, count: 1024)
         for cell in (index * 64 % 1024)..<(index * 64 % 1024 + 64) { thumbnail[cell] = 200 }
         return FrameLook(
-            thumbnail: thumbnail, sharpness: 1000, brightness: 120, saturated: 0, heldUp: heldUp != nil,
-            changed: [Bool](repeating: false, count: 1024), heldUpRegion: heldUp)
+            thumbnail: thumbnail, sharpness: 1000, brightness: 120, saturated: 0, heldUp: heldUp && changed != nil,
+            changed: [Bool](repeating: false, count: 1024), heldUpRegion: heldUp ? changed : nil, changedRegion: changed)
     }
 
     /// Frames every 1/8 s, each handed to the stage as a pass would be; the times at which the
     /// detector looked and the recognizer read, and what the stage said on each frame.
     func run(
-        frames: Int, believed: Set<String>? = nil, heldUp: (Int) -> NormalizedRect?
+        frames: Int, believed: Set<String>? = nil, heldUp: Bool = true, changed: (Int) -> NormalizedRect?
     ) throws -> (
         looked: [Double], read: [Double], said: [TextStage.PassText?], textInView: [Bool]
     ) {
@@ -72,7 +73,7 @@ import Testing
         for index in 0..<frames {
             let time = Double(index) / 8
             let (looks, reads) = (detector.looks, recognizer.reads)
-            said.append(stage.read(image, look: look(index, heldUp: heldUp(index)), believed: believed, time: time))
+            said.append(stage.read(image, look: look(index, changed: changed(index), heldUp: heldUp), believed: believed, time: time))
             if detector.looks > looks { looked.append(time) }
             if recognizer.reads > reads { read.append(time) }
             textInView.append(stage.guidanceSample?.textInView == true)
@@ -100,6 +101,15 @@ import Testing
     @Test func aCardThatMovesEndsTheRest() throws {
         let moved = NormalizedRect(x: card.x + 0.2, y: card.y, width: card.width, height: card.height)
         let run = try run(frames: 12) { $0 < 4 ? card : moved }
+        #expect(run.looked == [0, 0.125, 0.25, 0.5], "\(run.looked)")
+    }
+
+    /// A receipt held at arm's length is too small a change to be something held up
+    /// (`PresenceDetector.heldUpShare`); coming in while the stage rests on lines already in view,
+    /// it ends the rest as a card does: it changed the frame.
+    @Test func aReceiptTooSmallToBeHeldUpEndsTheRest() throws {
+        let receipt = NormalizedRect(x: 0.5, y: 0.3, width: 0.12, height: 0.3)
+        let run = try run(frames: 12, heldUp: false) { $0 < 4 ? nil : receipt }
         #expect(run.looked == [0, 0.125, 0.25, 0.5], "\(run.looked)")
     }
 
