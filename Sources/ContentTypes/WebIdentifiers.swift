@@ -263,9 +263,6 @@ enum WebIdentifiers {
         return found
     }
 
-    /// One space before `index`, and before it a token of local-part characters with a dot, dash or
-    /// underscore inside and a letter or digit at each end ("avery.lindqvist", "first_last"), which
-    /// is not a domain of its own.
     /// Whether the character ending right before `index` is a letter or digit outside ASCII: a word
     /// goes on there, and no link starts inside it (the development receipts held up: `info@resto.be`
     /// read `Infoßresto.be`, and `resto.be` was a link).
@@ -278,6 +275,9 @@ enum WebIdentifiers {
         return character.isLetter || character.isNumber
     }
 
+    /// One space before `index`, and before it a token of local-part characters with a dot, dash or
+    /// underscore inside and a letter or digit at each end ("avery.lindqvist", "first_last"), which
+    /// is not a domain of its own.
     static func followsDottedName(_ bytes: [UInt8], at index: Int) -> Bool {
         guard index >= 2, bytes[index - 1] == UInt8(ascii: " "), isLabelByte(bytes[index - 2]) else { return false }
         var start = index - 2

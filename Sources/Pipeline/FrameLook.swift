@@ -20,14 +20,14 @@ public struct FrameLook: Sendable, Equatable {
     /// Which of the thumbnail's cells differ from the scene behind (row-major): where something is
     /// held up. All false when nothing is.
     public var changed: [Bool]
-    /// The smallest region holding what is held up (`PresenceDetector.changedRegion`); nil when
-    /// nothing is.
-    public var heldUpRegion: NormalizedRect?
     /// Where the frame differs from the scene behind (`PresenceDetector.changedRegion`), whether or not
     /// enough of it differs for something to be held up (`heldUpRegion`): where text may have come
     /// into view. A receipt held up at arm's length changes fewer cells than `heldUpShare`, and its
     /// print, looked for only in the whole frame reduced, was never found.
     public var changedRegion: NormalizedRect?
+
+    /// The smallest region holding what is held up: `changedRegion`, when something is.
+    public var heldUpRegion: NormalizedRect? { heldUp ? changedRegion : nil }
 }
 
 extension FrameLook {
@@ -70,7 +70,7 @@ public struct FrameLooker: Sendable {
             brightness: Double(thumbnail.reduce(0) { $0 + Int($1) }) / cells,
             saturated: Double(thumbnail.count { $0 >= 254 }) / cells, heldUp: heldUp,
             changed: heldUp ? presence.changed : [Bool](repeating: false, count: thumbnail.count),
-            heldUpRegion: heldUp ? presence.changedRegion : nil, changedRegion: presence.changedRegion)
+            changedRegion: presence.changedRegion)
     }
 }
 

@@ -263,7 +263,7 @@ import Tracking
             // The gate sees every frame change (a hand's jitter); what is held up stays put.
             let look = FrameLook(
                 thumbnail: (0..<1024).map { UInt8(truncatingIfNeeded: $0 * 7 + n * 91) }, sharpness: 1, brightness: 128, saturated: 0,
-                heldUp: true, changed: [], heldUpRegion: NormalizedRect(x: 0.02, y: 0.05, width: 0.9, height: 0.85))
+                heldUp: true, changed: [], changedRegion: NormalizedRect(x: 0.02, y: 0.05, width: 0.9, height: 0.85))
             let aroundBefore = stage.aroundScans
             let found = stage.scan(jittered, look: look, time: Double(n) / 30)
             // A quick scan of the whole frame may miss the EAN-13 (zbar reads it); around, every code is found.

@@ -47,7 +47,7 @@ import Testing
         for cell in (index * 64 % 1024)..<(index * 64 % 1024 + 64) { thumbnail[cell] = 200 }
         return FrameLook(
             thumbnail: thumbnail, sharpness: 1000, brightness: 120, saturated: 0, heldUp: heldUp && changed != nil,
-            changed: [Bool](repeating: false, count: 1024), heldUpRegion: heldUp ? changed : nil, changedRegion: changed)
+            changed: [Bool](repeating: false, count: 1024), changedRegion: changed)
     }
 
     /// Frames every 1/8 s, each handed to the stage as a pass would be; the times at which the

@@ -222,9 +222,10 @@ def score_live(truth, events, accepted, printed):
         # The ids reported for the item, by what they said: a second id saying the same is a duplicate.
         # Two numbers said of one transcribed line are two items (`02 512 20 84 - 02 512 44 82` is
         # one item of the truth, its digits joined), not one said twice.
-        ids = collections.defaultdict(list)
+        ids, seen = collections.defaultdict(list), set()
         for frame, identifier, key in reports:
-            if score_real.matches(key, entry["want"]) and identifier not in [i for said in ids.values() for i, _ in said]:
+            if score_real.matches(key, entry["want"]) and identifier not in seen:
+                seen.add(identifier)
                 ids[same_item(key)].append((identifier, frame))
         if not ids:
             result["missed"].append(entry["want"])
