@@ -10,7 +10,7 @@ import ScannerCore
 enum PhotoRendering {
     /// The camera's own JPEG, untouched, when it sent one and nothing is to be drawn; otherwise the
     /// frame with `items` (normalized quads) drawn when given, encoded here at quality 90: in colour
-    /// from the camera's JPEG, in gray from a frame that came as luma alone (YUYV).
+    /// from the camera's JPEG or its YUYV frame, in gray from a frame that came as luma alone (GREY).
     static func jpeg(of photo: Photo, annotating items: [Quad]?) -> Result<RequestHandler.CapturedPhoto, RequestHandler.Refusal> {
         if items == nil, let jpeg = photo.jpeg {
             return .success(.init(jpeg: jpeg, width: photo.width, height: photo.height))
@@ -76,6 +76,7 @@ enum PhotoRendering {
     }
 
     static func picture(of photo: Photo) throws(ScannerError) -> Picture {
+        if let yuyv = photo.yuyv, let color = try yuyv.decodeColor(targetWidth: yuyv.width) { return .color(color) }
         if let luma = photo.luma { return .gray(luma) }
         return .color(try ImageDecoder().decodeColor(photo.jpeg ?? Data()))
     }

@@ -7,7 +7,8 @@ import ScannerCore
 ///   libjpeg warning (a corrupt segment) still yields an image.
 /// - YUYV: the luma bytes, taking every n-th sample when the processing width asks for a reduction.
 ///   That copy is unavoidable (zbar and Tesseract read one byte per pixel), but it is a copy, not a
-///   colour conversion.
+///   colour conversion; the colour (`decodeColor`) only where it is asked for (a document's edges,
+///   a capture).
 /// - GREY: the rows as they are (or decimated likewise).
 ///
 /// Not thread-safe (owns a turbojpeg handle): one per thread.
@@ -41,18 +42,58 @@ public final class FrameDecoder {
         }
     }
 
-    /// A camera frame in colour, reduced as `decode` reduces it; nil for a format without colour
-    /// worth the cost (YUYV's chroma is not decoded: its frames stay gray).
+    /// A camera frame in colour, reduced as `decode` reduces it; nil for GREY (no colour).
     public func decodeColor(
-        _ bytes: UnsafeRawBufferPointer, format: PixelFormat, width: Int, height: Int, targetWidth: Int?
+        _ bytes: UnsafeRawBufferPointer, format: PixelFormat, width: Int, height: Int, bytesPerLine: Int = 0, targetWidth: Int?
     ) throws(ScannerError) -> ColorImage? {
-        guard format == .mjpeg else { return nil }
-        let declared = try jpeg.dimensions(of: bytes)
-        guard declared.width == width, declared.height == height else {
-            throw .unreadableImage(path: "", reason: "frame is \(declared.width)x\(declared.height), the camera was set to \(width)x\(height)")
+        switch format {
+        case .mjpeg:
+            let declared = try jpeg.dimensions(of: bytes)
+            guard declared.width == width, declared.height == height else {
+                throw .unreadableImage(path: "", reason: "frame is \(declared.width)x\(declared.height), the camera was set to \(width)x\(height)")
+            }
+            let decoded = try jpeg.decodeRGB(bytes, targetWidth: targetWidth, strict: false)
+            return ColorImage(width: decoded.width, height: decoded.height, pixels: decoded.rgb)
+        case .yuyv:
+            return try Self.color(yuyv: bytes, width: width, height: height, bytesPerLine: max(bytesPerLine, width * 2), targetWidth: targetWidth)
+        case .grey:
+            return nil
         }
-        let decoded = try jpeg.decodeRGB(bytes, targetWidth: targetWidth, strict: false)
-        return ColorImage(width: decoded.width, height: decoded.height, pixels: decoded.rgb)
+    }
+
+    /// A YUYV frame (`Y0 U Y1 V` for each two pixels, ITU-R BT.601 at video range, V4L2's default for
+    /// the format) as RGB, decimated as `luma` decimates: each pixel its own Y and its pair's U and V.
+    static func color(
+        yuyv bytes: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerLine: Int, targetWidth: Int?
+    ) throws(ScannerError) -> ColorImage {
+        guard width > 1, height > 0, bytes.count >= (height - 1) * bytesPerLine + width * 2 else {
+            throw .unreadableImage(path: "", reason: "frame of \(bytes.count) bytes is too short for \(width)x\(height)")
+        }
+        var factor = 1
+        if let targetWidth, targetWidth > 0 {
+            while factor < 8 && width / (factor * 2) >= targetWidth { factor *= 2 }
+        }
+        let outWidth = width / factor
+        let outHeight = height / factor
+        var pixels = [UInt8](repeating: 0, count: outWidth * outHeight * 3)
+        pixels.withUnsafeMutableBufferPointer { out in
+            func clamped(_ value: Int) -> UInt8 { UInt8(max(0, min(255, value >> 8))) }
+            for y in 0..<outHeight {
+                let row = y * factor * bytesPerLine
+                for x in 0..<outWidth {
+                    let column = x * factor
+                    let pair = row + (column / 2) * 4
+                    let c = 298 * (Int(bytes[row + column * 2]) - 16) + 128
+                    let d = Int(bytes[pair + 1]) - 128
+                    let e = Int(bytes[pair + 3]) - 128
+                    let o = (y * outWidth + x) * 3
+                    out[o] = clamped(c + 409 * e)
+                    out[o + 1] = clamped(c - 100 * d - 208 * e)
+                    out[o + 2] = clamped(c + 516 * d)
+                }
+            }
+        }
+        return ColorImage(width: outWidth, height: outHeight, pixels: pixels)
     }
 
     /// Every `factor`-th luma sample of every `factor`-th row, `factor` a power of two chosen like the

@@ -40,7 +40,7 @@ import Testing
     }
 
     /// The documents' edges look in colour too (issue #53): a reduced MJPEG frame (or a replayed
-    /// JPEG) decodes in colour at the processing image's size; a YUYV frame gives none.
+    /// JPEG) decodes in colour at the processing image's size, and so does a YUYV frame; GREY gives none.
     @Test func aReducedFramesColourIsAtTheProcessingSize() throws {
         let jpeg = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("bench-1280x720.jpg")))
         for format in [PixelFormat.mjpeg, nil] {
@@ -48,7 +48,9 @@ import Testing
             #expect(color.width == 640 && color.height == 360, "\(String(describing: format))")
         }
         let yuyv = EncodedFrame(bytes: Data(count: 1280 * 720 * 2), format: .yuyv, width: 1280, height: 720, bytesPerLine: 2560)
-        #expect(reduced(yuyv).color() == nil)
+        #expect(reduced(yuyv).color().map { [$0.width, $0.height] } == [640, 360])
+        let grey = EncodedFrame(bytes: Data(count: 1280 * 720), format: .grey, width: 1280, height: 720, bytesPerLine: 1280)
+        #expect(reduced(grey).color() == nil)
     }
 
     @Test(arguments: ["garbage", "truncated", "other size", "bomb"])

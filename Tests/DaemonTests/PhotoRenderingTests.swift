@@ -91,12 +91,20 @@ import Testing
 
     /// Issue #53: a red card on a gray desk of its luma (no edge in the luma where they meet), no
     /// document tracked: found by its chroma, it comes out red, at its own size in the frame, its
-    /// grid straight and even.
-    @Test func aRedCardOnADeskOfItsLumaIsFoundAndComesOutInColour() throws {
+    /// grid straight and even — from an MJPEG camera's JPEG, and from a YUYV camera's frame (its
+    /// luma, and its colour beside it).
+    @Test(arguments: ["MJPEG", "YUYV"]) func aRedCardOnADeskOfItsLumaIsFoundAndComesOutInColour(camera: String) throws {
         let scene = SlantedGridPage()
         let (page, desk) = SlantedGridPage.redOnGrayOfItsLuma
         let frame = scene.renderColor(page: page, desk: desk, margin: 12.5)
-        let photo = Photo(jpeg: try JPEGEncoder().encode(frame, quality: 90), luma: nil, width: frame.width, height: frame.height)
+        let photo =
+            camera == "MJPEG"
+            ? Photo(jpeg: try JPEGEncoder().encode(frame, quality: 90), luma: nil, width: frame.width, height: frame.height)
+            : Photo(
+                jpeg: nil, luma: frame.luma,
+                yuyv: EncodedFrame(
+                    bytes: Data(YUYVFrame.encode(frame).bytes), format: .yuyv, width: frame.width, height: frame.height,
+                    bytesPerLine: YUYVFrame.encode(frame).bytesPerLine), width: frame.width, height: frame.height)
         let document = try PhotoRendering.document(of: photo, tracked: []).get()
         let flat = try ImageDecoder().decodeColor(document.jpeg)
         let own = scene.ownSize

@@ -185,6 +185,36 @@ import Testing
         }
     }
 
+    /// A YUYV camera's frame in colour (issue #53: its captures are in colour): BT.601 at video range,
+    /// each pixel its own Y and its pair's U and V, rows padded as a driver pads them; reduced as its
+    /// luma is. A GREY frame has none; a short frame is refused.
+    @Test func aYUYVFrameDecodesInColour() throws {
+        let (width, height) = (64, 32)
+        let red = [220, 40, 40]
+        let gray = [128, 128, 128]
+        let scene = ColorImage(
+            width: width, height: height, pixels: (0..<(width * height)).flatMap { ($0 % width < width / 2 ? red : gray).map(UInt8.init) })
+        let (bytes, bytesPerLine) = YUYVFrame.encode(scene, bytesPerLine: width * 2 + 16)
+        let frames = try FrameDecoder()
+        try bytes.withUnsafeBytes { raw in
+            for target in [nil, 32] {
+                let color = try #require(
+                    try frames.decodeColor(raw, format: .yuyv, width: width, height: height, bytesPerLine: bytesPerLine, targetWidth: target))
+                let scale = target == nil ? 1 : 2
+                #expect(color.width == width / scale && color.height == height / scale)
+                for (x, expected) in [(4, red), (width - 6, gray)] {
+                    let o = ((color.height / 2) * color.width + x / scale) * 3
+                    let got = (0..<3).map { Int(color.pixels[o + $0]) }
+                    #expect(zip(got, expected).allSatisfy { abs($0 - $1) <= 4 }, "target \(String(describing: target)), x \(x): \(got)")
+                }
+            }
+            #expect(try frames.decodeColor(raw, format: .grey, width: width, height: height, bytesPerLine: bytesPerLine, targetWidth: nil) == nil)
+            #expect(throws: ScannerError.self) {
+                try frames.decodeColor(raw, format: .yuyv, width: width, height: height + 1, bytesPerLine: bytesPerLine, targetWidth: nil)
+            }
+        }
+    }
+
     @Test func aCameraFrameOfAnotherSizeIsRefused() throws {
         // A frame may declare any size: only the one the camera was set to is decoded.
         let bomb = try Fixtures.data("hostile/bomb.jpg")

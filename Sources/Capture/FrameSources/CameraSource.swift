@@ -173,7 +173,8 @@ public final class CameraSource: FrameSource {
         return .end
     }
 
-    /// The raw frame at full resolution: MJPEG as the camera sent it, YUYV/GREY as full-size luma.
+    /// The raw frame at full resolution: MJPEG as the camera sent it, YUYV/GREY as full-size luma,
+    /// YUYV with its colour too.
     private func photo(of raw: RawFrame) throws(ScannerError) -> Photo {
         if raw.format.format == .mjpeg {
             return Photo(jpeg: Data(raw.bytes), luma: nil, width: raw.format.width, height: raw.format.height)
@@ -181,7 +182,11 @@ public final class CameraSource: FrameSource {
         let full = try decoder.decode(
             raw.bytes, format: raw.format.format, width: raw.format.width, height: raw.format.height,
             bytesPerLine: raw.bytesPerLine, targetWidth: nil)
-        return Photo(jpeg: nil, luma: full.image, width: full.sourceWidth, height: full.sourceHeight)
+        let yuyv =
+            raw.format.format == .yuyv
+            ? EncodedFrame(bytes: Data(raw.bytes), format: .yuyv, width: raw.format.width, height: raw.format.height, bytesPerLine: raw.bytesPerLine)
+            : nil
+        return Photo(jpeg: nil, luma: full.image, yuyv: yuyv, width: full.sourceWidth, height: full.sourceHeight)
     }
 
     private func syncStatistics(_ device: V4L2Device) {

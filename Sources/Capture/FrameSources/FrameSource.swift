@@ -39,7 +39,7 @@ public struct Frame: Sendable {
     }
 
     /// The frame in colour at the processing image's size, where the camera sent colour and its bytes
-    /// were kept (an MJPEG frame reduced for processing); nil otherwise, or when it cannot be decoded.
+    /// were kept (an MJPEG or YUYV frame reduced for processing); nil otherwise, or when it cannot be decoded.
     /// For the documents' edges (issue #53): a red card on a gray desk of its luma shows none in `image`.
     public func color() -> ColorImage? {
         guard decoded.scale < 1, let color = try? encoded?.decodeColor(targetWidth: image.width) else { return nil }
@@ -91,15 +91,16 @@ public struct EncodedFrame: Sendable {
         return try result.get()
     }
 
-    /// Decodes in colour, reduced as the processing image is (`targetWidth`): an MJPEG camera's
-    /// frame, or a JPEG of a replay; nil for YUYV, GREY and other image files (their frames stay gray).
+    /// Decodes in colour, reduced as the processing image is (`targetWidth`): an MJPEG or YUYV
+    /// camera's frame, or a JPEG of a replay; nil for GREY and other image files (their frames stay gray).
     public func decodeColor(targetWidth: Int) throws(ScannerError) -> ColorImage? {
         let isJPEG = format == .mjpeg || format == nil && bytes.starts(with: [0xFF, 0xD8, 0xFF])
-        guard isJPEG else { return nil }
+        guard isJPEG || format == .yuyv else { return nil }
         let decoder = try FrameDecoder()
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(ScannerError) in
-                try decoder.decodeColor(raw, format: .mjpeg, width: width, height: height, targetWidth: targetWidth)
+                try decoder.decodeColor(
+                    raw, format: format ?? .mjpeg, width: width, height: height, bytesPerLine: bytesPerLine, targetWidth: targetWidth)
             }
         }
         return try result.get()

@@ -3,16 +3,20 @@ import ScannerCore
 import Synchronization
 
 /// The newest full-resolution frame, as the source had it: the camera's own JPEG (MJPEG cameras and
-/// JPEG replays, untouched), or the full-size luma (YUYV and GREY cameras, other image files).
+/// JPEG replays, untouched), or the full-size luma (YUYV and GREY cameras, other image files), with
+/// a YUYV camera's frame as it came (its colour, decoded where the photo is rendered, off the
+/// capture thread).
 public struct Photo: Sendable {
     public var jpeg: Data?
     public var luma: GrayImage?
+    public var yuyv: EncodedFrame?
     public var width: Int
     public var height: Int
 
-    public init(jpeg: Data?, luma: GrayImage?, width: Int, height: Int) {
+    public init(jpeg: Data?, luma: GrayImage?, yuyv: EncodedFrame? = nil, width: Int, height: Int) {
         self.jpeg = jpeg
         self.luma = luma
+        self.yuyv = yuyv
         self.width = width
         self.height = height
     }
