@@ -69,10 +69,7 @@ public final class FrameDecoder {
         guard width > 1, height > 0, bytes.count >= (height - 1) * bytesPerLine + width * 2 else {
             throw .unreadableImage(path: "", reason: "frame of \(bytes.count) bytes is too short for \(width)x\(height)")
         }
-        var factor = 1
-        if let targetWidth, targetWidth > 0 {
-            while factor < 8 && width / (factor * 2) >= targetWidth { factor *= 2 }
-        }
+        let factor = reduction(width: width, targetWidth: targetWidth)
         let outWidth = width / factor
         let outHeight = height / factor
         var pixels = [UInt8](repeating: 0, count: outWidth * outHeight * 3)
@@ -96,6 +93,16 @@ public final class FrameDecoder {
         return ColorImage(width: outWidth, height: outHeight, pixels: pixels)
     }
 
+    /// The decimation of a raw frame `width` wide for `targetWidth`: a power of two chosen like the
+    /// JPEG reduction (the largest, at most 8, that keeps at least `targetWidth`); 1 without a target.
+    static func reduction(width: Int, targetWidth: Int?) -> Int {
+        var factor = 1
+        if let targetWidth, targetWidth > 0 {
+            while factor < 8 && width / (factor * 2) >= targetWidth { factor *= 2 }
+        }
+        return factor
+    }
+
     /// Every `factor`-th luma sample of every `factor`-th row, `factor` a power of two chosen like the
     /// JPEG reduction (largest that keeps at least `targetWidth`).
     static func luma(
@@ -104,10 +111,7 @@ public final class FrameDecoder {
         guard width > 0, height > 0, bytes.count >= (height - 1) * bytesPerLine + width * pixelStep else {
             throw .unreadableImage(path: "", reason: "frame of \(bytes.count) bytes is too short for \(width)x\(height)")
         }
-        var factor = 1
-        if let targetWidth, targetWidth > 0 {
-            while factor < 8 && width / (factor * 2) >= targetWidth { factor *= 2 }
-        }
+        let factor = reduction(width: width, targetWidth: targetWidth)
         let outWidth = width / factor
         let outHeight = height / factor
         var pixels = [UInt8](repeating: 0, count: outWidth * outHeight)
