@@ -89,22 +89,35 @@ import Testing
         #expect(drawn.width == 640 && drawn.height == 480 && drawn.hasColor(tolerance: 40))
     }
 
+    /// A YUYV frame shorter than its size says (a driver's bad buffer) is a refusal with its reason,
+    /// for the frame and for the document alike.
+    @Test func aShortYUYVFrameIsRefused() {
+        let short = EncodedFrame(bytes: Data(count: 100), format: .yuyv, width: 320, height: 240, bytesPerLine: 640)
+        let photo = Photo(jpeg: nil, luma: nil, yuyv: short, width: 320, height: 240)
+        for result in [PhotoRendering.jpeg(of: photo, annotating: nil), PhotoRendering.document(of: photo, tracked: [])] {
+            guard case .failure(let refusal) = result else {
+                Issue.record("a photo was made of 100 bytes")
+                continue
+            }
+            #expect(refusal.message.contains("too short for 320x240"), "\(refusal.message)")
+        }
+    }
+
     /// Issue #53: a red card on a gray desk of its luma (no edge in the luma where they meet), no
     /// document tracked: found by its chroma, it comes out red, at its own size in the frame, its
-    /// grid straight and even — from an MJPEG camera's JPEG, and from a YUYV camera's frame (its
-    /// luma, and its colour beside it).
+    /// grid straight and even — from an MJPEG camera's JPEG, and from a YUYV camera's frame.
     @Test(arguments: ["MJPEG", "YUYV"]) func aRedCardOnADeskOfItsLumaIsFoundAndComesOutInColour(camera: String) throws {
         let scene = SlantedGridPage()
         let (page, desk) = SlantedGridPage.redOnGrayOfItsLuma
         let frame = scene.renderColor(page: page, desk: desk, margin: 12.5)
+        let yuyv = YUYVFrame.encode(frame)
         let photo =
             camera == "MJPEG"
             ? Photo(jpeg: try JPEGEncoder().encode(frame, quality: 90), luma: nil, width: frame.width, height: frame.height)
             : Photo(
-                jpeg: nil, luma: frame.luma,
-                yuyv: EncodedFrame(
-                    bytes: Data(YUYVFrame.encode(frame).bytes), format: .yuyv, width: frame.width, height: frame.height,
-                    bytesPerLine: YUYVFrame.encode(frame).bytesPerLine), width: frame.width, height: frame.height)
+                jpeg: nil, luma: nil,
+                yuyv: EncodedFrame(bytes: Data(yuyv.bytes), format: .yuyv, width: frame.width, height: frame.height, bytesPerLine: yuyv.bytesPerLine),
+                width: frame.width, height: frame.height)
         let document = try PhotoRendering.document(of: photo, tracked: []).get()
         let flat = try ImageDecoder().decodeColor(document.jpeg)
         let own = scene.ownSize

@@ -173,20 +173,20 @@ public final class CameraSource: FrameSource {
         return .end
     }
 
-    /// The raw frame at full resolution: MJPEG as the camera sent it, YUYV/GREY as full-size luma,
-    /// YUYV with its colour too.
+    /// The raw frame at full resolution: MJPEG as the camera sent it, YUYV as it came (decoded in
+    /// colour where the photo is rendered, off this thread), GREY as full-size luma.
     private func photo(of raw: RawFrame) throws(ScannerError) -> Photo {
-        if raw.format.format == .mjpeg {
-            return Photo(jpeg: Data(raw.bytes), luma: nil, width: raw.format.width, height: raw.format.height)
+        let (width, height) = (raw.format.width, raw.format.height)
+        switch raw.format.format {
+        case .mjpeg:
+            return Photo(jpeg: Data(raw.bytes), luma: nil, width: width, height: height)
+        case .yuyv:
+            let frame = EncodedFrame(bytes: Data(raw.bytes), format: .yuyv, width: width, height: height, bytesPerLine: raw.bytesPerLine)
+            return Photo(jpeg: nil, luma: nil, yuyv: frame, width: width, height: height)
+        case .grey:
+            let full = try decoder.decode(raw.bytes, format: .grey, width: width, height: height, bytesPerLine: raw.bytesPerLine, targetWidth: nil)
+            return Photo(jpeg: nil, luma: full.image, width: full.sourceWidth, height: full.sourceHeight)
         }
-        let full = try decoder.decode(
-            raw.bytes, format: raw.format.format, width: raw.format.width, height: raw.format.height,
-            bytesPerLine: raw.bytesPerLine, targetWidth: nil)
-        let yuyv =
-            raw.format.format == .yuyv
-            ? EncodedFrame(bytes: Data(raw.bytes), format: .yuyv, width: raw.format.width, height: raw.format.height, bytesPerLine: raw.bytesPerLine)
-            : nil
-        return Photo(jpeg: nil, luma: full.image, yuyv: yuyv, width: full.sourceWidth, height: full.sourceHeight)
     }
 
     private func syncStatistics(_ device: V4L2Device) {

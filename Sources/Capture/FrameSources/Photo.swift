@@ -3,9 +3,8 @@ import ScannerCore
 import Synchronization
 
 /// The newest full-resolution frame, as the source had it: the camera's own JPEG (MJPEG cameras and
-/// JPEG replays, untouched), or the full-size luma (YUYV and GREY cameras, other image files), with
-/// a YUYV camera's frame as it came (its colour, decoded where the photo is rendered, off the
-/// capture thread).
+/// JPEG replays, untouched), a YUYV camera's frame as it came (decoded in colour where the photo is
+/// rendered, off the capture thread), or the full-size luma (GREY cameras, other image files).
 public struct Photo: Sendable {
     public var jpeg: Data?
     public var luma: GrayImage?
