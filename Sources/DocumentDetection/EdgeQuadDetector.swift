@@ -418,18 +418,58 @@ extension DocumentCandidate {
     /// Something held up has at least this share of the scene under it changed: a white sheet held
     /// over the desk's white papers changes only at its border.
     public static let heldUp = 0.25
+    /// The candidate holding the text replaces the documents it overlaps when the scene under it
+    /// changed this share as much as under them, at least: a quadrilateral twice a document's size,
+    /// through the desk around it, has half its share (a phone's dark screen on a dark desk, its
+    /// sides lost: 0.26 against 0.86), a card half over the desk's white papers changes less than
+    /// the strip of it over the desk (0.67 against 0.79; the footage, docs/benchmarks.md).
+    public static let holdingShare = 0.5
 
     /// The documents among `candidates` (best first, as `DocumentDetector.candidates` gives them):
     /// those held up (`heldUp(candidate)`: the share of the scene under it that changed, 0…1), none
     /// overlapping another, each the outline of what it shows rather than a rectangle inside it.
     /// Without `heldUp` (nothing known of the scene): the best of each overlapping group.
     public static func select(_ candidates: [DocumentCandidate], heldUp: ((DocumentCandidate) -> Double)?) -> [DocumentCandidate] {
+        select(candidates, shares: heldUp.map { candidates.map($0) })
+    }
+
+    /// `select(_:heldUp:)` with each candidate's share of changed scene given (`shares[i]` for
+    /// `candidates[i]`; nil: nothing known of the scene).
+    public static func select(_ candidates: [DocumentCandidate], shares: [Double]?) -> [DocumentCandidate] {
+        chosen(candidates, shares: shares).map(\.candidate)
+    }
+
+    /// `select(_:shares:)` knowing where the text held up is (`lines`, in the candidates' pixels): a
+    /// document holds its text (`TextHolding`). Where the documents chosen by their edges and the
+    /// scene hold little of it — a card's strip under its name, bounded by a rule printed across
+    /// it; a phone's dark screen cut at a line of its print — they give way to the held-up
+    /// candidate holding it under which the scene changed most (a quadrilateral through the card
+    /// and the desk's papers holds the text too, with the desk under it; of those within
+    /// `outlineMargin` of the most, the best-edged), when the scene under it changed `holdingShare`
+    /// as much as under them.
+    public static func select(_ candidates: [DocumentCandidate], shares: [Double], lines: [Quad]) -> [DocumentCandidate] {
+        var chosen = chosen(candidates, shares: shares)
+        let heldUp = candidates.indices.filter { shares[$0] >= Self.heldUp }
+        let holders = TextHolding.holders(among: heldUp.map { candidates[$0] }, lines: lines).map { heldUp[$0] }
+        // Of those under which the scene changed nearly as much as the most (`outlineMargin`), the best-edged.
+        guard let most = holders.map({ shares[$0] }).max(), let best = holders.first(where: { shares[$0] >= most - Self.outlineMargin })
+        else { return chosen.map(\.candidate) }
+        let document = (candidate: candidates[best], share: shares[best])
+        let overlapped = chosen.filter { document.candidate.overlaps($0.candidate) }
+        guard overlapped.contains(where: { TextHolding.share(heldBy: $0.candidate, of: lines) < TextHolding.mostOfTheText }),
+            overlapped.allSatisfy({ document.share >= $0.share * Self.holdingShare })
+        else { return chosen.map(\.candidate) }
+        chosen.removeAll { document.candidate.overlaps($0.candidate) }
+        return [document.candidate] + chosen.map(\.candidate)
+    }
+
+    private static func chosen(_ candidates: [DocumentCandidate], shares: [Double]?) -> [(candidate: DocumentCandidate, share: Double)] {
         var chosen: [(candidate: DocumentCandidate, share: Double)] = []
-        for candidate in candidates {
-            let share = heldUp?(candidate) ?? 1
+        for (index, candidate) in candidates.enumerated() {
+            let share = shares?[index] ?? 1
             guard share >= Self.heldUp else { continue }
             if let inside = chosen.firstIndex(where: { candidate.overlaps($0.candidate) }) {
-                if heldUp != nil, candidate.contains(chosen[inside].candidate), share >= chosen[inside].share - Self.outlineMargin,
+                if shares != nil, candidate.contains(chosen[inside].candidate), share >= chosen[inside].share - Self.outlineMargin,
                     candidate.area >= Self.outlineGrowth * chosen[inside].candidate.area
                 {
                     chosen[inside] = (candidate, share)
@@ -438,7 +478,7 @@ extension DocumentCandidate {
             }
             chosen.append((candidate, share))
         }
-        return chosen.map(\.candidate)
+        return chosen
     }
 
     /// Its corners fitted to the edges of `image` (`QuadRefiner`), where it was found.
@@ -452,7 +492,7 @@ extension DocumentCandidate {
 
     var area: Double { EdgeQuadDetector.area(quad.corners) }
 
-    func overlaps(_ other: DocumentCandidate) -> Bool { quad.boxOverlap(other.quad) > 0 }
+    public func overlaps(_ other: DocumentCandidate) -> Bool { quad.boxOverlap(other.quad) > 0 }
 
     /// Whether `other` lies inside this one (its corners, give or take a pixel's rounding).
     func contains(_ other: DocumentCandidate) -> Bool {

@@ -30,15 +30,8 @@ public enum TextHolding {
     /// The document among `candidates` (pixel coordinates of a `width` × `height` image) that holds
     /// the text of `lines`; nil when there are neither candidates nor lines.
     public static func document(among candidates: [DocumentCandidate], lines: [Quad], width: Int, height: Int) -> Choice? {
-        let weights = lines.map { max(0, $0.meanLength) }
-        let total = weights.reduce(0, +)
-        guard total > 0 else { return candidates.first.map { Choice(document: $0, fromText: false) } }
-        func held(_ candidate: DocumentCandidate) -> Double {
-            zip(lines, weights).reduce(0) { sum, line in line.0.corners.allSatisfy(candidate.quad.contains) ? sum + line.1 : sum } / total
-        }
-        let shares = candidates.map(held)
-        if let best = shares.max(), best >= mostOfTheText {
-            let first = candidates.indices.first { shares[$0] >= best - sameShare }!
+        guard lines.contains(where: { $0.meanLength > 0 }) else { return candidates.first.map { Choice(document: $0, fromText: false) } }
+        if let first = holders(among: candidates, lines: lines).first {
             return Choice(document: candidates[first], fromText: false)
         }
         let corners = ConvexGeometry.minimumAreaRectangle(lines.flatMap(\.corners))
@@ -56,5 +49,23 @@ public enum TextHolding {
         }
         let quad = ConvexGeometry.label(grown, quarterTurns: 0)
         return Choice(document: DocumentCandidate(quad: quad, score: 0), fromText: true)
+    }
+
+    /// The indices of the candidates that hold the text of `lines`, in the candidates' order: those
+    /// holding the most of it (within `sameShare`), when that is `mostOfTheText` at least; none
+    /// otherwise, or without lines.
+    public static func holders(among candidates: [DocumentCandidate], lines: [Quad]) -> [Int] {
+        let held = candidates.map { share(heldBy: $0, of: lines) }
+        guard let best = held.max(), best >= mostOfTheText else { return [] }
+        return candidates.indices.filter { held[$0] >= best - sameShare }
+    }
+
+    /// The share of the text of `lines` (weighed by their length) that lies wholly inside
+    /// `candidate`; 0 without lines.
+    public static func share(heldBy candidate: DocumentCandidate, of lines: [Quad]) -> Double {
+        let weights = lines.map { max(0, $0.meanLength) }
+        let total = weights.reduce(0, +)
+        guard total > 0 else { return 0 }
+        return zip(lines, weights).reduce(0) { sum, line in line.0.corners.allSatisfy(candidate.quad.contains) ? sum + line.1 : sum } / total
     }
 }

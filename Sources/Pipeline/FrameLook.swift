@@ -40,11 +40,11 @@ extension FrameLook {
     /// the region within `stillRegionTolerance`. The one rule by which the stages rest on a card
     /// held still (`TextTuning.Stage.rests`, `BarcodeCadence`): the scene gate cannot tell it,
     /// a held card's jitter changes 50–120 of the thumbnail's 1,024 cells over half a second.
-    public static func heldStill(from then: NormalizedRect?, to now: NormalizedRect?) -> Bool {
+    /// `tolerance`: another share of the frame, for a rule that needs the region closer.
+    public static func heldStill(from then: NormalizedRect?, to now: NormalizedRect?, within tolerance: Double = stillRegionTolerance) -> Bool {
         switch (then, now) {
         case (nil, nil): return true
         case (let a?, let b?):
-            let tolerance = stillRegionTolerance
             return abs(a.x - b.x) <= tolerance && abs(a.y - b.y) <= tolerance
                 && abs(a.x + a.width - b.x - b.width) <= tolerance && abs(a.y + a.height - b.y - b.height) <= tolerance
         default: return false

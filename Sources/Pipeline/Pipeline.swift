@@ -182,6 +182,7 @@ public final class Pipeline: @unchecked Sendable {
                 observations.textIsRepeat = pass.reading?.isRepeat ?? false
                 observations.textCarried = pass.reading?.carried ?? []
                 step.guidance = pass.guidance
+                step.text = pass.reading.map { DocumentStage.SeenText(lines: $0.lines, heldUp: looked.look.heldUpRegion) }
             }
         }
         step.observations = observations
@@ -243,6 +244,7 @@ public final class Pipeline: @unchecked Sendable {
                 let index = looked.frame.index
                 var step = StepResult(frame: index, time: clock(), generation: textGeneration)
                 step.guidance = pass.guidance
+                step.text = pass.reading.map { DocumentStage.SeenText(lines: $0.lines, heldUp: looked.look.heldUpRegion) }
                 if let reading = pass.reading {
                     step.observations = FrameObservations(
                         frame: index, time: step.time, barcodes: nil, text: reading.items, textIsRepeat: reading.isRepeat,
@@ -360,7 +362,10 @@ public final class Pipeline: @unchecked Sendable {
 
     /// The document stage's step: the documents held up in the frame, timed.
     private func documentStep(_ documents: DocumentStage, _ looked: LookedFrame) -> [(quad: Quad, score: Double)] {
-        metrics.measure(.documents) { documents.find(in: looked.frame.image, look: looked.look, color: looked.frame.color) }
+        let text = state.withLock { $0.text }
+        return metrics.measure(.documents) {
+            documents.find(in: looked.frame.image, look: looked.look, color: looked.frame.color, text: text)
+        }
     }
 
     /// A step's result into the trackers, under the lock, its events emitted in order.
@@ -386,6 +391,8 @@ struct StepResult {
     var guidance: GuidanceSample?
     /// What a document pass found.
     var documents: [(quad: Quad, score: Double)]?
+    /// The lines a text pass found, for the document stage.
+    var text: DocumentStage.SeenText?
     /// The generation of the stages that made it (`Pipeline.reconfigure`).
     var generation: Int
     /// A text pass ended without a reading: its lines may be judged absent again.
@@ -409,6 +416,8 @@ struct TrackingState {
     var pause = PauseState()
     /// When the text pass in progress began (nil: none is; `FrameObservations.textPassStarted`).
     var textPassStarted: Double?
+    /// The lines the last text pass found: where the documents' text is (`DocumentStage.find`).
+    var text: DocumentStage.SeenText?
 
     init(configuration: SequenceConfiguration, tracker: ItemTracker, documents: DocumentTracker) {
         self.configuration = configuration
@@ -426,6 +435,7 @@ struct TrackingState {
     /// follows `reconfigure`): a QR code was added after `types` became phone numbers alone.
     mutating func commit(_ step: StepResult, generation: Int) -> [TrackerAction] {
         var changes: [TrackerAction] = []
+        if let text = step.text, step.generation == generation { self.text = text }
         if var observations = step.observations {
             // Single-item mode as it is now, not as it was when the step began (a `set` changes it
             // without new stages).

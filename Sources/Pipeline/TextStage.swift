@@ -117,6 +117,9 @@ final class TextStage: @unchecked Sendable {
         var items: [RecognizedItem]
         var carried: [RecognizedItem]
         var isRepeat: Bool
+        /// The lines the pass found, read or not (corners normalized to 0…1): where the text is, for
+        /// which quadrilateral is the document (`DocumentStage`).
+        var lines: [Quad] = []
     }
 
     /// - Parameters:
@@ -216,7 +219,7 @@ final class TextStage: @unchecked Sendable {
         // frames after legible; 8 now; docs/benchmarks.md).
         lastLines = quads.indices.map { TextLooks.SeenLine(quads[$0], readAsGarbage: schedule.line(forQuad: $0).garbageReads > 0) }
         let toImage = { (p: Point) in Point(x: p.x / Double(full.width), y: p.y / Double(full.height)) }
-        var reading = PassText(items: [], carried: [], isRepeat: false)
+        var reading = PassText(items: [], carried: [], isRepeat: false, lines: quads.map { $0.map(toImage) })
         for index in quads.indices {
             // New evidence only from a line read on this pass, not merely chosen (a line put off
             // keeps what it said), and not read as garbage or as a part of what it said: that

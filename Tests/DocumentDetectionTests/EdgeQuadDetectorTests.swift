@@ -120,4 +120,30 @@ import Testing
         #expect(DocumentCandidate.select([printed, throughTheDesk]) { shares[$0.score] ?? 0 } == [printed])
         #expect(DocumentCandidate.select([desksPaper, printed, outline, throughTheDesk], heldUp: nil) == [desksPaper, printed])
     }
+
+    /// Knowing where the text held up is (issue #53, live): a document chosen by its edges and the
+    /// scene that holds little of the text gives way to the held-up candidate that holds it, the
+    /// one under which the scene changed most, unless that changed under half as much.
+    @Test func theTextHeldUpChoosesAmongTheHeldUp() {
+        func lines(_ rows: [Double]) -> [Quad] { rows.map { Quad(x: 120, y: $0, width: 200, height: 14) } }
+        // A card half over the desk's white papers (less of the scene under it changed) and the
+        // strip under its name, bounded by a rule printed across it (the best-edged, all changed).
+        let card = DocumentCandidate(quad: Quad(x: 100, y: 50, width: 300, height: 200), score: 0.8)
+        let strip = DocumentCandidate(quad: Quad(x: 100, y: 50, width: 300, height: 60), score: 1)
+        let cardText = lines([60, 85, 130, 160, 190])
+        #expect(DocumentCandidate.select([strip, card], shares: [0.79, 0.67]) == [strip], "by the edges and the scene alone")
+        #expect(DocumentCandidate.select([strip, card], shares: [0.79, 0.67], lines: cardText) == [card])
+        #expect(DocumentCandidate.select([strip, card], shares: [0.79, 0.67], lines: []) == [strip], "no text known")
+
+        // A quadrilateral through the desk around a dark phone holds its text, but has the desk under
+        // it: less than half as much changed. The phone's part stays.
+        let throughTheDesk = DocumentCandidate(quad: Quad(x: 20, y: 10, width: 600, height: 330), score: 0.7)
+        #expect(DocumentCandidate.select([strip, throughTheDesk], shares: [0.86, 0.26], lines: cardText) == [strip])
+        // Of two holding the text, the one under which more changed; nearly as much, the best-edged.
+        let around = DocumentCandidate(quad: Quad(x: 90, y: 40, width: 330, height: 230), score: 0.9)
+        #expect(DocumentCandidate.select([strip, around, card], shares: [0.79, 0.5, 0.67], lines: cardText) == [card])
+        #expect(DocumentCandidate.select([strip, around, card], shares: [0.79, 0.6, 0.67], lines: cardText) == [around])
+        // A chosen document that already holds the text is kept.
+        #expect(DocumentCandidate.select([around, card], shares: [0.5, 0.67], lines: cardText) == [around])
+    }
 }

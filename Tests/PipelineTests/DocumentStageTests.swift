@@ -33,4 +33,32 @@ import Testing
         #expect(error(found(withColour: true)) < twoPercent / 2, "\(String(describing: found(withColour: true)))")
         #expect(error(found(withColour: false)) > twoPercent, "\(String(describing: found(withColour: false)))")
     }
+
+    /// The lines a text pass found stand for a later frame only while what is held up has not
+    /// moved (a cell of the thumbnail), and only those where the scene changed, each pulled in from
+    /// its box's ends (the detector's boxes run past the print).
+    @Test func theLinesOfATextPassStandWhileWhatIsHeldUpStays() throws {
+        var changed = [Bool](repeating: false, count: 1024)
+        for row in 8..<24 { for column in 8..<20 { changed[row * 32 + column] = true } }
+        let region = NormalizedRect(x: 0.25, y: 0.25, width: 0.375, height: 0.5)
+        let look = FrameLook(
+            thumbnail: [UInt8](repeating: 0, count: 1024), sharpness: 1, brightness: 100, saturated: 0, heldUp: true, changed: changed,
+            changedRegion: region)
+        let onTheCard = Quad(x: 0.3, y: 0.4, width: 0.2, height: 0.05)
+        let onTheDesk = Quad(x: 0.7, y: 0.1, width: 0.2, height: 0.05)
+        let text = DocumentStage.SeenText(lines: [onTheCard, onTheDesk], heldUp: region)
+        let lines = try #require(DocumentStage.heldUpLines(of: text, look: look, width: 640, height: 360))
+        #expect(lines.count == 1, "the desk's line is not the document's")
+        let line = try #require(lines.first)
+        // 128 × 18 px: pulled in by its height at each end, by a quarter of it at each side.
+        #expect(abs(line.topLeft.x - 210) < 1e-9 && abs(line.topRight.x - 302) < 1e-9, "\(line)")
+        #expect(abs(line.topLeft.y - 148.5) < 1e-9 && abs(line.bottomLeft.y - 157.5) < 1e-9, "\(line)")
+
+        var moved = region
+        moved.x += 0.02
+        #expect(DocumentStage.heldUpLines(of: .init(lines: text.lines, heldUp: moved), look: look, width: 640, height: 360) != nil)
+        moved.x += 0.04
+        #expect(DocumentStage.heldUpLines(of: .init(lines: text.lines, heldUp: moved), look: look, width: 640, height: 360) == nil)
+        #expect(DocumentStage.heldUpLines(of: nil, look: look, width: 640, height: 360) == nil)
+    }
 }
