@@ -446,8 +446,10 @@ extension DocumentCandidate {
     /// candidate holding it under which the scene changed most (a quadrilateral through the card
     /// and the desk's papers holds the text too, with the desk under it; of those within
     /// `outlineMargin` of the most, the best-edged), when the scene under it changed `holdingShare`
-    /// as much as under them.
+    /// as much as under them. Unlike `TextHolding.document` (`scan`), never the text's own
+    /// rectangle: live, what no edge bounds is not told.
     public static func select(_ candidates: [DocumentCandidate], shares: [Double], lines: [Quad]) -> [DocumentCandidate] {
+        precondition(shares.count == candidates.count, "a share for each candidate")
         var chosen = chosen(candidates, shares: shares)
         let heldUp = candidates.indices.filter { shares[$0] >= Self.heldUp }
         let holders = TextHolding.holders(among: heldUp.map { candidates[$0] }, lines: lines).map { heldUp[$0] }
@@ -456,6 +458,7 @@ extension DocumentCandidate {
         else { return chosen.map(\.candidate) }
         let document = (candidate: candidates[best], share: shares[best])
         let overlapped = chosen.filter { document.candidate.overlaps($0.candidate) }
+        // Any of them holding little of it (asking it of each, the phones were added twice again at `--pace none`).
         guard overlapped.contains(where: { TextHolding.share(heldBy: $0.candidate, of: lines) < TextHolding.mostOfTheText }),
             overlapped.allSatisfy({ document.share >= $0.share * Self.holdingShare })
         else { return chosen.map(\.candidate) }

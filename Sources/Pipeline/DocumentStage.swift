@@ -41,6 +41,7 @@ public final class DocumentStage: @unchecked Sendable {
         guard let text, FrameLook.heldStill(from: text.heldUp, to: look.heldUpRegion, within: linesStill) else { return nil }
         let side = Int(Double(look.changed.count).squareRoot())
         return text.lines.filter { line in
+            guard line.center.x.isFinite, line.center.y.isFinite else { return false }
             let (x, y) = (Int(line.center.x * Double(side)), Int(line.center.y * Double(side)))
             return x >= 0 && y >= 0 && x < side && y < side && look.changed[y * side + x]
         }.map { core(of: $0.map { Point(x: $0.x * width, y: $0.y * height) }) }
@@ -53,6 +54,7 @@ public final class DocumentStage: @unchecked Sendable {
         let height = line.meanHeight
         let along = line.topLeft.distance(to: line.topRight)
         let across = line.topLeft.distance(to: line.bottomLeft)
+        // A line shorter than two of its heights (a word of two or three letters) is left whole.
         guard along > 2 * height, across > 0 else { return line }
         let a = Point(x: (line.topRight.x - line.topLeft.x) / along, y: (line.topRight.y - line.topLeft.y) / along)
         let c = Point(x: (line.bottomLeft.x - line.topLeft.x) / across, y: (line.bottomLeft.y - line.topLeft.y) / across)
@@ -71,8 +73,9 @@ public final class DocumentStage: @unchecked Sendable {
     /// One pass over `image` (the processing image, whose look is `look`): the documents held up in
     /// it; their edges looked for in the chroma of `color` too (the frame in colour at the same
     /// size, if any). `text`: the lines the last text pass found; where what is held up has not
-    /// moved since, the document is the candidate that holds their text (`TextHolding`, the rule
-    /// `scan` and the captures choose by), not a rectangle printed inside it or one through the desk.
+    /// moved since (`heldUpLines`), documents holding little of their text give way to a held-up
+    /// candidate holding it (`DocumentCandidate.select(_:shares:lines:)`): not a rectangle printed
+    /// inside the card, nor one through the desk.
     public func find(
         in image: GrayImage, look: FrameLook, color: () -> ColorImage? = { nil }, text: SeenText? = nil
     ) -> [(quad: Quad, score: Double)] {

@@ -182,11 +182,11 @@ public final class Pipeline: @unchecked Sendable {
                 observations.textIsRepeat = pass.reading?.isRepeat ?? false
                 observations.textCarried = pass.reading?.carried ?? []
                 step.guidance = pass.guidance
-                step.text = pass.reading.map { DocumentStage.SeenText(lines: $0.lines, heldUp: looked.look.heldUpRegion) }
+                step.text = Self.seenText(pass.reading, looked)
             }
         }
         step.observations = observations
-        if let documents, documents.cadence.next(time: time) == .pass { step.documents = documentStep(documents, looked) }
+        if let documents, documents.cadence.next(time: time) == .pass { step.documents = documentStep(documents, looked, text: step.text) }
         return commit(step)
     }
 
@@ -244,7 +244,7 @@ public final class Pipeline: @unchecked Sendable {
                 let index = looked.frame.index
                 var step = StepResult(frame: index, time: clock(), generation: textGeneration)
                 step.guidance = pass.guidance
-                step.text = pass.reading.map { DocumentStage.SeenText(lines: $0.lines, heldUp: looked.look.heldUpRegion) }
+                step.text = Self.seenText(pass.reading, looked)
                 if let reading = pass.reading {
                     step.observations = FrameObservations(
                         frame: index, time: step.time, barcodes: nil, text: reading.items, textIsRepeat: reading.isRepeat,
@@ -360,9 +360,19 @@ public final class Pipeline: @unchecked Sendable {
         return (reading, text.guidanceSample)
     }
 
-    /// The document stage's step: the documents held up in the frame, timed.
-    private func documentStep(_ documents: DocumentStage, _ looked: LookedFrame) -> [(quad: Quad, score: Double)] {
-        let text = state.withLock { $0.text }
+    /// The lines a text pass found, for the document stage: nil when it read nothing, or repeated
+    /// an earlier pass's reading (its lines are where they were then, not in this frame).
+    private static func seenText(_ reading: TextStage.PassText?, _ looked: LookedFrame) -> DocumentStage.SeenText? {
+        guard let reading, !reading.isRepeat else { return nil }
+        return DocumentStage.SeenText(lines: reading.lines, heldUp: looked.look.heldUpRegion)
+    }
+
+    /// The document stage's step: the documents held up in the frame, timed. `text`: the lines of a
+    /// text pass on this very frame, if any (else the last pass's).
+    private func documentStep(
+        _ documents: DocumentStage, _ looked: LookedFrame, text found: DocumentStage.SeenText? = nil
+    ) -> [(quad: Quad, score: Double)] {
+        let text = found ?? state.withLock { $0.text }
         return metrics.measure(.documents) {
             documents.find(in: looked.frame.image, look: looked.look, color: looked.frame.color, text: text)
         }
@@ -426,7 +436,10 @@ struct TrackingState {
     }
 
     /// Every item and document gone.
-    mutating func removeAll() -> [TrackerAction] { tracker.removeAll() + documents.removeAll() }
+    mutating func removeAll() -> [TrackerAction] {
+        text = nil
+        return tracker.removeAll() + documents.removeAll()
+    }
 
     /// A step's result: its items' changes, then its documents', then guidance's, each emitted. A
     /// step made while recognition was being paused is dropped; so are observations made by stages a
@@ -465,6 +478,8 @@ struct TrackingState {
     mutating func configure(_ configuration: SequenceConfiguration) {
         self.configuration = configuration
         tracker.configuration = configuration.tracker
+        // Lines found under another configuration (text types may be gone) stand for nothing now.
+        text = nil
         if !configuration.options.types.documents {
             for action in documents.removeAll() { pause.emit?(.item(action, frame: pause.lastFrame)) }
         }

@@ -118,7 +118,7 @@ final class TextStage: @unchecked Sendable {
         var carried: [RecognizedItem]
         var isRepeat: Bool
         /// The lines the pass found, read or not (corners normalized to 0…1): where the text is, for
-        /// which quadrilateral is the document (`DocumentStage`).
+        /// which quadrilateral is the document (`DocumentStage`). A repeat's are its pass's.
         var lines: [Quad] = []
     }
 

@@ -134,6 +134,7 @@ import Testing
         #expect(DocumentCandidate.select([strip, card], shares: [0.79, 0.67]) == [strip], "by the edges and the scene alone")
         #expect(DocumentCandidate.select([strip, card], shares: [0.79, 0.67], lines: cardText) == [card])
         #expect(DocumentCandidate.select([strip, card], shares: [0.79, 0.67], lines: []) == [strip], "no text known")
+        #expect(DocumentCandidate.select([strip, card], shares: [0.3, 0.2], lines: cardText) == [strip], "the card not held up")
 
         // A quadrilateral through the desk around a dark phone holds its text, but has the desk under
         // it: less than half as much changed. The phone's part stays.
