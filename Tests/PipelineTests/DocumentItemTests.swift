@@ -107,4 +107,25 @@ import Tracking
         let (events, _) = try documentEvents("desk")
         #expect(events.isEmpty, "\(events.count) document events, the first \(events.first.map { "\($0.0.name) at frame \($0.1)" } ?? "")")
     }
+
+    /// Issue #53, live: the document stage chooses by the lines the text stage found. A phone's dark
+    /// screen on a dark desk (the footage's phone, seed 2), its own sides often lost: by its edges and
+    /// the scene alone, parts of it cut at a line of its print were added beside it, three documents
+    /// in all; knowing where its text is, one.
+    @Test func aPhonesScreenIsOneDocumentByItsText() throws {
+        let models = Fixtures.packageRoot.appendingPathComponent(".build/models").path
+        try #require(FileManager.default.fileExists(atPath: models + "/alphabet.json"), "the text networks are missing: `make test` makes them")
+        let stem = try FootageClip.make("phone", seed: 2, seconds: 6)
+        let source = try ReplaySource(path: stem + ".mjpeg", configuration: .init(pace: .none), logger: Logger(label: "test"))
+        var types = RecognitionTypes.all
+        types.documents = true
+        let pipeline = try Pipeline(
+            configuration: SequenceConfiguration(options: ScanOptions(types: types), lineModel: models), pacing: .everyFrame(fps: 30))
+        let added = Mutex<[Int]>([])
+        pipeline.run(source: source) { event in
+            guard case .item(.added(let tracked), let frame) = event, tracked.item.kind == .document else { return }
+            added.withLock { $0.append(frame) }
+        }
+        #expect(added.withLock { $0 }.count == 1, "documents added at frames \(added.withLock { $0 })")
+    }
 }
