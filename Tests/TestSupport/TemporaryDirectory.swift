@@ -23,13 +23,26 @@ public final class TemporaryDirectory: @unchecked Sendable {
     }
 }
 
-/// Waits until a socket file exists at `path` (a daemon listens), at most `timeout` seconds.
+/// Waits until a daemon listens on the socket at `path`, at most `timeout` seconds. The file appears
+/// when the socket is bound, a moment before it listens; a client connecting in that moment is
+/// refused (a busy `make test` once caught it so), so the socket must also be listed as listening in
+/// /proc/net/unix (flag `__SO_ACCEPTCON`).
 public func waitForSocket(_ path: String, timeout: Double = 20) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         var info = stat()
-        if lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK { return true }
+        if lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK && isListening(path) { return true }
         Thread.sleep(forTimeInterval: 0.05)
     }
     return false
+}
+
+/// Whether a Unix socket bound at `path` listens (/proc/net/unix: its flags hold 0x10000).
+func isListening(_ path: String) -> Bool {
+    guard let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else { return true }
+    return table.split(separator: "\n").contains { line in
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count >= 8, fields[7] == path, let flags = Int(fields[3], radix: 16) else { return false }
+        return flags & 0x10000 != 0
+    }
 }
