@@ -115,11 +115,22 @@ extension Subprocess {
     /// the value goes, if it still runs.
     public final class Running: @unchecked Sendable {
         public let process = Process()
-        private let lock = NSCondition()
-        private var lines: [String] = []
-        private var errorText = Data()
-        private var finishedReading = false
-        private var finishedError = false
+        /// What the child writes, read by two threads of their own, which hold this and not the
+        /// `Running`: a test that throws before `stop()` drops its `Running`, whose `deinit` then kills
+        /// the child (the threads held `self` till the child's pipes closed, and the daemon lived on).
+        private final class Streams: @unchecked Sendable {
+            let lock = NSCondition()
+            var lines: [String] = []
+            var errorText = Data()
+            var finishedReading = false
+            var finishedError = false
+        }
+        private let streams = Streams()
+        private var lock: NSCondition { streams.lock }
+        private var lines: [String] { streams.lines }
+        private var errorText: Data { streams.errorText }
+        private var finishedReading: Bool { streams.finishedReading }
+        private var finishedError: Bool { streams.finishedError }
         private let exited = DispatchSemaphore(value: 0)
 
         public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
@@ -134,7 +145,7 @@ extension Subprocess {
             let exited = self.exited
             process.terminationHandler = { _ in exited.signal() }
             try process.run()
-            Thread.detachNewThread { [self] in
+            Thread.detachNewThread { [streams] in
                 var pending = Data()
                 while true {
                     let chunk = out.fileHandleForReading.availableData
@@ -143,30 +154,30 @@ extension Subprocess {
                     while let newline = pending.firstIndex(of: 0x0A) {
                         let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                         pending.removeSubrange(pending.startIndex...newline)
-                        lock.lock()
-                        lines.append(line)
-                        lock.broadcast()
-                        lock.unlock()
+                        streams.lock.lock()
+                        streams.lines.append(line)
+                        streams.lock.broadcast()
+                        streams.lock.unlock()
                     }
                 }
-                lock.lock()
-                finishedReading = true
-                lock.broadcast()
-                lock.unlock()
+                streams.lock.lock()
+                streams.finishedReading = true
+                streams.lock.broadcast()
+                streams.lock.unlock()
             }
-            Thread.detachNewThread { [self] in
+            Thread.detachNewThread { [streams] in
                 while true {
                     let chunk = err.fileHandleForReading.availableData
                     if chunk.isEmpty { break }
-                    lock.lock()
-                    errorText.append(chunk)
-                    lock.broadcast()
-                    lock.unlock()
+                    streams.lock.lock()
+                    streams.errorText.append(chunk)
+                    streams.lock.broadcast()
+                    streams.lock.unlock()
                 }
-                lock.lock()
-                finishedError = true
-                lock.broadcast()
-                lock.unlock()
+                streams.lock.lock()
+                streams.finishedError = true
+                streams.lock.broadcast()
+                streams.lock.unlock()
             }
         }
 
