@@ -451,6 +451,9 @@ extension DocumentCandidate {
     public static func select(_ candidates: [DocumentCandidate], shares: [Double], lines: [Quad]) -> [DocumentCandidate] {
         precondition(shares.count == candidates.count, "a share for each candidate")
         var chosen = chosen(candidates, shares: shares)
+        let holdsLittle = { (candidate: DocumentCandidate) in TextHolding.share(heldBy: candidate, of: lines) < TextHolding.mostOfTheText }
+        // The usual pass, a document holding its text: no holder to look for among the candidates.
+        guard chosen.contains(where: { holdsLittle($0.candidate) }) else { return chosen.map(\.candidate) }
         let heldUp = candidates.indices.filter { shares[$0] >= Self.heldUp }
         let holders = TextHolding.holders(among: heldUp.map { candidates[$0] }, lines: lines).map { heldUp[$0] }
         // Of those under which the scene changed nearly as much as the most (`outlineMargin`), the best-edged.
@@ -459,7 +462,7 @@ extension DocumentCandidate {
         let document = (candidate: candidates[best], share: shares[best])
         let overlapped = chosen.filter { document.candidate.overlaps($0.candidate) }
         // Any of them holding little of it (asking it of each, the phones were added twice again at `--pace none`).
-        guard overlapped.contains(where: { TextHolding.share(heldBy: $0.candidate, of: lines) < TextHolding.mostOfTheText }),
+        guard overlapped.contains(where: { holdsLittle($0.candidate) }),
             overlapped.allSatisfy({ document.share >= $0.share * Self.holdingShare })
         else { return chosen.map(\.candidate) }
         chosen.removeAll { document.candidate.overlaps($0.candidate) }

@@ -124,6 +124,14 @@ extension Subprocess {
             var errorText = Data()
             var finishedReading = false
             var finishedError = false
+
+            /// `change` made under the lock, and every waiter woken.
+            func update(_ change: (Streams) -> Void) {
+                lock.lock()
+                change(self)
+                lock.broadcast()
+                lock.unlock()
+            }
         }
         private let streams = Streams()
         private var lock: NSCondition { streams.lock }
@@ -154,30 +162,18 @@ extension Subprocess {
                     while let newline = pending.firstIndex(of: 0x0A) {
                         let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                         pending.removeSubrange(pending.startIndex...newline)
-                        streams.lock.lock()
-                        streams.lines.append(line)
-                        streams.lock.broadcast()
-                        streams.lock.unlock()
+                        streams.update { $0.lines.append(line) }
                     }
                 }
-                streams.lock.lock()
-                streams.finishedReading = true
-                streams.lock.broadcast()
-                streams.lock.unlock()
+                streams.update { $0.finishedReading = true }
             }
             Thread.detachNewThread { [streams] in
                 while true {
                     let chunk = err.fileHandleForReading.availableData
                     if chunk.isEmpty { break }
-                    streams.lock.lock()
-                    streams.errorText.append(chunk)
-                    streams.lock.broadcast()
-                    streams.lock.unlock()
+                    streams.update { $0.errorText.append(chunk) }
                 }
-                streams.lock.lock()
-                streams.finishedError = true
-                streams.lock.broadcast()
-                streams.lock.unlock()
+                streams.update { $0.finishedError = true }
             }
         }
 
