@@ -81,7 +81,4 @@ struct LookedFrame: Sendable {
     /// When it was looked at (the trackers' clock, seconds): a stage may read it later than that
     /// (`Mailbox.takeFollowing`).
     var time: Double
-    /// The frames that came before it, oldest first (at most `RegionStack.Configuration.depth` - 1):
-    /// what a text pass averages the held-up region over (`RegionStack`).
-    var earlier: [Frame] = []
 }

@@ -75,8 +75,6 @@ public final class Pipeline: @unchecked Sendable {
     /// Looks at each frame as it enters, for every stage (`FrameLook`); the thread frames enter on
     /// owns it (`everyFrame`: the caller's; `newestFrame`: the capture thread).
     private var looker = FrameLooker()
-    /// The frames before the one entering, oldest first, owned with `looker`: `LookedFrame.earlier`.
-    private var recent: [Frame] = []
     /// The generation of the stages each thread runs (`everyFrame`: the barcode one, for all three).
     private var barcodeGeneration = 0
     private var textGeneration = 0
@@ -171,7 +169,7 @@ public final class Pipeline: @unchecked Sendable {
         let configuration = self.configuration
         framesScanned += 1
         metrics.record(.capture)
-        let looked = entered(frame, time: time)
+        let looked = LookedFrame(frame: frame, look: looker.look(at: frame.image, time: time), time: time)
         var step = StepResult(frame: frame.index, time: time, generation: barcodeGeneration)
         var observations = FrameObservations(frame: frame.index, time: time, barcodes: barcodeStep(looked, time: time), text: nil)
         if let text {
@@ -286,7 +284,7 @@ public final class Pipeline: @unchecked Sendable {
                 // Paused: the source skips frames itself (`setPaused`); one already on its way is dropped.
                 if state.withLock({ $0.pause.paused }) { return }
                 let now = clock()
-                let looked = entered(frame, time: now)
+                let looked = LookedFrame(frame: frame, look: looker.look(at: frame.image, time: now), time: now)
                 barcodeBox.put(looked)
                 let wanted = posted.withLock { ($0.stages.text != nil, $0.stages.documents != nil) }
                 if wanted.0 { textBox.put(looked) }
@@ -298,15 +296,6 @@ public final class Pipeline: @unchecked Sendable {
                 documentBox.close()
                 workers.wait()
             }, sourceSaid: sourceSaid)
-    }
-
-    /// A frame as it enters, looked at once, with the frames before it (`LookedFrame.earlier`).
-    private func entered(_ frame: Frame, time: Double) -> LookedFrame {
-        let looked = LookedFrame(frame: frame, look: looker.look(at: frame.image, time: time), time: time, earlier: recent)
-        let depth = configuration.textTuning.regionStack.depth
-        recent.append(frame)
-        if recent.count >= depth { recent.removeFirst(recent.count - (depth - 1)) }
-        return looked
     }
 
     /// Recognizers block (zxing-cpp, Tesseract, the networks): they get threads of their own, never
@@ -362,8 +351,8 @@ public final class Pipeline: @unchecked Sendable {
             .text,
             {
                 text.read(
-                    frame.image, look: looked.look, detail: frame.fullResolution, earlier: { looked.earlier.compactMap { $0.fullResolution() } },
-                    believed: believed, time: time, frameTime: looked.time, confirming: confirming)
+                    frame.image, look: looked.look, detail: frame.fullResolution, believed: believed, time: time, frameTime: looked.time,
+                    confirming: confirming)
             },
             ran: { _ in text.passes > passesBefore })
         metrics.failures(.detection, total: text.detectionFailures.count)

@@ -43,12 +43,6 @@ public struct TextLooks: Sendable {
         public var scaleStep = 0.125
         /// Windows a pass may look at beside the whole frame.
         public var maximumLooks = 2
-        /// A pass on the region averaged over frames (`RegionStack`, `TextTuning.Stage.stackEvery`)
-        /// looks this close, in at most `stackedLooks` windows: on the development receipts held up,
-        /// print found in the average at twice its size is found in no single frame at any scale
-        /// (docs/benchmarks.md, "Frames averaged before the detector looks").
-        public var stackedScale = 2.0
-        public var stackedLooks = 8
         /// A region read in the reduced frame (its print large) is looked at in windows this often
         /// (s): print smaller than what was found there.
         public var discoverEvery = 1.0
@@ -103,10 +97,8 @@ public struct TextLooks: Sendable {
     ///   - changed: where the frame differs from the scene behind (frame pixels), if it does.
     ///   - lines: the lines the last pass found (frame pixels).
     ///   - time: seconds.
-    ///   - stacked: the frame's changed region is an average of frames (`RegionStack`): looked at as
-    ///     close as `stackedScale`, in up to `stackedLooks` windows.
     public mutating func plan(
-        area: PixelRect, input: (width: Int, height: Int), changed: PixelRect?, lines: [SeenLine], time: Double, stacked: Bool = false
+        area: PixelRect, input: (width: Int, height: Int), changed: PixelRect?, lines: [SeenLine], time: Double
     )
         -> [Look]
     {
@@ -133,8 +125,7 @@ public struct TextLooks: Sendable {
         let heights = lines.filter { !$0.readAsGarbage }.map(\.quad)
             .filter { Self.box($0).intersection(region) != nil }.map(\.meanHeight).filter { $0 > 0 }.sorted()
         if lookedClose { printHeight = heights.isEmpty ? nil : heights[heights.count / 4] }
-        let largest = stacked ? max(configuration.stackedScale, configuration.maximumScale) : configuration.maximumScale
-        let maximumLooks = stacked ? max(configuration.stackedLooks, configuration.maximumLooks) : configuration.maximumLooks
+        let largest = configuration.maximumScale
         // Print the whole frame shows the detector large enough is read there; any smaller is
         // looked at as close as the windows allow: at a scale just large enough, lines of small print
         // are found two at a time (a receipt's lines are close together), and the schedule, which
@@ -144,12 +135,12 @@ public struct TextLooks: Sendable {
         if scale < largest && time - lastDiscovery >= configuration.discoverEvery { scale = largest }
         if scale >= largest { lastDiscovery = time }
         var windows = Self.windows(covering: region, in: area, input: input, scale: scale)
-        while windows.count > maximumLooks && scale > reduced {
+        while windows.count > configuration.maximumLooks && scale > reduced {
             scale = max(reduced, scale - configuration.scaleStep)
             windows = Self.windows(covering: region, in: area, input: input, scale: scale)
         }
         // At the whole frame's scale, or where the windows would cover most of it: the whole frame.
-        lookedClose = !(scale <= reduced * 1.1 || windows.count > maximumLooks)
+        lookedClose = !(scale <= reduced * 1.1 || windows.count > configuration.maximumLooks)
         guard lookedClose else {
             lastWholeFrame = time
             return [whole]

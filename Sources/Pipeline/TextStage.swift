@@ -48,8 +48,6 @@ final class TextStage: @unchecked Sendable {
     private var stacks: [Int: LineStack] = [:]
     /// Reads of a line averaged over frames (`stats`).
     var stackedReads = 0
-    /// When a pass last looked at an average (`TextTuning.Stage.stackEvery`).
-    private var lastStacked: Double?
 
     /// Whether the last pass left a line that said something awaiting the read that would confirm it.
     ///
@@ -136,8 +134,7 @@ final class TextStage: @unchecked Sendable {
     ///   - confirming: a confirming pass (`awaitsConfirmation`): only the lines awaiting their
     ///     confirming read are read, and nil is returned when none is found.
     func read(
-        _ image: GrayImage, look: FrameLook, detail: () -> GrayImage? = { nil }, earlier: () -> [GrayImage] = { [] },
-        believed: Set<String>? = nil, time: Double,
+        _ image: GrayImage, look: FrameLook, detail: () -> GrayImage? = { nil }, believed: Set<String>? = nil, time: Double,
         frameTime: Double? = nil, confirming: Bool = false
     ) -> PassText? {
         let thumbnail = look.thumbnail
@@ -177,11 +174,9 @@ final class TextStage: @unchecked Sendable {
             gate.rebase(on: thumbnail)
             sceneReadAt = time
         }
-        let (full, isStacked) = stacked(detail() ?? image, earlier: earlier, changed: look.changedRegion, confirming: confirming, time: time)
+        let full = detail() ?? image
         // A line of one or two glyphs is not read (`TextReader.liveMinimumGlyphs`).
-        let lines = detectLines(in: full, changed: look.changedRegion, time: time, stacked: isStacked).filter {
-            $0.glyphEstimate >= TextReader.liveMinimumGlyphs
-        }
+        let lines = detectLines(in: full, changed: look.changedRegion, time: time).filter { $0.glyphEstimate >= TextReader.liveMinimumGlyphs }
         lastLines = lines.map { TextLooks.SeenLine($0.quad) }
         // Guidance's evidence of text in view is the classical detector's (`lookForLinesForGuidance`).
         lookForLinesForGuidance(in: full, measured: true, time: time)
@@ -271,26 +266,6 @@ final class TextStage: @unchecked Sendable {
         return reading
     }
 
-    /// `full` with where the frame changed (grown by `TextLooks`' margin) averaged over the frames
-    /// before it (`RegionStack`); `full` itself where nothing changed, or on a confirming pass (its
-    /// read is to come from another frame than the pass before's).
-    private func stacked(
-        _ full: GrayImage, earlier: () -> [GrayImage], changed: NormalizedRect?, confirming: Bool, time: Double
-    )
-        -> (image: GrayImage, stacked: Bool)
-    {
-        guard !confirming, tuning.regionStack.depth > 1, let changed, time - (lastStacked ?? -.infinity) >= tuning.stage.stackEvery
-        else { return (full, false) }
-        let frames = earlier().filter { $0.width == full.width && $0.height == full.height }
-        guard !frames.isEmpty else { return (full, false) }
-        let region = changed.pixelRect(width: full.width, height: full.height).grown(by: tuning.looks.changedMargin)
-        let (image, count) = RegionStack.stacked(frames + [full], region: region, configuration: tuning.regionStack)
-        logger?.trace("text stack", metadata: ["time": "\(time)", "region": "\(region)", "frames": "\(count)"])
-        guard count > 1 else { return (full, false) }
-        lastStacked = time
-        return (image, true)
-    }
-
     /// Adds this frame's picture of each line in question (`LineSchedule.isInQuestion`) to its stack,
     /// and of each line about to be read that has one; forgets the stacks of the other lines.
     private func gatherFrames(of quads: [Quad], chosen: [Int], in full: GrayImage) {
@@ -307,7 +282,7 @@ final class TextStage: @unchecked Sendable {
 
     /// The lines of `full` (the frame at full resolution), found where `looks` says to look.
     /// `changed`: where the frame differs from the scene behind (`FrameLook.changedRegion`).
-    private func detectLines(in full: GrayImage, changed: NormalizedRect?, time: Double, stacked: Bool) -> [DetectedLine] {
+    private func detectLines(in full: GrayImage, changed: NormalizedRect?, time: Double) -> [DetectedLine] {
         let area = reader.options.regionOfInterest.pixelRect(width: full.width, height: full.height)
         guard let input = reader.detectionInput(for: area) else {
             wholeFrameLooks += 1
@@ -315,7 +290,7 @@ final class TextStage: @unchecked Sendable {
         }
         let region = changed.map { $0.pixelRect(width: full.width, height: full.height) }
         var found: [DetectedLine] = []
-        let plan = looks.plan(area: area, input: input, changed: region, lines: lastLines, time: time, stacked: stacked)
+        let plan = looks.plan(area: area, input: input, changed: region, lines: lastLines, time: time)
         logger?.trace("text looks", metadata: ["time": "\(time)", "changed": "\(region.map { "\($0)" } ?? "-")", "looks": "\(plan)"])
         for look in plan {
             if look.rect == area { wholeFrameLooks += 1 } else { windowLooks += 1 }

@@ -15,7 +15,6 @@ public struct TextTuning: Sendable, Equatable {
     public var looks = TextLooks.Configuration()
     public var schedule = LineSchedule<[LineItem]>.Configuration()
     public var stack = LineStack.Configuration()
-    public var regionStack = RegionStack.Configuration()
     public var reading = LiveReadingPolicy.Configuration()
     public var stage = Stage()
 
@@ -38,11 +37,6 @@ public struct TextTuning: Sendable, Equatable {
         /// back to back, each look of the detector network ~0.1 s (640×352, f32, one thread), for
         /// nothing new. Then a pass looks again: the lines' places, and any line due for reading.
         public var restingPassEvery = 1.0
-        /// A pass looks at where the frame changed averaged over the frames before it
-        /// (`RegionStack`), as close as `TextLooks`' `stackedScale`, at most this often (s; 0: every
-        /// regular pass). Rationed to every 0.5 s, the passes between looked at one frame, where a
-        /// receipt's small print is seldom found, and the average gained nothing at realtime.
-        public var stackEvery = 0.0
 
         public init() {}
 

@@ -103,21 +103,6 @@ import TextDetection
         }
     }
 
-    /// A receipt's region averaged over frames (`RegionStack`) is looked at twice as close, in up to
-    /// eight windows covering it; the same region on one frame, at 1.25 in two.
-    @Test func aRegionAveragedOverFramesIsLookedAtTwiceAsClose() {
-        let configuration = TextLooks.Configuration()
-        let receipt = PixelRect(x: 560, y: 120, width: 300, height: 460)
-        var looks = TextLooks()
-        let stacked = Self.windows(looks.plan(area: Self.frame, input: Self.input, changed: receipt, lines: [], time: 0, stacked: true))
-        #expect(stacked.count > configuration.maximumLooks && stacked.count <= configuration.stackedLooks, "\(stacked)")
-        #expect(stacked.allSatisfy { $0.scale == configuration.stackedScale })
-        #expect(coversSampled(stacked, receipt))
-        var single = TextLooks()
-        let one = Self.windows(single.plan(area: Self.frame, input: Self.input, changed: receipt, lines: [], time: 0))
-        #expect(one.count <= configuration.maximumLooks && one.allSatisfy { $0.scale <= configuration.maximumScale }, "\(one)")
-    }
-
     /// A tall receipt is covered in at most two windows, one above the other: windows side by side
     /// would cut every line across.
     @Test func aTallRegionIsOneColumnOfWindows() {
